@@ -1,0 +1,137 @@
+/* The model: what a JSON model file (docs/model-format.md) describes, parsed and validated.
+ * Morphologies are kept as specifications; the simulation builds cells from them. */
+#ifndef CS_MODEL_H
+#define CS_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_error.h"
+#include "cs_geometry.h"
+#include "cs_mech.h"
+#include "cs_morph.h"
+
+#define CS_MAX_PARAMS 8
+#define CS_NAME_MAX 64
+#define CS_PATH_MAX 4096
+
+typedef struct {
+    int branch;
+    double pos; /* relative position along the branch, [0, 1] */
+} cs_location;
+
+typedef enum {
+    CS_MORPH_SWC, CS_MORPH_SOMA, CS_MORPH_CABLE, CS_MORPH_BALL_AND_STICK, CS_MORPH_RANDOM_TREE,
+    CS_MORPH_BRANCHES
+} cs_morph_kind;
+
+typedef struct {
+    int parent;     /* parent branch (attached at its distal end), -1 for the root */
+    double length;  /* [µm] */
+    double radius;  /* [µm] */
+    int tag;        /* CS_TAG_* */
+    int ncv;        /* 0: policy */
+} cs_branch_spec;
+
+typedef struct {
+    cs_morph_kind kind;
+    char swc_path[CS_PATH_MAX];
+    cs_swc_options swc;
+    double radius, length;                       /* soma / cable [µm] */
+    double soma_radius, dend_length, dend_radius; /* ball and stick [µm] */
+    int ncv;                                     /* cable / ball-and-stick dendrite CVs, 0 = policy */
+    cs_random_tree_params tree;
+    int nbranch;
+    cs_branch_spec *branches;                    /* explicit branches */
+} cs_morph_spec;
+
+/* Region masks: bit (1 << tag). */
+#define CS_REGION_ALL 0xffffffffu
+
+typedef struct {
+    const cs_mech_type *type;
+    unsigned region_mask;
+    double param[CS_MAX_PARAMS];
+} cs_density_spec;
+
+typedef struct {
+    char name[CS_NAME_MAX];
+    const cs_mech_type *type;   /* a point mechanism */
+    cs_location loc;
+    double param[CS_MAX_PARAMS];
+    int ncells;                 /* stimuli: the cells it applies to; -1 = all */
+    int *cells;
+} cs_point_spec;
+
+typedef struct {
+    int ncells;                 /* -1 = all */
+    int *cells;
+    int nloc;
+    cs_location *locs;
+    double interval;            /* [ms] */
+} cs_probe_spec;
+
+typedef struct {
+    char name[CS_NAME_MAX];
+    int count;
+    uint64_t first_gid;
+    cs_morph_spec morph;
+    cs_cv_policy policy;
+    double cm;       /* [µF/cm²] */
+    double Ra;       /* [Ω·cm] */
+    double v_init;   /* [mV] */
+    int ndensity;
+    cs_density_spec *density;
+    int nsyn;
+    cs_point_spec *syn;
+    int nstim;
+    cs_point_spec *stim;
+    int has_detector;
+    cs_location detector;
+    double threshold; /* [mV] */
+    int has_probes;
+    cs_probe_spec probes;
+} cs_population_spec;
+
+typedef struct {
+    uint64_t source, target; /* gids */
+    int synapse;             /* index into the target population's synapses */
+    double weight;           /* [µS] */
+    double delay;            /* [ms] */
+} cs_connection;
+
+typedef struct {
+    uint64_t target;
+    int synapse;
+    double time;   /* [ms] */
+    double weight; /* [µS] */
+} cs_event;
+
+typedef struct {
+    char path[CS_PATH_MAX];  /* the model file, or "<default model>" */
+    double tfinal, dt;       /* [ms] */
+    double celsius;          /* [°C] */
+    uint64_t seed;
+    char backend[16];
+    int threads;
+    int npop;
+    cs_population_spec *pops;
+    uint64_t ncells;
+    size_t nconn;
+    cs_connection *conns;
+    size_t nevent;
+    cs_event *events;
+} cs_model;
+
+/* Parse a model from JSON text; `name` names it in messages, `base_dir` resolves SWC paths. */
+cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out);
+/* Read and parse a model file. */
+cs_status cs_model_load_file(const char *path, cs_model *out);
+/* The embedded default model (models/default.json). */
+cs_status cs_model_load_default(cs_model *out);
+void cs_model_free(cs_model *m);
+
+/* Population and index within it of a global cell id. */
+int cs_model_population_of(const cs_model *m, uint64_t gid);
+
+#endif

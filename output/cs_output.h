@@ -1,0 +1,59 @@
+/* Simulation output: one HDF5 file in the SONATA layout (spikes + voltage report), plus the
+ * run's metadata and per-phase profile. Written incrementally, epoch by epoch, and flushed so a
+ * run that dies leaves a readable file; the root attribute `status` reads "incomplete" until
+ * cs_output_close(..., complete=1) sets it to "complete".
+ *
+ * Layout:
+ *   /spikes/<pop>/timestamps   float64 [n]  attr units="ms"      (group attr sorting="by_time")
+ *   /spikes/<pop>/node_ids     uint64  [n]
+ *   /report/<pop>/data         float32 [n_times × n_elements]  attr units="mV"
+ *   /report/<pop>/mapping/{node_ids uint64 [n_nodes], index_pointers uint64 [n_nodes+1],
+ *                          element_ids uint32 [n_elements], time float64 [3] = tstart,tstop,dt (attr units="ms")}
+ *   /metadata (group, attributes: name -> string or double)
+ *   /profile/{phase (strings), seconds float64, share float64}
+ */
+#ifndef CS_OUTPUT_H
+#define CS_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_error.h"
+
+typedef struct cs_output cs_output;
+
+/* Create (truncate) the file. An unwritable path gives CS_ERR_IO naming the path. */
+cs_status cs_output_open(const char *path, cs_output **out);
+
+/* Declare a spike population (must precede cs_output_append_spikes for it). */
+cs_status cs_output_add_spike_population(cs_output *o, const char *population);
+/* Declare a voltage report for a population: n_nodes cells (node_ids), cell k owning elements
+ * [index_pointers[k], index_pointers[k+1]); element_ids name the CV of each element. Times
+ * tstart..tstop [ms] every dt [ms]. */
+cs_status cs_output_add_report(cs_output *o, const char *population, size_t n_nodes,
+                               const uint64_t *node_ids, const uint64_t *index_pointers,
+                               const uint32_t *element_ids, double tstart, double tstop, double dt);
+
+/* Append spikes (times [ms], node ids within the population). */
+cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n,
+                                  const double *times, const uint64_t *node_ids);
+/* Append n_times rows of samples [mV], row-major [n_times × n_elements] of that report. */
+cs_status cs_output_append_samples(cs_output *o, const char *population, size_t n_times,
+                                   const float *rows);
+
+/* Metadata attributes under /metadata. */
+cs_status cs_output_set_meta_string(cs_output *o, const char *name, const char *value);
+cs_status cs_output_set_meta_double(cs_output *o, const char *name, double value);
+
+/* Per-phase profile: names, seconds, and the share of a step [0..1] of each phase. */
+cs_status cs_output_write_profile(cs_output *o, size_t nphase, const char *const *names,
+                                  const double *seconds, const double *share);
+
+/* Make everything appended so far durable and readable by another process (H5Fflush). */
+cs_status cs_output_flush(cs_output *o);
+
+/* Close. complete=1 marks the file complete; 0 leaves it marked incomplete (a failed run).
+ * Always releases o, even on error. */
+cs_status cs_output_close(cs_output *o, int complete);
+
+#endif

@@ -1,0 +1,50 @@
+/* cablesim batched solvers: standalone public API (no dependency on the simulator).
+ *
+ * A batch holds many independent systems. Callers always see systems in tree order
+ * (Hines) or row order (Thomas); a variant with its own internal layout converts at set-up.
+ *
+ * Hines system (a symmetric tree matrix), rows r in [offset[s], offset[s+1]) for system s:
+ *     d[r]·x[r] + u[r]·x[p[r]] + Σ_{children c of r} u[c]·x[c] = rhs[r]
+ * where p[r] is the global row of r's parent, p[r] < r, and p[first row of a system] = -1.
+ * The solution overwrites rhs; d is used as workspace and overwritten.
+ *
+ * Thomas system of size n (row-major per system, "Flat"): rows i of system s at s*n + i:
+ *     a[i]·x[i-1] + b[i]·x[i] + c[i]·x[i+1] = d[i]      (a[0] and c[n-1] ignored)
+ * The solution overwrites d; b (and c) may be used as workspace as stated per function. */
+#ifndef CS_SOLVER_H
+#define CS_SOLVER_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    CS_SOLVER_OK = 0,
+    CS_SOLVER_ERR_INVALID = -1,     /* a bad argument: sizes, a parent after its child, ... */
+    CS_SOLVER_ERR_SINGULAR = -2,    /* a zero pivot */
+    CS_SOLVER_ERR_NOMEM = -3,
+    CS_SOLVER_ERR_DEVICE = -4,      /* a CUDA error */
+    CS_SOLVER_ERR_UNAVAILABLE = -5  /* the variant is not compiled in or needs a GPU */
+} cs_solver_status;
+
+const char *cs_solver_status_string(cs_solver_status s);
+
+/* ---- CPU Hines (tree) batch --------------------------------------------------------- */
+/* Serial reference. */
+cs_solver_status cs_hines_solve_serial(int nsys, const int *offset, const int *p,
+                                       double *d, const double *u, double *rhs);
+/* OpenMP across systems (schedule by rows). */
+cs_solver_status cs_hines_solve_omp(int nsys, const int *offset, const int *p,
+                                    double *d, const double *u, double *rhs);
+
+/* ---- CPU Thomas (tridiagonal) batch ------------------------------------------------- */
+/* Serial reference: nsys systems of size n, Flat layout. b and c are overwritten. */
+cs_solver_status cs_thomas_solve_serial(int nsys, int n, const double *a, double *b, double *c,
+                                        double *d);
+cs_solver_status cs_thomas_solve_omp(int nsys, int n, const double *a, double *b, double *c,
+                                     double *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
