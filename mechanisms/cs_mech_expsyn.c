@@ -1,6 +1,7 @@
 /* Exponential synapse (NEURON's ExpSyn): g decays with tau, an event adds its weight to g,
  * i = g·(v − e). Point mechanism: g [µS], i [nA]. */
 #include <math.h>
+#include <stddef.h>
 
 #include "cs_mech.h"
 

@@ -1,6 +1,7 @@
 /* Hodgkin–Huxley squid axon channels, as NEURON's hh.mod (the standard): Na, K and leak,
  * gates advanced by cnexp (exact exponential update for fixed v). */
 #include <math.h>
+#include <stddef.h>
 
 #include "cs_mech.h"
 

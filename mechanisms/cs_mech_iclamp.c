@@ -1,6 +1,7 @@
 /* Current clamp (NEURON's IClamp): injects `amplitude` [nA] while delay <= t < delay + duration,
  * t being the step's midpoint as in NEURON's fixed step. Injected current is inward. */
 #include <math.h>
+#include <stddef.h>
 
 #include "cs_mech.h"
 

@@ -1,5 +1,6 @@
 /* Passive leak: i = g·(v − e). */
 #include <math.h>
+#include <stddef.h>
 
 #include "cs_mech.h"
 

@@ -131,6 +131,9 @@ cs_status cs_model_load_file(const char *path, cs_model *out);
 cs_status cs_model_load_default(cs_model *out);
 void cs_model_free(cs_model *m);
 
+/* A morphology of explicit cylindrical branches, each attached at its parent's distal end. */
+cs_status cs_morph_from_branches(const cs_branch_spec *b, int n, cs_morph *out);
+
 /* Population and index within it of a global cell id. */
 int cs_model_population_of(const cs_model *m, uint64_t gid);
 

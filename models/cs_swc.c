@@ -18,9 +18,12 @@
  *   neurite's own first radius (NEURON and Arbor never use the soma radius inside a neurite), so no
  *   frustum flares from the dendrite radius to the soma radius.
  *
- * Duplicate consecutive points (zero-length frustums, e.g. MorphIO's repeated fork points) are
- * merged: the point keeps its position and takes the later sample's radius. A branch whose points
- * all coincide is an error.
+ * Duplicate consecutive points (zero-length frustums): the first sample of a branch that lies on
+ * the attachment point is merged into it, the point taking the sample's radius (MorphIO and others
+ * repeat the fork point at the start of each child; its annulus is not membrane). A duplicate inside
+ * a branch is kept: it is a step of the radius, a frustum of length 0 whose lateral area is the
+ * annulus π(r1+r2)|r1−r2| and whose axial resistance is 0 (cs_discretize handles it without
+ * dividing by 0). A branch whose points all coincide (total length 0) is an error naming its line.
  *
  * Cost: O(n log n) (ids are sorted once; parents are found by binary search). */
 #include <errno.h>
@@ -227,12 +230,13 @@ typedef struct {
 
 static int same_pos(const cs_point *a, const cs_point *b) { return a->x == b->x && a->y == b->y && a->z == b->z; }
 
-/* Append a point to the branch being built (which has `*np` points so far), merging a
- * point at the same position as the previous one. */
+/* Append a point to the branch being built (which has `*np` points so far). The branch's first
+ * sample, when it lies on the attachment point, is merged into it (the point takes the sample's
+ * radius): MorphIO and others repeat the fork point at the start of each child. */
 static void push_point(builder *B, int first, int *np, double x, double y, double z, double r) {
     cs_point q = {x, y, z, r};
-    if (*np > 0 && same_pos(&B->m->points[first + *np - 1], &q)) {
-        B->m->points[first + *np - 1].r = r;
+    if (*np == 1 && same_pos(&B->m->points[first], &q)) {
+        B->m->points[first].r = r;
         return;
     }
     B->m->points[first + *np] = q;
@@ -258,7 +262,12 @@ static int build_branch(builder *B, pending it, int *last_sample) {
         if (s[d].type != s[c].type) break;
         c = d;
     }
-    if (np < 2)
+    double len = 0.0; /* [µm] */
+    for (int i = 1; i < np; ++i) {
+        const cs_point *p = &m->points[first + i - 1], *q = &m->points[first + i];
+        len += sqrt((q->x - p->x) * (q->x - p->x) + (q->y - p->y) * (q->y - p->y) + (q->z - p->z) * (q->z - p->z));
+    }
+    if (np < 2 || !(len > 0))
         return cs_error_set(CS_ERR_PARSE, "%s:%d: branch from sample %lld to sample %lld has zero length", B->path,
                             s[c].line, (long long)s[st].id, (long long)s[c].id);
     cs_branch *br = &m->branches[m->nbranch];

@@ -4,13 +4,18 @@
  * cs_output_close(..., complete=1) sets it to "complete".
  *
  * Layout:
- *   /spikes/<pop>/timestamps   float64 [n]  attr units="ms"      (group attr sorting="by_time")
+ *   /spikes/<pop>/timestamps   float64 [n]  attr units="ms"      (group attr sorting: HDF5 enum
+ *                              of uint8 {none=0, by_id=1, by_time=2} = by_time; libsonata needs
+ *                              the enum, not a string)
  *   /spikes/<pop>/node_ids     uint64  [n]
  *   /report/<pop>/data         float32 [n_times × n_elements]  attr units="mV"
  *   /report/<pop>/mapping/{node_ids uint64 [n_nodes], index_pointers uint64 [n_nodes+1],
  *                          element_ids uint32 [n_elements], time float64 [3] = tstart,tstop,dt (attr units="ms")}
  *   /metadata (group, attributes: name -> string or double)
  *   /profile/{phase (strings), seconds float64, share float64}
+ * The time axis is [tstart, tstop) as in SONATA: row k is at tstart + k*dt, tstop excluded.
+ * While the file is incomplete, mapping/time describes the rows flushed so far.
+ * See docs/output-format.md.
  */
 #ifndef CS_OUTPUT_H
 #define CS_OUTPUT_H
@@ -37,7 +42,8 @@ cs_status cs_output_add_report(cs_output *o, const char *population, size_t n_no
 /* Append spikes (times [ms], node ids within the population). */
 cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n,
                                   const double *times, const uint64_t *node_ids);
-/* Append n_times rows of samples [mV], row-major [n_times × n_elements] of that report. */
+/* Append n_times rows of samples [mV], row-major [n_times × n_elements] of that report.
+ * Appending more rows than the time axis holds is CS_ERR_INVALID. */
 cs_status cs_output_append_samples(cs_output *o, const char *population, size_t n_times,
                                    const float *rows);
 
@@ -53,7 +59,8 @@ cs_status cs_output_write_profile(cs_output *o, size_t nphase, const char *const
 cs_status cs_output_flush(cs_output *o);
 
 /* Close. complete=1 marks the file complete; 0 leaves it marked incomplete (a failed run).
- * Always releases o, even on error. */
+ * complete=1 with a report short of its time axis, or after a failed write, is an error and
+ * leaves the file incomplete. Always releases o, even on error; o == NULL is a no-op. */
 cs_status cs_output_close(cs_output *o, int complete);
 
 #endif

@@ -86,7 +86,8 @@ def _interp(pair, level, depth):
 
 def morphology_branches(morph):
     """The branches of a morphology as dicts {parent, length [µm], radius [µm], tag, cvs}, parents
-    first. Only cylinders: every generator and the explicit "branches" kind."""
+    first. Only cylinders: every generator and the explicit "branches" kind. As in
+    models/cs_morph_gen.c, a generator's soma always has one CV (cvs 1)."""
     if "branches" in morph:
         out = []
         for b in morph["branches"]:
@@ -97,10 +98,10 @@ def morphology_branches(morph):
     gen = morph.get("generator")
     if gen == "soma":
         r = float(morph["radius"])
-        return [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 0}]
+        return [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 1}]
     if gen == "ball_and_stick":
         r = float(morph["soma_radius"])
-        return [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 0},
+        return [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 1},
                 {"parent": 0, "length": float(morph["dend_length"]), "radius": float(morph["dend_radius"]),
                  "tag": 3, "cvs": int(morph.get("dend_cvs", 0))}]
     if gen == "cable":
@@ -119,13 +120,13 @@ def morphology_branches(morph):
         rd = float(morph["dend_radius"])
         lengths = morph.get("length", [200.0, 20.0])
         cvs = morph.get("cvs", [0, 0])
-        out = [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 0}]
+        out = [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 1}]
 
         def grow(parent, level):
             if level >= depth:
                 return
             for _ in range(2):
-                ncv = int(round(_interp(cvs, level, depth)))
+                ncv = int(math.floor(_interp(cvs, level, depth) + 0.5))  # C lround
                 out.append({"parent": parent, "length": _interp(lengths, level, depth), "radius": rd,
                             "tag": 3, "cvs": max(ncv, 0)})
                 grow(len(out) - 1, level + 1)
@@ -173,7 +174,14 @@ class NeuronNetwork:
     close() (or drop it) before building another network in the same process."""
 
     def __init__(self, model, refine=1, dt=None, nthread=1, cache_efficient=False,
-                 with_probes=True):
+                 with_probes=True, interpolated_spikes=False):
+        """interpolated_spikes: emulate cablesim's (Arbor's) spike convention in NEURON: after each
+        step, a detector's upward crossing time is interpolated linearly between the step's ends,
+        recorded, and its connections' events are sent with NetCon.event(t_spike + delay)
+        (delivered, like every NEURON event, at the nearest step boundary). NEURON's own
+        NetCon threshold detection records the grid time instead. A diagnostic for the test:
+        with it, NEURON and cablesim run the same algorithm."""
+        self.interp = bool(interpolated_spikes)
         h = neuron_h()
         self.h = h
         self.model = model
@@ -232,10 +240,13 @@ class NeuronNetwork:
             if det is not None:
                 for ci in range(count):
                     sec, x = self.loc(P, ci, det["location"])
-                    nc = h.NetCon(sec(x)._ref_v, None, sec=sec)
-                    nc.threshold = float(det.get("threshold", -10.0))
                     tv = h.Vector()
-                    nc.record(tv)
+                    if self.interp:
+                        nc = {"seg": sec(x), "thr": float(det.get("threshold", -10.0)), "out": []}
+                    else:
+                        nc = h.NetCon(sec(x)._ref_v, None, sec=sec)
+                        nc.threshold = float(det.get("threshold", -10.0))
+                        nc.record(tv)
                     P["det_nc"].append(nc)
                     P["spk"].append(tv)
             P["probe_vecs"] = []
@@ -316,10 +327,14 @@ class NeuronNetwork:
             S = self.pops[sp]
             det = S["spec"]["detector"]
             sec, x = self.loc(S, si, det["location"])
-            nc = h.NetCon(sec(x)._ref_v, self.pops[tp]["syn"][ti][syn], sec=sec)
-            nc.threshold = float(det.get("threshold", -10.0))
+            if self.interp:
+                nc = h.NetCon(None, self.pops[tp]["syn"][ti][syn])
+                S["det_nc"][si]["out"].append((nc, d))
+            else:
+                nc = h.NetCon(sec(x)._ref_v, self.pops[tp]["syn"][ti][syn], sec=sec)
+                nc.threshold = float(det.get("threshold", -10.0))
+                nc.delay = d
             nc.weight[0] = w
-            nc.delay = d
             self.netcons.append(nc)
 
         if c["type"] == "ring":
@@ -335,7 +350,15 @@ class NeuronNetwork:
             raise NotImplementedError("NEURON builder: connection type %r" % c["type"])
 
     def nodes(self):
+        """Nodes as cablesim counts them (see node_count), from the model description."""
         return sum(P["nodes_per_cell"] * len(P["cells"]) for P in self.pops.values())
+
+    def neuron_nodes(self):
+        """NEURON's own node count: sum over sections of nseg + 1, plus one root node per tree."""
+        h = self.h
+        roots = h.SectionList()
+        roots.allroots()
+        return sum(sec.nseg + 1 for sec in h.allsec()) + sum(1 for _ in roots)
 
     def init(self):
         h = self.h
@@ -349,7 +372,22 @@ class NeuronNetwork:
         loop, used by the benchmark; needs a connection so that min delay > 0)."""
         h = self.h
         nstep = int(round(self.tfinal / self.dt))
-        if use_psolve:
+        if self.interp:
+            dets = [(d, tv) for P in self.pops.values() for d, tv in zip(P["det_nc"], P["spk"])]
+            vprev = [d["seg"].v for d, _ in dets]
+            for step in range(nstep):
+                h.fadvance()
+                t0 = step * self.dt  # [ms] start of the step, as cablesim computes it
+                for k, (d, tv) in enumerate(dets):
+                    vp, vn, th = vprev[k], d["seg"].v, d["thr"]
+                    if vp < th <= vn:
+                        ts = t0 + self.dt * (th - vp) / (vn - vp)
+                        tv.append(ts)
+                        for nc, delay in d["out"]:
+                            nc.event(ts + delay)
+                    vprev[k] = vn
+        elif use_psolve:
+            self.pc.set_maxstep(10)  # min delay over the NetCons (> 0 with connections)
             self.pc.psolve(self.tfinal)
         else:
             for _ in range(nstep):
@@ -376,9 +414,9 @@ class NeuronNetwork:
         self.tvec = None
 
 
-def simulate(model, refine=1, dt=None):
+def simulate(model, refine=1, dt=None, interpolated_spikes=False):
     """Build, run round(tfinal/dt) steps, return results() and tear the network down."""
-    net = NeuronNetwork(model, refine=refine, dt=dt)
+    net = NeuronNetwork(model, refine=refine, dt=dt, interpolated_spikes=interpolated_spikes)
     net.init()
     net.advance()
     res = net.results()

@@ -1,0 +1,157 @@
+/* cablesim: batched Hines (tree) solvers on the GPU — public API.
+ *
+ * The batch is described as in cs_solver.h: nsys systems, system s owns the tree-order rows
+ * [offset[s], offset[s+1]) and p[r] is the global row of r's parent (p[r] < r, -1 for the first
+ * row of each system, and only there). Matrix convention (cs_solver.h):
+ *     d[r]·x[r] + u[r]·x[p[r]] + Σ_{children c of r} u[c]·x[c] = rhs[r]
+ * The solution overwrites rhs; d is workspace (its contents afterwards are unspecified).
+ *
+ * A plan is built ONCE from the batch's structure and a variant name; it converts layouts and
+ * builds schedules at set-up, never per solve. Variants:
+ *   "flat"               one thread per system on the tree-order data (no conversion needed)
+ *   "interleaved"        Full-Interleaved: row i of system slot s at i·nslot + s (padded when
+ *                        systems differ in size or structure)
+ *   "block_interleaved"  groups of BS systems, each group Full-Interleaved (BS = block_size)
+ *   "block_shared"       Block-Interleaved with BS = threads of a CUDA block, rhs of the block's
+ *                        systems held in shared memory during the solve
+ *   "variable"           different morphologies in one batch: systems sorted by size (descending),
+ *                        groups of block_size systems, each group padded to its largest system
+ *   "fine"               fine-grained: one thread per branch, level by level in one CUDA block per
+ *                        pack of systems (greedy packing), branches sorted by length within a
+ *                        level, long branches split, trees re-rooted to minimise depth; the pack's
+ *                        rows are staged in shared memory when they fit
+ *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which)
+ * The per-system variants use no workspace beyond the system itself; "fine" uses none either
+ * (its shared-memory staging is on chip). Padding rows of an internal layout are never read.
+ *
+ * Internal layout. Every variant keeps d, u, rhs in its own internal order of
+ * cs_hines_gpu_plan_internal_size() elements per array (>= the number of rows; padding rows are
+ * never read). A simulator that keeps its state on the device in that order converts once with
+ * cs_hines_gpu_to_internal_*() and then calls cs_hines_gpu_solve_internal_*() every step.
+ * Re-rooting ("fine") changes which coupling a row of the internal u holds, so u converts with
+ * CS_HINES_COUPLING and node arrays (d, rhs, voltages) with CS_HINES_NODE.
+ *
+ * Pointers. The tree-order solves accept host or device pointers (told apart with
+ * cudaPointerGetAttributes; d, u and rhs must all be host or all device) and return when the
+ * solution is in rhs. The internal-layout functions take device pointers only and are
+ * asynchronous on the plan's stream (launch errors are reported at once, kernel faults at the
+ * next synchronising call such as cs_hines_gpu_sync).
+ *
+ * Errors: every function returns a cs_solver_status; CUDA failures give CS_SOLVER_ERR_DEVICE and
+ * a one-line message (file:line, call, CUDA's text) kept for cs_hines_gpu_last_error(). When the
+ * library is built without CUDA every function answers CS_SOLVER_ERR_UNAVAILABLE. */
+#ifndef CS_HINES_GPU_H
+#define CS_HINES_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cs_hines_plan cs_hines_plan;
+
+/* Flags of the fine solver's set-up optimisations (all on by default). */
+enum {
+    CS_HINES_FINE_NO_REROOT = 1, /* keep the tree-order root */
+    CS_HINES_FINE_NO_SPLIT = 2,  /* do not split long branches */
+    CS_HINES_FINE_NO_SORT = 4,   /* keep branches of a level in tree order instead of by length */
+    CS_HINES_FINE_GLOBAL = 8     /* work in device memory even when a pack fits in shared memory */
+};
+
+typedef struct {
+    const char *variant; /* a name above; NULL means "auto" */
+    int block_size;      /* BS: block_interleaved (0 → 64), block_shared (0 → 64: threads per block),
+                            variable (0 → 32: systems per padded group) */
+    int threads;         /* CUDA threads per block: per-system variants (0 → 128), fine (0 → 128) */
+    int fine_flags;      /* CS_HINES_FINE_* */
+    int fine_pack_rows;  /* most rows in one fine pack (0 → 1536, i.e. 36 KB of shared memory in
+                            double precision, 18 KB in single) */
+    int device;          /* CUDA device ordinal (the current device is set to it) */
+} cs_hines_gpu_options;
+
+/* Fill *opt with the defaults (auto, defaults for every parameter, device 0). */
+void cs_hines_gpu_options_default(cs_hines_gpu_options *opt);
+
+/* 1 when the library was compiled with CUDA, else 0. */
+int cs_hines_gpu_compiled(void);
+/* Number of usable CUDA devices (0 when none or not compiled; never an error). */
+int cs_hines_gpu_device_count(void);
+/* Name of device `dev` into buf (empty when none). */
+void cs_hines_gpu_device_name(int dev, char *buf, size_t len);
+/* The last error message of this library on this thread ("" when none). */
+const char *cs_hines_gpu_last_error(void);
+
+/* Build a plan. p and offset are host arrays in the convention above (copied: the caller may
+ * free them). opt may be NULL (defaults). CS_SOLVER_ERR_INVALID for a bad structure or an
+ * unknown variant name, CS_SOLVER_ERR_UNAVAILABLE without CUDA or a device. */
+cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset, const int *p,
+                                          const cs_hines_gpu_options *opt, cs_hines_plan **out);
+void cs_hines_gpu_plan_destroy(cs_hines_plan *plan);
+
+/* The variant the plan runs ("auto" resolved), its internal size (elements per array), and a
+ * one-line description of its shape (groups, packs, levels, padding) for logs and benchmarks. */
+const char *cs_hines_gpu_plan_variant(const cs_hines_plan *plan);
+size_t cs_hines_gpu_plan_internal_size(const cs_hines_plan *plan);
+const char *cs_hines_gpu_plan_describe(const cs_hines_plan *plan);
+/* Internal index of every tree-order row (host array of nrows entries), for a simulator that
+ * assembles d and rhs directly in the internal layout. */
+cs_solver_status cs_hines_gpu_plan_row_map(const cs_hines_plan *plan, int *internal_of_row);
+
+/* Run the plan's work on this CUDA stream (a cudaStream_t; NULL = the default stream). */
+cs_solver_status cs_hines_gpu_set_stream(cs_hines_plan *plan, void *stream);
+/* Wait for the plan's stream; reports kernel faults. */
+cs_solver_status cs_hines_gpu_sync(cs_hines_plan *plan);
+
+/* ---- tree-order solves (host or device pointers; synchronous) ------------------------- */
+cs_solver_status cs_hines_gpu_solve_d(cs_hines_plan *plan, double *d, const double *u, double *rhs);
+cs_solver_status cs_hines_gpu_solve_f(cs_hines_plan *plan, float *d, const float *u, float *rhs);
+
+/* ---- internal-layout solves (device pointers; asynchronous) --------------------------- */
+cs_solver_status cs_hines_gpu_solve_internal_d(cs_hines_plan *plan, double *d, const double *u,
+                                               double *rhs);
+cs_solver_status cs_hines_gpu_solve_internal_f(cs_hines_plan *plan, float *d, const float *u,
+                                               float *rhs);
+
+/* ---- conversions on the device (device pointers; asynchronous) ------------------------ */
+typedef enum {
+    CS_HINES_NODE = 0,    /* one value per row: d, rhs, voltages, currents */
+    CS_HINES_COUPLING = 1 /* u: the coupling of a row to its parent */
+} cs_hines_array_kind;
+/* tree (nrows entries) → internal (internal_size entries; padding rows are left untouched, and
+ * the re-rooted root's coupling is set to 0). */
+cs_solver_status cs_hines_gpu_to_internal_d(cs_hines_plan *plan, cs_hines_array_kind kind,
+                                            const double *tree, double *internal);
+cs_solver_status cs_hines_gpu_to_internal_f(cs_hines_plan *plan, cs_hines_array_kind kind,
+                                            const float *tree, float *internal);
+/* internal → tree. For CS_HINES_COUPLING the tree-order root rows are left untouched. */
+cs_solver_status cs_hines_gpu_from_internal_d(cs_hines_plan *plan, cs_hines_array_kind kind,
+                                              const double *internal, double *tree);
+cs_solver_status cs_hines_gpu_from_internal_f(cs_hines_plan *plan, cs_hines_array_kind kind,
+                                              const float *internal, float *tree);
+
+/* ---- test utility (plain C, always available) ------------------------------------------ */
+/* A random tree of n rows with exactly nbranch branches (a branch: a maximal chain of rows in
+ * which every row but the last has exactly one child), in tree order (parents before children,
+ * each branch contiguous). p_local[0] = -1, p_local[i] < i. Used to stand in for the six
+ * NeuroMorpho cells of Table 4.1 of seed 000, whose files were not found. Requires
+ * 1 <= nbranch <= n. Returns 0, or -1 for bad arguments or no memory. */
+int cs_hines_random_tree(int n, int nbranch, uint64_t seed, int *p_local);
+/* Number of branches of a tree in the convention above (p_local local, p_local[0] = -1). */
+int cs_hines_count_branches(int n, const int *p_local);
+
+/* Table 4.1 of seed 000: the six morphology classes (compartments, branches). */
+typedef struct {
+    const char *name;
+    int size;     /* compartments (rows) */
+    int nbranch;  /* branches */
+} cs_hines_morph_class;
+extern const cs_hines_morph_class cs_hines_table41[6];
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,112 @@
+/* Private to the GPU Hines solvers: the host-side plan (layouts, schedules, packing), built in
+ * plain C by cs_hines_plan.c and uploaded by cs_hines_gpu.cu. No CUDA types here. */
+#ifndef CS_HINES_GPU_IMPL_H
+#define CS_HINES_GPU_IMPL_H
+
+#include "cs_hines_gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CS__HINES_VARIANTS(X)                      \
+    X(CS__HV_FLAT, "flat")                         \
+    X(CS__HV_INTERLEAVED, "interleaved")           \
+    X(CS__HV_BLOCK_INTERLEAVED, "block_interleaved") \
+    X(CS__HV_BLOCK_SHARED, "block_shared")         \
+    X(CS__HV_VARIABLE, "variable")                 \
+    X(CS__HV_FINE, "fine")
+
+typedef enum {
+#define CS__HV_ENUM(e, name) e,
+    CS__HINES_VARIANTS(CS__HV_ENUM)
+#undef CS__HV_ENUM
+    CS__HV_COUNT,
+    CS__HV_AUTO = 100
+} cs__hines_variant;
+
+const char *cs__hines_variant_name(int v);
+int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO for NULL/"auto" */
+
+/* Largest number of rows of one fine pack that may be staged in shared memory, by precision
+ * (227 KB opt-in limit of Hopper over 3 arrays). */
+#define CS__HINES_SMEM_BYTES_MAX (227 * 1024)
+
+/* The host plan. All indices are int (the create function refuses batches whose internal size
+ * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
+typedef struct {
+    int variant;
+    int nsys, nrows;
+    int internal_size;
+    int uniform;       /* all systems share one structure */
+    int nstruct;       /* distinct structures */
+    int max_n;         /* rows of the largest system */
+
+    /* conversion tree ↔ internal, per system s:
+     * internal index of local row i = cell_base[s] + (cell_map[s] < 0 ? i·cell_stride
+     *                                                : lmap[cell_map[s] + i])
+     * the coupling stored at that index is tree u[offset[s] + lusrc[cell_map[s] + i]]
+     * (identity when cell_map[s] < 0; -1: none, the re-rooted root) */
+    int *offset;       /* [nsys+1] copy of the tree-order offsets */
+    int *cell_base;    /* [nsys] */
+    int *cell_map;     /* [nsys] */
+    int cell_stride;
+    int nlmap;
+    int *lmap, *lusrc; /* [nlmap] */
+
+    /* per-system variants (flat, interleaved, block_interleaved, block_shared, variable) */
+    int nslot;         /* threads with a system (padding slots have slot_n = 0) */
+    int *slot_base;    /* [nslot] internal index of the slot's row 0 */
+    int *slot_n;       /* [nslot] rows of the slot's system (0: padding slot) */
+    int stride;        /* internal distance between rows i and i+1 of one slot (1 for flat) */
+    int shared_p;      /* 1: p_local[i] (length max_n) is every system's parent of local row i;
+                          0: p_local[k] (length internal_size) is the local parent of the row at k */
+    int *p_local;
+    int group;         /* block_shared: systems per CUDA block (= threads) */
+    int ngroup;
+    int *group_base;   /* [ngroup] block_shared: internal index of the group's first element */
+    int *group_rows;   /* [ngroup] block_shared: padded rows of the group's systems */
+    int threads;       /* CUDA threads per block */
+
+    /* fine */
+    int npack;
+    int *pack_base;    /* [npack] internal index of the pack's first row (rows contiguous) */
+    int *pack_type;    /* [npack] */
+    int ntype;
+    int *type_info;    /* [4·ntype]: first task, first level_start entry, levels, rows */
+    int nlevel_start;
+    int *level_start;  /* per type: levels+1 absolute task indices */
+    int ntask;
+    int *tasks;        /* [4·ntask] {first row, length, parent row or -1, first child entry}; each
+                          type's list ends with a sentinel whose fourth field closes the last task */
+    int nchild;
+    int *children;     /* [nchild] first row (pack-local) of each child branch */
+    int max_pack_rows; /* shared memory needed: max_pack_rows · 3 · sizeof(real) */
+    int fine_global;   /* 1: work in device memory (a pack too big for shared memory) */
+    int fine_flags;
+    /* statistics for describe() */
+    long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
+    int max_levels;    /* most levels of one type */
+    char describe[256];
+} cs__hines_hplan;
+
+/* Build the host plan. nsm: multiprocessors of the device (to size packs for small batches).
+ * variant: a cs__hines_variant (CS__HV_AUTO allowed). Returns CS_SOLVER_OK,
+ * CS_SOLVER_ERR_INVALID (message in msg) or CS_SOLVER_ERR_NOMEM. */
+cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p, int variant,
+                                       const cs_hines_gpu_options *opt, int nsm,
+                                       cs__hines_hplan *hp, char *msg, size_t msglen);
+void cs__hines_hplan_free(cs__hines_hplan *hp);
+
+/* Host emulation of the plan (double): conversions and the solve, executed in the kernels'
+ * order. For checking the planner on machines without a GPU. */
+void cs__hines_hplan_to_internal_host(const cs__hines_hplan *hp, cs_hines_array_kind kind,
+                                      const double *tree, double *internal);
+void cs__hines_hplan_from_internal_host(const cs__hines_hplan *hp, cs_hines_array_kind kind,
+                                        const double *internal, double *tree);
+void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

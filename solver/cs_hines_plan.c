@@ -1,0 +1,1013 @@
+/* Host-side planning of the GPU Hines solvers (plain C, no CUDA): layouts of the per-system
+ * variants, and the fine solver's branch schedule (re-rooting, branch splitting, levels,
+ * sorting by length, greedy packing of systems into CUDA blocks). Also a host emulation of
+ * every plan (for checking the planner without a GPU) and the random-tree test utility.
+ *
+ * Everything here runs once at set-up; nothing runs per solve. */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_hines_gpu_impl.h"
+
+/* ---- names ------------------------------------------------------------------------------ */
+static const char *const cs__hv_names[CS__HV_COUNT] = {
+#define CS__HV_NAME(e, name) name,
+    CS__HINES_VARIANTS(CS__HV_NAME)
+#undef CS__HV_NAME
+};
+
+const char *cs__hines_variant_name(int v)
+{
+    if (v == CS__HV_AUTO) return "auto";
+    return (v >= 0 && v < CS__HV_COUNT) ? cs__hv_names[v] : "?";
+}
+
+int cs__hines_variant_lookup(const char *name)
+{
+    if (!name || strcmp(name, "auto") == 0) return CS__HV_AUTO;
+    for (int v = 0; v < CS__HV_COUNT; ++v)
+        if (strcmp(name, cs__hv_names[v]) == 0) return v;
+    return -1;
+}
+
+/* ---- Table 4.1 of seed 000 and the random-tree generator --------------------------------- */
+const cs_hines_morph_class cs_hines_table41[6] = {
+    {"small-low", 76, 7},   {"small-high", 76, 29}, {"medium-low", 305, 30},
+    {"medium-high", 319, 157}, {"big-low", 695, 66}, {"big-high", 691, 341},
+};
+
+static uint64_t cs__splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double cs__unif(uint64_t *s) { return (double)(cs__splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+int cs_hines_random_tree(int n, int nbranch, uint64_t seed, int *p)
+{
+    if (n < 1 || nbranch < 1 || nbranch > n || nbranch == 2 || !p) return -1;
+    int *bpar = malloc(sizeof(int) * nbranch), *leaf = malloc(sizeof(int) * nbranch);
+    int *len = malloc(sizeof(int) * nbranch), *stack = malloc(sizeof(int) * nbranch);
+    int *kid_first = malloc(sizeof(int) * (nbranch + 1)), *kids = malloc(sizeof(int) * nbranch);
+    double *w = malloc(sizeof(double) * nbranch);
+    int rc = -1;
+    if (!bpar || !leaf || !len || !stack || !kid_first || !kids || !w) goto done;
+    uint64_t s = seed ^ 0x5DEECE66Dull;
+    int nb = 1, nleaf = 1;
+    bpar[0] = -1;
+    leaf[0] = 0;
+    if (nbranch % 2 == 0) { /* a trifurcation at the root branch's end, then binary splits */
+        for (int k = 0; k < 3; ++k) { bpar[nb] = 0; leaf[k] = nb++; }
+        nleaf = 3;
+    }
+    while (nb < nbranch) { /* split a random leaf in two (a Yule tree) */
+        int li = (int)(cs__unif(&s) * nleaf);
+        int b = leaf[li];
+        bpar[nb] = b; leaf[li] = nb++;
+        bpar[nb] = b; leaf[nleaf++] = nb++;
+    }
+    /* lengths: one row each, the rest drawn with exponential weights per branch */
+    double wsum = 0;
+    for (int b = 0; b < nbranch; ++b) { len[b] = 1; w[b] = -log(1.0 - cs__unif(&s)) + 1e-3; wsum += w[b]; }
+    for (int b = 1; b < nbranch; ++b) w[b] += w[b - 1];
+    for (int r = nbranch; r < n; ++r) {
+        double x = cs__unif(&s) * wsum;
+        int lo = 0, hi = nbranch - 1;
+        while (lo < hi) { int mid = (lo + hi) / 2; if (w[mid] < x) lo = mid + 1; else hi = mid; }
+        len[lo]++;
+    }
+    /* children lists, then number rows depth-first (children in random order) */
+    memset(kid_first, 0, sizeof(int) * (nbranch + 1));
+    for (int b = 1; b < nbranch; ++b) kid_first[bpar[b] + 1]++;
+    for (int b = 0; b < nbranch; ++b) kid_first[b + 1] += kid_first[b];
+    for (int b = 0; b < nbranch; ++b) leaf[b] = kid_first[b]; /* reuse as fill cursor */
+    for (int b = 1; b < nbranch; ++b) kids[leaf[bpar[b]]++] = b;
+    int sp = 0, row = 0;
+    stack[sp++] = 0;
+    int *distal = bpar; /* after numbering a branch its parent is no longer needed: reuse */
+    int *pdist = w ? (int *)malloc(sizeof(int) * nbranch) : NULL;
+    if (!pdist) goto done;
+    pdist[0] = -1;
+    while (sp) {
+        int b = stack[--sp];
+        p[row] = pdist[b];
+        for (int j = 1; j < len[b]; ++j) p[row + j] = row + j - 1;
+        row += len[b];
+        distal[b] = row - 1;
+        int k0 = kid_first[b], k1 = kid_first[b + 1];
+        for (int k = k1 - 1; k > k0; --k) { /* shuffle the children */
+            int j = k0 + (int)(cs__unif(&s) * (k - k0 + 1));
+            int t = kids[k]; kids[k] = kids[j]; kids[j] = t;
+        }
+        for (int k = k0; k < k1; ++k) { pdist[kids[k]] = distal[b]; stack[sp++] = kids[k]; }
+    }
+    free(pdist);
+    rc = (row == n) ? 0 : -1;
+done:
+    free(bpar); free(leaf); free(len); free(stack); free(kid_first); free(kids); free(w);
+    return rc;
+}
+
+int cs_hines_count_branches(int n, const int *p)
+{
+    int *nk = calloc((size_t)n, sizeof(int));
+    if (!nk) return -1;
+    for (int i = 0; i < n; ++i) if (p[i] >= 0) nk[p[i]]++;
+    int nb = 0;
+    for (int i = 0; i < n; ++i) if (p[i] < 0 || nk[p[i]] != 1) nb++;
+    free(nk);
+    return nb;
+}
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+static void cs__msg(char *msg, size_t len, const char *fmt, ...)
+{
+    if (!msg || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t cs__fnv(uint64_t h, const int *a, int n)
+{
+    for (int i = 0; i < n; ++i) { h ^= (uint32_t)a[i]; h *= 0x100000001B3ull; h ^= h >> 29; }
+    return h;
+}
+
+/* open-addressing table of integer-array keys (structures, pack types) */
+typedef struct {
+    int cap, n;
+    int *slot;             /* id or -1 */
+    uint64_t *hash;        /* per id */
+    int *key_off, *key_len;/* per id, into keys */
+    int *keys;
+    int keys_n, keys_cap, ids_cap;
+} cs__keymap;
+
+static int cs__km_init(cs__keymap *m, int expect)
+{
+    memset(m, 0, sizeof *m);
+    m->cap = 16;
+    while (m->cap < 2 * expect + 16) m->cap *= 2;
+    m->slot = malloc(sizeof(int) * m->cap);
+    m->ids_cap = 16;
+    m->hash = malloc(sizeof(uint64_t) * m->ids_cap);
+    m->key_off = malloc(sizeof(int) * m->ids_cap);
+    m->key_len = malloc(sizeof(int) * m->ids_cap);
+    m->keys_cap = 1024;
+    m->keys = malloc(sizeof(int) * m->keys_cap);
+    if (!m->slot || !m->hash || !m->key_off || !m->key_len || !m->keys) return -1;
+    for (int i = 0; i < m->cap; ++i) m->slot[i] = -1;
+    return 0;
+}
+static void cs__km_free(cs__keymap *m)
+{
+    free(m->slot); free(m->hash); free(m->key_off); free(m->key_len); free(m->keys);
+}
+/* id of key (inserted when new; *is_new set); -1 on no memory */
+static int cs__km_get(cs__keymap *m, const int *key, int len, int *is_new)
+{
+    uint64_t h = cs__fnv(0xCBF29CE484222325ull ^ (uint64_t)len, key, len);
+    int i = (int)(h & (uint64_t)(m->cap - 1));
+    for (;;) {
+        int id = m->slot[i];
+        if (id < 0) break;
+        if (m->hash[id] == h && m->key_len[id] == len &&
+            memcmp(m->keys + m->key_off[id], key, sizeof(int) * (size_t)len) == 0) {
+            *is_new = 0;
+            return id;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+    if (m->n + 1 > m->ids_cap) {
+        m->ids_cap *= 2;
+        uint64_t *h2 = realloc(m->hash, sizeof(uint64_t) * m->ids_cap);
+        if (h2) m->hash = h2;
+        int *o2 = realloc(m->key_off, sizeof(int) * m->ids_cap);
+        if (o2) m->key_off = o2;
+        int *l2 = realloc(m->key_len, sizeof(int) * m->ids_cap);
+        if (l2) m->key_len = l2;
+        if (!h2 || !o2 || !l2) return -1;
+    }
+    while (m->keys_n + len > m->keys_cap) {
+        m->keys_cap *= 2;
+        int *k2 = realloc(m->keys, sizeof(int) * m->keys_cap);
+        if (!k2) return -1;
+        m->keys = k2;
+    }
+    int id = m->n++;
+    m->hash[id] = h;
+    m->key_off[id] = m->keys_n;
+    m->key_len[id] = len;
+    memcpy(m->keys + m->keys_n, key, sizeof(int) * (size_t)len);
+    m->keys_n += len;
+    m->slot[i] = id;
+    if (2 * m->n > m->cap) { /* grow and rehash */
+        int ncap = m->cap * 2;
+        int *ns = malloc(sizeof(int) * ncap);
+        if (!ns) return -1;
+        for (int j = 0; j < ncap; ++j) ns[j] = -1;
+        for (int k = 0; k < m->n; ++k) {
+            int j = (int)(m->hash[k] & (uint64_t)(ncap - 1));
+            while (ns[j] >= 0) j = (j + 1) & (ncap - 1);
+            ns[j] = k;
+        }
+        free(m->slot);
+        m->slot = ns;
+        m->cap = ncap;
+    }
+    *is_new = 1;
+    return id;
+}
+
+/* ---- the fine solver's per-structure schedule --------------------------------------------- */
+typedef struct {
+    int n, nbr, nlev;
+    int *chain;     /* [n] local tree rows, branch by branch (proximal → distal) */
+    int *usrc;      /* [n] per chain entry: local tree row holding the coupling to the new parent */
+    int *br_first;  /* [nbr] into chain */
+    int *br_len;
+    int *br_level;
+    int *br_prow;   /* local tree row of the parent (distal row of the parent branch), -1 root */
+    int *br_parent; /* parent branch, -1 */
+    int *lev_first; /* [nlev+1] branches are ordered by level */
+    int nbranch_in;
+} cs__fstruct;
+
+static void cs__fs_free(cs__fstruct *f)
+{
+    free(f->chain); free(f->usrc); free(f->br_first); free(f->br_len); free(f->br_level);
+    free(f->br_prow); free(f->br_parent); free(f->lev_first);
+    memset(f, 0, sizeof *f);
+}
+
+/* Rooted at R: new parent of every node (np), children CSR; returns 0 or -1 */
+static int cs__root_at(int n, const int *adj_first, const int *adj, int R, int *np, int *order)
+{
+    /* BFS from R; order[] receives the nodes in BFS order */
+    int head = 0, tail = 0;
+    for (int i = 0; i < n; ++i) np[i] = -2;
+    np[R] = -1;
+    order[tail++] = R;
+    while (head < tail) {
+        int v = order[head++];
+        for (int k = adj_first[v]; k < adj_first[v + 1]; ++k) {
+            int w = adj[k];
+            if (np[w] == -2) { np[w] = v; order[tail++] = w; }
+        }
+    }
+    return tail == n ? 0 : -1;
+}
+
+/* Branch decomposition of the tree rooted at R, with optional splitting (seed 001: level by
+ * level, cut every branch longer than the level's average at that average). Fills f. The
+ * arrays of the work struct w are scratch of size n. */
+typedef struct { int *np, *order, *nk, *kf, *kids, *tmp; } cs__fwork;
+
+static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const int *adj, int R,
+                             int split, cs__fwork *w, cs__fstruct *f)
+{
+    memset(f, 0, sizeof *f);
+    if (cs__root_at(n, adj_first, adj, R, w->np, w->order)) return -1;
+    /* children CSR of the rooted tree, in increasing row order */
+    for (int i = 0; i <= n; ++i) w->kf[i] = 0;
+    for (int v = 0; v < n; ++v) if (w->np[v] >= 0) w->kf[w->np[v] + 1]++;
+    for (int v = 0; v < n; ++v) w->kf[v + 1] += w->kf[v];
+    for (int v = 0; v < n; ++v) w->nk[v] = w->kf[v];
+    for (int v = 0; v < n; ++v) if (w->np[v] >= 0) w->kids[w->nk[w->np[v]]++] = v;
+    for (int v = 0; v < n; ++v) w->nk[v] = w->kf[v + 1] - w->kf[v];
+
+    f->n = n;
+    f->chain = malloc(sizeof(int) * n);
+    f->usrc = malloc(sizeof(int) * n);
+    f->br_first = malloc(sizeof(int) * n);
+    f->br_len = malloc(sizeof(int) * n);
+    f->br_level = malloc(sizeof(int) * n);
+    f->br_prow = malloc(sizeof(int) * n);
+    f->br_parent = malloc(sizeof(int) * n);
+    f->lev_first = malloc(sizeof(int) * (n + 1));
+    /* raw branches first (branch-local scratch): start node → chain, discovered in BFS order */
+    int *bstart = w->tmp; /* start nodes of the branches of the current level */
+    if (!f->chain || !f->usrc || !f->br_first || !f->br_len || !f->br_level || !f->br_prow ||
+        !f->br_parent || !f->lev_first)
+        return -1;
+    /* Level-by-level construction. A "pending" branch is (start node, remaining chain already
+     * placed) — simpler: place raw branches in BFS order into the chain first, then split. */
+    int nraw = 0, pos = 0, qh = 0;
+    int *rfirst = f->br_first, *rlen = f->br_len, *rpar = f->br_parent;
+    bstart[nraw] = R; rpar[nraw] = -1; nraw++;
+    while (qh < nraw) {
+        int b = qh++;
+        int v = bstart[b];
+        rfirst[b] = pos;
+        for (;;) {
+            f->chain[pos++] = v;
+            if (w->nk[v] != 1) break;
+            v = w->kids[w->kf[v]];
+        }
+        rlen[b] = pos - rfirst[b];
+        for (int k = w->kf[v]; k < w->kf[v + 1]; ++k) {
+            bstart[nraw] = w->kids[k]; rpar[nraw] = b; nraw++;
+        }
+    }
+    f->nbranch_in = nraw;
+    /* coupling source of each node: the original edge to its new parent */
+    for (int q = 0; q < n; ++q) {
+        int v = f->chain[q], pv = w->np[v];
+        f->usrc[q] = pv < 0 ? -1 : (lp[v] == pv ? v : pv);
+    }
+    /* raw branch tree: children CSR (raw ids are BFS order, so parents come first) */
+    int *ckf = w->kf, *ckids = w->kids; /* reuse */
+    for (int b = 0; b <= nraw; ++b) ckf[b] = 0;
+    for (int b = 1; b < nraw; ++b) ckf[rpar[b] + 1]++;
+    for (int b = 0; b < nraw; ++b) ckf[b + 1] += ckf[b];
+    for (int b = 0; b < nraw; ++b) w->nk[b] = ckf[b];
+    for (int b = 1; b < nraw; ++b) ckids[w->nk[rpar[b]]++] = b;
+    /* level-by-level pass producing the final branches (with splits) in level order. A work
+     * item is (chain first, length, raw branch whose children it ends with or -1 when it is a
+     * split-off head whose tail follows, parent row). */
+    int *it_first = malloc(sizeof(int) * n), *it_len = malloc(sizeof(int) * n);
+    int *it_raw = malloc(sizeof(int) * n), *it_prow = malloc(sizeof(int) * n);
+    int *it_par = malloc(sizeof(int) * n);
+    int *nx_first = malloc(sizeof(int) * n), *nx_len = malloc(sizeof(int) * n);
+    int *nx_raw = malloc(sizeof(int) * n), *nx_prow = malloc(sizeof(int) * n);
+    int *nx_par = malloc(sizeof(int) * n);
+    int rc = -1;
+    if (!it_first || !it_len || !it_raw || !it_prow || !it_par || !nx_first || !nx_len || !nx_raw ||
+        !nx_prow || !nx_par)
+        goto out;
+    int ncur = 1, nbr = 0, lev = 0;
+    it_first[0] = rfirst[0]; it_len[0] = rlen[0]; it_raw[0] = 0; it_prow[0] = -1; it_par[0] = -1;
+    /* the output arrays br_* are written in level order; raw arrays were in br_first/len/parent
+     * too, so copy the raw ones aside first */
+    int *raw_first = malloc(sizeof(int) * nraw), *raw_len = malloc(sizeof(int) * nraw);
+    if (!raw_first || !raw_len) { free(raw_first); free(raw_len); goto out; }
+    memcpy(raw_first, rfirst, sizeof(int) * nraw);
+    memcpy(raw_len, rlen, sizeof(int) * nraw);
+    while (ncur > 0) {
+        f->lev_first[lev] = nbr;
+        int cut = INT_MAX;
+        if (split && ncur > 1) {
+            double sum = 0;
+            for (int i = 0; i < ncur; ++i) sum += it_len[i];
+            cut = (int)ceil(sum / ncur - 1e-9);
+            if (cut < 1) cut = 1;
+        }
+        int nnext = 0;
+        for (int i = 0; i < ncur; ++i) {
+            int b = nbr++;
+            int len = it_len[i];
+            int tail = 0;
+            if (len > cut) { tail = len - cut; len = cut; }
+            f->br_first[b] = it_first[i];
+            f->br_len[b] = len;
+            f->br_level[b] = lev;
+            f->br_prow[b] = it_prow[i];
+            f->br_parent[b] = it_par[i];
+            int drow = f->chain[it_first[i] + len - 1];
+            if (tail) { /* the rest of this chain continues one level down */
+                nx_first[nnext] = it_first[i] + len; nx_len[nnext] = tail; nx_raw[nnext] = it_raw[i];
+                nx_prow[nnext] = drow; nx_par[nnext] = b; nnext++;
+            } else {
+                int rb = it_raw[i];
+                for (int k = ckf[rb]; k < ckf[rb + 1]; ++k) {
+                    int c = ckids[k];
+                    nx_first[nnext] = raw_first[c]; nx_len[nnext] = raw_len[c]; nx_raw[nnext] = c;
+                    nx_prow[nnext] = drow; nx_par[nnext] = b; nnext++;
+                }
+            }
+        }
+        ++lev;
+        ncur = nnext;
+        int *t;
+        t = it_first; it_first = nx_first; nx_first = t;
+        t = it_len; it_len = nx_len; nx_len = t;
+        t = it_raw; it_raw = nx_raw; nx_raw = t;
+        t = it_prow; it_prow = nx_prow; nx_prow = t;
+        t = it_par; it_par = nx_par; nx_par = t;
+    }
+    f->lev_first[lev] = nbr;
+    f->nlev = lev;
+    f->nbr = nbr;
+    free(raw_first); free(raw_len);
+    rc = 0;
+out:
+    free(it_first); free(it_len); free(it_raw); free(it_prow); free(it_par);
+    free(nx_first); free(nx_len); free(nx_raw); free(nx_prow); free(nx_par);
+    return rc;
+}
+
+/* cost of a schedule for one system: the critical path of the level sweeps, in row steps, plus
+ * a barrier's worth per level */
+static double cs__fs_cost(const cs__fstruct *f)
+{
+    double c = 0;
+    for (int l = 0; l < f->nlev; ++l) {
+        int m = 0;
+        for (int b = f->lev_first[l]; b < f->lev_first[l + 1]; ++b) if (f->br_len[b] > m) m = f->br_len[b];
+        c += m + 2.0;
+    }
+    return c;
+}
+
+/* farthest node from s (BFS in rows), with the BFS parents in par */
+static int cs__farthest(int n, const int *adj_first, const int *adj, int s, int *dist, int *par, int *queue)
+{
+    for (int i = 0; i < n; ++i) dist[i] = -1;
+    int h = 0, t = 0, last = s;
+    dist[s] = 0; par[s] = -1; queue[t++] = s;
+    while (h < t) {
+        int v = queue[h++];
+        last = v;
+        for (int k = adj_first[v]; k < adj_first[v + 1]; ++k) {
+            int u = adj[k];
+            if (dist[u] < 0) { dist[u] = dist[v] + 1; par[u] = v; queue[t++] = u; }
+        }
+    }
+    return last;
+}
+
+/* The schedule of one structure: re-rooted at the better of the tree-order root and the
+ * centre of the longest path (minimises the tree's height in rows), then split. */
+static int cs__plan_structure(int n, const int *lp, int flags, cs__fstruct *out)
+{
+    int *adj_first = calloc((size_t)n + 1, sizeof(int)), *adj = malloc(sizeof(int) * (2 * (size_t)n + 1));
+    cs__fwork w;
+    w.np = malloc(sizeof(int) * n); w.order = malloc(sizeof(int) * n); w.nk = malloc(sizeof(int) * (n + 1));
+    w.kf = malloc(sizeof(int) * (n + 1)); w.kids = malloc(sizeof(int) * (n + 1)); w.tmp = malloc(sizeof(int) * (n + 1));
+    int *dist = malloc(sizeof(int) * n), *par = malloc(sizeof(int) * n);
+    int rc = -1;
+    if (!adj_first || !adj || !w.np || !w.order || !w.nk || !w.kf || !w.kids || !w.tmp || !dist || !par) goto done;
+    for (int i = 1; i < n; ++i) { adj_first[lp[i] + 1]++; adj_first[i + 1]++; }
+    for (int i = 0; i < n; ++i) adj_first[i + 1] += adj_first[i];
+    {
+        int *cur = w.tmp;
+        for (int i = 0; i < n; ++i) cur[i] = adj_first[i];
+        for (int i = 1; i < n; ++i) { adj[cur[lp[i]]++] = i; adj[cur[i]++] = lp[i]; }
+    }
+    int split = !(flags & CS_HINES_FINE_NO_SPLIT);
+    if (cs__build_fstruct(n, lp, adj_first, adj, 0, split, &w, out)) goto done;
+    if (!(flags & CS_HINES_FINE_NO_REROOT) && n > 2) {
+        int a = cs__farthest(n, adj_first, adj, 0, dist, par, w.order);
+        int b = cs__farthest(n, adj_first, adj, a, dist, par, w.order);
+        int half = dist[b] / 2, c = b;
+        for (int k = 0; k < half; ++k) c = par[c];
+        if (c != 0) {
+            cs__fstruct alt;
+            if (cs__build_fstruct(n, lp, adj_first, adj, c, split, &w, &alt)) { cs__fs_free(&alt); goto done; }
+            if (cs__fs_cost(&alt) < cs__fs_cost(out)) { cs__fs_free(out); *out = alt; }
+            else cs__fs_free(&alt);
+        }
+    }
+    rc = 0;
+done:
+    free(adj_first); free(adj); free(w.np); free(w.order); free(w.nk); free(w.kf); free(w.kids); free(w.tmp);
+    free(dist); free(par);
+    return rc;
+}
+
+/* ---- the plan ----------------------------------------------------------------------------- */
+void cs__hines_hplan_free(cs__hines_hplan *hp)
+{
+    if (!hp) return;
+    free(hp->offset); free(hp->cell_base); free(hp->cell_map); free(hp->lmap); free(hp->lusrc);
+    free(hp->slot_base); free(hp->slot_n); free(hp->p_local); free(hp->group_base); free(hp->group_rows);
+    free(hp->pack_base); free(hp->pack_type); free(hp->type_info); free(hp->level_start);
+    free(hp->tasks); free(hp->children);
+    memset(hp, 0, sizeof *hp);
+}
+
+#define CS__NOMEM(ptr)                                                 \
+    do {                                                               \
+        if (!(ptr)) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; } \
+    } while (0)
+
+/* per-system variants */
+static cs_solver_status cs__plan_cells(cs__hines_hplan *hp, const int *p, const int *sid,
+                                       const int *rep, const cs_hines_gpu_options *opt,
+                                       char *msg, size_t msglen)
+{
+    cs_solver_status st = CS_SOLVER_OK;
+    int nsys = hp->nsys, v = hp->variant;
+    int *order = NULL, *slot_of = NULL;
+    hp->threads = opt->threads > 0 ? opt->threads : 128;
+    /* slot order: identity, or by size descending (variable) */
+    order = malloc(sizeof(int) * (nsys + 1));
+    slot_of = malloc(sizeof(int) * (nsys + 1));
+    CS__NOMEM(order); CS__NOMEM(slot_of);
+    for (int s = 0; s < nsys; ++s) order[s] = s;
+    if (v == CS__HV_VARIABLE) { /* counting sort by size, descending, stable */
+        int mx = hp->max_n;
+        int *cnt = calloc((size_t)mx + 2, sizeof(int));
+        CS__NOMEM(cnt);
+        for (int s = 0; s < nsys; ++s) cnt[mx - (hp->offset[s + 1] - hp->offset[s])]++;
+        for (int k = 0, acc = 0; k <= mx; ++k) { int c = cnt[k]; cnt[k] = acc; acc += c; }
+        for (int s = 0; s < nsys; ++s) order[cnt[mx - (hp->offset[s + 1] - hp->offset[s])]++] = s;
+        free(cnt);
+    }
+    int G;
+    if (v == CS__HV_FLAT) G = 1;
+    else if (v == CS__HV_INTERLEAVED) G = (nsys + 31) / 32 * 32;
+    else if (v == CS__HV_VARIABLE) G = opt->block_size > 0 ? opt->block_size : 32;
+    else G = opt->block_size > 0 ? opt->block_size : 64;
+    if (v == CS__HV_BLOCK_SHARED) {
+        /* shared memory holds G·(rows of the group's largest system) values (sized for double) */
+        if ((long long)hp->max_n * 8 > CS__HINES_SMEM_BYTES_MAX) {
+            cs__msg(msg, msglen, "block_shared: a system of %d rows does not fit in shared memory", hp->max_n);
+            st = CS_SOLVER_ERR_INVALID;
+            goto fail;
+        }
+        if (G > 1024) G = 1024;
+        while (G > 1 && (long long)G * hp->max_n * 8 > CS__HINES_SMEM_BYTES_MAX) G /= 2;
+        hp->threads = G;
+        hp->group = G;
+    }
+    int nslot = (v == CS__HV_FLAT) ? nsys : (nsys + G - 1) / G * G;
+    int ngroup = (v == CS__HV_FLAT) ? 0 : nslot / G;
+    hp->nslot = nslot;
+    hp->stride = G;
+    hp->slot_base = malloc(sizeof(int) * (nslot + 1));
+    hp->slot_n = calloc((size_t)nslot + 1, sizeof(int));
+    CS__NOMEM(hp->slot_base); CS__NOMEM(hp->slot_n);
+    long long size = 0;
+    if (v == CS__HV_FLAT) {
+        for (int s = 0; s < nsys; ++s) {
+            hp->slot_base[s] = hp->offset[s];
+            hp->slot_n[s] = hp->offset[s + 1] - hp->offset[s];
+            slot_of[s] = s;
+        }
+        size = hp->nrows;
+    } else {
+        hp->ngroup = ngroup;
+        hp->group_base = malloc(sizeof(int) * (ngroup + 1));
+        hp->group_rows = malloc(sizeof(int) * (ngroup + 1));
+        CS__NOMEM(hp->group_base); CS__NOMEM(hp->group_rows);
+        for (int g = 0; g < ngroup; ++g) {
+            int m = 0;
+            for (int j = 0; j < G; ++j) {
+                int q = g * G + j;
+                if (q < nsys) {
+                    int s = order[q], n = hp->offset[s + 1] - hp->offset[s];
+                    if (n > m) m = n;
+                }
+            }
+            if (size + (long long)m * G > INT_MAX) {
+                cs__msg(msg, msglen, "the padded internal layout exceeds %d elements", INT_MAX);
+                st = CS_SOLVER_ERR_INVALID;
+                goto fail;
+            }
+            hp->group_base[g] = (int)size;
+            hp->group_rows[g] = m;
+            for (int j = 0; j < G; ++j) {
+                int q = g * G + j;
+                hp->slot_base[q] = (int)size + j;
+                if (q < nsys) {
+                    int s = order[q];
+                    hp->slot_n[q] = hp->offset[s + 1] - hp->offset[s];
+                    slot_of[s] = q;
+                }
+            }
+            size += (long long)m * G;
+        }
+    }
+    hp->internal_size = (int)size;
+    /* parents */
+    if (hp->uniform) {
+        hp->shared_p = 1;
+        int s0 = rep[0], n = hp->max_n;
+        hp->p_local = malloc(sizeof(int) * (n + 1));
+        CS__NOMEM(hp->p_local);
+        for (int i = 0; i < n; ++i) hp->p_local[i] = i ? p[hp->offset[s0] + i] - hp->offset[s0] : -1;
+    } else {
+        hp->shared_p = 0;
+        hp->p_local = malloc(sizeof(int) * ((size_t)size + 1));
+        CS__NOMEM(hp->p_local);
+        for (long long k = 0; k < size; ++k) hp->p_local[k] = -1;
+        for (int s = 0; s < nsys; ++s) {
+            int q = slot_of[s], n = hp->offset[s + 1] - hp->offset[s];
+            for (int i = 0; i < n; ++i)
+                hp->p_local[hp->slot_base[q] + (long long)i * G] = i ? p[hp->offset[s] + i] - hp->offset[s] : -1;
+        }
+    }
+    (void)sid;
+    /* conversion maps */
+    hp->cell_base = malloc(sizeof(int) * (nsys + 1));
+    hp->cell_map = malloc(sizeof(int) * (nsys + 1));
+    CS__NOMEM(hp->cell_base); CS__NOMEM(hp->cell_map);
+    for (int s = 0; s < nsys; ++s) { hp->cell_base[s] = hp->slot_base[slot_of[s]]; hp->cell_map[s] = -1; }
+    hp->cell_stride = G;
+    if (v == CS__HV_BLOCK_SHARED)
+        snprintf(hp->describe, sizeof hp->describe, "block_shared BS=%d groups=%d size=%d (%.1f%% padding)",
+                 G, ngroup, hp->internal_size, 100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
+    else
+        snprintf(hp->describe, sizeof hp->describe, "%s G=%d slots=%d p=%s size=%d (%.1f%% padding)",
+                 cs__hines_variant_name(v), G, nslot, hp->shared_p ? "shared" : "per-row",
+                 hp->internal_size, 100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
+    free(order); free(slot_of);
+    return CS_SOLVER_OK;
+fail:
+    free(order); free(slot_of);
+    return st;
+}
+
+/* growable int array */
+typedef struct { int *a; int n, cap; } cs__ivec;
+static int cs__iv_push(cs__ivec *v, int x)
+{
+    if (v->n == v->cap) {
+        int nc = v->cap ? 2 * v->cap : 256;
+        int *a = realloc(v->a, sizeof(int) * (size_t)nc);
+        if (!a) return -1;
+        v->a = a; v->cap = nc;
+    }
+    v->a[v->n++] = x;
+    return 0;
+}
+
+typedef struct { int len, cell, br; } cs__tk;
+static int cs__tk_cmp(const void *a, const void *b)
+{
+    const cs__tk *x = a, *y = b;
+    if (x->len != y->len) return y->len - x->len; /* longer first */
+    if (x->cell != y->cell) return x->cell - y->cell;
+    return x->br - y->br;
+}
+static int cs__tk_cmp_tree(const void *a, const void *b)
+{
+    const cs__tk *x = a, *y = b;
+    if (x->cell != y->cell) return x->cell - y->cell;
+    return x->br - y->br;
+}
+
+/* the fine solver */
+static cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
+                                      const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen)
+{
+    cs_solver_status st = CS_SOLVER_OK;
+    int nsys = hp->nsys, ns = hp->nstruct;
+    int flags = opt->fine_flags;
+    int R = opt->fine_pack_rows > 0 ? opt->fine_pack_rows : 1536;
+    int T = opt->threads > 0 ? opt->threads : 128;
+    hp->threads = T;
+    hp->fine_flags = flags;
+    cs__fstruct *fs = calloc((size_t)ns, sizeof(cs__fstruct));
+    int *order = malloc(sizeof(int) * (nsys + 1)), *cnt = calloc((size_t)ns + 1, sizeof(int));
+    int *wpack = NULL, *cells = NULL, *lp = malloc(sizeof(int) * ((size_t)hp->max_n + 1));
+    int *posb = NULL, *key = NULL;
+    cs__tk *tk = NULL;
+    cs__keymap types;
+    int km_ok = 0;
+    cs__ivec pb = {0}, pt = {0}, tinfo = {0}, lst = {0}, tasks = {0}, kids = {0}, lmap = {0}, lusrc = {0}, tlmap = {0};
+    CS__NOMEM(fs); CS__NOMEM(order); CS__NOMEM(cnt); CS__NOMEM(lp);
+    /* schedules per structure */
+    int maxlev = 1;
+    for (int k = 0; k < ns; ++k) {
+        int s = rep[k], n = hp->offset[s + 1] - hp->offset[s];
+        for (int i = 0; i < n; ++i) lp[i] = i ? p[hp->offset[s] + i] - hp->offset[s] : -1;
+        if (cs__plan_structure(n, lp, flags, &fs[k])) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
+        if (fs[k].nlev > maxlev) maxlev = fs[k].nlev;
+    }
+    for (int s = 0; s < nsys; ++s) { hp->nbranch_in += fs[sid[s]].nbranch_in; hp->nbranch_out += fs[sid[s]].nbr; }
+    /* systems grouped by structure (stable) so that packs repeat and share their schedule */
+    for (int s = 0; s < nsys; ++s) cnt[sid[s] + 1]++;
+    for (int k = 0; k < ns; ++k) cnt[k + 1] += cnt[k];
+    for (int s = 0; s < nsys; ++s) order[cnt[sid[s]]++] = s;
+    /* cap on systems per pack so that small batches still fill the device */
+    int cap = nsys / (2 * (nsm > 0 ? nsm : 132));
+    if (cap < 1) cap = 1;
+    wpack = calloc((size_t)maxlev, sizeof(int));
+    cells = malloc(sizeof(int) * (nsys + 1));
+    key = malloc(sizeof(int) * (nsys + 1));
+    posb = malloc(sizeof(int) * ((size_t)hp->max_n + 1) * 1);
+    CS__NOMEM(wpack); CS__NOMEM(cells); CS__NOMEM(key); CS__NOMEM(posb);
+    if (cs__km_init(&types, 64)) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
+    km_ok = 1;
+    hp->cell_base = malloc(sizeof(int) * (nsys + 1));
+    hp->cell_map = malloc(sizeof(int) * (nsys + 1));
+    CS__NOMEM(hp->cell_base); CS__NOMEM(hp->cell_map);
+    hp->cell_stride = 1;
+    long long base = 0;
+    int q = 0, max_rows = 0, max_levels = 0;
+    while (q < nsys) {
+        /* greedy: add systems while rows, the cap and every level's branch count fit */
+        int nc = 0, rows = 0;
+        for (int l = 0; l < maxlev; ++l) wpack[l] = 0;
+        while (q < nsys) {
+            int s = order[q];
+            const cs__fstruct *f = &fs[sid[s]];
+            int fits = 1;
+            if (nc > 0) {
+                if (rows + f->n > R || nc >= cap) fits = 0;
+                for (int l = 0; fits && l < f->nlev; ++l)
+                    if (wpack[l] + (f->lev_first[l + 1] - f->lev_first[l]) > T) fits = 0;
+            }
+            if (!fits) break;
+            for (int l = 0; l < f->nlev; ++l) wpack[l] += f->lev_first[l + 1] - f->lev_first[l];
+            rows += f->n;
+            cells[nc++] = s;
+            ++q;
+        }
+        if (base + rows > INT_MAX) {
+            cs__msg(msg, msglen, "the internal layout exceeds %d elements", INT_MAX);
+            st = CS_SOLVER_ERR_INVALID;
+            goto fail;
+        }
+        if (rows > max_rows) max_rows = rows;
+        for (int c = 0; c < nc; ++c) key[c] = sid[cells[c]];
+        int is_new = 0;
+        int t = cs__km_get(&types, key, nc, &is_new);
+        if (t < 0) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
+        if (is_new) {
+            /* the schedule of this pack type */
+            int nlev = 0, nbr = 0;
+            for (int c = 0; c < nc; ++c) {
+                const cs__fstruct *f = &fs[key[c]];
+                if (f->nlev > nlev) nlev = f->nlev;
+                nbr += f->nbr;
+            }
+            if (nlev > max_levels) max_levels = nlev;
+            free(tk);
+            tk = malloc(sizeof(cs__tk) * (size_t)(nbr + 1));
+            int *bpos = malloc(sizeof(int) * (size_t)(nbr + 1)); /* first row of (cell, branch) */
+            int *boff = malloc(sizeof(int) * (size_t)(nc + 1));   /* branch id offset of each cell */
+            int *lev_tk = malloc(sizeof(int) * (size_t)(nlev + 1));
+            if (!tk || !bpos || !boff || !lev_tk) { free(bpos); free(boff); free(lev_tk); st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
+            boff[0] = 0;
+            for (int c = 0; c < nc; ++c) boff[c + 1] = boff[c] + fs[key[c]].nbr;
+            /* order of tasks: by level, then by length (descending) */
+            int ntk = 0, pos = 0;
+            for (int l = 0; l < nlev; ++l) {
+                lev_tk[l] = ntk;
+                int l0 = ntk;
+                for (int c = 0; c < nc; ++c) {
+                    const cs__fstruct *f = &fs[key[c]];
+                    if (l >= f->nlev) continue;
+                    for (int b = f->lev_first[l]; b < f->lev_first[l + 1]; ++b) {
+                        tk[ntk].len = f->br_len[b]; tk[ntk].cell = c; tk[ntk].br = b; ntk++;
+                    }
+                }
+                qsort(tk + l0, (size_t)(ntk - l0), sizeof(cs__tk), (flags & CS_HINES_FINE_NO_SORT) ? cs__tk_cmp_tree : cs__tk_cmp);
+                for (int i = l0; i < ntk; ++i) { bpos[boff[tk[i].cell] + tk[i].br] = pos; pos += tk[i].len; }
+            }
+            lev_tk[nlev] = ntk;
+            /* type record */
+            int task0 = tasks.n / 4, lev0 = lst.n;
+            int ok = 0;
+            ok |= cs__iv_push(&tinfo, task0); ok |= cs__iv_push(&tinfo, lev0);
+            ok |= cs__iv_push(&tinfo, nlev); ok |= cs__iv_push(&tinfo, rows);
+            for (int l = 0; l <= nlev; ++l) ok |= cs__iv_push(&lst, task0 + lev_tk[l]);
+            for (int i = 0; i < ntk; ++i) {
+                int c = tk[i].cell, b = tk[i].br;
+                const cs__fstruct *f = &fs[key[c]];
+                int pbr = f->br_parent[b];
+                int prow = pbr < 0 ? -1 : bpos[boff[c] + pbr] + f->br_len[pbr] - 1;
+                ok |= cs__iv_push(&tasks, bpos[boff[c] + b]);
+                ok |= cs__iv_push(&tasks, f->br_len[b]);
+                ok |= cs__iv_push(&tasks, prow);
+                ok |= cs__iv_push(&tasks, kids.n);
+                /* children: the branches whose parent is b (next level) */
+                if (b + 1 <= f->nbr) {
+                    int l = f->br_level[b];
+                    if (l + 1 < f->nlev)
+                        for (int cb = f->lev_first[l + 1]; cb < f->lev_first[l + 2]; ++cb)
+                            if (f->br_parent[cb] == b) ok |= cs__iv_push(&kids, bpos[boff[c] + cb]);
+                }
+            }
+            /* sentinel */
+            ok |= cs__iv_push(&tasks, 0); ok |= cs__iv_push(&tasks, 0);
+            ok |= cs__iv_push(&tasks, -1); ok |= cs__iv_push(&tasks, kids.n);
+            /* row maps of each cell of the type */
+            ok |= cs__iv_push(&tlmap, lmap.n);
+            for (int c = 0; c < nc; ++c) {
+                const cs__fstruct *f = &fs[key[c]];
+                int m0 = lmap.n;
+                for (int i = 0; i < f->n; ++i) { ok |= cs__iv_push(&lmap, 0); ok |= cs__iv_push(&lusrc, -1); }
+                if (ok) break;
+                for (int b = 0; b < f->nbr; ++b)
+                    for (int j = 0; j < f->br_len[b]; ++j) {
+                        int qq = f->br_first[b] + j, v = f->chain[qq];
+                        lmap.a[m0 + v] = bpos[boff[c] + b] + j;
+                        lusrc.a[m0 + v] = f->usrc[qq];
+                    }
+            }
+            free(bpos); free(boff); free(lev_tk);
+            if (ok) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
+        }
+        /* the pack */
+        if (cs__iv_push(&pb, (int)base) || cs__iv_push(&pt, t)) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
+        int moff = tlmap.a[t];
+        for (int c = 0; c < nc; ++c) {
+            int s = cells[c];
+            hp->cell_base[s] = (int)base;
+            hp->cell_map[s] = moff;
+            moff += hp->offset[s + 1] - hp->offset[s];
+        }
+        base += rows;
+    }
+    hp->internal_size = (int)base;
+    hp->npack = pb.n; hp->pack_base = pb.a; hp->pack_type = pt.a; pb.a = pt.a = NULL;
+    hp->ntype = tinfo.n / 4; hp->type_info = tinfo.a; tinfo.a = NULL;
+    hp->nlevel_start = lst.n; hp->level_start = lst.a; lst.a = NULL;
+    hp->ntask = tasks.n / 4; hp->tasks = tasks.a; tasks.a = NULL;
+    hp->nchild = kids.n; hp->children = kids.a; kids.a = NULL;
+    hp->nlmap = lmap.n; hp->lmap = lmap.a; hp->lusrc = lusrc.a; lmap.a = lusrc.a = NULL;
+    hp->max_pack_rows = max_rows;
+    hp->max_levels = max_levels;
+    if (!hp->children) { hp->children = malloc(sizeof(int)); CS__NOMEM(hp->children); hp->children[0] = 0; }
+    snprintf(hp->describe, sizeof hp->describe,
+             "fine threads=%d packs=%d types=%d max_pack_rows=%d levels<=%d branches %lld->%lld%s%s%s",
+             T, hp->npack, hp->ntype, max_rows, max_levels, hp->nbranch_in, hp->nbranch_out,
+             (flags & CS_HINES_FINE_NO_REROOT) ? " no-reroot" : "", (flags & CS_HINES_FINE_NO_SPLIT) ? " no-split" : "",
+             (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
+fail:
+    if (fs) for (int k = 0; k < ns; ++k) cs__fs_free(&fs[k]);
+    free(fs); free(order); free(cnt); free(wpack); free(cells); free(lp); free(posb); free(key); free(tk);
+    if (km_ok) cs__km_free(&types);
+    free(pb.a); free(pt.a); free(tinfo.a); free(lst.a); free(tasks.a); free(kids.a); free(lmap.a); free(lusrc.a); free(tlmap.a);
+    return st;
+}
+
+cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p, int variant,
+                                       const cs_hines_gpu_options *opt_in, int nsm,
+                                       cs__hines_hplan *hp, char *msg, size_t msglen)
+{
+    cs_hines_gpu_options opt;
+    if (opt_in) opt = *opt_in; else cs_hines_gpu_options_default(&opt);
+    memset(hp, 0, sizeof *hp);
+    if (msg && msglen) msg[0] = 0;
+    if (nsys < 1 || !offset || !p) { cs__msg(msg, msglen, "nsys must be >= 1 and offset, p non-NULL"); return CS_SOLVER_ERR_INVALID; }
+    if (offset[0] != 0) { cs__msg(msg, msglen, "offset[0] must be 0 (got %d)", offset[0]); return CS_SOLVER_ERR_INVALID; }
+    int max_n = 0;
+    for (int s = 0; s < nsys; ++s) {
+        int n = offset[s + 1] - offset[s];
+        if (n < 1) { cs__msg(msg, msglen, "system %d has %d rows (needs >= 1)", s, n); return CS_SOLVER_ERR_INVALID; }
+        if (n > max_n) max_n = n;
+        if (p[offset[s]] != -1) { cs__msg(msg, msglen, "system %d: p[%d] = %d, expected -1 at its first row", s, offset[s], p[offset[s]]); return CS_SOLVER_ERR_INVALID; }
+        for (int r = offset[s] + 1; r < offset[s + 1]; ++r)
+            if (p[r] < offset[s] || p[r] >= r) { cs__msg(msg, msglen, "system %d: p[%d] = %d is not a row of the system before %d", s, r, p[r], r); return CS_SOLVER_ERR_INVALID; }
+    }
+    cs_solver_status st = CS_SOLVER_OK;
+    int *sid = NULL, *rep = NULL, *lp = NULL;
+    cs__keymap km;
+    int km_ok = 0;
+    hp->nsys = nsys;
+    hp->nrows = offset[nsys];
+    hp->max_n = max_n;
+    hp->offset = malloc(sizeof(int) * (nsys + 1));
+    CS__NOMEM(hp->offset);
+    memcpy(hp->offset, offset, sizeof(int) * (nsys + 1));
+    /* distinct structures */
+    sid = malloc(sizeof(int) * nsys);
+    lp = malloc(sizeof(int) * (max_n + 1));
+    CS__NOMEM(sid); CS__NOMEM(lp);
+    if (cs__km_init(&km, 64)) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
+    km_ok = 1;
+    int nrep_cap = 64, is_new;
+    rep = malloc(sizeof(int) * nrep_cap);
+    CS__NOMEM(rep);
+    for (int s = 0; s < nsys; ++s) {
+        int n = offset[s + 1] - offset[s];
+        for (int i = 0; i < n; ++i) lp[i] = i ? p[offset[s] + i] - offset[s] : -1;
+        int id = cs__km_get(&km, lp, n, &is_new);
+        if (id < 0) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
+        if (is_new) {
+            if (id >= nrep_cap) {
+                nrep_cap *= 2;
+                int *r2 = realloc(rep, sizeof(int) * nrep_cap);
+                CS__NOMEM(r2);
+                rep = r2;
+            }
+            rep[id] = s;
+        }
+        sid[s] = id;
+    }
+    hp->nstruct = km.n;
+    hp->uniform = (km.n == 1);
+    cs__km_free(&km);
+    km_ok = 0;
+    if (variant == CS__HV_AUTO) {
+        /* fine unless a system is too large to stage in shared memory; then the interleaved
+         * layouts (uniform) or the sorted, padded one (different structures) */
+        if ((long long)max_n * 3 * 8 <= CS__HINES_SMEM_BYTES_MAX) variant = CS__HV_FINE;
+        else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
+    }
+    hp->variant = variant;
+    if (variant == CS__HV_FINE) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);
+    else if (variant >= 0 && variant < CS__HV_COUNT) st = cs__plan_cells(hp, p, sid, rep, &opt, msg, msglen);
+    else { st = CS_SOLVER_ERR_INVALID; cs__msg(msg, msglen, "unknown variant %d", variant); }
+    if (st != CS_SOLVER_OK) goto fail;
+    free(sid); free(rep); free(lp);
+    return CS_SOLVER_OK;
+fail:
+    if (km_ok) cs__km_free(&km);
+    free(sid); free(rep); free(lp);
+    cs__hines_hplan_free(hp);
+    return st;
+}
+
+/* ---- host emulation ----------------------------------------------------------------------- */
+static inline long long cs__iidx(const cs__hines_hplan *hp, int s, int i)
+{
+    int m = hp->cell_map[s];
+    return (long long)hp->cell_base[s] + (m < 0 ? (long long)i * hp->cell_stride : hp->lmap[m + i]);
+}
+
+void cs__hines_hplan_to_internal_host(const cs__hines_hplan *hp, cs_hines_array_kind kind,
+                                      const double *tree, double *internal)
+{
+    for (int s = 0; s < hp->nsys; ++s) {
+        int o = hp->offset[s], n = hp->offset[s + 1] - o, m = hp->cell_map[s];
+        for (int i = 0; i < n; ++i) {
+            int src = i;
+            if (kind == CS_HINES_COUPLING && m >= 0) src = hp->lusrc[m + i];
+            internal[cs__iidx(hp, s, i)] = src < 0 ? 0.0 : tree[o + src];
+        }
+    }
+}
+
+void cs__hines_hplan_from_internal_host(const cs__hines_hplan *hp, cs_hines_array_kind kind,
+                                        const double *internal, double *tree)
+{
+    for (int s = 0; s < hp->nsys; ++s) {
+        int o = hp->offset[s], n = hp->offset[s + 1] - o, m = hp->cell_map[s];
+        for (int i = 0; i < n; ++i) {
+            int dst = i;
+            if (kind == CS_HINES_COUPLING && m >= 0) dst = hp->lusrc[m + i];
+            if (kind == CS_HINES_COUPLING && dst == 0 && m < 0) continue; /* tree root: no coupling */
+            if (dst < 0) continue;
+            tree[o + dst] = internal[cs__iidx(hp, s, i)];
+        }
+    }
+}
+
+void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
+{
+    if (hp->variant != CS__HV_FINE) {
+        for (int q = 0; q < hp->nslot; ++q) {
+            int n = hp->slot_n[q];
+            if (!n) continue;
+            long long b = hp->slot_base[q], G = hp->stride;
+            for (int i = n - 1; i > 0; --i) {
+                long long k = b + i * G;
+                int pi = hp->shared_p ? hp->p_local[i] : hp->p_local[k];
+                long long kp = b + pi * G;
+                double f = u[k] / d[k];
+                d[kp] -= f * u[k];
+                rhs[kp] -= f * rhs[k];
+            }
+            rhs[b] /= d[b];
+            for (int i = 1; i < n; ++i) {
+                long long k = b + i * G;
+                int pi = hp->shared_p ? hp->p_local[i] : hp->p_local[k];
+                rhs[k] = (rhs[k] - u[k] * rhs[b + pi * G]) / d[k];
+            }
+        }
+        return;
+    }
+    for (int pk = 0; pk < hp->npack; ++pk) {
+        const int *ti = hp->type_info + 4 * hp->pack_type[pk];
+        const int *ls = hp->level_start + ti[1];
+        int nlev = ti[2];
+        double *D = d + hp->pack_base[pk], *R = rhs + hp->pack_base[pk];
+        const double *U = u + hp->pack_base[pk];
+        for (int l = nlev - 1; l >= 0; --l)
+            for (int t = ls[l]; t < ls[l + 1]; ++t) {
+                const int *tk = hp->tasks + 4 * t;
+                int first = tk[0], len = tk[1], prow = tk[2], c0 = tk[3], c1 = tk[7];
+                int kd = first + len - 1;
+                double dd = D[kd], rr = R[kd];
+                for (int c = c0; c < c1; ++c) {
+                    int kc = hp->children[c];
+                    double f = U[kc] / D[kc];
+                    dd -= f * U[kc];
+                    rr -= f * R[kc];
+                }
+                for (int k = kd; k > first; --k) {
+                    double f = U[k] / dd;
+                    double dn = D[k - 1] - f * U[k], rn = R[k - 1] - f * rr;
+                    D[k] = dd; R[k] = rr;
+                    dd = dn; rr = rn;
+                }
+                D[first] = dd;
+                R[first] = prow < 0 ? rr / dd : rr;
+            }
+        for (int l = 0; l < nlev; ++l)
+            for (int t = ls[l]; t < ls[l + 1]; ++t) {
+                const int *tk = hp->tasks + 4 * t;
+                int first = tk[0], len = tk[1], prow = tk[2];
+                double x = prow < 0 ? R[first] : (R[first] - U[first] * R[prow]) / D[first];
+                R[first] = x;
+                for (int k = first + 1; k < first + len; ++k) {
+                    x = (R[k] - U[k] * x) / D[k];
+                    R[k] = x;
+                }
+            }
+    }
+}

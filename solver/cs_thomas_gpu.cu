@@ -1,0 +1,810 @@
+/* GPU batched Thomas (tridiagonal) solvers: kernels and their extern "C" launchers.
+ * The API, the layouts and the contracts are described in cs_thomas_gpu.h.
+ *
+ * Kernels (T = double or float):
+ *   thomas_thread_kernel   one thread per system, any layout given by (system step, row step);
+ *                          stores c'[i] in b[i] and d'[i] in d[i], then back-substitutes.
+ *                          Serves flat, interleaved, var_cp (len = n_max) and var_ncp (own n_s).
+ *   thomas_warp_kernel     one warp per Flat system, n <= 32·K (K rows per lane, a template
+ *                          parameter). Per lane, the chunk's rows are reduced so that every row
+ *                          couples only to the chunk's first (F) and last (L) unknowns:
+ *                            row 0:      a0·L(prev lane) + F + c0·L               = d0
+ *                            row j:      aj·F + x_j + cj·L                        = dj
+ *                            row K-1:    aL·F + L + cL·F(next lane)               = dL
+ *                          Substituting F and F(next) from the row-0 equations into row K-1
+ *                          gives one tridiagonal row per lane in the L unknowns:
+ *                            -aL·a0 · L(l-1) + (1 - aL·c0 - cL·a0') · L(l) - cL·c0' · L(l+1)
+ *                                = dL - aL·d0 - cL·d0'        (primes: the next lane's row 0)
+ *                          solved by PCR across the 32 lanes with shuffles (5 steps); then
+ *                          F = d0 - a0·L(l-1) - c0·L and x_j = dj - aj·F - cj·L.
+ *                          Rows past n are identity rows (they decouple since c[n-1] := 0).
+ *                          STAGED = false: lanes load their chunk with 16-byte vector loads
+ *                          straight into registers. STAGED = true: the warp copies its system
+ *                          into shared memory with coalesced cp.async, each lane reads its
+ *                          chunk from there (one pad vector per chunk keeps 16-byte reads free
+ *                          of bank conflicts), and the solution leaves through shared memory.
+ * Numerics of the warp kernel: the chunk elimination is Gaussian elimination without pivoting
+ * in another order (as Laszlo, Giles & Appleyard's hybrid Thomas-PCR); for diagonally dominant
+ * systems every pivot stays >= the row's dominance margin. */
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cs_thomas_gpu.h"
+
+/* ---- errors ----------------------------------------------------------------------------- */
+static thread_local char cs__gpu_msg[512];
+
+static cs_solver_status cs__gpu_fail(cs_solver_status st, const char *file, int line,
+                                     const char *what, const char *detail)
+{
+    snprintf(cs__gpu_msg, sizeof cs__gpu_msg, "%s:%d: %s%s%s", file, line, what,
+             detail ? ": " : "", detail ? detail : "");
+    return st;
+}
+
+static cs_solver_status cs__cuda_fail(cudaError_t e, const char *file, int line, const char *expr)
+{
+    (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+    return cs__gpu_fail(e == cudaErrorMemoryAllocation ? CS_SOLVER_ERR_NOMEM : CS_SOLVER_ERR_DEVICE,
+                        file, line, expr, buf);
+}
+
+#define CS__CUDA(expr)                                                          \
+    do {                                                                        \
+        cudaError_t cs__e = (expr);                                             \
+        if (cs__e != cudaSuccess) return cs__cuda_fail(cs__e, __FILE__, __LINE__, #expr); \
+    } while (0)
+/* Inside functions with a cleanup label: set st and jump. */
+#define CS__CUDA_GOTO(expr, label)                                              \
+    do {                                                                        \
+        cudaError_t cs__e = (expr);                                             \
+        if (cs__e != cudaSuccess) {                                             \
+            st = cs__cuda_fail(cs__e, __FILE__, __LINE__, #expr);               \
+            goto label;                                                         \
+        }                                                                       \
+    } while (0)
+#define CS__INVALID(...)                                                        \
+    do {                                                                        \
+        char cs__b[256];                                                        \
+        snprintf(cs__b, sizeof cs__b, __VA_ARGS__);                             \
+        return cs__gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__, cs__b, NULL); \
+    } while (0)
+
+extern "C" const char *cs_thomas_gpu_last_error(void) { return cs__gpu_msg; }
+
+/* ---- variants --------------------------------------------------------------------------- */
+struct cs__variant_info {
+    const char *name;
+    cs_thomas_layout layout;
+    int var;
+};
+static const cs__variant_info cs__variants[] = {
+#define CS__THOMAS_GPU_INFO(e, name, layout, var) {name, layout, var},
+    CS_THOMAS_GPU_VARIANT_LIST(CS__THOMAS_GPU_INFO)
+#undef CS__THOMAS_GPU_INFO
+};
+
+extern "C" const char *cs_thomas_gpu_variant_name(cs_thomas_gpu_variant v)
+{
+    return (v >= 0 && v < CS_THOMAS_GPU_NVARIANTS) ? cs__variants[v].name : NULL;
+}
+
+extern "C" cs_solver_status cs_thomas_gpu_variant_from_name(const char *name,
+                                                           cs_thomas_gpu_variant *v)
+{
+    if (!name || !v) CS__INVALID("variant name or result is NULL");
+    for (int i = 0; i < CS_THOMAS_GPU_NVARIANTS; ++i)
+        if (strcmp(name, cs__variants[i].name) == 0) {
+            *v = (cs_thomas_gpu_variant)i;
+            return CS_SOLVER_OK;
+        }
+    CS__INVALID("unknown Thomas GPU variant '%s'", name);
+}
+
+extern "C" cs_thomas_layout cs_thomas_gpu_variant_layout(cs_thomas_gpu_variant v)
+{
+    return (v >= 0 && v < CS_THOMAS_GPU_NVARIANTS) ? cs__variants[v].layout
+                                                   : CS_THOMAS_LAYOUT_FLAT;
+}
+
+extern "C" int cs_thomas_gpu_variant_is_var(cs_thomas_gpu_variant v)
+{
+    return (v >= 0 && v < CS_THOMAS_GPU_NVARIANTS) ? cs__variants[v].var : 0;
+}
+
+/* Measured on an H200 (bench/results-thomas.md): the warp kernels win at every point of the
+ * grid; the staged one for the largest chunks. Above 1024 rows only the one-thread kernel
+ * exists for Flat data. */
+extern "C" cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec)
+{
+    (void)nsys;
+    if (n > CS_THOMAS_GPU_WARP_MAX_N) return CS_THOMAS_GPU_FLAT;
+    const int k = (n + 31) / 32;
+    if (prec == CS_THOMAS_GPU_F64 ? k > 16 : k > 24) return CS_THOMAS_GPU_WARP_STAGED;
+    return CS_THOMAS_GPU_WARP;
+}
+
+/* ---- one thread per system ----------------------------------------------------------------
+ * Element i of system s at s·sys_step + i·row_step. len = n, or offset[s+1]-offset[s] when
+ * offset is given (var_ncp). */
+template <typename T>
+__global__ void __launch_bounds__(128)
+thomas_thread_kernel(int nsys, int n, size_t sys_step, size_t row_step,
+                     const T *__restrict__ a, T *__restrict__ b, const T *__restrict__ c,
+                     T *__restrict__ d, const int *__restrict__ offset)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= nsys) return;
+    const int len = offset ? offset[s + 1] - offset[s] : n;
+    if (len <= 0) return;
+    size_t idx = (size_t)s * sys_step;
+    T inv = T(1) / b[idx];
+    T cp = (len > 1) ? __ldg(c + idx) * inv : T(0); /* c[len-1] is never read */
+    T dp = d[idx] * inv;
+    b[idx] = cp;
+    d[idx] = dp;
+    for (int i = 1; i < len; ++i) {
+        idx += row_step;
+        const T ai = __ldg(a + idx);
+        inv = T(1) / (b[idx] - ai * cp);
+        dp = (d[idx] - ai * dp) * inv;
+        cp = (i < len - 1) ? __ldg(c + idx) * inv : T(0);
+        b[idx] = cp;
+        d[idx] = dp;
+    }
+    T x = dp;
+    for (int i = len - 2; i >= 0; --i) {
+        idx -= row_step;
+        x = d[idx] - b[idx] * x;
+        d[idx] = x;
+    }
+}
+
+/* ---- one warp per system ------------------------------------------------------------------ */
+template <typename T> struct cs__vec;
+template <> struct cs__vec<double> { typedef double2 type; enum { width = 2 }; };
+template <> struct cs__vec<float> { typedef float4 type; enum { width = 4 }; };
+
+__device__ __forceinline__ void cs__vec_get(const double2 &v, double *x) { x[0] = v.x; x[1] = v.y; }
+__device__ __forceinline__ void cs__vec_get(const float4 &v, float *x)
+{
+    x[0] = v.x; x[1] = v.y; x[2] = v.z; x[3] = v.w;
+}
+__device__ __forceinline__ double2 cs__vec_make(const double *x) { return make_double2(x[0], x[1]); }
+__device__ __forceinline__ float4 cs__vec_make(const float *x)
+{
+    return make_float4(x[0], x[1], x[2], x[3]);
+}
+
+/* One PCR row (alpha·L(l-k) + beta·L(l) + gamma·L(l+k) = delta) over the 32 lanes. */
+template <typename T>
+__device__ __forceinline__ T cs__pcr32(T al, T be, T ga, T de, int lane)
+{
+#pragma unroll
+    for (int k = 1; k < 32; k <<= 1) {
+        T alm = __shfl_up_sync(0xffffffffu, al, k), bem = __shfl_up_sync(0xffffffffu, be, k);
+        T gam = __shfl_up_sync(0xffffffffu, ga, k), dem = __shfl_up_sync(0xffffffffu, de, k);
+        T alp = __shfl_down_sync(0xffffffffu, al, k), bep = __shfl_down_sync(0xffffffffu, be, k);
+        T gap = __shfl_down_sync(0xffffffffu, ga, k), dep = __shfl_down_sync(0xffffffffu, de, k);
+        if (lane < k) { alm = T(0); bem = T(1); gam = T(0); dem = T(0); }
+        if (lane + k >= 32) { alp = T(0); bep = T(1); gap = T(0); dep = T(0); }
+        const T k1 = al / bem, k2 = ga / bep;
+        de = de - dem * k1 - dep * k2;
+        be = be - gam * k1 - alp * k2;
+        al = -alm * k1;
+        ga = -gap * k2;
+    }
+    return de / be;
+}
+
+/* Solve the chunk held in ra, rb, rc, rd (rows past n already identity rows); solution in rd.
+ * rb is consumed. */
+template <typename T, int K>
+__device__ __forceinline__ void cs__warp_chunk_solve(T (&ra)[K], T (&rb)[K], T (&rc)[K], T (&rd)[K],
+                                                     int lane)
+{
+    if constexpr (K == 1) {
+        rd[0] = cs__pcr32<T>(ra[0], rb[0], rc[0], rd[0], lane);
+    } else {
+    /* rows 0 and 1: unit diagonal */
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+        const T inv = T(1) / rb[j];
+        ra[j] *= inv;
+        rc[j] *= inv;
+        rd[j] *= inv;
+    }
+    /* downwards: row j couples to x_0 (through ra) and x_{j+1} */
+#pragma unroll
+    for (int j = 2; j < K; ++j) {
+        const T inv = T(1) / (rb[j] - ra[j] * rc[j - 1]);
+        rd[j] = (rd[j] - ra[j] * rd[j - 1]) * inv;
+        ra[j] = -ra[j] * ra[j - 1] * inv;
+        rc[j] *= inv;
+    }
+    /* upwards: rows 1..K-2 couple to x_0 and x_{K-1} */
+#pragma unroll
+    for (int j = K - 3; j >= 1; --j) {
+        rd[j] -= rc[j] * rd[j + 1];
+        ra[j] -= rc[j] * ra[j + 1];
+        rc[j] = -rc[j] * rc[j + 1];
+    }
+    /* row 0: eliminate x_1 so that it couples to L(prev lane) and x_{K-1} */
+    if constexpr (K >= 3) {
+        const T inv = T(1) / (T(1) - rc[0] * ra[1]);
+        rd[0] = (rd[0] - rc[0] * rd[1]) * inv;
+        ra[0] *= inv;
+        rc[0] = -rc[0] * rc[1] * inv;
+    }
+    /* the 32-row system in the last unknowns */
+    const T a0n = __shfl_down_sync(0xffffffffu, ra[0], 1);
+    const T c0n = __shfl_down_sync(0xffffffffu, rc[0], 1);
+    const T d0n = __shfl_down_sync(0xffffffffu, rd[0], 1);
+    const T aL = ra[K - 1], cL = (lane == 31) ? T(0) : rc[K - 1];
+    const T al = -aL * ra[0];
+    const T be = T(1) - aL * rc[0] - cL * a0n;
+    const T ga = -cL * c0n;
+    const T de = rd[K - 1] - aL * rd[0] - cL * d0n;
+    const T L = cs__pcr32<T>(al, be, ga, de, lane);
+    T Lprev = __shfl_up_sync(0xffffffffu, L, 1);
+    if (lane == 0) Lprev = T(0);
+    const T F = rd[0] - ra[0] * Lprev - rc[0] * L;
+#pragma unroll
+    for (int j = 1; j < K - 1; ++j) rd[j] = rd[j] - ra[j] * F - rc[j] * L;
+    rd[0] = F;
+    rd[K - 1] = L;
+    }
+}
+
+/* Rows past n: identity. Row n-1: c = 0; row 0: a = 0. */
+template <typename T, int K>
+__device__ __forceinline__ void cs__warp_fix_edges(T (&ra)[K], T (&rb)[K], T (&rc)[K], T (&rd)[K],
+                                                   int r0, int n)
+{
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        const int row = r0 + j;
+        if (row >= n) { ra[j] = T(0); rb[j] = T(1); rc[j] = T(0); rd[j] = T(0); }
+        if (row == n - 1) rc[j] = T(0);
+        if (row == 0) ra[j] = T(0);
+    }
+}
+
+template <typename T, int K>
+__global__ void __launch_bounds__(128)
+thomas_warp_kernel(int nsys, int n, int vec, const T *__restrict__ a, const T *__restrict__ b,
+                   const T *__restrict__ c, T *__restrict__ d)
+{
+    typedef typename cs__vec<T>::type V;
+    constexpr int W = cs__vec<T>::width;
+    const int lane = threadIdx.x & 31;
+    const int s = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
+    if (s >= nsys) return; /* whole warps leave together */
+    const size_t base = (size_t)s * n;
+    const int r0 = lane * K;
+    T ra[K], rb[K], rc[K], rd[K];
+    bool done = false;
+    if constexpr (K % W == 0) {
+        if (vec) {
+#pragma unroll
+            for (int v = 0; v < K / W; ++v) {
+                const int row = r0 + v * W;
+                if (row < n) { /* n % W == 0: the whole vector is inside */
+                    cs__vec_get(__ldg(reinterpret_cast<const V *>(a + base + row)), ra + v * W);
+                    cs__vec_get(__ldg(reinterpret_cast<const V *>(b + base + row)), rb + v * W);
+                    cs__vec_get(__ldg(reinterpret_cast<const V *>(c + base + row)), rc + v * W);
+                    cs__vec_get(*reinterpret_cast<const V *>(d + base + row), rd + v * W);
+                }
+            }
+            done = true;
+        }
+    }
+    if (!done) {
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+            const int row = r0 + j;
+            if (row < n) {
+                ra[j] = __ldg(a + base + row);
+                rb[j] = __ldg(b + base + row);
+                rc[j] = __ldg(c + base + row);
+                rd[j] = d[base + row];
+            }
+        }
+    }
+    cs__warp_fix_edges<T, K>(ra, rb, rc, rd, r0, n);
+    cs__warp_chunk_solve<T, K>(ra, rb, rc, rd, lane);
+    if constexpr (K % W == 0) {
+        if (vec) {
+#pragma unroll
+            for (int v = 0; v < K / W; ++v) {
+                const int row = r0 + v * W;
+                if (row < n) *reinterpret_cast<V *>(d + base + row) = cs__vec_make(rd + v * W);
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < K; ++j)
+        if (r0 + j < n) d[base + r0 + j] = rd[j];
+}
+
+/* Shared-memory image of one system: 4 arrays of 32 chunks of K rows, each chunk followed by
+ * one pad vector (W elements). Row i lives at (i / K)·(K + W) + i % K. */
+template <typename T, int K> struct cs__stage {
+    static constexpr int W = cs__vec<T>::width;
+    static constexpr int ARRAY = 32 * (K + W);           /* elements per array */
+    static constexpr size_t BYTES = 4 * ARRAY * sizeof(T); /* per warp */
+    __device__ static int pos(int i) { return (i / K) * (K + W) + i % K; }
+};
+
+template <typename T, int K>
+__global__ void __launch_bounds__(128)
+thomas_warp_staged_kernel(int nsys, int n, int vec, const T *__restrict__ a,
+                          const T *__restrict__ b, const T *__restrict__ c, T *__restrict__ d)
+{
+    typedef typename cs__vec<T>::type V;
+    typedef cs__stage<T, K> S;
+    constexpr int W = S::W;
+    extern __shared__ __align__(16) unsigned char cs__smem_raw[];
+    const int lane = threadIdx.x & 31;
+    const int wib = threadIdx.x >> 5;
+    const int s = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
+    if (s >= nsys) return;
+    T *sm = reinterpret_cast<T *>(cs__smem_raw) + (size_t)wib * 4 * S::ARRAY;
+    T *sa = sm, *sb = sm + S::ARRAY, *sc = sm + 2 * S::ARRAY, *sd = sm + 3 * S::ARRAY;
+    const size_t base = (size_t)s * n;
+    const T *src[4] = {a + base, b + base, c + base, d + base};
+    T *dst[4] = {sa, sb, sc, sd};
+    const bool vk = vec && (K % W == 0);
+    if (vk) {
+        /* 16-byte pieces: piece p covers rows p·W .. p·W+W-1, all in one chunk (K % W == 0) */
+        const int npieces = n / W;
+#pragma unroll
+        for (int arr = 0; arr < 4; ++arr)
+            for (int p = lane; p < npieces; p += 32)
+                __pipeline_memcpy_async(dst[arr] + S::pos(p * W), src[arr] + (size_t)p * W, 16);
+    } else {
+#pragma unroll
+        for (int arr = 0; arr < 4; ++arr)
+            for (int i = lane; i < n; i += 32)
+                __pipeline_memcpy_async(dst[arr] + S::pos(i), src[arr] + i, sizeof(T));
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncwarp();
+
+    const int r0 = lane * K;
+    const int o = lane * (K + W);
+    T ra[K], rb[K], rc[K], rd[K];
+    if constexpr (K % W == 0) {
+#pragma unroll
+        for (int v = 0; v < K / W; ++v) {
+            cs__vec_get(*reinterpret_cast<const V *>(sa + o + v * W), ra + v * W);
+            cs__vec_get(*reinterpret_cast<const V *>(sb + o + v * W), rb + v * W);
+            cs__vec_get(*reinterpret_cast<const V *>(sc + o + v * W), rc + v * W);
+            cs__vec_get(*reinterpret_cast<const V *>(sd + o + v * W), rd + v * W);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+            ra[j] = sa[o + j];
+            rb[j] = sb[o + j];
+            rc[j] = sc[o + j];
+            rd[j] = sd[o + j];
+        }
+    }
+    /* rows past n hold garbage from shared memory: replaced by identity rows here */
+    cs__warp_fix_edges<T, K>(ra, rb, rc, rd, r0, n);
+    cs__warp_chunk_solve<T, K>(ra, rb, rc, rd, lane);
+    if constexpr (K % W == 0) {
+#pragma unroll
+        for (int v = 0; v < K / W; ++v)
+            *reinterpret_cast<V *>(sd + o + v * W) = cs__vec_make(rd + v * W);
+    } else {
+#pragma unroll
+        for (int j = 0; j < K; ++j) sd[o + j] = rd[j];
+    }
+    __syncwarp();
+    T *gd = d + base;
+    if (vk) {
+        const int npieces = n / W;
+        for (int p = lane; p < npieces; p += 32)
+            *reinterpret_cast<V *>(gd + (size_t)p * W) = *reinterpret_cast<const V *>(sd + S::pos(p * W));
+    } else {
+        for (int i = lane; i < n; i += 32) gd[i] = sd[S::pos(i)];
+    }
+}
+
+/* ---- layout conversion ------------------------------------------------------------------- */
+/* Transpose of a rows × cols row-major matrix (Flat is nsys × n, Interleaved is n × nsys), in
+ * 32 × 32 tiles numbered along one grid dimension (either side may exceed 65535 tiles). */
+template <typename T>
+__global__ void cs__transpose_kernel(int rows, int cols, unsigned tiles_x, const T *__restrict__ src,
+                                     T *__restrict__ dst)
+{
+    __shared__ T tile[32][33];
+    const int c0 = (int)(blockIdx.x % tiles_x) * 32, r0 = (int)(blockIdx.x / tiles_x) * 32;
+    for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+        const int r = r0 + k, c = c0 + threadIdx.x;
+        if (r < rows && c < cols) tile[k][threadIdx.x] = src[(size_t)r * cols + c];
+    }
+    __syncthreads();
+    for (int k = threadIdx.y; k < 32; k += blockDim.y) {
+        const int c = c0 + k, r = r0 + threadIdx.x; /* dst row c, column r */
+        if (c < cols && r < rows) dst[(size_t)c * rows + r] = tile[threadIdx.x][k];
+    }
+}
+
+template <typename T>
+__global__ void cs__var_pack_kernel(int nsys, int n_max, const int *__restrict__ offset,
+                                    const T *__restrict__ a, const T *__restrict__ b,
+                                    const T *__restrict__ c, const T *__restrict__ d,
+                                    T *__restrict__ ai, T *__restrict__ bi, T *__restrict__ ci,
+                                    T *__restrict__ di)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    const int i = blockIdx.y;
+    if (s >= nsys) return;
+    const int o = offset[s], ns = offset[s + 1] - o;
+    const size_t k = (size_t)i * nsys + s;
+    if (i < ns) {
+        ai[k] = (i == 0) ? T(0) : a[o + i];
+        bi[k] = b[o + i];
+        ci[k] = (i == ns - 1) ? T(0) : c[o + i];
+        di[k] = d[o + i];
+    } else {
+        ai[k] = T(0);
+        bi[k] = T(1);
+        ci[k] = T(0);
+        di[k] = T(0);
+    }
+}
+
+template <typename T>
+__global__ void cs__var_unpack_kernel(int nsys, int n_max, const int *__restrict__ offset,
+                                      const T *__restrict__ xi, T *__restrict__ x)
+{
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    const int i = blockIdx.y;
+    if (s >= nsys) return;
+    const int o = offset[s], ns = offset[s + 1] - o;
+    if (i < ns) x[o + i] = xi[(size_t)i * nsys + s];
+}
+
+/* ---- launchers ----------------------------------------------------------------------------- */
+static int cs__num_sms(void)
+{
+    static int sms = 0;
+    if (sms == 0) {
+        int dev = 0, v = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && v > 0)
+            sms = v;
+        else
+            sms = 1;
+    }
+    return sms;
+}
+
+static bool cs__aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+template <typename T, int K, bool STAGED>
+static cs_solver_status cs__launch_warp_k(int nsys, int n, const T *a, const T *b, const T *c, T *d)
+{
+    constexpr int W = cs__vec<T>::width;
+    const int vec = (n % W == 0) && cs__aligned16(a) && cs__aligned16(b) && cs__aligned16(c) &&
+                    cs__aligned16(d);
+    /* small batches: one warp per block spreads the systems over all multiprocessors */
+    const int wpb = (nsys >= 16 * cs__num_sms()) ? 4 : 1;
+    const dim3 grid((unsigned)((nsys + wpb - 1) / wpb)), block(32 * wpb);
+    if (STAGED) {
+        const size_t smem = (size_t)wpb * cs__stage<T, K>::BYTES;
+        static bool attr_set = false;
+        if (!attr_set) {
+            CS__CUDA(cudaFuncSetAttribute(thomas_warp_staged_kernel<T, K>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)(4 * cs__stage<T, K>::BYTES)));
+            attr_set = true;
+        }
+        thomas_warp_staged_kernel<T, K><<<grid, block, smem>>>(nsys, n, vec, a, b, c, d);
+    } else {
+        thomas_warp_kernel<T, K><<<grid, block>>>(nsys, n, vec, a, b, c, d);
+    }
+    CS__CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+template <typename T, bool STAGED>
+static cs_solver_status cs__launch_warp(int nsys, int n, const T *a, const T *b, const T *c, T *d)
+{
+    const int k = (n + 31) / 32;
+    if (k <= 1) return cs__launch_warp_k<T, 1, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 2) return cs__launch_warp_k<T, 2, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 4) return cs__launch_warp_k<T, 4, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 8) return cs__launch_warp_k<T, 8, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 12) return cs__launch_warp_k<T, 12, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 16) return cs__launch_warp_k<T, 16, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 24) return cs__launch_warp_k<T, 24, STAGED>(nsys, n, a, b, c, d);
+    return cs__launch_warp_k<T, 32, STAGED>(nsys, n, a, b, c, d);
+}
+
+template <typename T>
+static cs_solver_status cs__launch_thread(int nsys, int n, size_t sys_step, size_t row_step,
+                                          const T *a, T *b, const T *c, T *d, const int *offset)
+{
+    const int tpb = 128;
+    thomas_thread_kernel<T><<<(nsys + tpb - 1) / tpb, tpb>>>(nsys, n, sys_step, row_step, a, b, c,
+                                                             d, offset);
+    CS__CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+/* Uniform batch on device pointers. */
+template <typename T>
+static cs_solver_status cs__solve_dev(cs_thomas_gpu_variant v, int nsys, int n, const T *a, T *b,
+                                      const T *c, T *d)
+{
+    if (v == CS_THOMAS_GPU_AUTO)
+        v = cs_thomas_gpu_choose(nsys, n, sizeof(T) == 8 ? CS_THOMAS_GPU_F64 : CS_THOMAS_GPU_F32);
+    switch (v) {
+    case CS_THOMAS_GPU_FLAT: return cs__launch_thread<T>(nsys, n, (size_t)n, 1, a, b, c, d, NULL);
+    case CS_THOMAS_GPU_INTERLEAVED:
+        return cs__launch_thread<T>(nsys, n, 1, (size_t)nsys, a, b, c, d, NULL);
+    case CS_THOMAS_GPU_WARP: return cs__launch_warp<T, false>(nsys, n, a, b, c, d);
+    case CS_THOMAS_GPU_WARP_STAGED: return cs__launch_warp<T, true>(nsys, n, a, b, c, d);
+    default: break;
+    }
+    CS__INVALID("variant %d is not a uniform-batch variant", (int)v);
+}
+
+template <typename T>
+static cs_solver_status cs__solve(cs_thomas_gpu_variant v, int nsys, int n, const T *a, T *b,
+                                  const T *c, T *d, cs_thomas_gpu_mem mem)
+{
+    if (v < 0 || v >= CS_THOMAS_GPU_NVARIANTS || cs__variants[v].var)
+        CS__INVALID("variant %d is not a uniform-batch Thomas GPU variant", (int)v);
+    if (nsys < 0 || n < 1) CS__INVALID("bad batch shape nsys=%d n=%d", nsys, n);
+    if (nsys == 0) return CS_SOLVER_OK;
+    if (!a || !b || !c || !d) CS__INVALID("NULL array (a=%p b=%p c=%p d=%p)", (const void *)a,
+                                          (const void *)b, (const void *)c, (const void *)d);
+    if ((v == CS_THOMAS_GPU_WARP || v == CS_THOMAS_GPU_WARP_STAGED) && n > CS_THOMAS_GPU_WARP_MAX_N)
+        CS__INVALID("variant %s needs n <= %d (n=%d)", cs__variants[v].name,
+                    CS_THOMAS_GPU_WARP_MAX_N, n);
+    if ((size_t)nsys * (size_t)n > (size_t)1 << 40) CS__INVALID("batch too large");
+    if (mem == CS_THOMAS_GPU_DEVICE_PTRS) return cs__solve_dev<T>(v, nsys, n, a, b, c, d);
+    if (mem != CS_THOMAS_GPU_HOST_PTRS) CS__INVALID("bad memory flag %d", (int)mem);
+
+    const size_t cnt = (size_t)nsys * n, bytes = cnt * sizeof(T);
+    cs_solver_status st = CS_SOLVER_OK;
+    T *buf = NULL;
+    CS__CUDA_GOTO(cudaMalloc((void **)&buf, 4 * bytes), out);
+    CS__CUDA_GOTO(cudaMemcpy(buf, a, bytes, cudaMemcpyHostToDevice), out);
+    CS__CUDA_GOTO(cudaMemcpy(buf + cnt, b, bytes, cudaMemcpyHostToDevice), out);
+    CS__CUDA_GOTO(cudaMemcpy(buf + 2 * cnt, c, bytes, cudaMemcpyHostToDevice), out);
+    CS__CUDA_GOTO(cudaMemcpy(buf + 3 * cnt, d, bytes, cudaMemcpyHostToDevice), out);
+    st = cs__solve_dev<T>(v, nsys, n, buf, buf + cnt, buf + 2 * cnt, buf + 3 * cnt);
+    if (st != CS_SOLVER_OK) goto out;
+    CS__CUDA_GOTO(cudaMemcpy(d, buf + 3 * cnt, bytes, cudaMemcpyDeviceToHost), out);
+out:
+    if (buf) {
+        cudaError_t e = cudaFree(buf);
+        if (e != cudaSuccess && st == CS_SOLVER_OK) st = cs__cuda_fail(e, __FILE__, __LINE__, "cudaFree");
+    }
+    return st;
+}
+
+template <typename T>
+static cs_solver_status cs__solve_var(cs_thomas_gpu_variant v, int nsys, int n_max,
+                                      const int *offset, const T *a, T *b, const T *c, T *d,
+                                      cs_thomas_gpu_mem mem)
+{
+    if (v == CS_THOMAS_GPU_AUTO) v = CS_THOMAS_GPU_VAR_CP;
+    if (v != CS_THOMAS_GPU_VAR_CP && v != CS_THOMAS_GPU_VAR_NCP)
+        CS__INVALID("variant %d is not a variable-batch Thomas GPU variant", (int)v);
+    if (nsys < 0 || n_max < 1) CS__INVALID("bad batch shape nsys=%d n_max=%d", nsys, n_max);
+    if (nsys == 0) return CS_SOLVER_OK;
+    if (!a || !b || !c || !d) CS__INVALID("NULL array");
+    const bool ncp = (v == CS_THOMAS_GPU_VAR_NCP);
+    if (ncp && !offset) CS__INVALID("var_ncp needs offset");
+    if (mem == CS_THOMAS_GPU_DEVICE_PTRS)
+        return cs__launch_thread<T>(nsys, n_max, 1, (size_t)nsys, a, b, c, d, ncp ? offset : NULL);
+    if (mem != CS_THOMAS_GPU_HOST_PTRS) CS__INVALID("bad memory flag %d", (int)mem);
+    if (ncp)
+        for (int s = 0; s < nsys; ++s) {
+            const int ns = offset[s + 1] - offset[s];
+            if (ns < 0 || ns > n_max) CS__INVALID("system %d has %d rows (n_max %d)", s, ns, n_max);
+        }
+
+    const size_t cnt = (size_t)nsys * n_max, bytes = cnt * sizeof(T);
+    cs_solver_status st = CS_SOLVER_OK;
+    T *buf = NULL;
+    int *off = NULL;
+    CS__CUDA_GOTO(cudaMalloc((void **)&buf, 4 * bytes), out);
+    CS__CUDA_GOTO(cudaMemcpy(buf, a, bytes, cudaMemcpyHostToDevice), out);
+    CS__CUDA_GOTO(cudaMemcpy(buf + cnt, b, bytes, cudaMemcpyHostToDevice), out);
+    CS__CUDA_GOTO(cudaMemcpy(buf + 2 * cnt, c, bytes, cudaMemcpyHostToDevice), out);
+    CS__CUDA_GOTO(cudaMemcpy(buf + 3 * cnt, d, bytes, cudaMemcpyHostToDevice), out);
+    if (ncp) {
+        CS__CUDA_GOTO(cudaMalloc((void **)&off, (nsys + 1) * sizeof(int)), out);
+        CS__CUDA_GOTO(cudaMemcpy(off, offset, (nsys + 1) * sizeof(int), cudaMemcpyHostToDevice), out);
+    }
+    st = cs__launch_thread<T>(nsys, n_max, 1, (size_t)nsys, buf, buf + cnt, buf + 2 * cnt,
+                              buf + 3 * cnt, off);
+    if (st != CS_SOLVER_OK) goto out;
+    CS__CUDA_GOTO(cudaMemcpy(d, buf + 3 * cnt, bytes, cudaMemcpyDeviceToHost), out);
+out:
+    if (buf) cudaFree(buf);
+    if (off) cudaFree(off);
+    return st;
+}
+
+template <typename T>
+static cs_solver_status cs__transpose(int rows, int cols, const T *src, T *dst)
+{
+    if (rows < 0 || cols < 0) CS__INVALID("bad shape %d x %d", rows, cols);
+    if (rows == 0 || cols == 0) return CS_SOLVER_OK;
+    if (!src || !dst) CS__INVALID("NULL array");
+    const size_t tx = ((size_t)cols + 31) / 32, ty = ((size_t)rows + 31) / 32;
+    if (tx * ty > 0x7fffffffu) CS__INVALID("shape %d x %d too large for the transpose", rows, cols);
+    cs__transpose_kernel<T><<<(unsigned)(tx * ty), dim3(32, 8)>>>(rows, cols, (unsigned)tx, src, dst);
+    CS__CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+template <typename T>
+static cs_solver_status cs__var_pack(int nsys, int n_max, const int *offset, const T *a,
+                                     const T *b, const T *c, const T *d, T *ai, T *bi, T *ci, T *di)
+{
+    if (nsys < 0 || n_max < 1 || n_max > 65535) CS__INVALID("bad shape nsys=%d n_max=%d (n_max <= 65535)", nsys, n_max);
+    if (nsys == 0) return CS_SOLVER_OK;
+    if (!offset || !a || !b || !c || !d || !ai || !bi || !ci || !di) CS__INVALID("NULL array");
+    dim3 grid((nsys + 127) / 128, n_max);
+    cs__var_pack_kernel<T><<<grid, 128>>>(nsys, n_max, offset, a, b, c, d, ai, bi, ci, di);
+    CS__CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+template <typename T>
+static cs_solver_status cs__var_unpack(int nsys, int n_max, const int *offset, const T *xi, T *x)
+{
+    if (nsys < 0 || n_max < 1 || n_max > 65535) CS__INVALID("bad shape nsys=%d n_max=%d (n_max <= 65535)", nsys, n_max);
+    if (nsys == 0) return CS_SOLVER_OK;
+    if (!offset || !xi || !x) CS__INVALID("NULL array");
+    dim3 grid((nsys + 127) / 128, n_max);
+    cs__var_unpack_kernel<T><<<grid, 128>>>(nsys, n_max, offset, xi, x);
+    CS__CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+/* ---- extern "C" API ------------------------------------------------------------------------ */
+extern "C" {
+
+cs_solver_status cs_thomas_gpu_solve_d(cs_thomas_gpu_variant v, int nsys, int n, const double *a,
+                                       double *b, const double *c, double *d, cs_thomas_gpu_mem mem)
+{
+    return cs__solve<double>(v, nsys, n, a, b, c, d, mem);
+}
+cs_solver_status cs_thomas_gpu_solve_f(cs_thomas_gpu_variant v, int nsys, int n, const float *a,
+                                       float *b, const float *c, float *d, cs_thomas_gpu_mem mem)
+{
+    return cs__solve<float>(v, nsys, n, a, b, c, d, mem);
+}
+cs_solver_status cs_thomas_gpu_solve_var_d(cs_thomas_gpu_variant v, int nsys, int n_max,
+                                           const int *offset, const double *a, double *b,
+                                           const double *c, double *d, cs_thomas_gpu_mem mem)
+{
+    return cs__solve_var<double>(v, nsys, n_max, offset, a, b, c, d, mem);
+}
+cs_solver_status cs_thomas_gpu_solve_var_f(cs_thomas_gpu_variant v, int nsys, int n_max,
+                                           const int *offset, const float *a, float *b,
+                                           const float *c, float *d, cs_thomas_gpu_mem mem)
+{
+    return cs__solve_var<float>(v, nsys, n_max, offset, a, b, c, d, mem);
+}
+
+cs_solver_status cs_thomas_gpu_flat_to_interleaved_d(int nsys, int n, const double *src, double *dst)
+{
+    return cs__transpose<double>(nsys, n, src, dst);
+}
+cs_solver_status cs_thomas_gpu_interleaved_to_flat_d(int nsys, int n, const double *src, double *dst)
+{
+    return cs__transpose<double>(n, nsys, src, dst);
+}
+cs_solver_status cs_thomas_gpu_flat_to_interleaved_f(int nsys, int n, const float *src, float *dst)
+{
+    return cs__transpose<float>(nsys, n, src, dst);
+}
+cs_solver_status cs_thomas_gpu_interleaved_to_flat_f(int nsys, int n, const float *src, float *dst)
+{
+    return cs__transpose<float>(n, nsys, src, dst);
+}
+
+cs_solver_status cs_thomas_gpu_var_pack_d(int nsys, int n_max, const int *offset, const double *a,
+                                          const double *b, const double *c, const double *d,
+                                          double *ai, double *bi, double *ci, double *di)
+{
+    return cs__var_pack<double>(nsys, n_max, offset, a, b, c, d, ai, bi, ci, di);
+}
+cs_solver_status cs_thomas_gpu_var_unpack_d(int nsys, int n_max, const int *offset,
+                                            const double *xi, double *x)
+{
+    return cs__var_unpack<double>(nsys, n_max, offset, xi, x);
+}
+cs_solver_status cs_thomas_gpu_var_pack_f(int nsys, int n_max, const int *offset, const float *a,
+                                          const float *b, const float *c, const float *d,
+                                          float *ai, float *bi, float *ci, float *di)
+{
+    return cs__var_pack<float>(nsys, n_max, offset, a, b, c, d, ai, bi, ci, di);
+}
+cs_solver_status cs_thomas_gpu_var_unpack_f(int nsys, int n_max, const int *offset,
+                                            const float *xi, float *x)
+{
+    return cs__var_unpack<float>(nsys, n_max, offset, xi, x);
+}
+
+cs_solver_status cs_thomas_gpu_device_count(int *count)
+{
+    if (!count) CS__INVALID("count is NULL");
+    *count = 0;
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
+        (void)cudaGetLastError();
+        return CS_SOLVER_OK;
+    }
+    CS__CUDA(e);
+    *count = n;
+    return CS_SOLVER_OK;
+}
+
+cs_solver_status cs_thomas_gpu_device_name(char *name, size_t len)
+{
+    if (!name || len == 0) CS__INVALID("no buffer for the device name");
+    int dev = 0;
+    cudaDeviceProp p;
+    CS__CUDA(cudaGetDevice(&dev));
+    CS__CUDA(cudaGetDeviceProperties(&p, dev));
+    snprintf(name, len, "%s", p.name);
+    return CS_SOLVER_OK;
+}
+
+cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes)
+{
+    if (!ptr) CS__INVALID("ptr is NULL");
+    *ptr = NULL;
+    CS__CUDA(cudaMalloc(ptr, bytes ? bytes : 1));
+    return CS_SOLVER_OK;
+}
+
+cs_solver_status cs_thomas_gpu_free(void *ptr)
+{
+    CS__CUDA(cudaFree(ptr));
+    return CS_SOLVER_OK;
+}
+
+cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes)
+{
+    CS__CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return CS_SOLVER_OK;
+}
+
+cs_solver_status cs_thomas_gpu_to_host(void *dst, const void *src, size_t bytes)
+{
+    CS__CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    return CS_SOLVER_OK;
+}
+
+cs_solver_status cs_thomas_gpu_synchronize(void)
+{
+    CS__CUDA(cudaDeviceSynchronize());
+    CS__CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+} /* extern "C" */

@@ -1,0 +1,163 @@
+/* cablesim GPU batched Thomas (tridiagonal) solvers, double and float: standalone public API.
+ *
+ * Callable from C: no CUDA header is needed. When the library is built without CUDA every
+ * function below exists and returns CS_SOLVER_ERR_UNAVAILABLE (solver/cs_thomas_gpu_stub.c).
+ *
+ * The systems (cs_solver.h), for s in [0, nsys) and i in [0, n):
+ *     a[i]·x[i-1] + b[i]·x[i] + c[i]·x[i+1] = d[i]        (a[0] and c[n-1] are never read)
+ * Layouts (element i of system s):
+ *     Flat              at s·n + i          (cs_solver.h's layout, the CPU solvers' layout)
+ *     Full-Interleaved  at i·nsys + s       (neighbouring systems at neighbouring addresses)
+ * A variable-size batch (system s has n_s = offset[s+1] - offset[s] rows, 0 <= n_s <= n_max)
+ * is stored Full-Interleaved and padded to n_max rows: element i of system s at i·nsys + s.
+ * cs_thomas_gpu_var_pack_* builds that padded layout from the packed Flat one (system s at rows
+ * offset[s] .. offset[s+1]-1) and fills the padding with identity rows (a = c = d = 0, b = 1;
+ * it also zeroes a[0] and c[n_s-1] of each system), which "var_cp" needs and "var_ncp" ignores.
+ *
+ * Variants (X-macro below). Each reads its data in one layout; convert once at set-up with the
+ * helpers below, never per step:
+ *   auto         Flat. Picks a concrete variant from (nsys, n, precision): cs_thomas_gpu_choose.
+ *   flat         Flat; one thread per system (uncoalesced: the baseline of the seeds).
+ *   interleaved  Full-Interleaved; one thread per system (cuThomasBatch: coalesced).
+ *   warp         Flat; one warp per system, n <= 1024. Lane l holds rows [l·K, l·K+K) (K =
+ *                ceil(n/32) rounded up to 1,2,4,8,12,16,24,32) in registers, loaded with 16-byte
+ *                vector loads; Thomas-like elimination inside the chunk leaves two rows per lane,
+ *                a 32-row tridiagonal system over the lanes is solved by PCR with __shfl, and back
+ *                substitution inside the chunk. Reads a, b, c, d once and writes d once.
+ *   warp_staged  As warp, but each warp first copies its system into shared memory with coalesced
+ *                asynchronous 16-byte copies (cp.async), and writes the solution back coalesced.
+ *   var_cp       Variable-size batch, padded interleaved; Computing Padding: every thread runs all
+ *                n_max rows (the identity padding rows decouple); offset is not read.
+ *   var_ncp      Variable-size batch, padded interleaved; No Computing Padding: thread s stops at
+ *                its own n_s (reads offset).
+ *
+ * Workspace and overwrites: a and c are read only. d is overwritten with the solution. b is
+ * workspace: after a call with device pointers its contents are unspecified (the one-thread
+ * variants store c'[i] there; the warp variants leave it unchanged, but callers must not rely on
+ * that). No other memory is used (with host pointers, temporary device copies are made).
+ *
+ * Memory: mem = CS_THOMAS_GPU_DEVICE_PTRS: every array is a device pointer; the call is
+ * asynchronous on the default stream (errors in the kernel's execution surface at the next
+ * call or at cs_thomas_gpu_synchronize). mem = CS_THOMAS_GPU_HOST_PTRS: host arrays are copied to
+ * temporary device buffers, solved, and d (only) is copied back; the call is synchronous and b
+ * is left unchanged. 16-byte aligned device arrays (any cudaMalloc'd pointer) get vector loads.
+ *
+ * Numerics: no pivoting (as the CPU Thomas solvers); meant for diagonally dominant systems
+ * (the cable equation's are). There is no singularity check on the GPU: a zero pivot leaves
+ * inf/NaN in d. Float variants compute in float.
+ *
+ * Errors: CS_SOLVER_ERR_INVALID for bad arguments (nsys < 0, n < 1, a NULL array with nsys > 0,
+ * a variable-size variant in the uniform call or the reverse, warp with n > 1024);
+ * CS_SOLVER_ERR_DEVICE for a failing CUDA call; CS_SOLVER_ERR_NOMEM when a device allocation
+ * fails. cs_thomas_gpu_last_error() then gives a one-line message (the CUDA error string and
+ * the call's file:line). nsys == 0 is a no-op. */
+#ifndef CS_THOMAS_GPU_H
+#define CS_THOMAS_GPU_H
+
+#include <stddef.h>
+
+#include "cs_solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { CS_THOMAS_LAYOUT_FLAT = 0, CS_THOMAS_LAYOUT_INTERLEAVED = 1 } cs_thomas_layout;
+
+/* X(enum name, variant name, layout, variable-size batch) */
+#define CS_THOMAS_GPU_VARIANT_LIST(X)                                     \
+    X(CS_THOMAS_GPU_AUTO, "auto", CS_THOMAS_LAYOUT_FLAT, 0)               \
+    X(CS_THOMAS_GPU_FLAT, "flat", CS_THOMAS_LAYOUT_FLAT, 0)               \
+    X(CS_THOMAS_GPU_INTERLEAVED, "interleaved", CS_THOMAS_LAYOUT_INTERLEAVED, 0) \
+    X(CS_THOMAS_GPU_WARP, "warp", CS_THOMAS_LAYOUT_FLAT, 0)               \
+    X(CS_THOMAS_GPU_WARP_STAGED, "warp_staged", CS_THOMAS_LAYOUT_FLAT, 0) \
+    X(CS_THOMAS_GPU_VAR_CP, "var_cp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)    \
+    X(CS_THOMAS_GPU_VAR_NCP, "var_ncp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)
+
+typedef enum {
+#define CS__THOMAS_GPU_ENUM(e, name, layout, var) e,
+    CS_THOMAS_GPU_VARIANT_LIST(CS__THOMAS_GPU_ENUM)
+#undef CS__THOMAS_GPU_ENUM
+    CS_THOMAS_GPU_NVARIANTS
+} cs_thomas_gpu_variant;
+
+typedef enum { CS_THOMAS_GPU_F64 = 0, CS_THOMAS_GPU_F32 = 1 } cs_thomas_gpu_precision;
+
+typedef enum { CS_THOMAS_GPU_HOST_PTRS = 0, CS_THOMAS_GPU_DEVICE_PTRS = 1 } cs_thomas_gpu_mem;
+
+/* The largest n of the warp variants. */
+#define CS_THOMAS_GPU_WARP_MAX_N 1024
+
+/* ---- variants (these work without CUDA too) ----------------------------------------- */
+/* "flat", "warp", ...; NULL for a value out of range. */
+const char *cs_thomas_gpu_variant_name(cs_thomas_gpu_variant v);
+/* Look a variant up by name; CS_SOLVER_ERR_INVALID (and *v untouched) for an unknown name. */
+cs_solver_status cs_thomas_gpu_variant_from_name(const char *name, cs_thomas_gpu_variant *v);
+/* The layout the variant reads, and whether it is a variable-size (var_*) variant. */
+cs_thomas_layout cs_thomas_gpu_variant_layout(cs_thomas_gpu_variant v);
+int cs_thomas_gpu_variant_is_var(cs_thomas_gpu_variant v);
+/* The concrete Flat-layout variant "auto" runs for this shape (never auto, never interleaved). */
+cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec);
+
+/* ---- solves ------------------------------------------------------------------------- */
+/* Uniform batch: nsys systems of n rows in the variant's layout (auto, flat, interleaved, warp,
+ * warp_staged). */
+cs_solver_status cs_thomas_gpu_solve_d(cs_thomas_gpu_variant v, int nsys, int n, const double *a,
+                                       double *b, const double *c, double *d,
+                                       cs_thomas_gpu_mem mem);
+cs_solver_status cs_thomas_gpu_solve_f(cs_thomas_gpu_variant v, int nsys, int n, const float *a,
+                                       float *b, const float *c, float *d,
+                                       cs_thomas_gpu_mem mem);
+/* Variable-size batch (var_cp, var_ncp; auto = var_cp): arrays of nsys·n_max elements, padded
+ * Full-Interleaved (see the top); offset[nsys+1] in the same memory as the arrays (var_ncp reads
+ * it, var_cp may get NULL). With host pointers, var_ncp checks 0 <= n_s <= n_max. */
+cs_solver_status cs_thomas_gpu_solve_var_d(cs_thomas_gpu_variant v, int nsys, int n_max,
+                                           const int *offset, const double *a, double *b,
+                                           const double *c, double *d, cs_thomas_gpu_mem mem);
+cs_solver_status cs_thomas_gpu_solve_var_f(cs_thomas_gpu_variant v, int nsys, int n_max,
+                                           const int *offset, const float *a, float *b,
+                                           const float *c, float *d, cs_thomas_gpu_mem mem);
+
+/* ---- set-up helpers: layout conversion on the device (device pointers, asynchronous) -- */
+/* One array of nsys·n elements; src and dst must not overlap. */
+cs_solver_status cs_thomas_gpu_flat_to_interleaved_d(int nsys, int n, const double *src,
+                                                     double *dst);
+cs_solver_status cs_thomas_gpu_interleaved_to_flat_d(int nsys, int n, const double *src,
+                                                     double *dst);
+cs_solver_status cs_thomas_gpu_flat_to_interleaved_f(int nsys, int n, const float *src,
+                                                     float *dst);
+cs_solver_status cs_thomas_gpu_interleaved_to_flat_f(int nsys, int n, const float *src,
+                                                     float *dst);
+/* Variable-size batch: packed Flat arrays (offset[nsys] rows, offset on the device, every n_s in
+ * [0, n_max]) to padded Full-Interleaved ones (nsys·n_max elements) with identity padding; and
+ * the solution back. */
+cs_solver_status cs_thomas_gpu_var_pack_d(int nsys, int n_max, const int *offset,
+                                          const double *a, const double *b, const double *c,
+                                          const double *d, double *ai, double *bi, double *ci,
+                                          double *di);
+cs_solver_status cs_thomas_gpu_var_unpack_d(int nsys, int n_max, const int *offset,
+                                            const double *xi, double *x);
+cs_solver_status cs_thomas_gpu_var_pack_f(int nsys, int n_max, const int *offset, const float *a,
+                                          const float *b, const float *c, const float *d,
+                                          float *ai, float *bi, float *ci, float *di);
+cs_solver_status cs_thomas_gpu_var_unpack_f(int nsys, int n_max, const int *offset,
+                                            const float *xi, float *x);
+
+/* ---- device and memory, for C callers that include no CUDA header ------------------- */
+/* Number of usable CUDA devices: 0 (and CS_SOLVER_OK) when the driver reports none. */
+cs_solver_status cs_thomas_gpu_device_count(int *count);
+/* Name of the current device ("NVIDIA H200"), truncated to len-1 characters. */
+cs_solver_status cs_thomas_gpu_device_name(char *name, size_t len);
+cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes);
+cs_solver_status cs_thomas_gpu_free(void *ptr);
+cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes);
+cs_solver_status cs_thomas_gpu_to_host(void *dst, const void *src, size_t bytes);
+/* Wait for the device; reports an error of earlier asynchronous work. */
+cs_solver_status cs_thomas_gpu_synchronize(void);
+/* One-line message of this thread's most recent failure ("" when none). */
+const char *cs_thomas_gpu_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

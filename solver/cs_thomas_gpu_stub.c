@@ -1,0 +1,200 @@
+/* The GPU Thomas API (cs_thomas_gpu.h) when the library is built without CUDA: the variant
+ * table works, every solve, conversion and device function answers CS_SOLVER_ERR_UNAVAILABLE
+ * and cs_thomas_gpu_last_error() says that CUDA was not compiled in. With CUDA
+ * (CS_HAVE_CUDA defined) this file compiles to nothing: cs_thomas_gpu.cu defines the API. */
+#ifndef CS_HAVE_CUDA
+
+#include <stddef.h>
+#include <string.h>
+
+#include "cs_thomas_gpu.h"
+
+static const char cs__stub_msg[] =
+    "cs_thomas_gpu: CUDA was not compiled in (no nvcc when the library was built)";
+static _Thread_local const char *cs__stub_last = "";
+
+static cs_solver_status cs__stub_unavailable(void)
+{
+    cs__stub_last = cs__stub_msg;
+    return CS_SOLVER_ERR_UNAVAILABLE;
+}
+
+static const struct {
+    const char *name;
+    cs_thomas_layout layout;
+    int var;
+} cs__stub_variants[] = {
+#define CS__THOMAS_GPU_INFO(e, name, layout, var) {name, layout, var},
+    CS_THOMAS_GPU_VARIANT_LIST(CS__THOMAS_GPU_INFO)
+#undef CS__THOMAS_GPU_INFO
+};
+
+const char *cs_thomas_gpu_variant_name(cs_thomas_gpu_variant v)
+{
+    return ((int)v >= 0 && v < CS_THOMAS_GPU_NVARIANTS) ? cs__stub_variants[v].name : NULL;
+}
+
+cs_solver_status cs_thomas_gpu_variant_from_name(const char *name, cs_thomas_gpu_variant *v)
+{
+    if (!name || !v) return CS_SOLVER_ERR_INVALID;
+    for (int i = 0; i < CS_THOMAS_GPU_NVARIANTS; ++i)
+        if (strcmp(name, cs__stub_variants[i].name) == 0) {
+            *v = (cs_thomas_gpu_variant)i;
+            return CS_SOLVER_OK;
+        }
+    cs__stub_last = "cs_thomas_gpu: unknown variant name";
+    return CS_SOLVER_ERR_INVALID;
+}
+
+cs_thomas_layout cs_thomas_gpu_variant_layout(cs_thomas_gpu_variant v)
+{
+    return ((int)v >= 0 && v < CS_THOMAS_GPU_NVARIANTS) ? cs__stub_variants[v].layout
+                                                        : CS_THOMAS_LAYOUT_FLAT;
+}
+
+int cs_thomas_gpu_variant_is_var(cs_thomas_gpu_variant v)
+{
+    return ((int)v >= 0 && v < CS_THOMAS_GPU_NVARIANTS) ? cs__stub_variants[v].var : 0;
+}
+
+cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec)
+{
+    (void)nsys;
+    (void)prec;
+    return n > CS_THOMAS_GPU_WARP_MAX_N ? CS_THOMAS_GPU_FLAT : CS_THOMAS_GPU_WARP;
+}
+
+cs_solver_status cs_thomas_gpu_solve_d(cs_thomas_gpu_variant v, int nsys, int n, const double *a,
+                                       double *b, const double *c, double *d,
+                                       cs_thomas_gpu_mem mem)
+{
+    (void)v, (void)nsys, (void)n, (void)a, (void)b, (void)c, (void)d, (void)mem;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_solve_f(cs_thomas_gpu_variant v, int nsys, int n, const float *a,
+                                       float *b, const float *c, float *d, cs_thomas_gpu_mem mem)
+{
+    (void)v, (void)nsys, (void)n, (void)a, (void)b, (void)c, (void)d, (void)mem;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_solve_var_d(cs_thomas_gpu_variant v, int nsys, int n_max,
+                                           const int *offset, const double *a, double *b,
+                                           const double *c, double *d, cs_thomas_gpu_mem mem)
+{
+    (void)v, (void)nsys, (void)n_max, (void)offset, (void)a, (void)b, (void)c, (void)d, (void)mem;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_solve_var_f(cs_thomas_gpu_variant v, int nsys, int n_max,
+                                           const int *offset, const float *a, float *b,
+                                           const float *c, float *d, cs_thomas_gpu_mem mem)
+{
+    (void)v, (void)nsys, (void)n_max, (void)offset, (void)a, (void)b, (void)c, (void)d, (void)mem;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_flat_to_interleaved_d(int nsys, int n, const double *src,
+                                                     double *dst)
+{
+    (void)nsys, (void)n, (void)src, (void)dst;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_interleaved_to_flat_d(int nsys, int n, const double *src,
+                                                     double *dst)
+{
+    (void)nsys, (void)n, (void)src, (void)dst;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_flat_to_interleaved_f(int nsys, int n, const float *src, float *dst)
+{
+    (void)nsys, (void)n, (void)src, (void)dst;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_interleaved_to_flat_f(int nsys, int n, const float *src, float *dst)
+{
+    (void)nsys, (void)n, (void)src, (void)dst;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_var_pack_d(int nsys, int n_max, const int *offset, const double *a,
+                                          const double *b, const double *c, const double *d,
+                                          double *ai, double *bi, double *ci, double *di)
+{
+    (void)nsys, (void)n_max, (void)offset, (void)a, (void)b, (void)c, (void)d;
+    (void)ai, (void)bi, (void)ci, (void)di;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_var_unpack_d(int nsys, int n_max, const int *offset,
+                                            const double *xi, double *x)
+{
+    (void)nsys, (void)n_max, (void)offset, (void)xi, (void)x;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_var_pack_f(int nsys, int n_max, const int *offset, const float *a,
+                                          const float *b, const float *c, const float *d,
+                                          float *ai, float *bi, float *ci, float *di)
+{
+    (void)nsys, (void)n_max, (void)offset, (void)a, (void)b, (void)c, (void)d;
+    (void)ai, (void)bi, (void)ci, (void)di;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_var_unpack_f(int nsys, int n_max, const int *offset,
+                                            const float *xi, float *x)
+{
+    (void)nsys, (void)n_max, (void)offset, (void)xi, (void)x;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_device_count(int *count)
+{
+    if (count) *count = 0;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_device_name(char *name, size_t len)
+{
+    if (name && len) name[0] = '\0';
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes)
+{
+    (void)bytes;
+    if (ptr) *ptr = NULL;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_free(void *ptr)
+{
+    (void)ptr;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes)
+{
+    (void)dst, (void)src, (void)bytes;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_to_host(void *dst, const void *src, size_t bytes)
+{
+    (void)dst, (void)src, (void)bytes;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_synchronize(void) { return cs__stub_unavailable(); }
+
+const char *cs_thomas_gpu_last_error(void) { return cs__stub_last; }
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int cs__thomas_gpu_stub_unused;
+#endif /* CS_HAVE_CUDA */

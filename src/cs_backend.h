@@ -1,0 +1,61 @@
+/* The seam between the simulation core and its backends (CPU now; CUDA drops in here).
+ * A backend owns all cell state in its own layout, built once from the network description.
+ * The core drives it epoch by epoch: it hands over events, runs an epoch, and collects the
+ * epoch's spikes and probe samples. */
+#ifndef CS_BACKEND_H
+#define CS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cs_build.h"
+#include "cs_profile.h"
+
+typedef struct {
+    double time;      /* [ms] */
+    uint64_t gid;
+} cs_spike;
+
+typedef struct {
+    double time;      /* [ms] delivery time */
+    size_t instance;  /* synapse instance (index into cs_network_desc.inst) */
+    double weight;    /* [µS] */
+} cs_target_event;
+
+typedef struct {
+    double dt;        /* [ms] */
+    double celsius;   /* [°C] */
+    int threads;      /* OpenMP threads */
+    int sample_stride;/* probes are sampled every sample_stride steps */
+} cs_backend_params;
+
+/* What one epoch produced. Arrays are owned by the backend, valid until the next epoch. */
+typedef struct {
+    size_t nspike;
+    const cs_spike *spikes;      /* unsorted */
+    size_t nrow;                 /* sample rows taken in this epoch */
+    const float *samples;        /* [nrow × nprobe] in network-description probe order [mV] */
+    int failed_cell;             /* -1, or the gid whose voltage became non-finite */
+    double failed_time;          /* [ms] */
+} cs_epoch_result;
+
+typedef struct cs_backend cs_backend;
+
+typedef struct {
+    const char *name;
+    cs_status (*create)(const cs_network_desc *net, const cs_backend_params *p, cs_backend **out);
+    /* Initial state (t = 0); fills the first sample row. */
+    cs_status (*init)(cs_backend *b, cs_epoch_result *res);
+    /* Queue events for delivery in later steps (any order). */
+    cs_status (*deliver)(cs_backend *b, size_t n, const cs_target_event *ev);
+    /* Advance steps [step0, step0 + nsteps); accumulate phase times into prof. */
+    cs_status (*run_epoch)(cs_backend *b, int64_t step0, int nsteps, cs_profile *prof,
+                           cs_epoch_result *res);
+    void (*destroy)(cs_backend *b);
+} cs_backend_ops;
+
+extern const cs_backend_ops cs_backend_cpu;
+/* The CUDA backend; answers CS_ERR_UNSUPPORTED when not compiled or no GPU is present. */
+const cs_backend_ops *cs_backend_cuda(void);
+
+#endif

@@ -1,0 +1,441 @@
+/* The CPU backend: cells are cut into batches of contiguous cells (a few thousand CVs each, so
+ * a batch's arrays stay in cache); each batch holds its state as flat structure-of-arrays and
+ * runs a whole epoch on its own, so OpenMP threads take batches with no barrier inside an
+ * epoch. The step is backward Euler with linearised currents (DESIGN.md):
+ *   d   = C/dt + Σ g_axial + g_m        rhs = C/dt·v − (i_m − g_m·v)      solve → v_new */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_backend.h"
+#include "cs_solver.h"
+
+#define CS_BATCH_TARGET_CV 4096 /* CVs per batch: ~10 arrays × 8 B × 4096 = 320 KiB, about L2 */
+#define CS_MAX_MECH 8
+
+typedef struct {
+    const cs_mech_type *type;
+    int n;
+    int *node;                    /* [n] batch row */
+    double *weight;               /* [n] */
+    double *store;                /* [(nparam + nstate) × n] */
+    double *param[CS_MAX_PARAMS];
+    double *state[CS_MAX_PARAMS];
+} mech_group;
+
+typedef struct {
+    int cell0, ncell;             /* cells (gids) [cell0, cell0 + ncell) */
+    int ncv;
+    int *cv_off;                  /* [ncell + 1] first row of each cell */
+    int *parent;                  /* [ncv] parent row, -1 at a cell's root */
+    double *u;                    /* [ncv] off-diagonal −g_axial/Ra [µS] */
+    double *d0;                   /* [ncv] C/dt + Σ g_axial [µS] */
+    double *cdt;                  /* [ncv] C/dt [nF/ms = µS] */
+    double *v, *rhs;              /* [ncv] [mV]; swapped after each solve */
+    double *i, *g, *d;            /* [ncv] [nA], [µS], [µS] */
+    int nmech;
+    mech_group mech[CS_MAX_MECH];
+    size_t inst0, ninst;          /* network instances [inst0, inst0 + ninst) live here */
+    int *inst_group, *inst_local; /* [ninst] where each instance lives */
+    int ndet;
+    int *det_row, *det_gid;
+    double *det_thr, *det_vprev;  /* [mV] */
+    int nprobe;
+    int *probe_row;               /* [nprobe] */
+    size_t *probe_col;            /* [nprobe] column in the epoch's sample rows */
+    cs_target_event *ev;          /* pending events, sorted by time at epoch start */
+    size_t nev, cap_ev;
+    cs_spike *spikes;
+    size_t nspike, cap_spike;
+    int failed_cell;
+    double failed_time;
+    cs_status status;
+    double phase[CS_PHASE_COUNT]; /* [s] */
+} batch;
+
+struct cs_backend {
+    const cs_network_desc *net;
+    cs_backend_params p;
+    int nbatch;
+    batch *b;
+    size_t *inst_batch;           /* [ninst] batch of each network instance */
+    float *samples;               /* [cap_rows × nprobe] */
+    size_t cap_rows;
+    cs_spike *spikes;
+    size_t cap_spikes;
+};
+
+static void *xcalloc(size_t n, size_t size, int *fail) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) *fail = 1;
+    return p;
+}
+
+static cs_status setup_batch(cs_backend *be, batch *b) {
+    const cs_network_desc *net = be->net;
+    int fail = 0;
+    b->ncv = 0;
+    for (int c = 0; c < b->ncell; ++c) b->ncv += net->cells[b->cell0 + c].geom->ncv;
+    size_t n = (size_t)b->ncv;
+    b->cv_off = xcalloc((size_t)b->ncell + 1, sizeof(int), &fail);
+    b->parent = xcalloc(n, sizeof(int), &fail);
+    b->u = xcalloc(n, sizeof(double), &fail);
+    b->d0 = xcalloc(n, sizeof(double), &fail);
+    b->cdt = xcalloc(n, sizeof(double), &fail);
+    b->v = xcalloc(n, sizeof(double), &fail);
+    b->rhs = xcalloc(n, sizeof(double), &fail);
+    b->i = xcalloc(n, sizeof(double), &fail);
+    b->g = xcalloc(n, sizeof(double), &fail);
+    b->d = xcalloc(n, sizeof(double), &fail);
+    if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for %d CVs", b->ncv);
+
+    int row = 0;
+    for (int c = 0; c < b->ncell; ++c) {
+        const cs_cell_desc *cell = &net->cells[b->cell0 + c];
+        const cs_geometry *g = cell->geom;
+        b->cv_off[c] = row;
+        for (int k = 0; k < g->ncv; ++k) {
+            int r = row + k;
+            b->parent[r] = g->parent[k] < 0 ? -1 : row + g->parent[k];
+            double ga = k == 0 ? 0.0 : g->g_axial[k] / cell->Ra; /* [µS] */
+            b->u[r] = -ga;
+            /* C = cm·A·1e-8 µF = cm·A·1e-5 nF; C/dt in nF/ms = µS */
+            b->cdt[r] = 1e-5 * cell->cm * g->area[k] / be->p.dt;
+            b->d0[r] += b->cdt[r] + ga;
+            if (k > 0) b->d0[b->parent[r]] += ga;
+        }
+        row += g->ncv;
+    }
+    b->cv_off[b->ncell] = row;
+
+    /* mechanism instances of these cells: contiguous in the network description */
+    size_t k0 = b->inst0, k1 = b->inst0 + b->ninst;
+    b->inst_group = xcalloc(b->ninst, sizeof(int), &fail);
+    b->inst_local = xcalloc(b->ninst, sizeof(int), &fail);
+    if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for mechanism instances");
+    for (size_t k = k0; k < k1; ++k) {
+        const cs_instance_desc *in = &net->inst[k];
+        int gidx = -1;
+        for (int m = 0; m < b->nmech; ++m)
+            if (b->mech[m].type == in->type) gidx = m;
+        if (gidx < 0) {
+            if (b->nmech == CS_MAX_MECH) return cs_error_set(CS_ERR_INTERNAL, "too many mechanism types");
+            gidx = b->nmech++;
+            b->mech[gidx].type = in->type;
+        }
+        b->inst_group[k - k0] = gidx;
+        b->inst_local[k - k0] = b->mech[gidx].n++;
+    }
+    for (int m = 0; m < b->nmech; ++m) {
+        mech_group *mg = &b->mech[m];
+        int np = mg->type->nparam, ns = mg->type->nstate;
+        mg->node = xcalloc((size_t)mg->n, sizeof(int), &fail);
+        mg->weight = xcalloc((size_t)mg->n, sizeof(double), &fail);
+        mg->store = xcalloc((size_t)(np + ns) * (size_t)mg->n, sizeof(double), &fail);
+        if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for mechanism '%s'", mg->type->name);
+        for (int j = 0; j < np; ++j) mg->param[j] = mg->store + (size_t)j * (size_t)mg->n;
+        for (int j = 0; j < ns; ++j) mg->state[j] = mg->store + (size_t)(np + j) * (size_t)mg->n;
+    }
+    for (size_t k = k0; k < k1; ++k) {
+        const cs_instance_desc *in = &net->inst[k];
+        mech_group *mg = &b->mech[b->inst_group[k - k0]];
+        int l = b->inst_local[k - k0];
+        mg->node[l] = b->cv_off[in->cell - b->cell0] + in->node;
+        mg->weight[l] = in->weight;
+        for (int j = 0; j < mg->type->nparam; ++j) mg->param[j][l] = in->param[j];
+    }
+
+    /* detectors and probes of these cells */
+    b->det_row = xcalloc(net->ndet, sizeof(int), &fail);
+    b->det_gid = xcalloc(net->ndet, sizeof(int), &fail);
+    b->det_thr = xcalloc(net->ndet, sizeof(double), &fail);
+    b->det_vprev = xcalloc(net->ndet, sizeof(double), &fail);
+    b->probe_row = xcalloc(net->nprobe, sizeof(int), &fail);
+    b->probe_col = xcalloc(net->nprobe, sizeof(size_t), &fail);
+    if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for detectors and probes");
+    for (size_t k = 0; k < net->ndet; ++k) {
+        const cs_detector_desc *dd = &net->det[k];
+        if (dd->cell < b->cell0 || dd->cell >= b->cell0 + b->ncell) continue;
+        b->det_row[b->ndet] = b->cv_off[dd->cell - b->cell0] + dd->node;
+        b->det_gid[b->ndet] = dd->cell;
+        b->det_thr[b->ndet] = dd->threshold;
+        b->ndet++;
+    }
+    for (size_t k = 0; k < net->nprobe; ++k) {
+        const cs_probe_desc *pd = &net->probes[k];
+        if (pd->cell < b->cell0 || pd->cell >= b->cell0 + b->ncell) continue;
+        b->probe_row[b->nprobe] = b->cv_off[pd->cell - b->cell0] + pd->node;
+        b->probe_col[b->nprobe] = k;
+        b->nprobe++;
+    }
+    b->failed_cell = -1;
+    return CS_OK;
+}
+
+static void destroy_batch(batch *b) {
+    free(b->cv_off); free(b->parent); free(b->u); free(b->d0); free(b->cdt);
+    free(b->v); free(b->rhs); free(b->i); free(b->g); free(b->d);
+    for (int m = 0; m < b->nmech; ++m) {
+        free(b->mech[m].node); free(b->mech[m].weight); free(b->mech[m].store);
+    }
+    free(b->inst_group); free(b->inst_local);
+    free(b->det_row); free(b->det_gid); free(b->det_thr); free(b->det_vprev);
+    free(b->probe_row); free(b->probe_col);
+    free(b->ev); free(b->spikes);
+}
+
+static void cpu_destroy(cs_backend *be) {
+    if (!be) return;
+    for (int k = 0; k < be->nbatch; ++k) destroy_batch(&be->b[k]);
+    free(be->b);
+    free(be->inst_batch);
+    free(be->samples);
+    free(be->spikes);
+    free(be);
+}
+
+static cs_status cpu_create(const cs_network_desc *net, const cs_backend_params *p, cs_backend **out) {
+    cs_backend *be = calloc(1, sizeof *be);
+    if (!be) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    be->net = net;
+    be->p = *p;
+    /* batches: contiguous cells, about CS_BATCH_TARGET_CV CVs each, and at least 4 per thread
+     * when there are enough cells, so dynamic scheduling can balance uneven cells. */
+    size_t target = CS_BATCH_TARGET_CV;
+    size_t per_thread = net->total_cv / ((size_t)p->threads * 4);
+    if (per_thread < target) target = per_thread > 0 ? per_thread : 1;
+    be->b = calloc(net->ncell ? net->ncell : 1, sizeof *be->b);
+    be->inst_batch = calloc(net->ninst ? net->ninst : 1, sizeof *be->inst_batch);
+    if (!be->b || !be->inst_batch) {
+        cpu_destroy(be);
+        return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    }
+    size_t c = 0, k = 0;
+    while (c < net->ncell) {
+        batch *b = &be->b[be->nbatch++];
+        b->cell0 = (int)c;
+        size_t cv = 0;
+        while (c < net->ncell && (cv == 0 || cv + (size_t)net->cells[c].geom->ncv <= target)) {
+            cv += (size_t)net->cells[c].geom->ncv;
+            ++c;
+        }
+        b->ncell = (int)c - b->cell0;
+        b->inst0 = k;
+        while (k < net->ninst && net->inst[k].cell < (int)c) be->inst_batch[k++] = (size_t)(be->nbatch - 1);
+        b->ninst = k - b->inst0;
+    }
+    cs_status st = CS_OK;
+    for (int j = 0; j < be->nbatch && st == CS_OK; ++j) st = setup_batch(be, &be->b[j]);
+    if (st != CS_OK) {
+        cpu_destroy(be);
+        return st;
+    }
+    *out = be;
+    return CS_OK;
+}
+
+static cs_mech_view view_of(const batch *b, const mech_group *mg, double t, const cs_backend_params *p) {
+    cs_mech_view v = {mg->n, mg->node, mg->weight, b->v, b->i, b->g, mg->param, mg->state,
+                      t, p->dt, p->celsius};
+    return v;
+}
+
+static cs_status ensure_rows(cs_backend *be, size_t rows) {
+    if (rows <= be->cap_rows) return CS_OK;
+    float *s = realloc(be->samples, rows * (be->net->nprobe ? be->net->nprobe : 1) * sizeof(float));
+    if (!s) return cs_error_set(CS_ERR_NOMEM, "out of memory for probe samples");
+    be->samples = s;
+    be->cap_rows = rows;
+    return CS_OK;
+}
+
+static void sample_row(const cs_backend *be, const batch *b, size_t row) {
+    float *out = be->samples + row * be->net->nprobe;
+    for (int k = 0; k < b->nprobe; ++k) out[b->probe_col[k]] = (float)b->v[b->probe_row[k]];
+}
+
+static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
+    CS_TRY(ensure_rows(be, 1));
+    for (int j = 0; j < be->nbatch; ++j) {
+        batch *b = &be->b[j];
+        for (int c = 0; c < b->ncell; ++c)
+            for (int r = b->cv_off[c]; r < b->cv_off[c + 1]; ++r) b->v[r] = be->net->cells[b->cell0 + c].v_init;
+        for (int m = 0; m < b->nmech; ++m) {
+            cs_mech_view v = view_of(b, &b->mech[m], 0.0, &be->p);
+            b->mech[m].type->init(&v);
+        }
+        for (int k = 0; k < b->ndet; ++k) b->det_vprev[k] = b->v[b->det_row[k]];
+        sample_row(be, b, 0);
+    }
+    memset(res, 0, sizeof *res);
+    res->nrow = 1;
+    res->samples = be->samples;
+    res->failed_cell = -1;
+    return CS_OK;
+}
+
+static cs_status cpu_deliver(cs_backend *be, size_t n, const cs_target_event *ev) {
+    for (size_t k = 0; k < n; ++k) {
+        batch *b = &be->b[be->inst_batch[ev[k].instance]];
+        if (b->nev == b->cap_ev) {
+            size_t nc = b->cap_ev ? 2 * b->cap_ev : 64;
+            cs_target_event *p = realloc(b->ev, nc * sizeof *p);
+            if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
+            b->ev = p;
+            b->cap_ev = nc;
+        }
+        b->ev[b->nev++] = ev[k];
+    }
+    return CS_OK;
+}
+
+/* Time, then instance, then weight: a total order, so delivery (and its floating-point sums)
+ * does not depend on how many threads produced the spikes. */
+static int cmp_event(const void *a, const void *b) {
+    const cs_target_event *x = a, *y = b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    if (x->instance != y->instance) return x->instance < y->instance ? -1 : 1;
+    return (x->weight > y->weight) - (x->weight < y->weight);
+}
+
+static int push_spike(batch *b, double t, int gid) {
+    if (b->nspike == b->cap_spike) {
+        size_t nc = b->cap_spike ? 2 * b->cap_spike : 64;
+        cs_spike *p = realloc(b->spikes, nc * sizeof *p);
+        if (!p) return -1;
+        b->spikes = p;
+        b->cap_spike = nc;
+    }
+    b->spikes[b->nspike++] = (cs_spike){t, (uint64_t)gid};
+    return 0;
+}
+
+/* One batch through one epoch. */
+static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
+    const double dt = be->p.dt;
+    const int stride = be->p.sample_stride;
+    const int n = b->ncv;
+    size_t next_ev = 0, row = 0;
+    b->nspike = 0;
+    qsort(b->ev, b->nev, sizeof *b->ev, cmp_event);
+    double *restrict i = b->i, *restrict g = b->g, *restrict d = b->d;
+    const double *restrict d0 = b->d0, *restrict cdt = b->cdt;
+
+    for (int s = 0; s < nsteps; ++s) {
+        const int64_t step = step0 + s;
+        const double t = (double)step * dt; /* [ms] start of the step */
+        double t0 = cs_now(), t1;
+
+        /* events due by the step's midpoint are delivered at its start (NEURON's rule) */
+        while (next_ev < b->nev && b->ev[next_ev].time <= t + 0.5 * dt) {
+            const cs_target_event *e = &b->ev[next_ev++];
+            size_t k = e->instance - b->inst0;
+            mech_group *mg = &b->mech[b->inst_group[k]];
+            cs_mech_view v = view_of(b, mg, t, &be->p);
+            mg->type->net_receive(&v, b->inst_local[k], e->weight);
+        }
+        t1 = cs_now(); b->phase[CS_PHASE_EVENTS] += t1 - t0; t0 = t1;
+
+        memset(i, 0, sizeof(double) * (size_t)n);
+        memset(g, 0, sizeof(double) * (size_t)n);
+        for (int m = 0; m < b->nmech; ++m) {
+            cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
+            b->mech[m].type->current(&v);
+        }
+        t1 = cs_now(); b->phase[CS_PHASE_CURRENT] += t1 - t0; t0 = t1;
+
+        {
+            const double *restrict v = b->v;
+            double *restrict rhs = b->rhs;
+            for (int r = 0; r < n; ++r) {
+                d[r] = d0[r] + g[r];
+                rhs[r] = cdt[r] * v[r] - i[r] + g[r] * v[r];
+            }
+        }
+        t1 = cs_now(); b->phase[CS_PHASE_ASSEMBLE] += t1 - t0; t0 = t1;
+
+        cs_hines_solve_serial(b->ncell, b->cv_off, b->parent, d, b->u, b->rhs);
+        t1 = cs_now(); b->phase[CS_PHASE_SOLVE] += t1 - t0; t0 = t1;
+
+        { double *tmp = b->v; b->v = b->rhs; b->rhs = tmp; } /* the solution is the new v */
+        for (int m = 0; m < b->nmech; ++m) {
+            cs_mech_view v = view_of(b, &b->mech[m], t + dt, &be->p);
+            b->mech[m].type->advance(&v);
+        }
+        t1 = cs_now(); b->phase[CS_PHASE_UPDATE] += t1 - t0; t0 = t1;
+
+        /* upward threshold crossings, time interpolated linearly inside the step */
+        for (int k = 0; k < b->ndet; ++k) {
+            double vp = b->det_vprev[k], vn = b->v[b->det_row[k]], th = b->det_thr[k];
+            if (vp < th && vn >= th) {
+                if (push_spike(b, t + dt * (th - vp) / (vn - vp), b->det_gid[k])) {
+                    b->status = cs_error_set(CS_ERR_NOMEM, "out of memory for spikes");
+                    return;
+                }
+            }
+            b->det_vprev[k] = vn;
+        }
+        /* a non-finite voltage spreads through its whole cell in one solve, so one CV per
+         * cell (its first) is enough to catch it in the step it happens */
+        for (int c = 0; c < b->ncell; ++c) {
+            if (!isfinite(b->v[b->cv_off[c]])) {
+                b->failed_cell = b->cell0 + c;
+                b->failed_time = t + dt;
+                return;
+            }
+        }
+        t1 = cs_now(); b->phase[CS_PHASE_DETECT] += t1 - t0; t0 = t1;
+
+        if ((step + 1) % stride == 0) sample_row(be, b, row++);
+        t1 = cs_now(); b->phase[CS_PHASE_SAMPLE] += t1 - t0;
+    }
+    /* drop delivered events */
+    memmove(b->ev, b->ev + next_ev, (b->nev - next_ev) * sizeof *b->ev);
+    b->nev -= next_ev;
+}
+
+static cs_status cpu_run_epoch(cs_backend *be, int64_t step0, int nsteps, cs_profile *prof,
+                               cs_epoch_result *res) {
+    int stride = be->p.sample_stride;
+    size_t rows = (size_t)((step0 + nsteps) / stride - step0 / stride);
+    CS_TRY(ensure_rows(be, rows + 1));
+    int nb = be->nbatch;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(be->p.threads)
+    for (int j = 0; j < nb; ++j) run_batch(be, &be->b[j], step0, nsteps);
+
+    memset(res, 0, sizeof *res);
+    res->failed_cell = -1;
+    size_t nspike = 0;
+    for (int j = 0; j < nb; ++j) {
+        batch *b = &be->b[j];
+        if (b->status != CS_OK) return b->status;
+        if (b->failed_cell >= 0 && (res->failed_cell < 0 || b->failed_time < res->failed_time)) {
+            res->failed_cell = b->failed_cell;
+            res->failed_time = b->failed_time;
+        }
+        nspike += b->nspike;
+        for (int k = 0; k < CS_PHASE_COUNT; ++k) {
+            prof->seconds[k] += b->phase[k];
+            b->phase[k] = 0;
+        }
+    }
+    if (nspike > be->cap_spikes) {
+        cs_spike *p = realloc(be->spikes, nspike * sizeof *p);
+        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for spikes");
+        be->spikes = p;
+        be->cap_spikes = nspike;
+    }
+    nspike = 0;
+    for (int j = 0; j < nb; ++j) {
+        memcpy(be->spikes + nspike, be->b[j].spikes, be->b[j].nspike * sizeof(cs_spike));
+        nspike += be->b[j].nspike;
+    }
+    res->nspike = nspike;
+    res->spikes = be->spikes;
+    res->nrow = rows;
+    res->samples = be->samples;
+    return CS_OK;
+}
+
+const cs_backend_ops cs_backend_cpu = {"cpu", cpu_create, cpu_init, cpu_deliver, cpu_run_epoch, cpu_destroy};

@@ -1,0 +1,412 @@
+/* The simulation core. Time is cut into epochs no longer than the shortest connection delay:
+ * within an epoch cells are independent (the backend runs them without synchronising), and
+ * between epochs the spikes of the epoch are exchanged (cs_comm: a single process here; MPI
+ * later) and turned into events for their targets, and the epoch's output is written. */
+#include "cs_sim.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cs_backend.h"
+#include "cs_build.h"
+#include "cs_output.h"
+#include "cs_version.h"
+
+#define CS_MAX_EPOCH_MS 10.0 /* [ms] bound on an epoch without short delays: output cadence */
+
+struct cs_sim {
+    const cs_model *m;
+    cs_run_options o;
+    double dt, tfinal;          /* [ms] */
+    int64_t nsteps;
+    int epoch_steps;
+    int base_stride;            /* backend samples every base_stride steps */
+    int *pop_stride;            /* [npop] population p keeps every pop_stride/base_stride row */
+    int threads;
+    cs_network_desc net;
+    const cs_backend_ops *ops;
+    cs_backend *be;
+    size_t *out_first;          /* [ncell + 1] outgoing connections of each source gid */
+    size_t *out_conn;           /* connection indices sorted by source */
+    cs_output *out;
+    float *rowbuf;
+    cs_target_event *evbuf;
+    size_t cap_ev;
+    int64_t *pop_rows;          /* [npop] sample rows written */
+    uint64_t nspike;
+    uint64_t *pop_spikes;       /* [npop] */
+    cs_profile prof;
+    double wall;
+};
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static cs_status plan_time(cs_sim *s) {
+    const cs_model *m = s->m;
+    s->dt = s->o.dt > 0 ? s->o.dt : m->dt;
+    s->tfinal = s->o.tfinal > 0 ? s->o.tfinal : m->tfinal;
+    if (!(isfinite(s->dt) && s->dt > 0))
+        return cs_error_set(CS_ERR_INVALID, "dt must be finite and > 0 (got %g ms)", s->dt);
+    if (!(isfinite(s->tfinal) && s->tfinal > 0))
+        return cs_error_set(CS_ERR_INVALID, "tfinal must be finite and > 0 (got %g ms)", s->tfinal);
+    double n = round(s->tfinal / s->dt);
+    if (n < 1 || n > 4e18)
+        return cs_error_set(CS_ERR_INVALID, "tfinal %g ms / dt %g ms gives %g steps", s->tfinal, s->dt, n);
+    s->nsteps = (int64_t)n;
+
+    double min_delay = CS_MAX_EPOCH_MS;
+    for (size_t k = 0; k < m->nconn; ++k)
+        if (m->conns[k].delay < min_delay) min_delay = m->conns[k].delay;
+    if (min_delay < s->dt)
+        return cs_error_set(CS_ERR_INVALID, "%s: a connection delay of %g ms is shorter than dt = %g ms",
+                            m->path, min_delay, s->dt);
+    double e = floor(min_delay / s->dt * (1 + 1e-12));
+    s->epoch_steps = (int)(e < (double)s->nsteps ? e : (double)s->nsteps);
+
+    s->pop_stride = calloc((size_t)m->npop, sizeof *s->pop_stride);
+    if (!s->pop_stride) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    int64_t g = 0;
+    for (int p = 0; p < m->npop; ++p) {
+        if (!m->pops[p].has_probes) continue;
+        double iv = m->pops[p].probes.interval, r = round(iv / s->dt);
+        if (r < 1 || fabs(r * s->dt - iv) > 1e-9 * iv)
+            return cs_error_set(CS_ERR_INVALID,
+                                "%s: population '%s': probe interval %g ms is not a whole multiple of dt = %g ms",
+                                m->path, m->pops[p].name, iv, s->dt);
+        s->pop_stride[p] = (int)r;
+        g = gcd64(g, (int64_t)r);
+    }
+    s->base_stride = g > 0 ? (int)g : 1;
+    return CS_OK;
+}
+
+/* Outgoing connections by source, as a CSR table. */
+static cs_status index_connections(cs_sim *s) {
+    const cs_model *m = s->m;
+    size_t nc = s->net.ncell;
+    s->out_first = calloc(nc + 1, sizeof *s->out_first);
+    s->out_conn = malloc((m->nconn ? m->nconn : 1) * sizeof *s->out_conn);
+    if (!s->out_first || !s->out_conn) return cs_error_set(CS_ERR_NOMEM, "out of memory for connections");
+    for (size_t k = 0; k < m->nconn; ++k) s->out_first[m->conns[k].source + 1]++;
+    for (size_t c = 0; c < nc; ++c) s->out_first[c + 1] += s->out_first[c];
+    size_t *fill = calloc(nc + 1, sizeof *fill);
+    if (!fill) return cs_error_set(CS_ERR_NOMEM, "out of memory for connections");
+    for (size_t k = 0; k < m->nconn; ++k) {
+        size_t src = m->conns[k].source;
+        s->out_conn[s->out_first[src] + fill[src]++] = k;
+    }
+    free(fill);
+    return CS_OK;
+}
+
+static cs_status push_event(cs_sim *s, size_t *n, cs_target_event ev) {
+    if (*n == s->cap_ev) {
+        size_t nc = s->cap_ev ? 2 * s->cap_ev : 1024;
+        cs_target_event *p = realloc(s->evbuf, nc * sizeof *p);
+        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
+        s->evbuf = p;
+        s->cap_ev = nc;
+    }
+    s->evbuf[(*n)++] = ev;
+    return CS_OK;
+}
+
+static size_t syn_instance(const cs_sim *s, uint64_t gid, int syn) {
+    return s->net.syn_instance[gid * (size_t)s->net.max_syn + (size_t)syn];
+}
+
+static cs_status describe_output(cs_sim *s) {
+    const cs_model *m = s->m;
+    CS_TRY(cs_output_set_meta_string(s->out, "model", m->path));
+    CS_TRY(cs_output_set_meta_string(s->out, "version", CS_VERSION_STRING));
+    CS_TRY(cs_output_set_meta_string(s->out, "backend", s->ops->name));
+    CS_TRY(cs_output_set_meta_double(s->out, "dt", s->dt));
+    CS_TRY(cs_output_set_meta_double(s->out, "tfinal", s->tfinal));
+    CS_TRY(cs_output_set_meta_double(s->out, "seed", (double)m->seed));
+    CS_TRY(cs_output_set_meta_double(s->out, "threads", s->threads));
+    CS_TRY(cs_output_set_meta_double(s->out, "celsius", m->celsius));
+    CS_TRY(cs_output_set_meta_double(s->out, "cells", (double)s->net.ncell));
+    CS_TRY(cs_output_set_meta_double(s->out, "compartments", (double)s->net.total_cv));
+    for (int p = 0; p < m->npop; ++p) {
+        const cs_population_spec *ps = &m->pops[p];
+        CS_TRY(cs_output_add_spike_population(s->out, ps->name));
+        if (!ps->has_probes) continue;
+        size_t first = s->net.pop_probe_first[p], ne = s->net.pop_probe_first[p + 1] - first;
+        size_t nn = ne / (size_t)ps->probes.nloc;
+        uint64_t *ids = malloc((nn + 1) * sizeof *ids), *ptr = malloc((nn + 1) * sizeof *ptr);
+        uint32_t *el = malloc((ne + 1) * sizeof *el);
+        if (!ids || !ptr || !el) {
+            free(ids); free(ptr); free(el);
+            return cs_error_set(CS_ERR_NOMEM, "out of memory");
+        }
+        for (size_t k = 0; k < nn; ++k) {
+            ids[k] = (uint64_t)s->net.cells[s->net.probes[first + k * (size_t)ps->probes.nloc].cell].index;
+            ptr[k] = k * (uint64_t)ps->probes.nloc;
+        }
+        ptr[nn] = ne;
+        for (size_t k = 0; k < ne; ++k) el[k] = (uint32_t)s->net.probes[first + k].node;
+        double interval = s->pop_stride[p] * s->dt;
+        int64_t rows = s->nsteps / s->pop_stride[p] + 1;
+        cs_status st = cs_output_add_report(s->out, ps->name, nn, ids, ptr, el, 0.0,
+                                            (double)rows * interval, interval);
+        free(ids); free(ptr); free(el);
+        CS_TRY(st);
+    }
+    return cs_output_flush(s->out);
+}
+
+static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
+    s->threads = o->threads > 0 ? o->threads : m->threads > 0 ? m->threads : omp_get_num_procs();
+    const char *backend = o->backend ? o->backend : m->backend;
+    if (!strcmp(backend, "cpu")) {
+        s->ops = &cs_backend_cpu;
+    } else if (!strcmp(backend, "cuda")) {
+        s->ops = cs_backend_cuda();
+        if (!s->ops)
+            return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda' is not available in this build or on this machine");
+    } else if (!strcmp(backend, "auto")) {
+        s->ops = cs_backend_cuda() ? cs_backend_cuda() : &cs_backend_cpu;
+    } else {
+        return cs_error_set(CS_ERR_INVALID, "unknown backend '%s' (expected cpu, cuda or auto)", backend);
+    }
+    CS_TRY(plan_time(s));
+    /* open the output before the expensive build, so an unwritable path fails at once */
+    if (o->output_path) CS_TRY(cs_output_open(o->output_path, &s->out));
+    CS_TRY(cs_build_network(m, &s->net));
+    CS_TRY(index_connections(s));
+    s->pop_rows = calloc((size_t)m->npop, sizeof *s->pop_rows);
+    s->pop_spikes = calloc((size_t)m->npop, sizeof *s->pop_spikes);
+    s->rowbuf = malloc((s->net.nprobe ? s->net.nprobe : 1) * sizeof *s->rowbuf);
+    if (!s->pop_rows || !s->pop_spikes || !s->rowbuf) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    if (s->out) CS_TRY(describe_output(s));
+    cs_backend_params bp = {s->dt, m->celsius, s->threads, s->base_stride};
+    CS_TRY(s->ops->create(&s->net, &bp, &s->be));
+    return CS_OK;
+}
+
+cs_status cs_sim_create(const cs_model *m, const cs_run_options *o, cs_sim **out) {
+    *out = NULL;
+    cs_sim *s = calloc(1, sizeof *s);
+    if (!s) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    s->m = m;
+    s->o = *o;
+    cs_status st = create(s, m, o);
+    if (st != CS_OK) {
+        /* nothing was simulated: leave no empty output file behind */
+        if (s->out) {
+            cs_output_close(s->out, 0);
+            s->out = NULL;
+            remove(o->output_path);
+        }
+        cs_sim_destroy(s);
+        return st;
+    }
+    *out = s;
+    return CS_OK;
+}
+
+static int cmp_spike(const void *a, const void *b) {
+    const cs_spike *x = a, *y = b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    return (x->gid > y->gid) - (x->gid < y->gid);
+}
+
+/* Write one epoch's samples: base row r was taken at step (row0 + r)·base_stride. */
+static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const float *samples) {
+    const cs_model *m = s->m;
+    size_t np = s->net.nprobe;
+    for (int p = 0; p < m->npop; ++p) {
+        if (!m->pops[p].has_probes) continue;
+        size_t first = s->net.pop_probe_first[p], ne = s->net.pop_probe_first[p + 1] - first;
+        int keep = s->pop_stride[p] / s->base_stride;
+        for (size_t r = 0; r < nrow; ++r) {
+            if ((row0 + (int64_t)r) % keep) continue;
+            memcpy(s->rowbuf, samples + r * np + first, ne * sizeof(float));
+            if (s->out) CS_TRY(cs_output_append_samples(s->out, m->pops[p].name, 1, s->rowbuf));
+            s->pop_rows[p]++;
+        }
+    }
+    return CS_OK;
+}
+
+/* Spikes of an epoch: to the file (per population, sorted by time) and to their targets. */
+static cs_status exchange(cs_sim *s, cs_spike *sp, size_t n) {
+    const cs_model *m = s->m;
+    qsort(sp, n, sizeof *sp, cmp_spike);
+    size_t nev = 0;
+    for (size_t k = 0; k < n; ++k)
+        for (size_t c = s->out_first[sp[k].gid]; c < s->out_first[sp[k].gid + 1]; ++c) {
+            const cs_connection *cn = &m->conns[s->out_conn[c]];
+            CS_TRY(push_event(s, &nev, (cs_target_event){sp[k].time + cn->delay,
+                                                         syn_instance(s, cn->target, cn->synapse), cn->weight}));
+        }
+    CS_TRY(s->ops->deliver(s->be, nev, s->evbuf));
+    s->nspike += n;
+    return CS_OK;
+}
+
+static cs_status write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
+    const cs_model *m = s->m;
+    if (!n) return CS_OK;
+    double *t = malloc(n * sizeof *t);
+    uint64_t *id = malloc(n * sizeof *id);
+    if (!t || !id) {
+        free(t); free(id);
+        return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    }
+    cs_status st = CS_OK;
+    for (int p = 0; p < m->npop && st == CS_OK; ++p) {
+        size_t k = 0;
+        for (size_t j = 0; j < n; ++j)
+            if (s->net.cells[sp[j].gid].pop == p) {
+                t[k] = sp[j].time;
+                id[k++] = (uint64_t)s->net.cells[sp[j].gid].index;
+            }
+        s->pop_spikes[p] += k;
+        if (k && s->out) st = cs_output_append_spikes(s->out, m->pops[p].name, k, t, id);
+    }
+    free(t);
+    free(id);
+    return st;
+}
+
+static void progress(const cs_sim *s, int64_t step, double start, double *last, int final) {
+    double now = cs_now();
+    if (!s->o.progress || (!final && now - *last < 1.0) || now - start < 1.0) return;
+    *last = now;
+    double frac = (double)step / (double)s->nsteps, el = now - start;
+    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+    int tty = isatty(fileno(stderr));
+    fprintf(stderr, "%s[%3.0f%%] t = %.1f / %.1f ms  spikes %llu  elapsed %.1f s  remaining %.1f s%s",
+            tty ? "\r" : "", 100 * frac, (double)step * s->dt, s->tfinal,
+            (unsigned long long)s->nspike, el, eta, tty && !final ? "   " : "\n");
+    fflush(stderr);
+}
+
+static cs_status run_loop(cs_sim *s) {
+    const cs_model *m = s->m;
+    cs_epoch_result res;
+    CS_TRY(s->ops->init(s->be, &res));
+    CS_TRY(write_samples(s, 0, res.nrow, res.samples));
+    /* external events (kicks) are known in advance */
+    size_t nev = 0;
+    for (size_t k = 0; k < m->nevent; ++k)
+        CS_TRY(push_event(s, &nev, (cs_target_event){m->events[k].time,
+                                                     syn_instance(s, m->events[k].target, m->events[k].synapse),
+                                                     m->events[k].weight}));
+    CS_TRY(s->ops->deliver(s->be, nev, s->evbuf));
+
+    double start = cs_now(), last = start, last_flush = start;
+    int64_t row = 1;
+    for (int64_t step = 0; step < s->nsteps;) {
+        int n = (int)(s->nsteps - step < s->epoch_steps ? s->nsteps - step : s->epoch_steps);
+        CS_TRY(s->ops->run_epoch(s->be, step, n, &s->prof, &res));
+        if (res.failed_cell >= 0) {
+            const cs_cell_desc *c = &s->net.cells[res.failed_cell];
+            return cs_error_set(CS_ERR_NUMERIC,
+                                "cell %d (population '%s', cell %d): the voltage became NaN or infinite "
+                                "at t = %.4f ms; try a smaller dt or check the model's parameters",
+                                res.failed_cell, m->pops[c->pop].name, c->index, res.failed_time);
+        }
+        double t0 = cs_now();
+        cs_spike *sp = (cs_spike *)res.spikes; /* sorted in place */
+        CS_TRY(exchange(s, sp, res.nspike));
+        double t1 = cs_now();
+        CS_TRY(write_spikes(s, sp, res.nspike));
+        CS_TRY(write_samples(s, row, res.nrow, res.samples));
+        row += (int64_t)res.nrow;
+        if (s->out && t1 - last_flush > 1.0) {
+            CS_TRY(cs_output_flush(s->out));
+            last_flush = t1;
+        }
+        double t2 = cs_now();
+        s->prof.seconds[CS_PHASE_EXCHANGE] += t1 - t0;
+        s->prof.seconds[CS_PHASE_OUTPUT] += t2 - t1;
+        step += n;
+        progress(s, step, start, &last, 0);
+    }
+    s->wall = cs_now() - start;
+    progress(s, s->nsteps, start, &last, 1);
+    return CS_OK;
+}
+
+static cs_status finish_output(cs_sim *s, int complete) {
+    if (!s->out) return CS_OK;
+    double share[CS_PHASE_COUNT];
+    cs_profile_shares(&s->prof, share);
+    cs_status st = cs_output_write_profile(s->out, CS_PHASE_COUNT, cs_phase_names, s->prof.seconds, share);
+    if (st == CS_OK) st = cs_output_set_meta_double(s->out, "wall_seconds", s->wall);
+    cs_status st2 = cs_output_close(s->out, complete && st == CS_OK);
+    s->out = NULL;
+    return st != CS_OK ? st : st2;
+}
+
+cs_status cs_sim_run(cs_sim *s) {
+    cs_status st = run_loop(s);
+    if (st != CS_OK) {
+        if (s->out) {
+            const char *path = s->o.output_path;
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", cs_error_message());
+            finish_output(s, 0);
+            cs_error_clear();
+            cs_error_set(st, "%s (output %s is marked incomplete)", msg, path);
+        }
+        return st;
+    }
+    return finish_output(s, 1);
+}
+
+void cs_sim_destroy(cs_sim *s) {
+    if (!s) return;
+    if (s->out) cs_output_close(s->out, 0);
+    if (s->be) s->ops->destroy(s->be);
+    cs_network_desc_free(&s->net);
+    free(s->pop_stride);
+    free(s->out_first);
+    free(s->out_conn);
+    free(s->rowbuf);
+    free(s->evbuf);
+    free(s->pop_rows);
+    free(s->pop_spikes);
+    free(s);
+}
+
+void cs_sim_get_stats(const cs_sim *s, cs_sim_stats *st) {
+    st->ncell = s->net.ncell;
+    st->ncv = s->net.total_cv;
+    st->nsteps = s->nsteps;
+    st->dt = s->dt;
+    st->tfinal = s->tfinal;
+    st->nspike = s->nspike;
+    st->wall_seconds = s->wall;
+    st->threads = s->threads;
+    st->backend = s->ops->name;
+    st->profile = s->prof;
+}
+
+void cs_sim_print_summary(const cs_sim *s, FILE *f) {
+    const cs_model *m = s->m;
+    double cs = (double)s->net.total_cv * (double)s->nsteps;
+    fprintf(f, "cablesim %s: %s\n", CS_VERSION_STRING, m->path);
+    fprintf(f, "  %llu cells, %llu compartments, %lld steps of %g ms to %g ms, backend %s, %d thread%s\n",
+            (unsigned long long)s->net.ncell, (unsigned long long)s->net.total_cv, (long long)s->nsteps,
+            s->dt, s->tfinal, s->ops->name, s->threads, s->threads == 1 ? "" : "s");
+    for (int p = 0; p < m->npop; ++p)
+        fprintf(f, "  population %-12s %8d cells %10llu spikes  %8lld sample rows\n", m->pops[p].name,
+                m->pops[p].count, (unsigned long long)s->pop_spikes[p], (long long)s->pop_rows[p]);
+    fprintf(f, "  run time %.3f s: %.3g compartment-steps per second\n", s->wall,
+            s->wall > 0 ? cs / s->wall : 0.0);
+    if (s->o.output_path) fprintf(f, "  output: %s\n", s->o.output_path);
+    cs_profile_print(&s->prof, s->wall, s->threads, f);
+}

@@ -1,0 +1,139 @@
+/* The cablesim command line. Every failure ends with one line on stderr and a non-zero exit. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_model.h"
+#include "cs_sim.h"
+#include "cs_version.h"
+
+#define DEFAULT_OUTPUT "cablesim-out.h5"
+
+static void usage(FILE *f) {
+    fprintf(f,
+        "cablesim %s: networks of multi-compartment neurons (HH cable model, spiking network).\n"
+        "\n"
+        "Usage:\n"
+        "  cablesim                       run the built-in example: a ring of 256 cells with\n"
+        "                                 branched dendrites, 100 ms; writes " DEFAULT_OUTPUT "\n"
+        "  cablesim run MODEL.json [options]\n"
+        "  cablesim --help | --version\n"
+        "\n"
+        "Options for run:\n"
+        "  -o, --output FILE   HDF5 output (SONATA spikes + voltage report + metadata + profile);\n"
+        "                      default " DEFAULT_OUTPUT "\n"
+        "      --no-output     write no file (summary and profile only)\n"
+        "  -t, --threads N     OpenMP threads (default: the model's, else all cores)\n"
+        "      --tfinal MS     simulated time [ms], overrides the model's run.tfinal\n"
+        "      --dt MS         time step [ms], overrides the model's run.dt\n"
+        "      --backend NAME  cpu (default), cuda, or auto (the GPU when there is one)\n"
+        "  -q, --quiet         no progress line, summary or profile\n"
+        "\n"
+        "The model format is described in docs/model-format.md; examples are in models/.\n"
+        "Plot traces and a spike raster with: scripts/plot_output.py OUT.h5 -o plot.png\n"
+        "\n"
+        "Examples:\n"
+        "  cablesim run models/examples/ring.json -o ring.h5 --threads 2\n"
+        "  cablesim run models/examples/ball_and_stick.json --tfinal 50 --dt 0.01\n",
+        CS_VERSION_STRING);
+}
+
+static int fail(const char *msg) {
+    fprintf(stderr, "cablesim: error: %s\n", msg);
+    return 1;
+}
+
+static int parse_double(const char *opt, const char *s, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v <= 0) {
+        fprintf(stderr, "cablesim: error: %s: expected a finite number > 0, got '%s'\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    cs_run_options o = {DEFAULT_OUTPUT, 0, 0, 0, NULL, 1};
+    int quiet = 0;
+    const char *model_path = NULL;
+
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+        printf("cablesim %s\n", CS_VERSION_STRING);
+        return 0;
+    }
+    if (argc >= 2) {
+        if (strcmp(argv[1], "run")) {
+            fprintf(stderr, "cablesim: error: unknown command '%s' (try 'cablesim --help')\n", argv[1]);
+            return 2;
+        }
+        static const struct option opts[] = {
+            {"output", required_argument, 0, 'o'}, {"no-output", no_argument, 0, 'n'},
+            {"threads", required_argument, 0, 't'}, {"tfinal", required_argument, 0, 'T'},
+            {"dt", required_argument, 0, 'd'},      {"backend", required_argument, 0, 'b'},
+            {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
+            {0, 0, 0, 0}};
+        optind = 2;
+        opterr = 0;
+        int c;
+        while ((c = getopt_long(argc, argv, ":o:t:qh", opts, NULL)) != -1) {
+            switch (c) {
+            case 'o': o.output_path = optarg; break;
+            case 'n': o.output_path = NULL; break;
+            case 't': {
+                char *end;
+                long n = strtol(optarg, &end, 10);
+                if (*end || end == optarg || n < 1 || n > 4096) {
+                    fprintf(stderr, "cablesim: error: --threads: expected an integer in [1, 4096], got '%s'\n", optarg);
+                    return 2;
+                }
+                o.threads = (int)n;
+                break;
+            }
+            case 'T': if (parse_double("--tfinal", optarg, &o.tfinal)) return 2; break;
+            case 'd': if (parse_double("--dt", optarg, &o.dt)) return 2; break;
+            case 'b': o.backend = optarg; break;
+            case 'q': quiet = 1; break;
+            case 'h': usage(stdout); return 0;
+            case ':':
+                fprintf(stderr, "cablesim: error: option '%s' needs a value (try 'cablesim --help')\n", argv[optind - 1]);
+                return 2;
+            default:
+                fprintf(stderr, "cablesim: error: unknown option '%s' (try 'cablesim --help')\n", argv[optind - 1]);
+                return 2;
+            }
+        }
+        if (optind != argc - 1) {
+            fprintf(stderr, "cablesim: error: 'run' needs exactly one MODEL.json (try 'cablesim --help')\n");
+            return 2;
+        }
+        model_path = argv[optind];
+    }
+    o.progress = !quiet;
+
+    cs_model model;
+    cs_status st = model_path ? cs_model_load_file(model_path, &model) : cs_model_load_default(&model);
+    if (st != CS_OK) return fail(cs_error_message());
+    cs_sim *sim = NULL;
+    st = cs_sim_create(&model, &o, &sim);
+    if (st == CS_OK) st = cs_sim_run(sim);
+    if (st != CS_OK) {
+        int rc = fail(cs_error_message());
+        cs_sim_destroy(sim);
+        cs_model_free(&model);
+        return rc;
+    }
+    if (!quiet) cs_sim_print_summary(sim, stdout);
+    cs_sim_destroy(sim);
+    cs_model_free(&model);
+    return 0;
+}
