@@ -225,7 +225,6 @@ typedef struct {
     const swc_sample *s;
     const int *child_off, *child; /* CSR children lists in file order */
     cs_morph *m;
-    int cap_points, cap_branches;
 } builder;
 
 static int same_pos(const cs_point *a, const cs_point *b) { return a->x == b->x && a->y == b->y && a->z == b->z; }
@@ -404,7 +403,7 @@ cs_status cs_morph_load_swc(const char *path, const cs_swc_options *opt_in, cs_m
         rc = cs_error_set(CS_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
-    builder B = {path, s, child_off, child, out, 2 * n + 4, n + 1};
+    builder B = {path, s, child_off, child, out};
     int sp = 0;
 
     /* soma convention */

@@ -250,8 +250,8 @@ def format_tables(spike_rows, trace_rows, checks):
     L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in spike_rows:
         L.append("| %s | %s | %d | %d | %s | %s | %s | %s | %.2f | %.2f |" % (
-            r["model"], r["n_ours"], r["n_co"], r["n_fi"], fmt(r["d_ours"]), fmt(r["d_cf"]), fmt(r["tol"]),
-            fmt(r["d_interp"]), r["t_nrn"], r["t_cs"]))
+            r["model"], r["n_ours"], r["n_co"], r["n_fi"], fmt(r["d_ours"], "%.3g"), fmt(r["d_cf"], "%.3g"),
+            fmt(r["tol"], "%.3g"), fmt(r["d_interp"], "%.3g"), r["t_nrn"], r["t_cs"]))
     L.append("")
     L.append("NEURON records a fixed-step spike at the grid time of the first sample above threshold and sends "
              "its events at that time + delay; cablesim interpolates the crossing (Arbor). NEURON interp. = "

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Check for (and, as root on Debian, install) what cablesim needs to build and test.
+# Usage: scripts/deps.sh [build|test]    build: compiler, CMake, HDF5, cJSON, OpenMP
+#                                        test:  also Check, python3-neuron, h5py, matplotlib, libsonata
+set -euo pipefail
+what=${1:-build}
+pkgs=(build-essential cmake pkg-config libhdf5-dev libcjson-dev)
+[ "$what" = test ] && pkgs+=(check python3-neuron python3-h5py python3-matplotlib python3-numpy python3-jsonschema python3-pip)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "deps: missing Debian packages: ${missing[*]}" >&2
+    echo "deps: install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+if [ "$what" = test ]; then
+  # libsonata (PyPI) is the reference reader of our output files; the test that uses it
+  # reports a skip when it cannot be installed (no network).
+  if ! /usr/bin/python3 -c 'import libsonata' 2>/dev/null; then
+    /usr/bin/python3 -m pip install -q --break-system-packages libsonata >/dev/null 2>&1 \
+      || echo "deps: note: could not install libsonata from PyPI; its reader checks will be skipped"
+  fi
+fi
+echo "deps: ok ($what)"
