@@ -4,6 +4,7 @@
  * [offset[s], offset[s+1]) and p[r] is the global row of r's parent (p[r] < r, -1 for the first
  * row of each system, and only there). Matrix convention (cs_solver.h):
  *     d[r]·x[r] + u[r]·x[p[r]] + Σ_{children c of r} u[c]·x[c] = rhs[r]
+ * offset[0] = 0 and every system has at least one row.
  * The solution overwrites rhs; d is workspace (its contents afterwards are unspecified).
  *
  * A plan is built ONCE from the batch's structure and a variant name; it converts layouts and
@@ -121,13 +122,13 @@ typedef enum {
     CS_HINES_NODE = 0,    /* one value per row: d, rhs, voltages, currents */
     CS_HINES_COUPLING = 1 /* u: the coupling of a row to its parent */
 } cs_hines_array_kind;
-/* tree (nrows entries) → internal (internal_size entries; padding rows are left untouched, and
- * the re-rooted root's coupling is set to 0). */
+/* tree (nrows entries) → internal (internal_size entries; padding rows are left untouched; the
+ * coupling of each system's root — tree-order or re-rooted — is written as 0). */
 cs_solver_status cs_hines_gpu_to_internal_d(cs_hines_plan *plan, cs_hines_array_kind kind,
                                             const double *tree, double *internal);
 cs_solver_status cs_hines_gpu_to_internal_f(cs_hines_plan *plan, cs_hines_array_kind kind,
                                             const float *tree, float *internal);
-/* internal → tree. For CS_HINES_COUPLING the tree-order root rows are left untouched. */
+/* internal → tree. For CS_HINES_COUPLING the tree-order root rows (no coupling) are left untouched. */
 cs_solver_status cs_hines_gpu_from_internal_d(cs_hines_plan *plan, cs_hines_array_kind kind,
                                               const double *internal, double *tree);
 cs_solver_status cs_hines_gpu_from_internal_f(cs_hines_plan *plan, cs_hines_array_kind kind,

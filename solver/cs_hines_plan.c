@@ -26,6 +26,11 @@ const char *cs__hines_variant_name(int v)
     return (v >= 0 && v < CS__HV_COUNT) ? cs__hv_names[v] : "?";
 }
 
+void cs_hines_gpu_options_default(cs_hines_gpu_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+}
+
 int cs__hines_variant_lookup(const char *name)
 {
     if (!name || strcmp(name, "auto") == 0) return CS__HV_AUTO;
@@ -926,7 +931,7 @@ void cs__hines_hplan_to_internal_host(const cs__hines_hplan *hp, cs_hines_array_
         int o = hp->offset[s], n = hp->offset[s + 1] - o, m = hp->cell_map[s];
         for (int i = 0; i < n; ++i) {
             int src = i;
-            if (kind == CS_HINES_COUPLING && m >= 0) src = hp->lusrc[m + i];
+            if (kind == CS_HINES_COUPLING) src = m < 0 ? (i == 0 ? -1 : i) : hp->lusrc[m + i];
             internal[cs__iidx(hp, s, i)] = src < 0 ? 0.0 : tree[o + src];
         }
     }
@@ -939,9 +944,8 @@ void cs__hines_hplan_from_internal_host(const cs__hines_hplan *hp, cs_hines_arra
         int o = hp->offset[s], n = hp->offset[s + 1] - o, m = hp->cell_map[s];
         for (int i = 0; i < n; ++i) {
             int dst = i;
-            if (kind == CS_HINES_COUPLING && m >= 0) dst = hp->lusrc[m + i];
-            if (kind == CS_HINES_COUPLING && dst == 0 && m < 0) continue; /* tree root: no coupling */
-            if (dst < 0) continue;
+            if (kind == CS_HINES_COUPLING) dst = m < 0 ? (i == 0 ? -1 : i) : hp->lusrc[m + i];
+            if (dst < 0) continue; /* the root's coupling: none */
             tree[o + dst] = internal[cs__iidx(hp, s, i)];
         }
     }

@@ -1,0 +1,559 @@
+/* GPU Hines (tree) batch solvers: kernels, launchers and the public API of cs_hines_gpu.h.
+ * Host planning (layouts, schedules, packing) is plain C in cs_hines_plan.c; this file uploads
+ * the plan once and launches. Kernels:
+ *   cs__k_cells        one thread per system on any (slot base, stride) layout: flat,
+ *                      interleaved, block_interleaved, variable; parents shared or per row
+ *   cs__k_block_shared one CUDA block per group of BS systems, rhs in shared memory
+ *   cs__k_fine         one CUDA block per pack, one thread per branch, level by level; the pack's
+ *                      d, u, rhs staged in shared memory (or worked on in place when too large)
+ *   cs__k_convert      tree order ↔ internal layout, one warp per system */
+#include <cuda_runtime.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_hines_gpu_impl.h"
+
+/* ---- errors ------------------------------------------------------------------------------- */
+static thread_local char cs__gpu_msg[512];
+
+static void cs__gpu_err(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cs__gpu_msg, sizeof cs__gpu_msg, fmt, ap);
+    va_end(ap);
+}
+
+#define CS__CU(call)                                                                          \
+    do {                                                                                      \
+        cudaError_t cs__e = (call);                                                           \
+        if (cs__e != cudaSuccess) {                                                           \
+            cs__gpu_err("%s:%d: %s: %s (%s)", __FILE__, __LINE__, #call,                      \
+                        cudaGetErrorString(cs__e), cudaGetErrorName(cs__e));                  \
+            return CS_SOLVER_ERR_DEVICE;                                                      \
+        }                                                                                     \
+    } while (0)
+
+#define CS__TRY(expr)                                 \
+    do {                                              \
+        cs_solver_status cs__s = (expr);              \
+        if (cs__s != CS_SOLVER_OK) return cs__s;      \
+    } while (0)
+
+extern "C" const char *cs_hines_gpu_last_error(void) { return cs__gpu_msg; }
+extern "C" int cs_hines_gpu_compiled(void) { return 1; }
+
+extern "C" int cs_hines_gpu_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+extern "C" void cs_hines_gpu_device_name(int dev, char *buf, size_t len)
+{
+    if (!buf || !len) return;
+    buf[0] = 0;
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) snprintf(buf, len, "%s", prop.name);
+    else (void)cudaGetLastError();
+}
+
+/* ---- kernels -------------------------------------------------------------------------------- */
+template <class T, bool SHARED_P>
+__global__ void cs__k_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
+                            int G, const int *__restrict__ pl, T *d, const T *__restrict__ u, T *rhs)
+{
+    int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= nslot) return;
+    int n = slot_n[q];
+    if (n == 0) return;
+    long long b = slot_base[q];
+    for (int i = n - 1; i > 0; --i) {
+        long long k = b + (long long)i * G;
+        int pi = SHARED_P ? __ldg(pl + i) : pl[k];
+        long long kp = b + (long long)pi * G;
+        T uk = u[k];
+        T f = uk / d[k];
+        d[kp] -= f * uk;
+        rhs[kp] -= f * rhs[k];
+    }
+    rhs[b] /= d[b];
+    for (int i = 1; i < n; ++i) {
+        long long k = b + (long long)i * G;
+        int pi = SHARED_P ? __ldg(pl + i) : pl[k];
+        rhs[k] = (rhs[k] - u[k] * rhs[b + (long long)pi * G]) / d[k];
+    }
+}
+
+template <class T, bool SHARED_P>
+__global__ void cs__k_block_shared(const int *__restrict__ group_base, const int *__restrict__ group_rows,
+                                   const int *__restrict__ slot_n, const int *__restrict__ pl, T *d,
+                                   const T *__restrict__ u, T *rhs)
+{
+    extern __shared__ unsigned char cs__smem_bs[];
+    T *sr = reinterpret_cast<T *>(cs__smem_bs);
+    const int G = blockDim.x, j = threadIdx.x, g = blockIdx.x;
+    const long long gb = group_base[g];
+    const int tot = group_rows[g] * G;
+    for (int e = j; e < tot; e += G) sr[e] = rhs[gb + e];
+    __syncthreads();
+    int n = slot_n[g * G + j];
+    if (n > 0) {
+        long long b = gb + j;
+        for (int i = n - 1; i > 0; --i) {
+            long long k = b + (long long)i * G;
+            int pi = SHARED_P ? __ldg(pl + i) : pl[k];
+            long long kp = b + (long long)pi * G;
+            T uk = u[k];
+            T f = uk / d[k];
+            d[kp] -= f * uk;
+            sr[j + pi * G] -= f * sr[j + i * G];
+        }
+        sr[j] /= d[b];
+        for (int i = 1; i < n; ++i) {
+            long long k = b + (long long)i * G;
+            int pi = SHARED_P ? __ldg(pl + i) : pl[k];
+            sr[j + i * G] = (sr[j + i * G] - u[k] * sr[j + pi * G]) / d[k];
+        }
+    }
+    __syncthreads();
+    for (int e = j; e < tot; e += G) rhs[gb + e] = sr[e];
+}
+
+template <class T, bool SMEM>
+__global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restrict__ pack_type,
+                           const int4 *__restrict__ type_info, const int *__restrict__ level_start,
+                           const int4 *__restrict__ tasks, const int *__restrict__ children, T *d,
+                           const T *__restrict__ u, T *rhs)
+{
+    extern __shared__ unsigned char cs__smem_fine[];
+    const int pk = blockIdx.x;
+    const int4 ti = type_info[pack_type[pk]];
+    const long long base = pack_base[pk];
+    const int rows = ti.w;
+    T *D, *R;
+    const T *U;
+    if (SMEM) {
+        T *s = reinterpret_cast<T *>(cs__smem_fine);
+        T *Us = s + 2 * rows;
+        D = s;
+        R = s + rows;
+        for (int e = threadIdx.x; e < rows; e += blockDim.x) {
+            D[e] = d[base + e];
+            Us[e] = u[base + e];
+            R[e] = rhs[base + e];
+        }
+        U = Us;
+        __syncthreads();
+    } else {
+        D = d + base;
+        U = u + base;
+        R = rhs + base;
+    }
+    const int *ls = level_start + ti.y;
+    /* backward: deepest level first; a branch gathers its children's eliminations into its
+     * distal row, then eliminates itself towards its proximal row (carried in registers) */
+    for (int l = ti.z - 1; l >= 0; --l) {
+        const int t1 = ls[l + 1];
+        for (int t = ls[l] + threadIdx.x; t < t1; t += blockDim.x) {
+            const int4 tk = tasks[t];
+            const int c1 = tasks[t + 1].w;
+            const int first = tk.x, kd = tk.x + tk.y - 1;
+            T dd = D[kd], rr = R[kd];
+            for (int c = tk.w; c < c1; ++c) {
+                const int kc = children[c];
+                const T uc = U[kc];
+                const T f = uc / D[kc];
+                dd -= f * uc;
+                rr -= f * R[kc];
+            }
+            for (int k = kd; k > first; --k) {
+                const T uk = U[k];
+                const T f = uk / dd;
+                const T dn = D[k - 1] - f * uk, rn = R[k - 1] - f * rr;
+                D[k] = dd;
+                R[k] = rr;
+                dd = dn;
+                rr = rn;
+            }
+            D[first] = dd;
+            R[first] = tk.z < 0 ? rr / dd : rr;
+        }
+        __syncthreads();
+    }
+    /* forward: root level first */
+    for (int l = 0; l < ti.z; ++l) {
+        const int t1 = ls[l + 1];
+        for (int t = ls[l] + threadIdx.x; t < t1; t += blockDim.x) {
+            const int4 tk = tasks[t];
+            const int first = tk.x;
+            T x = tk.z < 0 ? R[first] : (R[first] - U[first] * R[tk.z]) / D[first];
+            R[first] = x;
+            for (int k = first + 1; k < first + tk.y; ++k) {
+                x = (R[k] - U[k] * x) / D[k];
+                R[k] = x;
+            }
+        }
+        __syncthreads();
+    }
+    if (SMEM)
+        for (int e = threadIdx.x; e < rows; e += blockDim.x) rhs[base + e] = R[e];
+}
+
+/* one warp per system; coupling arrays follow the re-rooted edges (lusrc) and the root's
+ * coupling is 0 in the internal layout and not written back */
+template <class T, bool TO_INTERNAL>
+__global__ void cs__k_convert(int nsys, const int *__restrict__ offset, const int *__restrict__ cell_base,
+                              const int *__restrict__ cell_map, int stride, const int *__restrict__ lmap,
+                              const int *__restrict__ lusrc, int coupling, const T *__restrict__ src,
+                              T *__restrict__ dst)
+{
+    const int s = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5);
+    const int lane = threadIdx.x & 31;
+    if (s >= nsys) return;
+    const int o = offset[s], n = offset[s + 1] - o, m = cell_map[s];
+    const long long cb = cell_base[s];
+    for (int i = lane; i < n; i += 32) {
+        const long long k = cb + (m < 0 ? (long long)i * stride : (long long)lmap[m + i]);
+        int tr = i;
+        if (coupling) tr = m < 0 ? (i == 0 ? -1 : i) : lusrc[m + i];
+        if (TO_INTERNAL) dst[k] = tr < 0 ? T(0) : src[o + tr];
+        else if (tr >= 0) dst[o + tr] = src[k];
+    }
+}
+
+/* ---- the plan ------------------------------------------------------------------------------- */
+struct cs_hines_plan {
+    cs__hines_hplan hp;
+    int device;
+    cudaStream_t stream;
+    int *d_offset, *d_cell_base, *d_cell_map, *d_lmap, *d_lusrc;
+    int *d_slot_base, *d_slot_n, *d_p_local, *d_group_base, *d_group_rows;
+    int *d_pack_base, *d_pack_type, *d_level_start, *d_children;
+    int4 *d_type_info, *d_tasks;
+    size_t bs_smem_elems;   /* block_shared: max group rows · G */
+    int smem_optin;         /* bytes of shared memory a block may opt in to */
+    void *buf_tree;         /* 3 tree-order arrays (host-pointer path), bytes below */
+    size_t buf_tree_bytes;
+    void *buf_int;          /* 3 internal arrays */
+    size_t buf_int_bytes;
+};
+
+template <class T>
+static cs_solver_status cs__upload(T **dst, const T *src, size_t n)
+{
+    *dst = NULL;
+    if (!src || n == 0) return CS_SOLVER_OK;
+    CS__CU(cudaMalloc((void **)dst, n * sizeof(T)));
+    CS__CU(cudaMemcpy(*dst, src, n * sizeof(T), cudaMemcpyHostToDevice));
+    return CS_SOLVER_OK;
+}
+
+extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
+{
+    if (!pl) return;
+    void *ptrs[] = {pl->d_offset, pl->d_cell_base, pl->d_cell_map, pl->d_lmap, pl->d_lusrc,
+                    pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
+                    pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children,
+                    pl->d_type_info, pl->d_tasks, pl->buf_tree, pl->buf_int};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
+        if (ptrs[i]) cudaFree(ptrs[i]);
+    cs__hines_hplan_free(&pl->hp);
+    free(pl);
+}
+
+static bool cs__fine_smem(const cs_hines_plan *pl, size_t elem)
+{
+    return !(pl->hp.fine_flags & CS_HINES_FINE_GLOBAL) &&
+           (size_t)pl->hp.max_pack_rows * 3 * elem <= (size_t)pl->smem_optin;
+}
+
+template <class T>
+static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
+{
+    const cs__hines_hplan *hp = &pl->hp;
+    if (hp->variant == CS__HV_BLOCK_SHARED) {
+        size_t bytes = pl->bs_smem_elems * sizeof(T);
+        if (bytes > (size_t)pl->smem_optin) return CS_SOLVER_OK; /* reported at launch */
+        if (bytes > 48 * 1024) {
+            CS__CU(cudaFuncSetAttribute(cs__k_block_shared<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+            CS__CU(cudaFuncSetAttribute(cs__k_block_shared<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+        }
+    }
+    if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
+        size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);
+        if (bytes > 48 * 1024)
+            CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    }
+    return CS_SOLVER_OK;
+}
+
+static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
+{
+    const cs__hines_hplan *hp = &pl->hp;
+    CS__TRY(cs__upload(&pl->d_offset, hp->offset, (size_t)hp->nsys + 1));
+    CS__TRY(cs__upload(&pl->d_cell_base, hp->cell_base, (size_t)hp->nsys));
+    CS__TRY(cs__upload(&pl->d_cell_map, hp->cell_map, (size_t)hp->nsys));
+    CS__TRY(cs__upload(&pl->d_lmap, hp->lmap, (size_t)hp->nlmap));
+    CS__TRY(cs__upload(&pl->d_lusrc, hp->lusrc, (size_t)hp->nlmap));
+    if (hp->variant == CS__HV_FINE) {
+        CS__TRY(cs__upload(&pl->d_pack_base, hp->pack_base, (size_t)hp->npack));
+        CS__TRY(cs__upload(&pl->d_pack_type, hp->pack_type, (size_t)hp->npack));
+        CS__TRY(cs__upload(&pl->d_type_info, (const int4 *)hp->type_info, (size_t)hp->ntype));
+        CS__TRY(cs__upload(&pl->d_level_start, hp->level_start, (size_t)hp->nlevel_start));
+        CS__TRY(cs__upload(&pl->d_tasks, (const int4 *)hp->tasks, (size_t)hp->ntask));
+        CS__TRY(cs__upload(&pl->d_children, hp->children, (size_t)(hp->nchild > 0 ? hp->nchild : 1)));
+    } else {
+        CS__TRY(cs__upload(&pl->d_slot_base, hp->slot_base, (size_t)hp->nslot));
+        CS__TRY(cs__upload(&pl->d_slot_n, hp->slot_n, (size_t)hp->nslot));
+        CS__TRY(cs__upload(&pl->d_p_local, hp->p_local, hp->shared_p ? (size_t)hp->max_n : (size_t)hp->internal_size));
+        if (hp->variant == CS__HV_BLOCK_SHARED) {
+            CS__TRY(cs__upload(&pl->d_group_base, hp->group_base, (size_t)hp->ngroup));
+            CS__TRY(cs__upload(&pl->d_group_rows, hp->group_rows, (size_t)hp->ngroup));
+            size_t m = 0;
+            for (int g = 0; g < hp->ngroup; ++g) if ((size_t)hp->group_rows[g] > m) m = hp->group_rows[g];
+            pl->bs_smem_elems = m * (size_t)hp->group;
+        }
+    }
+    return CS_SOLVER_OK;
+}
+
+extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset, const int *p,
+                                                     const cs_hines_gpu_options *opt_in, cs_hines_plan **out)
+{
+    cs__gpu_msg[0] = 0;
+    if (!out) { cs__gpu_err("cs_hines_gpu_plan_create: out is NULL"); return CS_SOLVER_ERR_INVALID; }
+    *out = NULL;
+    cs_hines_gpu_options opt;
+    if (opt_in) opt = *opt_in; else cs_hines_gpu_options_default(&opt);
+    int variant = cs__hines_variant_lookup(opt.variant);
+    if (variant < 0) {
+        cs__gpu_err("cs_hines_gpu_plan_create: unknown variant \"%s\" (flat, interleaved, block_interleaved, "
+                    "block_shared, variable, fine, auto)", opt.variant);
+        return CS_SOLVER_ERR_INVALID;
+    }
+    if (cs_hines_gpu_device_count() <= opt.device) {
+        cs__gpu_err("cs_hines_gpu_plan_create: no CUDA device %d", opt.device);
+        return CS_SOLVER_ERR_UNAVAILABLE;
+    }
+    CS__CU(cudaSetDevice(opt.device));
+    cudaDeviceProp prop;
+    CS__CU(cudaGetDeviceProperties(&prop, opt.device));
+    cs_hines_plan *pl = (cs_hines_plan *)calloc(1, sizeof *pl);
+    if (!pl) { cs__gpu_err("cs_hines_gpu_plan_create: out of memory"); return CS_SOLVER_ERR_NOMEM; }
+    pl->device = opt.device;
+    pl->smem_optin = (int)prop.sharedMemPerBlockOptin;
+    char msg[256];
+    cs_solver_status st = cs__hines_hplan_build(nsys, offset, p, variant, &opt, prop.multiProcessorCount, &pl->hp, msg, sizeof msg);
+    if (st != CS_SOLVER_OK) {
+        cs__gpu_err("cs_hines_gpu_plan_create: %s", msg);
+        free(pl);
+        return st;
+    }
+    if ((st = cs__plan_upload(pl)) != CS_SOLVER_OK || (st = cs__set_attrs<double>(pl)) != CS_SOLVER_OK ||
+        (st = cs__set_attrs<float>(pl)) != CS_SOLVER_OK) {
+        cs_hines_gpu_plan_destroy(pl);
+        return st;
+    }
+    *out = pl;
+    return CS_SOLVER_OK;
+}
+
+extern "C" const char *cs_hines_gpu_plan_variant(const cs_hines_plan *pl)
+{
+    return pl ? cs__hines_variant_name(pl->hp.variant) : "";
+}
+extern "C" size_t cs_hines_gpu_plan_internal_size(const cs_hines_plan *pl) { return pl ? (size_t)pl->hp.internal_size : 0; }
+extern "C" const char *cs_hines_gpu_plan_describe(const cs_hines_plan *pl) { return pl ? pl->hp.describe : ""; }
+
+extern "C" cs_solver_status cs_hines_gpu_plan_row_map(const cs_hines_plan *pl, int *internal_of_row)
+{
+    if (!pl || !internal_of_row) { cs__gpu_err("cs_hines_gpu_plan_row_map: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    const cs__hines_hplan *hp = &pl->hp;
+    for (int s = 0; s < hp->nsys; ++s) {
+        int o = hp->offset[s], n = hp->offset[s + 1] - o, m = hp->cell_map[s];
+        for (int i = 0; i < n; ++i)
+            internal_of_row[o + i] = hp->cell_base[s] + (m < 0 ? i * hp->cell_stride : hp->lmap[m + i]);
+    }
+    return CS_SOLVER_OK;
+}
+
+extern "C" cs_solver_status cs_hines_gpu_set_stream(cs_hines_plan *pl, void *stream)
+{
+    if (!pl) { cs__gpu_err("cs_hines_gpu_set_stream: NULL plan"); return CS_SOLVER_ERR_INVALID; }
+    pl->stream = (cudaStream_t)stream;
+    return CS_SOLVER_OK;
+}
+
+extern "C" cs_solver_status cs_hines_gpu_sync(cs_hines_plan *pl)
+{
+    if (!pl) { cs__gpu_err("cs_hines_gpu_sync: NULL plan"); return CS_SOLVER_ERR_INVALID; }
+    CS__CU(cudaStreamSynchronize(pl->stream));
+    return CS_SOLVER_OK;
+}
+
+/* ---- launchers -------------------------------------------------------------------------------- */
+template <class T>
+static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, T *rhs)
+{
+    if (!pl || !d || !u || !rhs) { cs__gpu_err("cs_hines_gpu_solve_internal: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    const cs__hines_hplan *hp = &pl->hp;
+    CS__CU(cudaSetDevice(pl->device));
+    switch (hp->variant) {
+    case CS__HV_FLAT:
+    case CS__HV_INTERLEAVED:
+    case CS__HV_BLOCK_INTERLEAVED:
+    case CS__HV_VARIABLE: {
+        int th = hp->threads, grid = (hp->nslot + th - 1) / th;
+        if (hp->shared_p)
+            cs__k_cells<T, true><<<grid, th, 0, pl->stream>>>(hp->nslot, pl->d_slot_base, pl->d_slot_n, hp->stride, pl->d_p_local, d, u, rhs);
+        else
+            cs__k_cells<T, false><<<grid, th, 0, pl->stream>>>(hp->nslot, pl->d_slot_base, pl->d_slot_n, hp->stride, pl->d_p_local, d, u, rhs);
+        break;
+    }
+    case CS__HV_BLOCK_SHARED: {
+        size_t bytes = pl->bs_smem_elems * sizeof(T);
+        if (bytes > (size_t)pl->smem_optin) {
+            cs__gpu_err("block_shared: %zu bytes of shared memory needed, the device allows %d", bytes, pl->smem_optin);
+            return CS_SOLVER_ERR_UNAVAILABLE;
+        }
+        if (hp->shared_p)
+            cs__k_block_shared<T, true><<<hp->ngroup, hp->group, bytes, pl->stream>>>(pl->d_group_base, pl->d_group_rows, pl->d_slot_n, pl->d_p_local, d, u, rhs);
+        else
+            cs__k_block_shared<T, false><<<hp->ngroup, hp->group, bytes, pl->stream>>>(pl->d_group_base, pl->d_group_rows, pl->d_slot_n, pl->d_p_local, d, u, rhs);
+        break;
+    }
+    case CS__HV_FINE:
+        if (cs__fine_smem(pl, sizeof(T)))
+            cs__k_fine<T, true><<<hp->npack, hp->threads, (size_t)hp->max_pack_rows * 3 * sizeof(T), pl->stream>>>(
+                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, d, u, rhs);
+        else
+            cs__k_fine<T, false><<<hp->npack, hp->threads, 0, pl->stream>>>(
+                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, d, u, rhs);
+        break;
+    default:
+        cs__gpu_err("unknown variant %d", hp->variant);
+        return CS_SOLVER_ERR_INVALID;
+    }
+    CS__CU(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+template <class T>
+static cs_solver_status cs__convert(cs_hines_plan *pl, int to_internal, cs_hines_array_kind kind, const T *src, T *dst)
+{
+    if (!pl || !src || !dst) { cs__gpu_err("cs_hines_gpu conversion: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    const cs__hines_hplan *hp = &pl->hp;
+    CS__CU(cudaSetDevice(pl->device));
+    const int th = 256;
+    const long long nthreads = (long long)hp->nsys * 32;
+    const int grid = (int)((nthreads + th - 1) / th);
+    if (to_internal)
+        cs__k_convert<T, true><<<grid, th, 0, pl->stream>>>(hp->nsys, pl->d_offset, pl->d_cell_base, pl->d_cell_map, hp->cell_stride,
+                                                           pl->d_lmap, pl->d_lusrc, kind == CS_HINES_COUPLING, src, dst);
+    else
+        cs__k_convert<T, false><<<grid, th, 0, pl->stream>>>(hp->nsys, pl->d_offset, pl->d_cell_base, pl->d_cell_map, hp->cell_stride,
+                                                            pl->d_lmap, pl->d_lusrc, kind == CS_HINES_COUPLING, src, dst);
+    CS__CU(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+static cs_solver_status cs__is_device(const void *ptr, int *is_dev)
+{
+    cudaPointerAttributes a;
+    cudaError_t e = cudaPointerGetAttributes(&a, ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *is_dev = 0; /* older runtimes: unregistered host memory is an error */
+        return CS_SOLVER_OK;
+    }
+    *is_dev = (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged);
+    return CS_SOLVER_OK;
+}
+
+static cs_solver_status cs__ensure(void **buf, size_t *have, size_t need)
+{
+    if (*have >= need) return CS_SOLVER_OK;
+    if (*buf) { CS__CU(cudaFree(*buf)); *buf = NULL; *have = 0; }
+    CS__CU(cudaMalloc(buf, need));
+    CS__CU(cudaMemset(*buf, 0, need)); /* padding rows are never read, but keep them defined */
+    *have = need;
+    return CS_SOLVER_OK;
+}
+
+template <class T>
+static cs_solver_status cs__solve_tree(cs_hines_plan *pl, T *d, const T *u, T *rhs)
+{
+    if (!pl || !d || !u || !rhs) { cs__gpu_err("cs_hines_gpu_solve: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    const cs__hines_hplan *hp = &pl->hp;
+    CS__CU(cudaSetDevice(pl->device));
+    int dd, du, dr;
+    CS__TRY(cs__is_device(d, &dd));
+    CS__TRY(cs__is_device(u, &du));
+    CS__TRY(cs__is_device(rhs, &dr));
+    if (dd != du || dd != dr) {
+        cs__gpu_err("cs_hines_gpu_solve: d, u and rhs must all be host or all device pointers");
+        return CS_SOLVER_ERR_INVALID;
+    }
+    const size_t nr = (size_t)hp->nrows, ni = (size_t)hp->internal_size;
+    cudaStream_t st = pl->stream;
+    if (hp->variant == CS__HV_FLAT) { /* the internal layout is tree order */
+        if (dd) {
+            CS__TRY(cs__solve_internal(pl, d, u, rhs));
+        } else {
+            CS__TRY(cs__ensure(&pl->buf_int, &pl->buf_int_bytes, 3 * ni * sizeof(double)));
+            T *id = (T *)pl->buf_int, *iu = id + ni, *ir = iu + ni;
+            CS__CU(cudaMemcpyAsync(id, d, nr * sizeof(T), cudaMemcpyHostToDevice, st));
+            CS__CU(cudaMemcpyAsync(iu, u, nr * sizeof(T), cudaMemcpyHostToDevice, st));
+            CS__CU(cudaMemcpyAsync(ir, rhs, nr * sizeof(T), cudaMemcpyHostToDevice, st));
+            CS__TRY(cs__solve_internal(pl, id, (const T *)iu, ir));
+            CS__CU(cudaMemcpyAsync(rhs, ir, nr * sizeof(T), cudaMemcpyDeviceToHost, st));
+        }
+        CS__CU(cudaStreamSynchronize(st));
+        return CS_SOLVER_OK;
+    }
+    T *td = d, *tr = rhs;
+    const T *tu = u;
+    if (!dd) {
+        CS__TRY(cs__ensure(&pl->buf_tree, &pl->buf_tree_bytes, 3 * nr * sizeof(double)));
+        T *bd = (T *)pl->buf_tree, *bu = bd + nr, *br = bu + nr;
+        CS__CU(cudaMemcpyAsync(bd, d, nr * sizeof(T), cudaMemcpyHostToDevice, st));
+        CS__CU(cudaMemcpyAsync(bu, u, nr * sizeof(T), cudaMemcpyHostToDevice, st));
+        CS__CU(cudaMemcpyAsync(br, rhs, nr * sizeof(T), cudaMemcpyHostToDevice, st));
+        td = bd; tu = bu; tr = br;
+    }
+    CS__TRY(cs__ensure(&pl->buf_int, &pl->buf_int_bytes, 3 * ni * sizeof(double)));
+    T *id = (T *)pl->buf_int, *iu = id + ni, *ir = iu + ni;
+    CS__TRY(cs__convert<T>(pl, 1, CS_HINES_NODE, td, id));
+    CS__TRY(cs__convert<T>(pl, 1, CS_HINES_COUPLING, tu, iu));
+    CS__TRY(cs__convert<T>(pl, 1, CS_HINES_NODE, tr, ir));
+    CS__TRY(cs__solve_internal(pl, id, (const T *)iu, ir));
+    CS__TRY(cs__convert<T>(pl, 0, CS_HINES_NODE, ir, tr));
+    if (!dd) CS__CU(cudaMemcpyAsync(rhs, tr, nr * sizeof(T), cudaMemcpyDeviceToHost, st));
+    CS__CU(cudaStreamSynchronize(st));
+    return CS_SOLVER_OK;
+}
+
+extern "C" cs_solver_status cs_hines_gpu_solve_d(cs_hines_plan *pl, double *d, const double *u, double *rhs)
+{ return cs__solve_tree<double>(pl, d, u, rhs); }
+extern "C" cs_solver_status cs_hines_gpu_solve_f(cs_hines_plan *pl, float *d, const float *u, float *rhs)
+{ return cs__solve_tree<float>(pl, d, u, rhs); }
+extern "C" cs_solver_status cs_hines_gpu_solve_internal_d(cs_hines_plan *pl, double *d, const double *u, double *rhs)
+{ return cs__solve_internal<double>(pl, d, u, rhs); }
+extern "C" cs_solver_status cs_hines_gpu_solve_internal_f(cs_hines_plan *pl, float *d, const float *u, float *rhs)
+{ return cs__solve_internal<float>(pl, d, u, rhs); }
+extern "C" cs_solver_status cs_hines_gpu_to_internal_d(cs_hines_plan *pl, cs_hines_array_kind k, const double *t, double *i)
+{ return cs__convert<double>(pl, 1, k, t, i); }
+extern "C" cs_solver_status cs_hines_gpu_to_internal_f(cs_hines_plan *pl, cs_hines_array_kind k, const float *t, float *i)
+{ return cs__convert<float>(pl, 1, k, t, i); }
+extern "C" cs_solver_status cs_hines_gpu_from_internal_d(cs_hines_plan *pl, cs_hines_array_kind k, const double *i, double *t)
+{ return cs__convert<double>(pl, 0, k, i, t); }
+extern "C" cs_solver_status cs_hines_gpu_from_internal_f(cs_hines_plan *pl, cs_hines_array_kind k, const float *i, float *t)
+{ return cs__convert<float>(pl, 0, k, i, t); }
