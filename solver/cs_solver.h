@@ -37,6 +37,12 @@ cs_solver_status cs_hines_solve_serial(int nsys, const int *offset, const int *p
 cs_solver_status cs_hines_solve_omp(int nsys, const int *offset, const int *p,
                                     double *d, const double *u, double *rhs);
 
+/* Serial, several systems' sweeps interleaved for instruction-level parallelism; d is
+ * overwritten with 1/(eliminated d). Equal to the serial solve up to rounding. The simulator's
+ * CPU backend uses this one. */
+cs_solver_status cs_hines_solve_ilp(int nsys, const int *offset, const int *p,
+                                    double *d, const double *u, double *rhs);
+
 /* ---- CPU Thomas (tridiagonal) batch ------------------------------------------------- */
 /* Serial reference: nsys systems of size n, Flat layout. b and c are overwritten. */
 cs_solver_status cs_thomas_solve_serial(int nsys, int n, const double *a, double *b, double *c,

@@ -355,7 +355,7 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         }
         t1 = cs_now(); b->phase[CS_PHASE_ASSEMBLE] += t1 - t0; t0 = t1;
 
-        cs_hines_solve_serial(b->ncell, b->cv_off, b->parent, d, b->u, b->rhs);
+        cs_hines_solve_ilp(b->ncell, b->cv_off, b->parent, d, b->u, b->rhs);
         t1 = cs_now(); b->phase[CS_PHASE_SOLVE] += t1 - t0; t0 = t1;
 
         { double *tmp = b->v; b->v = b->rhs; b->rhs = tmp; } /* the solution is the new v */
