@@ -4,19 +4,18 @@
 #include <stddef.h>
 
 #include "cs_mech.h"
+#include "cs_mech_math.h"
 
-enum { P_TAU, P_E, NPARAM };
-enum { S_G, NSTATE };
-static const cs_mech_field expsyn_params[NPARAM] = {{"tau", "ms", 2.0, 1e-9, INFINITY},
+static const cs_mech_field expsyn_params[CS_EXPSYN_NPARAM] = {{"tau", "ms", 2.0, 1e-9, INFINITY},
                                                     {"e", "mV", 0.0, -INFINITY, INFINITY}};
-static const cs_mech_field expsyn_states[NSTATE] = {{"g", "uS", 0.0, 0.0, INFINITY}};
+static const cs_mech_field expsyn_states[CS_EXPSYN_NSTATE] = {{"g", "uS", 0.0, 0.0, INFINITY}};
 
 static void expsyn_init(const cs_mech_view *m) {
-    for (int k = 0; k < m->n; ++k) m->state[S_G][k] = 0.0;
+    for (int k = 0; k < m->n; ++k) m->state[CS_EXPSYN_G][k] = 0.0;
 }
 
 static void expsyn_current(const cs_mech_view *m) {
-    const double *restrict e = m->param[P_E], *restrict g = m->state[S_G];
+    const double *restrict e = m->param[CS_EXPSYN_E], *restrict g = m->state[CS_EXPSYN_G];
     for (int k = 0; k < m->n; ++k) {
         int c = m->node[k];
         m->i[c] += g[k] * (m->v[c] - e[k]);
@@ -25,15 +24,15 @@ static void expsyn_current(const cs_mech_view *m) {
 }
 
 static void expsyn_advance(const cs_mech_view *m) {
-    const double *restrict tau = m->param[P_TAU];
-    double *restrict g = m->state[S_G];
-    for (int k = 0; k < m->n; ++k) g[k] *= exp(-m->dt / tau[k]);
+    const double *restrict tau = m->param[CS_EXPSYN_TAU];
+    double *restrict g = m->state[CS_EXPSYN_G];
+    for (int k = 0; k < m->n; ++k) g[k] = cs_expsyn_decay(g[k], tau[k], m->dt);
 }
 
 static void expsyn_receive(const cs_mech_view *m, int instance, double weight) {
-    m->state[S_G][instance] += weight;
+    m->state[CS_EXPSYN_G][instance] += weight;
 }
 
-const cs_mech_type cs_mech_expsyn = {"expsyn", CS_MECH_POINT, 1, NPARAM, expsyn_params, NSTATE,
+const cs_mech_type cs_mech_expsyn = {"expsyn", CS_MECH_POINT, 1, CS_EXPSYN_NPARAM, expsyn_params, CS_EXPSYN_NSTATE,
                                      expsyn_states, expsyn_init, expsyn_current, expsyn_advance,
                                      expsyn_receive};

@@ -3,15 +3,15 @@
 #include <stddef.h>
 
 #include "cs_mech.h"
+#include "cs_mech_math.h"
 
-enum { P_G, P_E, NPARAM };
-static const cs_mech_field pas_params[NPARAM] = {{"g", "S/cm2", 0.001, 0.0, INFINITY},
+static const cs_mech_field pas_params[CS_PAS_NPARAM] = {{"g", "S/cm2", 0.001, 0.0, INFINITY},
                                                  {"e", "mV", -70.0, -INFINITY, INFINITY}};
 
 static void pas_init(const cs_mech_view *m) { (void)m; }
 
 static void pas_current(const cs_mech_view *m) {
-    const double *restrict g = m->param[P_G], *restrict e = m->param[P_E];
+    const double *restrict g = m->param[CS_PAS_G], *restrict e = m->param[CS_PAS_E];
     for (int k = 0; k < m->n; ++k) {
         int c = m->node[k];
         m->i[c] += m->weight[k] * g[k] * (m->v[c] - e[k]); /* [nA] */
@@ -21,5 +21,5 @@ static void pas_current(const cs_mech_view *m) {
 
 static void pas_advance(const cs_mech_view *m) { (void)m; }
 
-const cs_mech_type cs_mech_pas = {"pas", CS_MECH_DENSITY, 0, NPARAM, pas_params, 0, NULL,
+const cs_mech_type cs_mech_pas = {"pas", CS_MECH_DENSITY, 0, CS_PAS_NPARAM, pas_params, 0, NULL,
                                   pas_init, pas_current, pas_advance, NULL};

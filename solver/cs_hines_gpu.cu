@@ -557,3 +557,21 @@ extern "C" cs_solver_status cs_hines_gpu_from_internal_d(cs_hines_plan *pl, cs_h
 { return cs__convert<double>(pl, 0, k, i, t); }
 extern "C" cs_solver_status cs_hines_gpu_from_internal_f(cs_hines_plan *pl, cs_hines_array_kind k, const float *i, float *t)
 { return cs__convert<float>(pl, 0, k, i, t); }
+
+extern "C" cs_solver_status cs_hines_gpu_malloc(void **ptr, size_t bytes)
+{
+    if (!ptr) { cs__gpu_err("cs_hines_gpu_malloc: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    *ptr = NULL;
+    CS__CU(cudaMalloc(ptr, bytes ? bytes : 1));
+    return CS_SOLVER_OK;
+}
+extern "C" void cs_hines_gpu_free(void *ptr)
+{
+    if (ptr) cudaFree(ptr);
+}
+extern "C" cs_solver_status cs_hines_gpu_memcpy(void *dst, const void *src, size_t bytes)
+{
+    if ((!dst || !src) && bytes) { cs__gpu_err("cs_hines_gpu_memcpy: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    CS__CU(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+    return CS_SOLVER_OK;
+}

@@ -134,6 +134,12 @@ cs_solver_status cs_hines_gpu_from_internal_d(cs_hines_plan *plan, cs_hines_arra
 cs_solver_status cs_hines_gpu_from_internal_f(cs_hines_plan *plan, cs_hines_array_kind kind,
                                               const float *internal, float *tree);
 
+/* ---- device memory helpers (for callers without CUDA headers) ------------------------- */
+cs_solver_status cs_hines_gpu_malloc(void **ptr, size_t bytes);
+void cs_hines_gpu_free(void *ptr);
+/* Synchronous copy in any direction (host or device pointers on either side). */
+cs_solver_status cs_hines_gpu_memcpy(void *dst, const void *src, size_t bytes);
+
 /* ---- test utility (plain C, always available) ------------------------------------------ */
 /* A random tree of n rows with exactly nbranch branches (a branch: a maximal chain of rows in
  * which every row but the last has exactly one child), in tree order (parents before children,

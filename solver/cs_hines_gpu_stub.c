@@ -53,6 +53,18 @@ CS__STUB_CONV(cs_hines_gpu_to_internal_d, double)
 CS__STUB_CONV(cs_hines_gpu_to_internal_f, float)
 CS__STUB_CONV(cs_hines_gpu_from_internal_d, double)
 CS__STUB_CONV(cs_hines_gpu_from_internal_f, float)
+cs_solver_status cs_hines_gpu_malloc(void **ptr, size_t bytes)
+{
+    (void)bytes;
+    if (ptr) *ptr = NULL;
+    return CS_SOLVER_ERR_UNAVAILABLE;
+}
+void cs_hines_gpu_free(void *ptr) { (void)ptr; }
+cs_solver_status cs_hines_gpu_memcpy(void *dst, const void *src, size_t bytes)
+{
+    (void)dst; (void)src; (void)bytes;
+    return CS_SOLVER_ERR_UNAVAILABLE;
+}
 #else
 typedef int cs__hines_gpu_stub_unused; /* ISO C forbids an empty translation unit */
 #endif

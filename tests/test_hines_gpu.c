@@ -1,0 +1,595 @@
+/* GPU batched Hines solvers (solver/cs_hines_gpu.h) against the CPU serial reference.
+ *
+ * Every variant (flat, interleaved, block_interleaved with BS 32 and 64, block_shared, variable,
+ * fine with and without its set-up optimisations, fine in device memory, auto), in double and in
+ * float, through host pointers, device pointers and the internal-layout path (convert, solve,
+ * convert back), on: random trees; the six Table 4.1 classes of seed 000 (random trees with their
+ * sizes and branch counts); every real SWC cell of shared/data/morphologies (discretised with
+ * max_cv_length 10 µm, cable matrix d = C/dt + Σg + A·g_m, u = -g_axial/Ra, Ra 100 Ω·cm,
+ * cm 1 µF/cm², dt 0.025 ms); and mixed batches of different morphologies. Compared with
+ * cs_hines_solve_serial in double (float results against the double solve of the float-rounded
+ * inputs) by max|x - x_ref| / max|x_ref|: <= 1e-12 in double, 1e-5 in float.
+ *
+ * The host planner (layouts, re-rooting, splitting, packing) is also checked without a GPU,
+ * through its host emulation, before the GPU part; then exit 77 (skipped) when CUDA is not
+ * compiled in or no device is present. CS_TEST_SMALL=1 runs smaller batches (for
+ * compute-sanitizer). CS_MORPH_DIR overrides the morphology folder. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_geometry.h"
+#include "cs_hines_gpu.h"
+#include "cs_hines_gpu_impl.h"
+#include "cs_morph.h"
+#include "cs_solver.h"
+
+#define TOL_D 1e-12
+#define TOL_F 1e-5
+
+static int g_small;
+
+/* ---- data --------------------------------------------------------------------------------- */
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static double urand(void) /* [0, 1) */
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return (double)(g_rng >> 11) * 0x1.0p-53;
+}
+
+/* a batch: structure plus one set of values */
+typedef struct {
+    int nsys, nrows;
+    int *offset, *p;
+    double *d, *u, *rhs; /* the system (rhs = A·x_true) */
+} batch;
+
+static void batch_free(batch *b)
+{
+    free(b->offset); free(b->p); free(b->d); free(b->u); free(b->rhs);
+    memset(b, 0, sizeof *b);
+}
+
+/* append a system with local parents lp[n]; values: when g (µS) and cdt (µS) are given, the
+ * cable matrix d = cdt + Σg, u = -g; otherwise random diagonally dominant values */
+typedef struct { int cap_sys, cap_rows; } batch_cap;
+
+static void batch_add(batch *b, batch_cap *c, int n, const int *lp, const double *g, const double *cdt)
+{
+    if (b->nsys + 2 > c->cap_sys) {
+        c->cap_sys = 2 * c->cap_sys + 16;
+        b->offset = realloc(b->offset, sizeof(int) * c->cap_sys);
+        if (b->nsys == 0) b->offset[0] = 0;
+    }
+    if (b->nrows + n > c->cap_rows) {
+        c->cap_rows = 2 * c->cap_rows + n + 1024;
+        b->p = realloc(b->p, sizeof(int) * c->cap_rows);
+        b->d = realloc(b->d, sizeof(double) * c->cap_rows);
+        b->u = realloc(b->u, sizeof(double) * c->cap_rows);
+        b->rhs = realloc(b->rhs, sizeof(double) * c->cap_rows);
+    }
+    ck_assert(b->offset && b->p && b->d && b->u && b->rhs);
+    int o = b->nrows;
+    for (int i = 0; i < n; ++i) {
+        b->p[o + i] = i ? lp[i] + o : -1;
+        if (g) {
+            b->u[o + i] = i ? -g[i] : 0.0;
+            b->d[o + i] = cdt[i];
+        } else {
+            b->u[o + i] = i ? -(0.1 + urand()) : 0.0;
+            b->d[o + i] = 0.05 + 0.5 * urand();
+        }
+    }
+    for (int i = 1; i < n; ++i) { /* Σ of the faces */
+        b->d[o + i] -= b->u[o + i];
+        b->d[o + lp[i]] -= b->u[o + i];
+    }
+    /* rhs = A·x with x a membrane potential-like vector [mV] */
+    double *x = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; ++i) x[i] = -70.0 + 10.0 * urand();
+    for (int i = 0; i < n; ++i) b->rhs[o + i] = b->d[o + i] * x[i];
+    for (int i = 1; i < n; ++i) {
+        b->rhs[o + i] += b->u[o + i] * x[lp[i]];
+        b->rhs[o + lp[i]] += b->u[o + i] * x[i];
+    }
+    free(x);
+    b->nrows += n;
+    b->nsys++;
+    b->offset[b->nsys] = b->nrows;
+}
+
+static void random_system(batch *b, batch_cap *c, int n, int nbranch, uint64_t seed)
+{
+    int *lp = malloc(sizeof(int) * n);
+    ck_assert_int_eq(cs_hines_random_tree(n, nbranch, seed, lp), 0);
+    ck_assert_int_eq(cs_hines_count_branches(n, lp), nbranch);
+    batch_add(b, c, n, lp, NULL, NULL);
+    free(lp);
+}
+
+/* ---- real cells ------------------------------------------------------------------------------ */
+typedef struct {
+    char name[256];
+    int n;
+    int *lp;
+    double *g, *cdt; /* [µS] */
+} cell;
+static cell g_cells[64];
+static int g_ncells = -1;
+
+static const char *morph_dir(void)
+{
+    const char *e = getenv("CS_MORPH_DIR");
+    return (e && *e) ? e : CS_SHARED_DIR "/data/morphologies";
+}
+
+static void load_cells(void)
+{
+    if (g_ncells >= 0) return;
+    g_ncells = 0;
+    DIR *dir = opendir(morph_dir());
+    ck_assert_msg(dir != NULL, "cannot open the morphology folder %s", morph_dir());
+    struct dirent *e;
+    char names[64][256];
+    int nn = 0;
+    while ((e = readdir(dir)) && nn < 64) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && l < 256 && strcmp(e->d_name + l - 4, ".swc") == 0) snprintf(names[nn++], 256, "%.255s", e->d_name);
+    }
+    closedir(dir);
+    ck_assert_msg(nn > 0, "no .swc file in %s", morph_dir());
+    /* sorted, so that the order does not depend on the file system */
+    for (int i = 0; i < nn; ++i)
+        for (int j = i + 1; j < nn; ++j)
+            if (strcmp(names[j], names[i]) < 0) { char t[256]; memcpy(t, names[i], 256); memcpy(names[i], names[j], 256); memcpy(names[j], t, 256); }
+    const double Ra = 100.0;   /* [Ω·cm] */
+    const double cm = 1.0;     /* [µF/cm²] */
+    const double dt = 0.025;   /* [ms] */
+    const double gm = 0.0003;  /* membrane conductance [S/cm²] (hh's leak) */
+    for (int k = 0; k < nn; ++k) {
+        char path[2048];
+        snprintf(path, sizeof path, "%.1000s/%.255s", morph_dir(), names[k]);
+        cs_swc_options so = {1.0, 0.0};
+        if (strstr(names[k], "flywire")) { so.scale = 0.001; so.min_radius = 0.1; }
+        cs_morph m;
+        cs_status st = cs_morph_load_swc(path, &so, &m);
+        ck_assert_msg(st == CS_OK, "%s: %s", path, cs_error_message());
+        cs_cv_policy pol = {10.0, 0};
+        cs_geometry geo;
+        st = cs_discretize(&m, &pol, &geo);
+        ck_assert_msg(st == CS_OK, "%s: %s", path, cs_error_message());
+        cell *c = &g_cells[g_ncells++];
+        snprintf(c->name, sizeof c->name, "%.255s", names[k]);
+        c->n = geo.ncv;
+        c->lp = malloc(sizeof(int) * c->n);
+        c->g = malloc(sizeof(double) * c->n);
+        c->cdt = malloc(sizeof(double) * c->n);
+        for (int i = 0; i < c->n; ++i) {
+            c->lp[i] = geo.parent[i];
+            c->g[i] = i ? geo.g_axial[i] / Ra : 0.0;            /* [µS] */
+            double C = 1e-5 * cm * geo.area[i];                  /* [nF] (area [µm²]) */
+            c->cdt[i] = C / dt + 1e-2 * gm * geo.area[i];        /* [µS]: nF/ms, S/cm²·µm² → µS */
+        }
+        cs_geometry_free(&geo);
+        cs_morph_free(&m);
+    }
+}
+
+/* ---- comparison -------------------------------------------------------------------------- */
+static double *reference(const batch *b)
+{
+    double *d = malloc(sizeof(double) * b->nrows), *x = malloc(sizeof(double) * b->nrows);
+    memcpy(d, b->d, sizeof(double) * b->nrows);
+    memcpy(x, b->rhs, sizeof(double) * b->nrows);
+    ck_assert_int_eq(cs_hines_solve_serial(b->nsys, b->offset, b->p, d, b->u, x), CS_SOLVER_OK);
+    free(d);
+    return x;
+}
+
+static double relerr(int n, const double *x, const double *ref)
+{
+    double e = 0, m = 0;
+    for (int i = 0; i < n; ++i) {
+        double a = fabs(x[i] - ref[i]);
+        if (!(a <= e)) e = a; /* NaN propagates */
+        if (fabs(ref[i]) > m) m = fabs(ref[i]);
+    }
+    return m > 0 ? e / m : e;
+}
+
+/* ---- host planner checks (no GPU) -------------------------------------------------------- */
+static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, const char *what)
+{
+    int v = cs__hines_variant_lookup(opt->variant);
+    ck_assert_int_ge(v, 0);
+    cs__hines_hplan hp;
+    char msg[256];
+    cs_solver_status st = cs__hines_hplan_build(b->nsys, b->offset, b->p, v, opt, 132, &hp, msg, sizeof msg);
+    ck_assert_msg(st == CS_SOLVER_OK, "%s %s: %s", what, opt->variant, msg);
+    size_t ni = (size_t)hp.internal_size;
+    double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));
+    double *x = malloc(sizeof(double) * b->nrows);
+    for (size_t k = 0; k < ni; ++k) id[k] = iu[k] = ir[k] = NAN; /* padding must never be read */
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->d, id);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_COUPLING, b->u, iu);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->rhs, ir);
+    /* coupling round trip: every non-root row's u comes back */
+    double *u2 = malloc(sizeof(double) * b->nrows);
+    for (int r = 0; r < b->nrows; ++r) u2[r] = 12345.0;
+    cs__hines_hplan_from_internal_host(&hp, CS_HINES_COUPLING, iu, u2);
+    for (int r = 0; r < b->nrows; ++r)
+        ck_assert_msg(b->p[r] < 0 ? u2[r] == 12345.0 : u2[r] == b->u[r], "%s %s: coupling of row %d", what, opt->variant, r);
+    cs__hines_hplan_solve_host(&hp, id, iu, ir);
+    for (int r = 0; r < b->nrows; ++r) x[r] = NAN;
+    cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, ir, x);
+    double *ref = reference(b);
+    double e = relerr(b->nrows, x, ref);
+    ck_assert_msg(e <= TOL_D, "%s %s (host emulation: %s): error %.3g", what, opt->variant, hp.describe, e);
+    free(ref); free(u2); free(x); free(id); free(iu); free(ir);
+    cs__hines_hplan_free(&hp);
+}
+
+typedef struct { const char *variant; int bs, threads, flags, pack_rows; } config;
+static const config g_configs[] = {
+    {"flat", 0, 0, 0, 0},
+    {"interleaved", 0, 0, 0, 0},
+    {"block_interleaved", 32, 0, 0, 0},
+    {"block_interleaved", 64, 0, 0, 0},
+    {"block_shared", 64, 0, 0, 0},
+    {"variable", 0, 0, 0, 0},
+    {"fine", 0, 0, 0, 0},
+    {"fine", 0, 32, 0, 256},
+    {"fine", 0, 64, CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT | CS_HINES_FINE_NO_SORT, 0},
+    {"fine", 0, 128, CS_HINES_FINE_GLOBAL, 0},
+    {"auto", 0, 0, 0, 0},
+};
+#define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
+
+static cs_hines_gpu_options make_opt(const config *c)
+{
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.variant = c->variant;
+    o.block_size = c->bs;
+    o.threads = c->threads;
+    o.fine_flags = c->flags;
+    o.fine_pack_rows = c->pack_rows;
+    return o;
+}
+
+/* batches used by both parts */
+static void make_random_batch(batch *b, int count, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    random_system(b, &c, 1, 1, seed + 1);          /* one row */
+    random_system(b, &c, 40, 1, seed + 2);         /* an unbranched cable */
+    for (int k = 0; k < count; ++k) {
+        int n = 3 + (int)(urand() * 400);
+        int nb = 1 + 2 * (int)(urand() * (n / 4));
+        if (nb > n) nb = 1;
+        if (urand() < 0.3 && nb + 1 <= n && nb >= 3) nb += 1; /* even counts: a trifurcation */
+        random_system(b, &c, n, nb, seed + 100 + k);
+    }
+}
+
+static void make_class_batch(batch *b, int cls, int count, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    const cs_hines_morph_class *mc = &cs_hines_table41[cls];
+    int *lp = malloc(sizeof(int) * mc->size);
+    ck_assert_int_eq(cs_hines_random_tree(mc->size, mc->nbranch, seed, lp), 0);
+    ck_assert_int_eq(cs_hines_count_branches(mc->size, lp), mc->nbranch);
+    for (int k = 0; k < count; ++k) batch_add(b, &c, mc->size, lp, NULL, NULL); /* uniform */
+    free(lp);
+}
+
+static void make_mixed_batch(batch *b, int count, int with_cells, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    int *lp[6];
+    for (int k = 0; k < 6; ++k) {
+        lp[k] = malloc(sizeof(int) * cs_hines_table41[k].size);
+        ck_assert_int_eq(cs_hines_random_tree(cs_hines_table41[k].size, cs_hines_table41[k].nbranch, seed + k, lp[k]), 0);
+    }
+    for (int k = 0; k < count; ++k) {
+        batch_add(b, &c, cs_hines_table41[k % 6].size, lp[k % 6], NULL, NULL);
+        if (with_cells && g_ncells > 0 && k % 7 == 0) {
+            const cell *ce = &g_cells[(k / 7) % g_ncells];
+            batch_add(b, &c, ce->n, ce->lp, ce->g, ce->cdt);
+        }
+    }
+    for (int k = 0; k < 6; ++k) free(lp[k]);
+}
+
+START_TEST(test_generator)
+{
+    for (int k = 0; k < 6; ++k) {
+        const cs_hines_morph_class *mc = &cs_hines_table41[k];
+        int *lp = malloc(sizeof(int) * mc->size);
+        for (uint64_t s = 0; s < 5; ++s) {
+            ck_assert_int_eq(cs_hines_random_tree(mc->size, mc->nbranch, s, lp), 0);
+            ck_assert_int_eq(lp[0], -1);
+            for (int i = 1; i < mc->size; ++i) ck_assert(lp[i] >= 0 && lp[i] < i);
+            ck_assert_int_eq(cs_hines_count_branches(mc->size, lp), mc->nbranch);
+        }
+        free(lp);
+    }
+    int lp2[4];
+    ck_assert_int_eq(cs_hines_random_tree(4, 2, 1, lp2), -1); /* 2 branches cannot exist */
+    ck_assert_int_eq(cs_hines_random_tree(3, 4, 1, lp2), -1);
+}
+END_TEST
+
+START_TEST(test_host_plans)
+{
+    batch rb, cb, mb;
+    make_random_batch(&rb, g_small ? 10 : 40, 11);
+    make_class_batch(&cb, 3, 20, 12);
+    make_mixed_batch(&mb, 30, 0, 13);
+    for (int k = 0; k < NCONFIG; ++k) {
+        cs_hines_gpu_options o = make_opt(&g_configs[k]);
+        check_host_plan(&rb, &o, "random");
+        check_host_plan(&cb, &o, "medium-high");
+        check_host_plan(&mb, &o, "mixed");
+    }
+    /* bad structures */
+    cs__hines_hplan hp;
+    char msg[256];
+    int off[3] = {0, 2, 4}, pbad[4] = {-1, 0, 0, 2}; /* row 2 must have parent -1 */
+    ck_assert_int_eq(cs__hines_hplan_build(2, off, pbad, CS__HV_FINE, NULL, 132, &hp, msg, sizeof msg), CS_SOLVER_ERR_INVALID);
+    int pbad2[4] = {-1, 1, -1, 2}; /* parent not before the row */
+    ck_assert_int_eq(cs__hines_hplan_build(2, off, pbad2, CS__HV_FLAT, NULL, 132, &hp, msg, sizeof msg), CS_SOLVER_ERR_INVALID);
+    ck_assert_int_eq(cs__hines_variant_lookup("nonsense"), -1);
+    batch_free(&rb); batch_free(&cb); batch_free(&mb);
+}
+END_TEST
+
+START_TEST(test_host_plans_cells)
+{
+    load_cells();
+    batch b;
+    batch_cap c = {0, 0};
+    memset(&b, 0, sizeof b);
+    g_rng = 21;
+    for (int k = 0; k < g_ncells; ++k) batch_add(&b, &c, g_cells[k].n, g_cells[k].lp, g_cells[k].g, g_cells[k].cdt);
+    for (int k = 0; k < NCONFIG; ++k) {
+        cs_hines_gpu_options o = make_opt(&g_configs[k]);
+        check_host_plan(&b, &o, "real cells");
+    }
+    batch_free(&b);
+}
+END_TEST
+
+/* ---- GPU ---------------------------------------------------------------------------------- */
+static void *dalloc(size_t n)
+{
+    void *p = NULL;
+    ck_assert_msg(cs_hines_gpu_malloc(&p, n) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    return p;
+}
+#define H2D(dst, src, n) ck_assert_msg(cs_hines_gpu_memcpy((dst), (src), (n)) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error())
+#define D2H H2D
+
+static void check_gpu(const batch *b, const config *cf, const char *what)
+{
+    cs_hines_gpu_options o = make_opt(cf);
+    cs_hines_plan *pl = NULL;
+    cs_solver_status st = cs_hines_gpu_plan_create(b->nsys, b->offset, b->p, &o, &pl);
+    ck_assert_msg(st == CS_SOLVER_OK, "%s %s: create: %s: %s", what, cf->variant, cs_solver_status_string(st), cs_hines_gpu_last_error());
+    const char *desc = cs_hines_gpu_plan_describe(pl);
+    int n = b->nrows;
+    size_t ni = cs_hines_gpu_plan_internal_size(pl);
+    double *ref = reference(b);
+    double *d = malloc(sizeof(double) * n), *x = malloc(sizeof(double) * n);
+    /* 1. double, host pointers */
+    memcpy(d, b->d, sizeof(double) * n);
+    memcpy(x, b->rhs, sizeof(double) * n);
+    st = cs_hines_gpu_solve_d(pl, d, b->u, x);
+    ck_assert_msg(st == CS_SOLVER_OK, "%s %s: %s", what, cf->variant, cs_hines_gpu_last_error());
+    double e = relerr(n, x, ref);
+    ck_assert_msg(e <= TOL_D, "%s [%s] double/host: error %.3g", what, desc, e);
+    /* 2. double, device pointers (tree order) */
+    double *dd = dalloc(sizeof(double) * n), *du = dalloc(sizeof(double) * n), *dr = dalloc(sizeof(double) * n);
+    H2D(dd, b->d, sizeof(double) * n);
+    H2D(du, b->u, sizeof(double) * n);
+    H2D(dr, b->rhs, sizeof(double) * n);
+    st = cs_hines_gpu_solve_d(pl, dd, du, dr);
+    ck_assert_msg(st == CS_SOLVER_OK, "%s %s: %s", what, cf->variant, cs_hines_gpu_last_error());
+    for (int i = 0; i < n; ++i) x[i] = NAN;
+    D2H(x, dr, sizeof(double) * n);
+    e = relerr(n, x, ref);
+    ck_assert_msg(e <= TOL_D, "%s [%s] double/device: error %.3g", what, desc, e);
+    /* 3. double, internal layout */
+    double *id = dalloc(sizeof(double) * ni), *iu = dalloc(sizeof(double) * ni), *ir = dalloc(sizeof(double) * ni);
+    H2D(dd, b->d, sizeof(double) * n);
+    H2D(dr, b->rhs, sizeof(double) * n);
+    ck_assert_int_eq(cs_hines_gpu_to_internal_d(pl, CS_HINES_NODE, dd, id), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_to_internal_d(pl, CS_HINES_COUPLING, du, iu), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_to_internal_d(pl, CS_HINES_NODE, dr, ir), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_solve_internal_d(pl, id, iu, ir), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_from_internal_d(pl, CS_HINES_NODE, ir, dr), CS_SOLVER_OK);
+    ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    for (int i = 0; i < n; ++i) x[i] = NAN;
+    D2H(x, dr, sizeof(double) * n);
+    e = relerr(n, x, ref);
+    ck_assert_msg(e <= TOL_D, "%s [%s] double/internal: error %.3g", what, desc, e);
+    /* the row map agrees with the conversion */
+    int *map = malloc(sizeof(int) * n);
+    ck_assert_int_eq(cs_hines_gpu_plan_row_map(pl, map), CS_SOLVER_OK);
+    double *xi = malloc(sizeof(double) * ni);
+    D2H(xi, ir, sizeof(double) * ni);
+    for (int r = 0; r < n; ++r) ck_assert(map[r] >= 0 && (size_t)map[r] < ni && xi[map[r]] == x[r]);
+    free(map); free(xi);
+    /* 4. float, host pointers, against the double solve of the rounded inputs */
+    float *fd = malloc(sizeof(float) * n), *fu = malloc(sizeof(float) * n), *fr = malloc(sizeof(float) * n);
+    batch bf = *b;
+    bf.d = malloc(sizeof(double) * n); bf.u = malloc(sizeof(double) * n); bf.rhs = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; ++i) {
+        fd[i] = (float)b->d[i]; fu[i] = (float)b->u[i]; fr[i] = (float)b->rhs[i];
+        bf.d[i] = fd[i]; bf.u[i] = fu[i]; bf.rhs[i] = fr[i];
+    }
+    double *reff = reference(&bf);
+    st = cs_hines_gpu_solve_f(pl, fd, fu, fr);
+    ck_assert_msg(st == CS_SOLVER_OK, "%s %s: %s", what, cf->variant, cs_hines_gpu_last_error());
+    for (int i = 0; i < n; ++i) x[i] = fr[i];
+    e = relerr(n, x, reff);
+    ck_assert_msg(e <= TOL_F, "%s [%s] float/host: error %.3g", what, desc, e);
+    /* 5. float, internal layout on device */
+    float *fdd = dalloc(sizeof(float) * n), *fdu = dalloc(sizeof(float) * n), *fdr = dalloc(sizeof(float) * n);
+    float *fid = dalloc(sizeof(float) * ni), *fiu = dalloc(sizeof(float) * ni), *fir = dalloc(sizeof(float) * ni);
+    for (int i = 0; i < n; ++i) { fd[i] = (float)b->d[i]; fr[i] = (float)b->rhs[i]; }
+    H2D(fdd, fd, sizeof(float) * n);
+    H2D(fdu, fu, sizeof(float) * n);
+    H2D(fdr, fr, sizeof(float) * n);
+    ck_assert_int_eq(cs_hines_gpu_to_internal_f(pl, CS_HINES_NODE, fdd, fid), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_to_internal_f(pl, CS_HINES_COUPLING, fdu, fiu), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_to_internal_f(pl, CS_HINES_NODE, fdr, fir), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_solve_internal_f(pl, fid, fiu, fir), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_from_internal_f(pl, CS_HINES_NODE, fir, fdr), CS_SOLVER_OK);
+    ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    D2H(fr, fdr, sizeof(float) * n);
+    for (int i = 0; i < n; ++i) x[i] = fr[i];
+    e = relerr(n, x, reff);
+    ck_assert_msg(e <= TOL_F, "%s [%s] float/internal: error %.3g", what, desc, e);
+    void *frees[] = {dd, du, dr, id, iu, ir, fdd, fdu, fdr, fid, fiu, fir};
+    for (size_t k = 0; k < sizeof frees / sizeof frees[0]; ++k) cs_hines_gpu_free(frees[k]);
+    free(fd); free(fu); free(fr); free(bf.d); free(bf.u); free(bf.rhs); free(reff);
+    free(ref); free(d); free(x);
+    cs_hines_gpu_plan_destroy(pl);
+}
+
+static void check_all_configs(const batch *b, const char *what)
+{
+    for (int k = 0; k < NCONFIG; ++k) check_gpu(b, &g_configs[k], what);
+}
+
+START_TEST(test_gpu_random)
+{
+    batch b;
+    make_random_batch(&b, g_small ? 20 : 300, 31);
+    check_all_configs(&b, "random trees");
+    batch_free(&b);
+}
+END_TEST
+
+START_TEST(test_gpu_classes)
+{
+    for (int k = 0; k < 6; ++k) {
+        batch b;
+        make_class_batch(&b, k, g_small ? 8 : 200, 40 + k);
+        check_all_configs(&b, cs_hines_table41[k].name);
+        batch_free(&b);
+    }
+}
+END_TEST
+
+START_TEST(test_gpu_cells)
+{
+    load_cells();
+    for (int k = 0; k < g_ncells; ++k) { /* each cell alone, a few copies of it */
+        batch b;
+        batch_cap c = {0, 0};
+        memset(&b, 0, sizeof b);
+        g_rng = 50 + k;
+        for (int j = 0; j < (g_small ? 1 : 3); ++j) batch_add(&b, &c, g_cells[k].n, g_cells[k].lp, g_cells[k].g, g_cells[k].cdt);
+        check_all_configs(&b, g_cells[k].name);
+        batch_free(&b);
+    }
+}
+END_TEST
+
+START_TEST(test_gpu_mixed)
+{
+    load_cells();
+    batch b;
+    make_mixed_batch(&b, g_small ? 14 : 120, 1, 60);
+    check_all_configs(&b, "mixed");
+    batch_free(&b);
+}
+END_TEST
+
+START_TEST(test_gpu_errors)
+{
+    int off[2] = {0, 3}, p[3] = {-1, 0, 0};
+    cs_hines_plan *pl = NULL;
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.variant = "nonsense";
+    ck_assert_int_eq(cs_hines_gpu_plan_create(1, off, p, &o, &pl), CS_SOLVER_ERR_INVALID);
+    ck_assert_ptr_null(pl);
+    ck_assert(strstr(cs_hines_gpu_last_error(), "nonsense") != NULL);
+    int pbad[3] = {-1, 2, 0};
+    ck_assert_int_eq(cs_hines_gpu_plan_create(1, off, pbad, NULL, &pl), CS_SOLVER_ERR_INVALID);
+    o.variant = "auto";
+    ck_assert_int_eq(cs_hines_gpu_plan_create(1, off, p, &o, &pl), CS_SOLVER_OK);
+    ck_assert_str_eq(cs_hines_gpu_plan_variant(pl), "fine");
+    ck_assert_int_eq(cs_hines_gpu_solve_d(pl, NULL, NULL, NULL), CS_SOLVER_ERR_INVALID);
+    cs_hines_gpu_plan_destroy(pl);
+}
+END_TEST
+
+static Suite *host_suite(void)
+{
+    Suite *s = suite_create("hines_gpu_planner");
+    TCase *tc = tcase_create("host");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_generator);
+    tcase_add_test(tc, test_host_plans);
+    tcase_add_test(tc, test_host_plans_cells);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+static Suite *gpu_suite(void)
+{
+    Suite *s = suite_create("hines_gpu");
+    TCase *tc = tcase_create("gpu");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_gpu_errors);
+    tcase_add_test(tc, test_gpu_random);
+    tcase_add_test(tc, test_gpu_classes);
+    tcase_add_test(tc, test_gpu_cells);
+    tcase_add_test(tc, test_gpu_mixed);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    const char *sm = getenv("CS_TEST_SMALL");
+    g_small = sm && *sm && strcmp(sm, "0") != 0;
+    SRunner *sr = srunner_create(host_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    if (nf) return EXIT_FAILURE;
+    if (!cs_hines_gpu_compiled()) {
+        printf("SKIP: CUDA not compiled\n");
+        return 77;
+    }
+    if (cs_hines_gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    char name[256];
+    cs_hines_gpu_device_name(0, name, sizeof name);
+    printf("device: %s\n", name);
+    sr = srunner_create(gpu_suite());
+    srunner_run_all(sr, CK_VERBOSE);
+    nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
