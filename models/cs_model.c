@@ -151,7 +151,8 @@ static cs_status parse_cells(const parse_ctx *pc, const char *path, const cJSON 
         const cJSON *e = cJSON_GetArrayItem(it, k);
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
             e->valuedouble >= count)
-            return FAIL(pc, path, "cells[%d] must be a cell index in [0, %d)", k, count);
+            return FAIL(pc, path, "cells[%d] must be a cell index in [0, %d) (got %g)", k, count,
+                        cJSON_IsNumber(e) ? e->valuedouble : NAN);
         (*cells)[k] = (int)e->valuedouble;
     }
     return CS_OK;
@@ -728,6 +729,9 @@ cs_status cs_model_parse(const char *json, const char *name, const char *base_di
     snprintf(out->path, sizeof out->path, "%s", name);
     parse_ctx pc = {out->path, base_dir ? base_dir : ""};
     const char *end = NULL;
+    const char *q = json;
+    while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') ++q;
+    if (!*q) return cs_error_set(CS_ERR_PARSE, "%s:1:1: the model file is empty", name);
     cJSON *root = cJSON_ParseWithOpts(json, &end, 1);
     if (!root) {
         const char *at = end ? end : cJSON_GetErrorPtr();

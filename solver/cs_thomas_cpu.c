@@ -7,18 +7,24 @@
  *     m = b[i] - a[i]·c'[i-1];  c'[i] = c[i]/m;  d'[i] = (d[i] - a[i]·d'[i-1])/m
  *     x[n-1] = d'[n-1];  x[i] = d'[i] - c'[i]·x[i+1]
  * Two divisions by m rather than one reciprocal and two products: the divisions are
- * independent, so the loop-carried latency stays one fma + one division, and it rounds once.
+ * independent, so the loop-carried latency stays one multiply-subtract + one division (not
+ * + one multiplication more), and each result is rounded once less.
  *
  * Overwritten: d (the solution), c[0 .. n-2] of each system (c'). The header allows b to be
  * used as workspace; this implementation leaves b (and a, c[n-1]) untouched, but callers must
  * not rely on that.
  *
  * Checks: nsys < 0 or n < 1, or a NULL array when nsys > 0, give CS_SOLVER_ERR_INVALID before
- * any work (nsys == 0 touches nothing). Singularity: a zero pivot makes that row's d' and
- * hence x ±inf or NaN; the back substitution accumulates acc += x·0.0 (0 for finite x) and
- * one isfinite(acc) at the end reports CS_SOLVER_ERR_SINGULAR, without a branch per row. All
- * systems are still solved; the singular ones (or those with inf/NaN input or overflow, which
- * are reported the same way) hold inf/NaN in d.
+ * any work (nsys == 0 touches nothing).
+ *
+ * Singularity (CS_SOLVER_ERR_SINGULAR, "a zero pivot" m = 0), with no per-row test: a zero
+ * pivot at row i < n-1 makes c'[i] and d'[i] ±inf or NaN, so m[i+1] is ±inf or NaN and
+ * d'[i+1] = (non-finite)/(non-finite) = NaN, and NaN then stays in every later d' (a·NaN is NaN
+ * even for a = 0), hence in x[n-1]; a zero pivot at row n-1 makes x[n-1] = (..)/0 non-finite.
+ * In the back substitution c'[i]·(±inf or NaN) is ±inf or NaN (0·inf = NaN), so x[0] is
+ * non-finite too. The solver therefore accumulates acc += x[0]·0.0 per system (0 when finite,
+ * NaN otherwise) and tests isfinite(acc) once at the end. All systems are still solved.
+ * inf/NaN in the input, or overflow, usually show up the same way but are not guaranteed to.
  *
  * The OpenMP version runs the same per-system routine with schedule(static) over systems
  * (all systems have n rows, so this is balanced), so it is bit-identical to the serial one. */
@@ -39,7 +45,8 @@ static cs_solver_status cs__thomas_check(int nsys, int n, const double *a, const
     return CS_SOLVER_OK;
 }
 
-/* Solve one system (pointers at its first row); returns Σ x·0.0 (0, or NaN when not finite). */
+/* Solve one system (pointers at its first row); returns x[0]·0.0 (0, or NaN after a zero
+ * pivot). */
 static double cs__thomas_one(int n, const double *restrict a, const double *restrict b,
                              double *restrict c, double *restrict d)
 {
@@ -61,13 +68,11 @@ static double cs__thomas_one(int n, const double *restrict a, const double *rest
     }
     double x = (d[n - 1] - a[n - 1] * dp) / (b[n - 1] - a[n - 1] * cp);
     d[n - 1] = x;
-    double acc = x * 0.0;
     for (int i = n - 2; i >= 0; --i) {
         x = d[i] - c[i] * x;
         d[i] = x;
-        acc += x * 0.0;
     }
-    return acc;
+    return x * 0.0;
 }
 
 cs_solver_status cs_thomas_solve_serial(int nsys, int n, const double *a, double *b, double *c,

@@ -11,6 +11,10 @@
 #include "cs_build.h"
 #include "cs_profile.h"
 
+/* [mV] A voltage beyond this (or NaN) stops the run: no membrane reaches it, and it keeps
+ * every sample representable in the float32 report. */
+#define CS_V_LIMIT 1e6
+
 typedef struct {
     double time;      /* [ms] */
     uint64_t gid;
@@ -23,6 +27,7 @@ typedef struct {
 } cs_target_event;
 
 typedef struct {
+    const char *solver; /* Hines solver variant for a GPU backend ("auto" when NULL) */
     double dt;        /* [ms] */
     double celsius;   /* [°C] */
     int threads;      /* OpenMP threads */
@@ -48,14 +53,18 @@ typedef struct {
     cs_status (*init)(cs_backend *b, cs_epoch_result *res);
     /* Queue events for delivery in later steps (any order). */
     cs_status (*deliver)(cs_backend *b, size_t n, const cs_target_event *ev);
-    /* Advance steps [step0, step0 + nsteps); accumulate phase times into prof. */
-    cs_status (*run_epoch)(cs_backend *b, int64_t step0, int nsteps, cs_profile *prof,
-                           cs_epoch_result *res);
+    /* Start advancing steps [step0, step0 + nsteps). A GPU backend returns at once, so the
+     * host can write the previous epoch's output meanwhile; the CPU backend does the work. */
+    cs_status (*launch_epoch)(cs_backend *b, int64_t step0, int nsteps);
+    /* Finish the launched epoch: its spikes and samples, and phase times added to prof. */
+    cs_status (*collect_epoch)(cs_backend *b, cs_profile *prof, cs_epoch_result *res);
     void (*destroy)(cs_backend *b);
 } cs_backend_ops;
 
 extern const cs_backend_ops cs_backend_cpu;
-/* The CUDA backend; answers CS_ERR_UNSUPPORTED when not compiled or no GPU is present. */
+/* The CUDA backend, or NULL when this build has no CUDA or the machine no GPU; then
+ * cs_backend_cuda_unavailable() says which. */
 const cs_backend_ops *cs_backend_cuda(void);
+const char *cs_backend_cuda_unavailable(void);
 
 #endif

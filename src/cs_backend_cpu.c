@@ -62,6 +62,7 @@ struct cs_backend {
     size_t *inst_batch;           /* [ninst] batch of each network instance */
     float *samples;               /* [cap_rows × nprobe] */
     size_t cap_rows;
+    size_t rows;                  /* sample rows of the launched epoch */
     cs_spike *spikes;
     size_t cap_spikes;
 };
@@ -376,10 +377,10 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
             }
             b->det_vprev[k] = vn;
         }
-        /* a non-finite voltage spreads through its whole cell in one solve, so one CV per
-         * cell (its first) is enough to catch it in the step it happens */
+        /* a runaway voltage spreads through its whole cell in one solve, so one CV per cell
+         * (its first) is enough to catch it in the step it happens */
         for (int c = 0; c < b->ncell; ++c) {
-            if (!isfinite(b->v[b->cv_off[c]])) {
+            if (!(fabs(b->v[b->cv_off[c]]) <= CS_V_LIMIT)) {
                 b->failed_cell = b->cell0 + c;
                 b->failed_time = t + dt;
                 return;
@@ -395,15 +396,18 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
     b->nev -= next_ev;
 }
 
-static cs_status cpu_run_epoch(cs_backend *be, int64_t step0, int nsteps, cs_profile *prof,
-                               cs_epoch_result *res) {
+static cs_status cpu_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     int stride = be->p.sample_stride;
-    size_t rows = (size_t)((step0 + nsteps) / stride - step0 / stride);
-    CS_TRY(ensure_rows(be, rows + 1));
+    be->rows = (size_t)((step0 + nsteps) / stride - step0 / stride);
+    CS_TRY(ensure_rows(be, be->rows + 1));
     int nb = be->nbatch;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(be->p.threads)
     for (int j = 0; j < nb; ++j) run_batch(be, &be->b[j], step0, nsteps);
+    return CS_OK;
+}
 
+static cs_status cpu_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_result *res) {
+    int nb = be->nbatch;
     memset(res, 0, sizeof *res);
     res->failed_cell = -1;
     size_t nspike = 0;
@@ -433,9 +437,10 @@ static cs_status cpu_run_epoch(cs_backend *be, int64_t step0, int nsteps, cs_pro
     }
     res->nspike = nspike;
     res->spikes = be->spikes;
-    res->nrow = rows;
+    res->nrow = be->rows;
     res->samples = be->samples;
     return CS_OK;
 }
 
-const cs_backend_ops cs_backend_cpu = {"cpu", cpu_create, cpu_init, cpu_deliver, cpu_run_epoch, cpu_destroy};
+const cs_backend_ops cs_backend_cpu = {"cpu", cpu_create, cpu_init, cpu_deliver, cpu_launch_epoch,
+                                       cpu_collect_epoch, cpu_destroy};

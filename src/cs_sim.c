@@ -40,6 +40,10 @@ struct cs_sim {
     uint64_t *pop_spikes;       /* [npop] */
     cs_profile prof;
     double wall;
+    cs_spike *spk;              /* the last epoch's spikes and samples, kept while the next runs */
+    size_t nspk, cap_spk;
+    float *smp;
+    size_t nrow, cap_smp;
 };
 
 static int64_t gcd64(int64_t a, int64_t b) {
@@ -172,8 +176,7 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
         s->ops = &cs_backend_cpu;
     } else if (!strcmp(backend, "cuda")) {
         s->ops = cs_backend_cuda();
-        if (!s->ops)
-            return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda' is not available in this build or on this machine");
+        if (!s->ops) return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': %s", cs_backend_cuda_unavailable());
     } else if (!strcmp(backend, "auto")) {
         s->ops = cs_backend_cuda() ? cs_backend_cuda() : &cs_backend_cpu;
     } else {
@@ -189,7 +192,7 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     s->rowbuf = malloc((s->net.nprobe ? s->net.nprobe : 1) * sizeof *s->rowbuf);
     if (!s->pop_rows || !s->pop_spikes || !s->rowbuf) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     if (s->out) CS_TRY(describe_output(s));
-    cs_backend_params bp = {s->dt, m->celsius, s->threads, s->base_stride};
+    cs_backend_params bp = {o->solver, s->dt, m->celsius, s->threads, s->base_stride};
     CS_TRY(s->ops->create(&s->net, &bp, &s->be));
     return CS_OK;
 }
@@ -293,6 +296,29 @@ static void progress(const cs_sim *s, int64_t step, double start, double *last, 
     fflush(stderr);
 }
 
+/* Copy an epoch's spikes and samples out of the backend, which may reuse its buffers as soon
+ * as the next epoch is launched. */
+static cs_status keep_results(cs_sim *s, const cs_epoch_result *res) {
+    size_t ns = res->nrow * s->net.nprobe;
+    if (res->nspike > s->cap_spk) {
+        cs_spike *p = realloc(s->spk, res->nspike * sizeof *p);
+        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for spikes");
+        s->spk = p;
+        s->cap_spk = res->nspike;
+    }
+    if (ns > s->cap_smp) {
+        float *p = realloc(s->smp, ns * sizeof *p);
+        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for samples");
+        s->smp = p;
+        s->cap_smp = ns;
+    }
+    memcpy(s->spk, res->spikes, res->nspike * sizeof *s->spk);
+    memcpy(s->smp, res->samples, ns * sizeof *s->smp);
+    s->nspk = res->nspike;
+    s->nrow = res->nrow;
+    return CS_OK;
+}
+
 static cs_status run_loop(cs_sim *s) {
     const cs_model *m = s->m;
     cs_epoch_result res;
@@ -307,32 +333,37 @@ static cs_status run_loop(cs_sim *s) {
     CS_TRY(s->ops->deliver(s->be, nev, s->evbuf));
 
     double start = cs_now(), last = start, last_flush = start;
-    int64_t row = 1;
-    for (int64_t step = 0; step < s->nsteps;) {
-        int n = (int)(s->nsteps - step < s->epoch_steps ? s->nsteps - step : s->epoch_steps);
-        CS_TRY(s->ops->run_epoch(s->be, step, n, &s->prof, &res));
+    int64_t row = 1, step = 0;
+    int n = (int)(s->nsteps < s->epoch_steps ? s->nsteps : s->epoch_steps);
+    CS_TRY(s->ops->launch_epoch(s->be, 0, n));
+    while (n > 0) {
+        CS_TRY(s->ops->collect_epoch(s->be, &s->prof, &res));
+        step += n;
         if (res.failed_cell >= 0) {
             const cs_cell_desc *c = &s->net.cells[res.failed_cell];
             return cs_error_set(CS_ERR_NUMERIC,
-                                "cell %d (population '%s', cell %d): the voltage became NaN or infinite "
-                                "at t = %.4f ms; try a smaller dt or check the model's parameters",
-                                res.failed_cell, m->pops[c->pop].name, c->index, res.failed_time);
+                                "cell %d (population '%s', cell %d): the voltage became NaN, infinite or out of range "
+                                "(|V| > %g mV) at t = %.4f ms; check the model's parameters or try a smaller dt",
+                                res.failed_cell, m->pops[c->pop].name, c->index, CS_V_LIMIT, res.failed_time);
         }
         double t0 = cs_now();
-        cs_spike *sp = (cs_spike *)res.spikes; /* sorted in place */
-        CS_TRY(exchange(s, sp, res.nspike));
+        CS_TRY(keep_results(s, &res));
+        /* this epoch's spikes become the next epoch's events before it starts ... */
+        CS_TRY(exchange(s, s->spk, s->nspk));
+        n = (int)(s->nsteps - step < s->epoch_steps ? s->nsteps - step : s->epoch_steps);
         double t1 = cs_now();
-        CS_TRY(write_spikes(s, sp, res.nspike));
-        CS_TRY(write_samples(s, row, res.nrow, res.samples));
-        row += (int64_t)res.nrow;
-        if (s->out && t1 - last_flush > 1.0) {
-            CS_TRY(cs_output_flush(s->out));
-            last_flush = t1;
-        }
+        if (n > 0) CS_TRY(s->ops->launch_epoch(s->be, step, n));
+        /* ... and its output is written while the next epoch runs (on a GPU) */
         double t2 = cs_now();
+        CS_TRY(write_spikes(s, s->spk, s->nspk));
+        CS_TRY(write_samples(s, row, s->nrow, s->smp));
+        row += (int64_t)s->nrow;
+        if (s->out && t2 - last_flush > 1.0) {
+            CS_TRY(cs_output_flush(s->out));
+            last_flush = t2;
+        }
         s->prof.seconds[CS_PHASE_EXCHANGE] += t1 - t0;
-        s->prof.seconds[CS_PHASE_OUTPUT] += t2 - t1;
-        step += n;
+        s->prof.seconds[CS_PHASE_OUTPUT] += cs_now() - t2;
         progress(s, step, start, &last, 0);
     }
     s->wall = cs_now() - start;
@@ -379,6 +410,8 @@ void cs_sim_destroy(cs_sim *s) {
     free(s->evbuf);
     free(s->pop_rows);
     free(s->pop_spikes);
+    free(s->spk);
+    free(s->smp);
     free(s);
 }
 

@@ -15,6 +15,7 @@ typedef struct {
     int threads;             /* 0: the model's setting, or all cores */
     double tfinal, dt;       /* [ms] override the model's when > 0 */
     const char *backend;     /* NULL: the model's ("cpu", "cuda", "auto") */
+    const char *solver;      /* Hines solver variant of the GPU backend; NULL: "auto" */
     int progress;            /* 1: show a progress line on stderr for runs longer than a second */
 } cs_run_options;
 

@@ -30,6 +30,8 @@ static void usage(FILE *f) {
         "      --tfinal MS     simulated time [ms], overrides the model's run.tfinal\n"
         "      --dt MS         time step [ms], overrides the model's run.dt\n"
         "      --backend NAME  cpu (default), cuda, or auto (the GPU when there is one)\n"
+        "      --solver NAME   the GPU's Hines solver: auto (default), flat, interleaved,\n"
+        "                      block_interleaved, block_shared, variable, fine\n"
         "  -q, --quiet         no progress line, summary or profile\n"
         "\n"
         "The model format is described in docs/model-format.md; examples are in models/.\n"
@@ -59,7 +61,7 @@ static int parse_double(const char *opt, const char *s, double *out) {
 }
 
 int main(int argc, char **argv) {
-    cs_run_options o = {DEFAULT_OUTPUT, 0, 0, 0, NULL, 1};
+    cs_run_options o = {.output_path = DEFAULT_OUTPUT, .progress = 1};
     int quiet = 0;
     const char *model_path = NULL;
 
@@ -80,6 +82,7 @@ int main(int argc, char **argv) {
             {"output", required_argument, 0, 'o'}, {"no-output", no_argument, 0, 'n'},
             {"threads", required_argument, 0, 't'}, {"tfinal", required_argument, 0, 'T'},
             {"dt", required_argument, 0, 'd'},      {"backend", required_argument, 0, 'b'},
+            {"solver", required_argument, 0, 's'},
             {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
             {0, 0, 0, 0}};
         optind = 2;
@@ -102,6 +105,7 @@ int main(int argc, char **argv) {
             case 'T': if (parse_double("--tfinal", optarg, &o.tfinal)) return 2; break;
             case 'd': if (parse_double("--dt", optarg, &o.dt)) return 2; break;
             case 'b': o.backend = optarg; break;
+            case 's': o.solver = optarg; break;
             case 'q': quiet = 1; break;
             case 'h': usage(stdout); return 0;
             case ':':

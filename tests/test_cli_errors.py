@@ -48,6 +48,14 @@ BASE = {
     ],
 }
 
+# The line each known invalid SWC file must be blamed on (others: any line).
+SWC_BAD_LINE = {
+    "morphio_bad_syntax.swc": "6",                       # 'asd asda'
+    "morphio_multiple_soma.swc": "11",                   # the second root, sample 10
+    "morphio_single_section_missing_segment.swc": "1",   # sample 5, whose parent 4 is absent
+    "neurom_repeated_id.swc": "6",                       # the second sample 4
+}
+
 
 class Checker:
     def __init__(self):
@@ -239,7 +247,8 @@ def main():
         shutil.copy(os.path.join(inval, s), os.path.join(work, s))
         m = base()
         pop(m)["morphology"] = {"swc": s}  # relative to the model file's folder
-        cli.run_model(f"swc_{os.path.splitext(s)[0]}", m, must=(s,), regex=(re.escape(s) + r":\d+",),
+        line = SWC_BAD_LINE.get(s, r"\d+")
+        cli.run_model(f"swc_{os.path.splitext(s)[0]}", m, must=(s,), regex=(re.escape(s) + ":" + line + r"\b",),
                       names_model=False)
 
     # ---- JSON syntax errors: file:line:column ----

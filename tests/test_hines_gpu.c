@@ -8,7 +8,12 @@
  * max_cv_length 10 µm, cable matrix d = C/dt + Σg + A·g_m, u = -g_axial/Ra, Ra 100 Ω·cm,
  * cm 1 µF/cm², dt 0.025 ms); and mixed batches of different morphologies. Compared with
  * cs_hines_solve_serial in double (float results against the double solve of the float-rounded
- * inputs) by max|x - x_ref| / max|x_ref|: <= 1e-12 in double, 1e-5 in float.
+ * inputs) by max|x - x_ref| / max|x_ref|: <= 1e-12 in double, 1e-5 in float. Some real cells'
+ * cable matrices are too ill-conditioned for 1e-5 in float whatever the algorithm (the plain
+ * serial Hines loop in float reaches 1.2e-4 on the FlyWire cell: short CVs next to zero-area
+ * nodes make g/(C/dt) ~ 1e4); there the float bound is max(1e-5, 10 × the error of that serial
+ * float loop on the same system), and the normwise backward error
+ * max|b - A·x| / max(|A|·|x| + |b|) must stay under 1e-6 in every float case.
  *
  * The host planner (layouts, re-rooting, splitting, packing) is also checked without a GPU,
  * through its host emulation, before the GPU part; then exit 77 (skipped) when CUDA is not
@@ -191,6 +196,42 @@ static double *reference(const batch *b)
     ck_assert_int_eq(cs_hines_solve_serial(b->nsys, b->offset, b->p, d, b->u, x), CS_SOLVER_OK);
     free(d);
     return x;
+}
+
+/* the serial Hines loop in float: what any float solver can be expected to reach */
+static double *float_serial(const batch *b)
+{
+    int n = b->nrows;
+    float *d = malloc(sizeof(float) * n), *u = malloc(sizeof(float) * n), *r = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; ++i) { d[i] = (float)b->d[i]; u[i] = (float)b->u[i]; r[i] = (float)b->rhs[i]; }
+    for (int s = 0; s < b->nsys; ++s) {
+        int o = b->offset[s], e = b->offset[s + 1];
+        for (int i = e - 1; i > o; --i) { float f = u[i] / d[i]; d[b->p[i]] -= f * u[i]; r[b->p[i]] -= f * r[i]; }
+        r[o] /= d[o];
+        for (int i = o + 1; i < e; ++i) r[i] = (r[i] - u[i] * r[b->p[i]]) / d[i];
+    }
+    double *x = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; ++i) x[i] = r[i];
+    free(d); free(u); free(r);
+    return x;
+}
+
+/* normwise backward error of x for the system of b */
+static double backward_error(const batch *b, const double *x)
+{
+    int n = b->nrows;
+    double *res = malloc(sizeof(double) * n), *mag = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; ++i) { res[i] = b->rhs[i] - b->d[i] * x[i]; mag[i] = fabs(b->d[i] * x[i]) + fabs(b->rhs[i]); }
+    for (int i = 0; i < n; ++i) {
+        int q = b->p[i];
+        if (q < 0) continue;
+        res[i] -= b->u[i] * x[q]; mag[i] += fabs(b->u[i] * x[q]);
+        res[q] -= b->u[i] * x[i]; mag[q] += fabs(b->u[i] * x[i]);
+    }
+    double r = 0, m = 0;
+    for (int i = 0; i < n; ++i) { if (!(fabs(res[i]) <= r)) r = fabs(res[i]); if (mag[i] > m) m = mag[i]; }
+    free(res); free(mag);
+    return m > 0 ? r / m : r;
 }
 
 static double relerr(int n, const double *x, const double *ref)
@@ -442,11 +483,16 @@ static void check_gpu(const batch *b, const config *cf, const char *what)
         bf.d[i] = fd[i]; bf.u[i] = fu[i]; bf.rhs[i] = fr[i];
     }
     double *reff = reference(&bf);
+    double *xs = float_serial(b);
+    double tol_f = fmax(TOL_F, 10.0 * relerr(n, xs, reff));
+    free(xs);
     st = cs_hines_gpu_solve_f(pl, fd, fu, fr);
     ck_assert_msg(st == CS_SOLVER_OK, "%s %s: %s", what, cf->variant, cs_hines_gpu_last_error());
     for (int i = 0; i < n; ++i) x[i] = fr[i];
     e = relerr(n, x, reff);
-    ck_assert_msg(e <= TOL_F, "%s [%s] float/host: error %.3g", what, desc, e);
+    ck_assert_msg(e <= tol_f, "%s [%s] float/host: error %.3g (bound %.3g)", what, desc, e, tol_f);
+    e = backward_error(&bf, x);
+    ck_assert_msg(e <= 1e-6, "%s [%s] float/host: backward error %.3g", what, desc, e);
     /* 5. float, internal layout on device */
     float *fdd = dalloc(sizeof(float) * n), *fdu = dalloc(sizeof(float) * n), *fdr = dalloc(sizeof(float) * n);
     float *fid = dalloc(sizeof(float) * ni), *fiu = dalloc(sizeof(float) * ni), *fir = dalloc(sizeof(float) * ni);
@@ -463,7 +509,7 @@ static void check_gpu(const batch *b, const config *cf, const char *what)
     D2H(fr, fdr, sizeof(float) * n);
     for (int i = 0; i < n; ++i) x[i] = fr[i];
     e = relerr(n, x, reff);
-    ck_assert_msg(e <= TOL_F, "%s [%s] float/internal: error %.3g", what, desc, e);
+    ck_assert_msg(e <= tol_f, "%s [%s] float/internal: error %.3g (bound %.3g)", what, desc, e, tol_f);
     void *frees[] = {dd, du, dr, id, iu, ir, fdd, fdu, fdr, fid, fiu, fir};
     for (size_t k = 0; k < sizeof frees / sizeof frees[0]; ++k) cs_hines_gpu_free(frees[k]);
     free(fd); free(fu); free(fr); free(bf.d); free(bf.u); free(bf.rhs); free(reff);

@@ -1,0 +1,468 @@
+/* Benchmark of the GPU Hines batch solvers (solver/cs_hines_gpu.h) against the CPU serial and
+ * OpenMP solvers, on random trees with the sizes and branch counts of Table 4.1 (seed 000).
+ *
+ * Method (shared/device/README.md, METHOD.md): CUDA events around the solve alone (internal
+ * layout, the simulator's steady state); conversions (tree → internal of d, u, rhs and back of
+ * rhs) timed separately; 3 warm-up solves; median of REPS timed solves; before every timed solve
+ * d and rhs are restored from a pristine copy and the L2 cache is flushed by writing a buffer of
+ * 2.5× its size, so no solve finds its inputs in L2 (this replaces input rotation); inputs are
+ * random diagonally dominant systems (never zeros); the last solve of each case is converted
+ * back and checked against cs_hines_solve_serial on 64 distinct value sets (every system holds
+ * one of them). Effective bandwidth counts compulsory bytes: d, u, rhs read once, rhs written
+ * once, and p read once per distinct structure; it is compared with a device-to-device copy
+ * measured in the same run (bytes read + written).
+ *
+ * Usage: bench_hines [--quick] [--md FILE] [--max-cells N]
+ *   --quick       fewer sizes and repetitions (a smoke run)
+ *   --md FILE     append the markdown tables to FILE (default: print only) */
+#include <cuda_runtime.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <vector>
+
+#include "cs_hines_gpu.h"
+#include "cs_solver.h"
+
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(2);                                                                          \
+        }                                                                                     \
+    } while (0)
+#define CKS(call)                                                                             \
+    do {                                                                                      \
+        cs_solver_status s_ = (call);                                                         \
+        if (s_ != CS_SOLVER_OK) {                                                             \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,                 \
+                    cs_solver_status_string(s_), cs_hines_gpu_last_error());                  \
+            exit(2);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+static int g_reps = 20;
+static FILE *g_md = NULL;
+static double g_copy_bw = 0; /* [GB/s] */
+static void *g_flush = NULL;
+static size_t g_flush_bytes = 0;
+static std::vector<std::string> g_rows;
+
+static double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static uint64_t g_rng = 88172645463325252ull;
+static double urand()
+{
+    g_rng ^= g_rng << 13; g_rng ^= g_rng >> 7; g_rng ^= g_rng << 17;
+    return (double)(g_rng >> 11) * 0x1.0p-53;
+}
+
+/* a batch in tree order: structure + values (system s holds value set s % NSET) */
+#define NSET 64
+struct Batch {
+    std::string name;
+    int nsys = 0;
+    std::vector<int> offset, p, sset; /* sset[s]: structure index of system s */
+    std::vector<double> d, u, rhs;
+    int nstruct = 0;
+    long long struct_rows = 0;        /* Σ rows over distinct structures (p bytes) */
+    std::vector<std::vector<double>> ref; /* per (structure, value set): reference solution */
+    std::vector<int> ref_first;       /* per (structure·NSET + set): first system holding it */
+};
+
+/* structures: list of local parent arrays; pattern: structure index of each system */
+static void make_batch(Batch &b, const std::vector<std::vector<int>> &structs, const std::vector<int> &pattern)
+{
+    b.nsys = (int)pattern.size();
+    b.nstruct = (int)structs.size();
+    b.struct_rows = 0;
+    for (auto &s : structs) b.struct_rows += (long long)s.size();
+    b.offset.assign(b.nsys + 1, 0);
+    for (int s = 0; s < b.nsys; ++s) b.offset[s + 1] = b.offset[s] + (int)structs[pattern[s]].size();
+    size_t nr = (size_t)b.offset[b.nsys];
+    b.p.resize(nr); b.d.resize(nr); b.u.resize(nr); b.rhs.resize(nr);
+    b.sset = pattern;
+    /* value sets per structure */
+    std::vector<std::vector<double>> vd(structs.size() * NSET), vu(structs.size() * NSET), vr(structs.size() * NSET);
+    for (size_t k = 0; k < structs.size(); ++k) {
+        const std::vector<int> &lp = structs[k];
+        int n = (int)lp.size();
+        for (int v = 0; v < NSET; ++v) {
+            std::vector<double> &d = vd[k * NSET + v], &u = vu[k * NSET + v], &r = vr[k * NSET + v];
+            d.resize(n); u.resize(n); r.resize(n);
+            for (int i = 0; i < n; ++i) { u[i] = i ? -(0.1 + urand()) : 0.0; d[i] = 0.05 + 0.5 * urand(); }
+            for (int i = 1; i < n; ++i) { d[i] -= u[i]; d[lp[i]] -= u[i]; }
+            for (int i = 0; i < n; ++i) r[i] = -70.0 + 10.0 * urand();
+        }
+    }
+    b.ref_first.assign(structs.size() * NSET, -1);
+#pragma omp parallel for schedule(static)
+    for (int s = 0; s < b.nsys; ++s) {
+        int k = pattern[s], v = s % NSET, o = b.offset[s];
+        const std::vector<int> &lp = structs[k];
+        int n = (int)lp.size();
+        for (int i = 0; i < n; ++i) {
+            b.p[o + i] = i ? lp[i] + o : -1;
+            b.d[o + i] = vd[k * NSET + v][i];
+            b.u[o + i] = vu[k * NSET + v][i];
+            b.rhs[o + i] = vr[k * NSET + v][i];
+        }
+    }
+    for (int s = 0; s < b.nsys; ++s) {
+        int key = pattern[s] * NSET + s % NSET;
+        if (b.ref_first[key] < 0) b.ref_first[key] = s;
+    }
+    b.ref.assign(structs.size() * NSET, std::vector<double>());
+    for (size_t key = 0; key < b.ref_first.size(); ++key) {
+        int s = b.ref_first[key];
+        if (s < 0) continue;
+        int o = b.offset[s], n = b.offset[s + 1] - o;
+        std::vector<int> off = {0, n}, pl(n);
+        std::vector<double> d(b.d.begin() + o, b.d.begin() + o + n), x(b.rhs.begin() + o, b.rhs.begin() + o + n);
+        for (int i = 0; i < n; ++i) pl[i] = i ? b.p[o + i] - o : -1;
+        CKS(cs_hines_solve_serial(1, off.data(), pl.data(), d.data(), b.u.data() + o, x.data()));
+        b.ref[key] = x;
+    }
+}
+
+/* max relative error of a tree-order solution against the references */
+template <class T>
+static double check_solution(const Batch &b, const std::vector<T> &x)
+{
+    double e = 0, m = 0;
+    for (int s = 0; s < b.nsys; ++s) {
+        const std::vector<double> &r = b.ref[b.sset[s] * NSET + s % NSET];
+        int o = b.offset[s];
+        for (size_t i = 0; i < r.size(); ++i) {
+            double a = fabs((double)x[o + i] - r[i]);
+            if (!(a <= e)) e = a;
+            m = std::max(m, fabs(r[i]));
+        }
+    }
+    return e / m;
+}
+
+static void flush_l2(cudaStream_t st)
+{
+    CK(cudaMemsetAsync(g_flush, (int)(urand() * 255), g_flush_bytes, st));
+}
+
+struct Result {
+    double solve_us, conv_us, err;
+    std::string desc, variant;
+};
+
+template <class T>
+static Result run_gpu(const Batch &b, const cs_hines_gpu_options &opt)
+{
+    Result res;
+    cs_hines_plan *pl = NULL;
+    CKS(cs_hines_gpu_plan_create(b.nsys, b.offset.data(), b.p.data(), &opt, &pl));
+    res.desc = cs_hines_gpu_plan_describe(pl);
+    res.variant = cs_hines_gpu_plan_variant(pl);
+    size_t nr = b.d.size(), ni = cs_hines_gpu_plan_internal_size(pl);
+    std::vector<T> hd(b.d.begin(), b.d.end()), hu(b.u.begin(), b.u.end()), hr(b.rhs.begin(), b.rhs.end());
+    T *td, *tu, *tr, *id, *iu, *ir, *pd, *pr;
+    CK(cudaMalloc(&td, nr * sizeof(T))); CK(cudaMalloc(&tu, nr * sizeof(T))); CK(cudaMalloc(&tr, nr * sizeof(T)));
+    CK(cudaMalloc(&id, ni * sizeof(T))); CK(cudaMalloc(&iu, ni * sizeof(T))); CK(cudaMalloc(&ir, ni * sizeof(T)));
+    CK(cudaMalloc(&pd, ni * sizeof(T))); CK(cudaMalloc(&pr, ni * sizeof(T)));
+    CK(cudaMemset(id, 0, ni * sizeof(T))); CK(cudaMemset(iu, 0, ni * sizeof(T))); CK(cudaMemset(ir, 0, ni * sizeof(T)));
+    CK(cudaMemcpy(td, hd.data(), nr * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(tu, hu.data(), nr * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(tr, hr.data(), nr * sizeof(T), cudaMemcpyHostToDevice));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+    /* conversions (timed: d, u, rhs in; rhs out) */
+    std::vector<double> tc;
+    for (int r = 0; r < g_reps + 2; ++r) {
+        flush_l2(0);
+        CK(cudaEventRecord(e0));
+        if (sizeof(T) == 8) {
+            CKS(cs_hines_gpu_to_internal_d(pl, CS_HINES_NODE, (double *)td, (double *)pd));
+            CKS(cs_hines_gpu_to_internal_d(pl, CS_HINES_COUPLING, (double *)tu, (double *)iu));
+            CKS(cs_hines_gpu_to_internal_d(pl, CS_HINES_NODE, (double *)tr, (double *)pr));
+            CKS(cs_hines_gpu_from_internal_d(pl, CS_HINES_NODE, (double *)pr, (double *)tr));
+        } else {
+            CKS(cs_hines_gpu_to_internal_f(pl, CS_HINES_NODE, (float *)td, (float *)pd));
+            CKS(cs_hines_gpu_to_internal_f(pl, CS_HINES_COUPLING, (float *)tu, (float *)iu));
+            CKS(cs_hines_gpu_to_internal_f(pl, CS_HINES_NODE, (float *)tr, (float *)pr));
+            CKS(cs_hines_gpu_from_internal_f(pl, CS_HINES_NODE, (float *)pr, (float *)tr));
+        }
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 2) tc.push_back(ms * 1e3);
+    }
+    res.conv_us = median(tc);
+    /* solves */
+    std::vector<double> ts;
+    for (int r = 0; r < g_reps + 3; ++r) {
+        CK(cudaMemcpyAsync(id, pd, ni * sizeof(T), cudaMemcpyDeviceToDevice));
+        CK(cudaMemcpyAsync(ir, pr, ni * sizeof(T), cudaMemcpyDeviceToDevice));
+        flush_l2(0);
+        CK(cudaEventRecord(e0));
+        if (sizeof(T) == 8) CKS(cs_hines_gpu_solve_internal_d(pl, (double *)id, (double *)iu, (double *)ir));
+        else CKS(cs_hines_gpu_solve_internal_f(pl, (float *)id, (float *)iu, (float *)ir));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaGetLastError());
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 3) ts.push_back(ms * 1e3);
+    }
+    res.solve_us = median(ts);
+    /* check the last solve */
+    if (sizeof(T) == 8) CKS(cs_hines_gpu_from_internal_d(pl, CS_HINES_NODE, (double *)ir, (double *)tr));
+    else CKS(cs_hines_gpu_from_internal_f(pl, CS_HINES_NODE, (float *)ir, (float *)tr));
+    CKS(cs_hines_gpu_sync(pl));
+    std::vector<T> x(nr);
+    CK(cudaMemcpy(x.data(), tr, nr * sizeof(T), cudaMemcpyDeviceToHost));
+    res.err = check_solution(b, x);
+    cudaFree(td); cudaFree(tu); cudaFree(tr); cudaFree(id); cudaFree(iu); cudaFree(ir); cudaFree(pd); cudaFree(pr);
+    cudaEventDestroy(e0); cudaEventDestroy(e1);
+    cs_hines_gpu_plan_destroy(pl);
+    return res;
+}
+
+static double cpu_time_us(const Batch &b, int omp)
+{
+    std::vector<double> d(b.d.size()), x(b.d.size()), t;
+    int reps = 3;
+    for (int r = 0; r < reps; ++r) {
+        std::copy(b.d.begin(), b.d.end(), d.begin());
+        std::copy(b.rhs.begin(), b.rhs.end(), x.begin());
+        double t0 = omp_get_wtime();
+        if (omp) CKS(cs_hines_solve_omp(b.nsys, b.offset.data(), b.p.data(), d.data(), b.u.data(), x.data()));
+        else CKS(cs_hines_solve_serial(b.nsys, b.offset.data(), b.p.data(), d.data(), b.u.data(), x.data()));
+        t.push_back((omp_get_wtime() - t0) * 1e6);
+        if (r == 0 && t[0] > 2e5) reps = 1; /* long runs: one is enough */
+    }
+    double e = check_solution(b, x);
+    if (!(e < 1e-12)) { fprintf(stderr, "CPU check failed: %g\n", e); exit(3); }
+    return median(t);
+}
+
+struct Cfg {
+    const char *label, *variant;
+    int bs, threads, flags, pack_rows;
+};
+
+static void emit(const Batch &b, const char *cls, const Cfg &c, const char *prec, const Result &r,
+                 double cpu_serial_us)
+{
+    size_t es = prec[0] == 'd' ? 8 : 4;
+    double bytes = 4.0 * es * (double)b.d.size() + 4.0 * (double)b.struct_rows;
+    double bw = bytes / (r.solve_us * 1e-6) / 1e9;
+    char line[1024];
+    snprintf(line, sizeof line, "| %s | %d | %s | %s | %s | %.1f | %.1f | %.0f | %.0f%% | %.1f | %.1e |",
+             cls, b.nsys, c.label, r.variant.c_str(), prec, r.solve_us, r.conv_us, bw, 100.0 * bw / g_copy_bw,
+             cpu_serial_us > 0 ? cpu_serial_us / r.solve_us : 0.0, r.err);
+    printf("%s   [%s]\n", line, r.desc.c_str());
+    fflush(stdout);
+    g_rows.push_back(line);
+    if (g_md) { fprintf(g_md, "%s\n", line); fflush(g_md); }
+    double tol = es == 8 ? 1e-12 : 1e-5;
+    if (!(r.err <= tol)) { fprintf(stderr, "CHECK FAILED: %s %s %s err %g\n", cls, c.label, prec, r.err); exit(4); }
+}
+
+static Result run_cfg(const Batch &b, const Cfg &c, const char *prec)
+{
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.variant = c.variant; o.block_size = c.bs; o.threads = c.threads; o.fine_flags = c.flags; o.fine_pack_rows = c.pack_rows;
+    return prec[0] == 'd' ? run_gpu<double>(b, o) : run_gpu<float>(b, o);
+}
+
+static void table_header(const char *title)
+{
+    char line[512];
+    snprintf(line, sizeof line, "\n### %s\n\n| class | cells | config | variant | prec | solve [µs] | convert [µs] | eff. BW [GB/s] | of copy | × CPU serial | max rel. err |\n|---|---|---|---|---|---|---|---|---|---|---|", title);
+    printf("%s\n", line);
+    g_rows.push_back(line);
+    if (g_md) { fprintf(g_md, "%s\n", line); fflush(g_md); }
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    long long max_cells = 256000;
+    const char *md = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
+        else if (!strcmp(argv[i], "--max-cells") && i + 1 < argc) max_cells = atoll(argv[++i]);
+    }
+    if (cs_hines_gpu_device_count() <= 0) { printf("SKIP: no CUDA device\n"); return 77; }
+    if (quick) g_reps = 5;
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    g_flush_bytes = (size_t)(2.5 * prop.l2CacheSize);
+    CK(cudaMalloc(&g_flush, g_flush_bytes));
+    /* copy bandwidth: 1 GiB device to device, bytes read + written */
+    {
+        size_t n = (size_t)1 << 30;
+        void *a, *c;
+        CK(cudaMalloc(&a, n)); CK(cudaMalloc(&c, n));
+        CK(cudaMemset(a, 1, n));
+        cudaEvent_t e0, e1;
+        CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+        std::vector<double> t;
+        for (int r = 0; r < 23; ++r) {
+            CK(cudaEventRecord(e0));
+            CK(cudaMemcpyAsync(c, a, n, cudaMemcpyDeviceToDevice));
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            if (r >= 3) t.push_back(ms);
+        }
+        g_copy_bw = 2.0 * n / (median(t) * 1e-3) / 1e9;
+        cudaFree(a); cudaFree(c);
+    }
+    char hdr[512];
+    snprintf(hdr, sizeof hdr, "## Hines GPU benchmark: %s (%d SMs, %.0f MB L2), device-to-device copy %.0f GB/s; CPU: %d OpenMP threads\n\n"
+             "Solve = internal-layout solve alone (median of %d, L2 flushed before each); convert = tree→internal of d, u, rhs + rhs back. "
+             "Eff. BW = (d, u, rhs read + rhs written + p once per structure) / solve time. × CPU serial = cs_hines_solve_serial time / GPU solve time.",
+             prop.name, prop.multiProcessorCount, prop.l2CacheSize / 1e6, g_copy_bw, omp_get_max_threads(), g_reps);
+    printf("%s\n", hdr);
+    g_rows.push_back(hdr);
+    if (md) {
+        g_md = fopen(md, "w");
+        if (!g_md) { fprintf(stderr, "cannot write %s\n", md); return 2; }
+        fprintf(g_md, "%s\n", hdr);
+        fflush(g_md);
+    }
+
+    /* structures of the six classes */
+    std::vector<std::vector<int>> cls(6);
+    for (int k = 0; k < 6; ++k) {
+        cls[k].resize(cs_hines_table41[k].size);
+        if (cs_hines_random_tree(cs_hines_table41[k].size, cs_hines_table41[k].nbranch, 1000 + k, cls[k].data()) != 0) return 2;
+    }
+    std::vector<long long> sizes = quick ? std::vector<long long>{256, 25600} : std::vector<long long>{256, 2560, 25600, 256000};
+    const Cfg all[] = {
+        {"flat", "flat", 0, 0, 0, 0},
+        {"interleaved", "interleaved", 0, 0, 0, 0},
+        {"block_interleaved BS=64", "block_interleaved", 64, 0, 0, 0},
+        {"block_shared", "block_shared", 64, 0, 0, 0},
+        {"variable", "variable", 0, 0, 0, 0},
+        {"fine", "fine", 0, 0, 0, 0},
+        {"fine no-split", "fine", 0, 0, CS_HINES_FINE_NO_SPLIT, 0},
+        {"fine no-opt", "fine", 0, 0, 7, 0},
+        {"auto", "auto", 0, 0, 0, 0},
+    };
+    const int nall = (int)(sizeof all / sizeof all[0]);
+    /* ---- 1. every class, every size, every variant (double); CPU reference ---- */
+    table_header("Uniform batches, double precision");
+    std::vector<std::vector<double>> cpu_serial(6, std::vector<double>(sizes.size(), 0));
+    for (int k = 0; k < 6; ++k)
+        for (size_t si = 0; si < sizes.size(); ++si) {
+            if (sizes[si] > max_cells) continue;
+            Batch b;
+            make_batch(b, {cls[k]}, std::vector<int>((size_t)sizes[si], 0));
+            double ts = cpu_time_us(b, 0), to = cpu_time_us(b, 1);
+            cpu_serial[k][si] = ts;
+            char line[512];
+            snprintf(line, sizeof line, "| %s | %lld | CPU serial | - | d | %.1f | - | %.0f | - | 1.0 | - |\n| %s | %lld | CPU OpenMP | - | d | %.1f | - | %.0f | - | %.1f | - |",
+                     cs_hines_table41[k].name, sizes[si], ts, 32.0 * b.d.size() / ts / 1e3, cs_hines_table41[k].name, sizes[si], to,
+                     32.0 * b.d.size() / to / 1e3, ts / to);
+            printf("%s\n", line);
+            g_rows.push_back(line);
+            if (g_md) { fprintf(g_md, "%s\n", line); fflush(g_md); }
+            for (int c = 0; c < nall; ++c) {
+                if (quick && c >= 6 && c != nall - 1) continue;
+                emit(b, cs_hines_table41[k].name, all[c], "d", run_cfg(b, all[c], "d"), ts);
+            }
+        }
+    /* ---- 2. single precision, medium-high ---- */
+    table_header("Uniform batches, single precision (medium-high)");
+    for (size_t si = 0; si < sizes.size(); ++si) {
+        if (sizes[si] > max_cells) continue;
+        Batch b;
+        make_batch(b, {cls[3]}, std::vector<int>((size_t)sizes[si], 0));
+        for (int c = 0; c < nall; ++c) {
+            if (c == 0 || c == 6 || c == 7) continue;
+            emit(b, "medium-high", all[c], "f", run_cfg(b, all[c], "f"), cpu_serial[3][si]);
+        }
+    }
+    /* ---- 3. block size sweeps at the largest size, medium-high ---- */
+    {
+        long long n = std::min<long long>(sizes.back(), max_cells);
+        Batch b;
+        make_batch(b, {cls[3]}, std::vector<int>((size_t)n, 0));
+        table_header("Block-Interleaved / Block-Shared BS sweep and fine solver shape sweep (medium-high, double)");
+        int bss[] = {32, 64, 128, 256, 512};
+        for (int bs : bss) {
+            char lab[64];
+            snprintf(lab, sizeof lab, "block_interleaved BS=%d", bs);
+            Cfg c = {lab, "block_interleaved", bs, 0, 0, 0};
+            emit(b, "medium-high", c, "d", run_cfg(b, c, "d"), cpu_serial[3][sizes.size() - 1]);
+        }
+        int bss2[] = {32, 64, 128};
+        for (int bs : bss2) {
+            char lab[64];
+            snprintf(lab, sizeof lab, "block_shared BS=%d", bs);
+            Cfg c = {lab, "block_shared", bs, 0, 0, 0};
+            emit(b, "medium-high", c, "d", run_cfg(b, c, "d"), cpu_serial[3][sizes.size() - 1]);
+        }
+        int th[] = {32, 64, 128, 256};
+        int pr[] = {768, 1536, 3072};
+        for (int t : th)
+            for (int r : pr) {
+                char lab[64];
+                snprintf(lab, sizeof lab, "fine T=%d rows=%d", t, r);
+                Cfg c = {lab, "fine", 0, t, 0, r};
+                emit(b, "medium-high", c, "d", run_cfg(b, c, "d"), cpu_serial[3][sizes.size() - 1]);
+            }
+        Batch s;
+        make_batch(s, {cls[3]}, std::vector<int>(256, 0));
+        for (int t : th) {
+            char lab[64];
+            snprintf(lab, sizeof lab, "fine T=%d", t);
+            Cfg c = {lab, "fine", 0, t, 0, 0};
+            emit(s, "medium-high", c, "d", run_cfg(s, c, "d"), cpu_serial[3][0]);
+        }
+    }
+    /* ---- 4. mixed batches vs uniform of the same compartments ---- */
+    table_header("Mixed batches (six classes round-robin) vs a uniform medium-high batch of the same compartment count, double");
+    for (size_t si = 0; si < sizes.size(); ++si) {
+        if (sizes[si] > max_cells) continue;
+        std::vector<int> pat((size_t)sizes[si]);
+        for (size_t s = 0; s < pat.size(); ++s) pat[s] = (int)(s % 6);
+        Batch m;
+        make_batch(m, cls, pat);
+        long long rows = m.offset[m.nsys];
+        Batch u;
+        make_batch(u, {cls[3]}, std::vector<int>((size_t)((rows + 318) / 319), 0));
+        double tsm = cpu_time_us(m, 0);
+        const int pick[] = {1, 2, 4, 5, 8};
+        for (int c : pick) {
+            Result rm = run_cfg(m, all[c], "d");
+            emit(m, "mixed", all[c], "d", rm, tsm);
+            Result ru = run_cfg(u, all[c], "d");
+            emit(u, "uniform (same rows)", all[c], "d", ru, 0);
+            char line[256];
+            snprintf(line, sizeof line, "| mixed/uniform | %lld | %s | | d | ratio %.2f | | | | | |", sizes[si], all[c].label,
+                     (rm.solve_us / m.d.size()) / (ru.solve_us / u.d.size()));
+            printf("%s\n", line);
+            g_rows.push_back(line);
+            if (g_md) { fprintf(g_md, "%s\n", line); fflush(g_md); }
+        }
+    }
+    if (g_md) fclose(g_md);
+    cudaFree(g_flush);
+    return 0;
+}

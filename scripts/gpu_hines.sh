@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# GPU Hines solvers on the GPU machine, in one go: build, test, benchmark, then
+# compute-sanitizer memcheck and racecheck on the test at small sizes. Logs and the benchmark's
+# markdown table go to OUTDIR ($OUT on the lent machine).
+#
+# Usage, from the project root: scripts/gpu_hines.sh [OUTDIR]
+#   needs .devlibs (../shared/device/make-devlibs.sh) for HDF5 and Check; the morphologies are
+#   read from CS_MORPH_DIR, else ../shared/data/morphologies, else build-hines-data/morphologies
+#   (a copy that travels with the run: carry "build-hines-data").
+#   BENCH_ARGS adds arguments to bench_hines (e.g. --quick).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${1:-${OUT:-$root/build-gpu-hines/out}}
+mkdir -p "$out"
+export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if [ -z "${CS_MORPH_DIR:-}" ]; then
+  if [ -d "$root/../shared/data/morphologies" ]; then export CS_MORPH_DIR=$root/../shared/data/morphologies
+  else export CS_MORPH_DIR=$root/build-hines-data/morphologies; fi
+fi
+bld=$root/build-gpu-hines
+t0=$SECONDS
+stamp() { echo "[gpu_hines +$((SECONDS - t0))s] $*"; }
+
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --format=csv | tee "$out/device.txt"
+stamp configure
+cmake -S . -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
+  >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+stamp build
+# the benchmark needs only the solver library: build it first so a problem elsewhere cannot stop it
+cmake --build "$bld" -j "$(nproc)" --target bench_hines >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; }
+cmake --build "$bld" -j "$(nproc)" --target test_hines_gpu >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; }
+rc_test=na rc_bench=na rc_mem=na rc_race=na
+if [ -x "$bld/tests/test_hines_gpu" ]; then
+  stamp test
+  (cd "$bld/tests" && timeout 240 ./test_hines_gpu) >"$out/test.log" 2>&1; rc_test=$?
+  grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test.log" | head -40
+fi
+if [ -x "$bld/bench/bench_hines" ]; then
+  stamp bench
+  timeout "${BENCH_TIMEOUT:-330}" "$bld/bench/bench_hines" ${BENCH_ARGS:-} --md "$out/results-hines.md" >"$out/bench.log" 2>&1; rc_bench=$?
+fi
+if [ -x "$bld/tests/test_hines_gpu" ] && command -v compute-sanitizer >/dev/null; then
+  stamp memcheck
+  (cd "$bld/tests" && CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./test_hines_gpu) >"$out/memcheck.log" 2>&1; rc_mem=$?
+  tail -3 "$out/memcheck.log"
+  stamp racecheck
+  (cd "$bld/tests" && CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./test_hines_gpu) >"$out/racecheck.log" 2>&1; rc_race=$?
+  tail -3 "$out/racecheck.log"
+fi
+stamp "done: test=$rc_test bench=$rc_bench memcheck=$rc_mem racecheck=$rc_race"
+echo "test=$rc_test bench=$rc_bench memcheck=$rc_mem racecheck=$rc_race" >"$out/summary.txt"
+# the table last (the reply carries the end of the output)
+grep -E "^\| (medium-high|mixed|uniform|mixed/uniform)" "$out/results-hines.md" 2>/dev/null | grep -E "256000|25600 " | cut -c1-160 | tail -60

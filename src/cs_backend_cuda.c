@@ -1,0 +1,480 @@
+/* The CUDA backend: all cell state lives on the GPU for the whole run, in the layout of the
+ * Hines solver plan (cs_hines_gpu.h) chosen for the batch; every per-step phase runs there
+ * (src/cs_cuda_kernels.cu). Per epoch only the epoch's events go to the device and its spikes
+ * and samples come back. Host logic only: no CUDA header here. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_backend.h"
+#include "cs_cuda.h"
+#include "cs_mech_math.h"
+
+#ifndef CS_HAVE_CUDA
+
+const cs_backend_ops *cs_backend_cuda(void) { return NULL; }
+const char *cs_backend_cuda_unavailable(void) {
+    return "this build has no CUDA support (no CUDA compiler was found when it was configured)";
+}
+
+#else
+
+#include "cs_hines_gpu.h"
+
+#define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
+#define CS_TIMED_MARKS 8        /* events per timed step: before and after each of 7 phases */
+#define CS_SPIKES_PER_DETECTOR 16 /* spike buffer: crossings per detector per epoch */
+
+struct cs_backend {
+    const cs_network_desc *net;
+    cs_backend_params p;
+    char device[256];
+    cs_hines_plan *plan;
+    int *row_map;               /* [total rows] internal index of each tree-order row */
+    int *cell_first;            /* [ncell + 1] first tree-order row of each cell */
+    cs_cuda_state s;
+    int ginst_group[16];
+    int *syn_local;             /* [ninst] expsyn-local index of a synapse instance, -1 otherwise */
+    cs_target_event *ev;        /* pending events (host) */
+    size_t nev, cap_ev;
+    int *ev_local;              /* staging for the epoch's events */
+    double *ev_weight;
+    size_t cap_dev_ev;
+    int *ev_hi;                 /* [nsteps + 1] end of each step's events */
+    size_t cap_rows_dev, cap_rows_host;
+    float *samples;             /* host copy of the epoch's samples */
+    cs_spike *spikes;
+    double *spike_time;
+    int *spike_gid;
+    void *timers;
+    int64_t step0;
+    int nsteps, rows;
+    int timed[CS_TIMED_STEPS], ntimed;
+};
+
+static cs_status grow_device(void **p, size_t *cap, size_t need, size_t elem, const char *what) {
+    if (need <= *cap) return CS_OK;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need) nc *= 2;
+    cs_cuda_free(*p);
+    *p = NULL;
+    *cap = 0;
+    CS_TRY(cs_cuda_alloc(p, nc * elem, what));
+    *cap = nc;
+    return CS_OK;
+}
+
+static cs_status solver_fail(cs_solver_status st, const char *what) {
+    return cs_error_set(st == CS_SOLVER_ERR_NOMEM ? CS_ERR_NOMEM : CS_ERR_DEVICE, "GPU solver: %s: %s (%s)",
+                        what, cs_solver_status_string(st), cs_hines_gpu_last_error());
+}
+
+static void cuda_destroy(cs_backend *be) {
+    if (!be) return;
+    cs_cuda_state *s = &be->s;
+    void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->cdt, s->u, s->ev_local, s->ev_weight,
+                   s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row,
+                   s->samples, s->spike_time, s->spike_gid, s->counters};
+    for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k) cs_cuda_free(dev[k]);
+    for (int m = 0; m < s->nmech; ++m) {
+        cs_cuda_free(s->mech[m].node);
+        cs_cuda_free(s->mech[m].weight);
+        cs_cuda_free(s->mech[m].param);
+        cs_cuda_free(s->mech[m].state);
+    }
+    if (be->plan) cs_hines_gpu_plan_destroy(be->plan);
+    cs_cuda_timer_destroy(be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
+    cs_cuda_stream_destroy(s->stream);
+    free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->ev); free(be->ev_local);
+    free(be->ev_weight); free(be->ev_hi); free(be->samples); free(be->spikes); free(be->spike_time);
+    free(be->spike_gid);
+    free(be);
+}
+
+/* Upload a host array of tree-order values into the internal layout (converted on the device). */
+static cs_status upload_tree(cs_backend *be, const double *tree, size_t nrow, double *dst,
+                             cs_hines_array_kind kind) {
+    double *tmp = NULL;
+    CS_TRY(cs_cuda_alloc((void **)&tmp, nrow * sizeof(double), "a conversion buffer"));
+    cs_status st = cs_cuda_upload(tmp, tree, nrow * sizeof(double));
+    if (st == CS_OK) {
+        cs_solver_status ss = cs_hines_gpu_to_internal_d(be->plan, kind, tmp, dst);
+        if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_sync(be->plan);
+        if (ss != CS_SOLVER_OK) st = solver_fail(ss, "layout conversion");
+    }
+    cs_cuda_free(tmp);
+    return st;
+}
+
+static cs_status upload_new(void **dst, const void *src, size_t bytes, const char *what) {
+    CS_TRY(cs_cuda_alloc(dst, bytes, what));
+    return cs_cuda_upload(*dst, src, bytes);
+}
+
+static cs_cuda_mech_kind kind_of(const cs_mech_type *t) {
+    if (t == &cs_mech_hh) return CS_CUDA_HH;
+    if (t == &cs_mech_pas) return CS_CUDA_PAS;
+    if (t == &cs_mech_expsyn) return CS_CUDA_EXPSYN;
+    return CS_CUDA_ICLAMP;
+}
+
+/* Mechanism groups: instances of one type, their CVs mapped to the internal layout; states
+ * initialised on the host with the mechanism's own init (the CPU code) and uploaded. */
+static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
+    const cs_network_desc *net = be->net;
+    cs_cuda_state *s = &be->s;
+    const cs_mech_type *types[CS_CUDA_MAX_MECH];
+    int count[CS_CUDA_MAX_MECH] = {0};
+    int *group = malloc((net->ninst ? net->ninst : 1) * sizeof *group);
+    be->syn_local = malloc((net->ninst ? net->ninst : 1) * sizeof *be->syn_local);
+    if (!group || !be->syn_local) {
+        free(group);
+        return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    }
+    s->nmech = 0;
+    s->syn_group = -1;
+    for (size_t k = 0; k < net->ninst; ++k) {
+        int gi = -1;
+        for (int m = 0; m < s->nmech; ++m)
+            if (types[m] == net->inst[k].type) gi = m;
+        if (gi < 0) {
+            gi = s->nmech++;
+            types[gi] = net->inst[k].type;
+            if (types[gi] == &cs_mech_expsyn) s->syn_group = gi;
+        }
+        group[k] = gi;
+        be->syn_local[k] = types[gi]->receives_events ? count[gi] : -1;
+        count[gi]++;
+    }
+    cs_status st = CS_OK;
+    for (int m = 0; m < s->nmech && st == CS_OK; ++m) {
+        const cs_mech_type *t = types[m];
+        int n = count[m], np = t->nparam, ns = t->nstate;
+        int *node = malloc((size_t)n * sizeof *node);
+        double *w = malloc((size_t)n * sizeof *w);
+        double *par = malloc((size_t)(np ? np : 1) * (size_t)n * sizeof *par);
+        double *sta = calloc((size_t)(ns ? ns : 1) * (size_t)n, sizeof *sta);
+        if (!node || !w || !par || !sta) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+        for (size_t k = 0, l = 0; st == CS_OK && k < net->ninst; ++k) {
+            if (group[k] != m) continue;
+            const cs_instance_desc *in = &net->inst[k];
+            node[l] = be->row_map[be->cell_first[in->cell] + in->node];
+            w[l] = in->weight;
+            for (int j = 0; j < np; ++j) par[(size_t)j * (size_t)n + l] = in->param[j];
+            ++l;
+        }
+        if (st == CS_OK) {
+            double *pp[CS_MAX_PARAMS], *sp[CS_MAX_PARAMS];
+            for (int j = 0; j < np; ++j) pp[j] = par + (size_t)j * (size_t)n;
+            for (int j = 0; j < ns; ++j) sp[j] = sta + (size_t)j * (size_t)n;
+            cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius};
+            t->init(&view);
+            cs_cuda_mech *cm = &s->mech[m];
+            cm->kind = kind_of(t);
+            cm->n = n;
+            st = upload_new((void **)&cm->node, node, (size_t)n * sizeof *node, "mechanism CVs");
+            if (st == CS_OK) st = upload_new((void **)&cm->weight, w, (size_t)n * sizeof *w, "mechanism weights");
+            if (st == CS_OK) st = upload_new((void **)&cm->param, par, (size_t)(np ? np : 1) * (size_t)n * sizeof *par, "mechanism parameters");
+            if (st == CS_OK) st = upload_new((void **)&cm->state, sta, (size_t)(ns ? ns : 1) * (size_t)n * sizeof *sta, "mechanism states");
+        }
+        free(node); free(w); free(par); free(sta);
+    }
+    free(group);
+    return st;
+}
+
+static cs_status setup(cs_backend *be) {
+    const cs_network_desc *net = be->net;
+    cs_cuda_state *s = &be->s;
+    int ncell = (int)net->ncell;
+    CS_TRY(cs_cuda_select(0, be->device, sizeof be->device));
+    CS_TRY(cs_cuda_stream_create(&s->stream));
+
+    /* tree-order structure of the whole batch */
+    be->cell_first = malloc(((size_t)ncell + 1) * sizeof *be->cell_first);
+    size_t nrow = (size_t)net->total_cv;
+    int *parent = malloc((nrow ? nrow : 1) * sizeof *parent);
+    double *u = malloc((nrow ? nrow : 1) * sizeof *u), *d0 = calloc(nrow ? nrow : 1, sizeof *d0);
+    double *cdt = malloc((nrow ? nrow : 1) * sizeof *cdt), *v = malloc((nrow ? nrow : 1) * sizeof *v);
+    be->row_map = malloc((nrow ? nrow : 1) * sizeof *be->row_map);
+    cs_status st = CS_OK;
+    if (!be->cell_first || !parent || !u || !d0 || !cdt || !v || !be->row_map)
+        st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
+    int row = 0;
+    for (int c = 0; st == CS_OK && c < ncell; ++c) {
+        const cs_cell_desc *cell = &net->cells[c];
+        const cs_geometry *g = cell->geom;
+        be->cell_first[c] = row;
+        for (int k = 0; k < g->ncv; ++k) {
+            int r = row + k;
+            parent[r] = g->parent[k] < 0 ? -1 : row + g->parent[k];
+            double ga = k == 0 ? 0.0 : g->g_axial[k] / cell->Ra; /* [µS] */
+            u[r] = -ga;
+            cdt[r] = 1e-5 * cell->cm * g->area[k] / be->p.dt;   /* C/dt [nF/ms = µS] */
+            d0[r] += cdt[r] + ga;
+            if (k > 0) d0[parent[r]] += ga;
+            v[r] = cell->v_init;
+        }
+        row += g->ncv;
+    }
+    if (st == CS_OK) be->cell_first[ncell] = row;
+
+    if (st == CS_OK) {
+        cs_hines_gpu_options opt;
+        cs_hines_gpu_options_default(&opt);
+        opt.variant = be->p.solver;
+        cs_solver_status ss = cs_hines_gpu_plan_create(ncell, be->cell_first, parent, &opt, &be->plan);
+        if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
+        if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);
+        if (ss != CS_SOLVER_OK) st = solver_fail(ss, "building the solver plan");
+    }
+    double *v_int = NULL;
+    if (st == CS_OK) {
+        s->n_int = cs_hines_gpu_plan_internal_size(be->plan);
+        size_t bytes = s->n_int * sizeof(double);
+        double **arrays[] = {&s->v, &s->rhs, &s->d, &s->i, &s->g, &s->d0, &s->cdt, &s->u};
+        for (size_t k = 0; st == CS_OK && k < sizeof arrays / sizeof arrays[0]; ++k)
+            st = cs_cuda_alloc((void **)arrays[k], bytes, "the cells' state");
+        if (st == CS_OK) st = upload_tree(be, d0, nrow, s->d0, CS_HINES_NODE);
+        if (st == CS_OK) st = upload_tree(be, cdt, nrow, s->cdt, CS_HINES_NODE);
+        if (st == CS_OK) st = upload_tree(be, u, nrow, s->u, CS_HINES_COUPLING);
+        if (st == CS_OK) st = upload_tree(be, v, nrow, s->v, CS_HINES_NODE);
+        /* v in the internal layout on the host, for the mechanisms' initial states */
+        v_int = calloc(s->n_int ? s->n_int : 1, sizeof *v_int);
+        if (!v_int && st == CS_OK) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+        for (size_t r = 0; st == CS_OK && r < nrow; ++r) v_int[be->row_map[r]] = v[r];
+    }
+    free(parent); free(u); free(d0); free(cdt); free(v);
+    if (st == CS_OK) st = setup_mechanisms(be, v_int);
+    free(v_int);
+    CS_TRY(st);
+
+    /* detectors, the NaN watch, probes, spike buffer, counters */
+    int nd = (int)net->ndet, np = (int)net->nprobe;
+    int *det_row = malloc(((size_t)nd + 1) * sizeof(int)), *det_gid = malloc(((size_t)nd + 1) * sizeof(int));
+    double *det_thr = malloc(((size_t)nd + 1) * sizeof(double)), *det_vp = malloc(((size_t)nd + 1) * sizeof(double));
+    int *cell_row = malloc(((size_t)ncell + 1) * sizeof(int)), *probe_row = malloc(((size_t)np + 1) * sizeof(int));
+    if (!det_row || !det_gid || !det_thr || !det_vp || !cell_row || !probe_row)
+        st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+    for (int k = 0; st == CS_OK && k < nd; ++k) {
+        const cs_detector_desc *dd = &net->det[k];
+        det_row[k] = be->row_map[be->cell_first[dd->cell] + dd->node];
+        det_gid[k] = dd->cell;
+        det_thr[k] = dd->threshold;
+        det_vp[k] = net->cells[dd->cell].v_init;
+    }
+    for (int c = 0; st == CS_OK && c < ncell; ++c) cell_row[c] = be->row_map[be->cell_first[c]];
+    for (int k = 0; st == CS_OK && k < np; ++k)
+        probe_row[k] = be->row_map[be->cell_first[net->probes[k].cell] + net->probes[k].node];
+    s->ndet = nd;
+    s->ncell = ncell;
+    s->nprobe = np;
+    s->cap_spike = nd * CS_SPIKES_PER_DETECTOR + 1024;
+    if (st == CS_OK) st = upload_new((void **)&s->det_row, det_row, ((size_t)nd + 1) * sizeof(int), "detectors");
+    if (st == CS_OK) st = upload_new((void **)&s->det_gid, det_gid, ((size_t)nd + 1) * sizeof(int), "detectors");
+    if (st == CS_OK) st = upload_new((void **)&s->det_thr, det_thr, ((size_t)nd + 1) * sizeof(double), "detectors");
+    if (st == CS_OK) st = upload_new((void **)&s->det_vprev, det_vp, ((size_t)nd + 1) * sizeof(double), "detectors");
+    if (st == CS_OK) st = upload_new((void **)&s->cell_row, cell_row, ((size_t)ncell + 1) * sizeof(int), "cells");
+    if (st == CS_OK) st = upload_new((void **)&s->probe_row, probe_row, ((size_t)np + 1) * sizeof(int), "probes");
+    if (st == CS_OK) st = cs_cuda_alloc((void **)&s->spike_time, (size_t)s->cap_spike * sizeof(double), "spikes");
+    if (st == CS_OK) st = cs_cuda_alloc((void **)&s->spike_gid, (size_t)s->cap_spike * sizeof(int), "spikes");
+    if (st == CS_OK) st = cs_cuda_alloc((void **)&s->counters, 4 * sizeof(int), "counters");
+    if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
+    free(det_row); free(det_gid); free(det_thr); free(det_vp); free(cell_row); free(probe_row);
+    CS_TRY(st);
+    be->spike_time = malloc((size_t)s->cap_spike * sizeof(double));
+    be->spike_gid = malloc((size_t)s->cap_spike * sizeof(int));
+    be->spikes = malloc((size_t)s->cap_spike * sizeof(cs_spike));
+    if (!be->spike_time || !be->spike_gid || !be->spikes) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    return CS_OK;
+}
+
+static cs_status cuda_create(const cs_network_desc *net, const cs_backend_params *p, cs_backend **out) {
+    if (cs_cuda_device_count() < 1) return cs_error_set(CS_ERR_DEVICE, "backend 'cuda': no CUDA device found");
+    if (net->ncell > (size_t)INT_MAX || net->total_cv > (uint64_t)INT_MAX)
+        return cs_error_set(CS_ERR_INVALID, "backend 'cuda': more than 2^31 CVs in one batch");
+    cs_backend *be = calloc(1, sizeof *be);
+    if (!be) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    be->net = net;
+    be->p = *p;
+    cs_status st = setup(be);
+    if (st != CS_OK) {
+        cuda_destroy(be);
+        return st;
+    }
+    *out = be;
+    return CS_OK;
+}
+
+static cs_status ensure_rows(cs_backend *be, size_t rows) {
+    size_t np = be->s.nprobe ? (size_t)be->s.nprobe : 1;
+    CS_TRY(grow_device((void **)&be->s.samples, &be->cap_rows_dev, rows * np, sizeof(float), "probe samples"));
+    if (rows * np > be->cap_rows_host) {
+        float *p = realloc(be->samples, rows * np * sizeof(float));
+        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for samples");
+        be->samples = p;
+        be->cap_rows_host = rows * np;
+    }
+    return CS_OK;
+}
+
+static cs_status cuda_init(cs_backend *be, cs_epoch_result *res) {
+    CS_TRY(ensure_rows(be, 1));
+    CS_TRY(cs_cuda_sample(&be->s, 0));
+    CS_TRY(cs_cuda_sync(be->s.stream));
+    CS_TRY(cs_cuda_download(be->samples, be->s.samples, (size_t)be->s.nprobe * sizeof(float)));
+    memset(res, 0, sizeof *res);
+    res->nrow = 1;
+    res->samples = be->samples;
+    res->failed_cell = -1;
+    return CS_OK;
+}
+
+static cs_status cuda_deliver(cs_backend *be, size_t n, const cs_target_event *ev) {
+    if (be->nev + n > be->cap_ev) {
+        size_t nc = be->cap_ev ? be->cap_ev : 1024;
+        while (nc < be->nev + n) nc *= 2;
+        cs_target_event *p = realloc(be->ev, nc * sizeof *p);
+        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
+        be->ev = p;
+        be->cap_ev = nc;
+    }
+    memcpy(be->ev + be->nev, ev, n * sizeof *ev);
+    be->nev += n;
+    return CS_OK;
+}
+
+static int cmp_event(const void *a, const void *b) {
+    const cs_target_event *x = a, *y = b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    if (x->instance != y->instance) return x->instance < y->instance ? -1 : 1;
+    return (x->weight > y->weight) - (x->weight < y->weight);
+}
+
+/* The epoch's events (due by the midpoint of its last step) go to the device, with the range
+ * of each step: events due by a step's midpoint are delivered at its start. */
+static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t *ndue) {
+    const double dt = be->p.dt;
+    qsort(be->ev, be->nev, sizeof *be->ev, cmp_event);
+    size_t due = 0;
+    int *hi = realloc(be->ev_hi, ((size_t)nsteps + 1) * sizeof *hi);
+    if (!hi) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    be->ev_hi = hi;
+    for (int k = 0; k < nsteps; ++k) {
+        double t = (double)(step0 + k) * dt;
+        while (due < be->nev && be->ev[due].time <= t + 0.5 * dt) ++due;
+        hi[k] = (int)due;
+    }
+    *ndue = due;
+    if (!due) return CS_OK;
+    int *loc = realloc(be->ev_local, due * sizeof *loc);
+    double *w = realloc(be->ev_weight, due * sizeof *w);
+    if (loc) be->ev_local = loc;
+    if (w) be->ev_weight = w;
+    if (!loc || !w) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
+    for (size_t k = 0; k < due; ++k) {
+        loc[k] = be->syn_local[be->ev[k].instance];
+        w[k] = be->ev[k].weight;
+    }
+    size_t cap_l = be->cap_dev_ev, cap_w = be->cap_dev_ev;
+    CS_TRY(grow_device((void **)&be->s.ev_local, &cap_l, due, sizeof(int), "events"));
+    CS_TRY(grow_device((void **)&be->s.ev_weight, &cap_w, due, sizeof(double), "events"));
+    be->cap_dev_ev = cap_l;
+    CS_TRY(cs_cuda_upload(be->s.ev_local, loc, due * sizeof *loc));
+    return cs_cuda_upload(be->s.ev_weight, w, due * sizeof *w);
+}
+
+static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
+    cs_cuda_state *s = &be->s;
+    const double dt = be->p.dt;
+    const int stride = be->p.sample_stride;
+    be->step0 = step0;
+    be->nsteps = nsteps;
+    be->rows = (int)((step0 + nsteps) / stride - step0 / stride);
+    CS_TRY(ensure_rows(be, (size_t)be->rows + 1));
+    size_t due;
+    CS_TRY(stage_events(be, step0, nsteps, &due));
+    /* drop the staged events from the pending list */
+    memmove(be->ev, be->ev + due, (be->nev - due) * sizeof *be->ev);
+    be->nev -= due;
+    CS_TRY(cs_cuda_reset_counters(s));
+
+    int every = nsteps / CS_TIMED_STEPS > 0 ? nsteps / CS_TIMED_STEPS : 1;
+    be->ntimed = 0;
+    int row = 0, lo = 0;
+    for (int k = 0; k < nsteps; ++k) {
+        int64_t step = step0 + k;
+        double t = (double)step * dt;
+        int timed = k % every == 0 && be->ntimed < CS_TIMED_STEPS;
+        int mark = be->ntimed * CS_TIMED_MARKS;
+#define MARK(j) do { if (timed) CS_TRY(cs_cuda_timer_record(be->timers, mark + (j), s->stream)); } while (0)
+        MARK(0);
+        CS_TRY(cs_cuda_deliver(s, lo, be->ev_hi[k]));
+        lo = be->ev_hi[k];
+        MARK(1);
+        CS_TRY(cs_cuda_currents(s, t + 0.5 * dt, dt, be->p.celsius));
+        MARK(2);
+        CS_TRY(cs_cuda_assemble(s));
+        MARK(3);
+        cs_solver_status ss = cs_hines_gpu_solve_internal_d(be->plan, s->d, s->u, s->rhs);
+        if (ss != CS_SOLVER_OK) return solver_fail(ss, "solve");
+        MARK(4);
+        double *tmp = s->v; /* the solution is the new v */
+        s->v = s->rhs;
+        s->rhs = tmp;
+        CS_TRY(cs_cuda_advance(s, dt, be->p.celsius));
+        MARK(5);
+        CS_TRY(cs_cuda_detect(s, t, dt, (int)k));
+        MARK(6);
+        if ((step + 1) % stride == 0) CS_TRY(cs_cuda_sample(s, row++));
+        MARK(7);
+#undef MARK
+        if (timed) be->timed[be->ntimed++] = k;
+    }
+    return CS_OK;
+}
+
+static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_result *res) {
+    cs_cuda_state *s = &be->s;
+    CS_TRY(cs_cuda_sync(s->stream));
+    static const cs_phase phase_of[CS_TIMED_MARKS - 1] = {CS_PHASE_EVENTS, CS_PHASE_CURRENT, CS_PHASE_ASSEMBLE,
+                                                          CS_PHASE_SOLVE, CS_PHASE_UPDATE, CS_PHASE_DETECT,
+                                                          CS_PHASE_SAMPLE};
+    double scale = be->ntimed ? (double)be->nsteps / be->ntimed : 0;
+    for (int j = 0; j < be->ntimed; ++j)
+        for (int k = 0; k + 1 < CS_TIMED_MARKS; ++k) {
+            float ms;
+            CS_TRY(cs_cuda_timer_elapsed(be->timers, j * CS_TIMED_MARKS + k, j * CS_TIMED_MARKS + k + 1, &ms));
+            prof->seconds[phase_of[k]] += 1e-3 * ms * scale;
+        }
+    int counters[3];
+    CS_TRY(cs_cuda_download(counters, s->counters, sizeof counters));
+    if (counters[0] > s->cap_spike)
+        return cs_error_set(CS_ERR_INTERNAL, "GPU: %d spikes in one epoch, more than the %d the buffer holds "
+                                             "(%d per detector)", counters[0], s->cap_spike, CS_SPIKES_PER_DETECTOR);
+    int ns = counters[0];
+    CS_TRY(cs_cuda_download(be->spike_time, s->spike_time, (size_t)ns * sizeof(double)));
+    CS_TRY(cs_cuda_download(be->spike_gid, s->spike_gid, (size_t)ns * sizeof(int)));
+    for (int k = 0; k < ns; ++k) be->spikes[k] = (cs_spike){be->spike_time[k], (uint64_t)be->spike_gid[k]};
+    CS_TRY(cs_cuda_download(be->samples, s->samples, (size_t)be->rows * (size_t)s->nprobe * sizeof(float)));
+    memset(res, 0, sizeof *res);
+    res->nspike = (size_t)ns;
+    res->spikes = be->spikes;
+    res->nrow = (size_t)be->rows;
+    res->samples = be->samples;
+    res->failed_cell = -1;
+    if (counters[1] != INT_MAX) {
+        res->failed_cell = counters[2];
+        res->failed_time = (double)(be->step0 + counters[1] + 1) * be->p.dt;
+    }
+    return CS_OK;
+}
+
+static const cs_backend_ops cs__cuda_ops = {"cuda", cuda_create, cuda_init, cuda_deliver,
+                                            cuda_launch_epoch, cuda_collect_epoch, cuda_destroy};
+
+const cs_backend_ops *cs_backend_cuda(void) { return cs_cuda_device_count() > 0 ? &cs__cuda_ops : NULL; }
+
+const char *cs_backend_cuda_unavailable(void) { return "no CUDA device found on this machine"; }
+
+#endif

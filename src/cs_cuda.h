@@ -1,0 +1,77 @@
+/* The CUDA side of the simulator as seen from C: device memory, and the kernels of one step.
+ * No CUDA header is needed to use it; src/cs_cuda_kernels.cu implements it when the build has
+ * CUDA. Every array below is a device pointer; per-CV arrays are in the solver plan's internal
+ * layout (n_int entries), and node indices point into that layout. */
+#ifndef CS_CUDA_H
+#define CS_CUDA_H
+
+#include <stddef.h>
+
+#include "cs_error.h"
+
+#define CS_CUDA_MAX_MECH 8
+
+typedef enum { CS_CUDA_HH, CS_CUDA_PAS, CS_CUDA_EXPSYN, CS_CUDA_ICLAMP } cs_cuda_mech_kind;
+
+typedef struct {
+    cs_cuda_mech_kind kind;
+    int n;
+    int *node;          /* [n] */
+    double *weight;     /* [n] */
+    double *param;      /* [nparam × n] */
+    double *state;      /* [nstate × n] */
+} cs_cuda_mech;
+
+typedef struct {
+    size_t n_int;                       /* entries of each per-CV array */
+    double *v, *rhs, *d, *i, *g;        /* [mV], [mV], [µS], [nA], [µS] */
+    double *d0, *cdt, *u;               /* C/dt + Σ g_axial, C/dt, coupling [µS] */
+    int nmech;
+    cs_cuda_mech mech[CS_CUDA_MAX_MECH];
+    int *ev_local;                      /* [cap] expsyn instance of each event of the epoch */
+    double *ev_weight;                  /* [cap] [µS] */
+    int syn_group;                      /* mech index of expsyn, -1 when none */
+    int ndet;
+    int *det_row, *det_gid;
+    double *det_thr, *det_vprev;        /* [mV] */
+    int ncell;
+    int *cell_row;                      /* [ncell] a CV of each cell, checked for NaN every step */
+    int nprobe;
+    int *probe_row;
+    float *samples;                     /* [rows × nprobe] of the epoch [mV] */
+    double *spike_time;                 /* [cap_spike] [ms] */
+    int *spike_gid;
+    int cap_spike;
+    int *counters;                      /* [3]: spikes, first failing step (INT_MAX), its cell */
+    void *stream;                       /* cudaStream_t */
+} cs_cuda_state;
+
+int cs_cuda_compiled(void);
+int cs_cuda_device_count(void);
+/* Select device dev and give its name. */
+cs_status cs_cuda_select(int dev, char *name, size_t len);
+cs_status cs_cuda_alloc(void **p, size_t bytes, const char *what);
+void cs_cuda_free(void *p);
+cs_status cs_cuda_upload(void *dst, const void *src, size_t bytes);
+cs_status cs_cuda_download(void *dst, const void *src, size_t bytes);
+cs_status cs_cuda_stream_create(void **stream);
+void cs_cuda_stream_destroy(void *stream);
+cs_status cs_cuda_sync(void *stream);
+
+/* The phases of a step; each launches on s->stream and returns at once. */
+cs_status cs_cuda_deliver(const cs_cuda_state *s, int lo, int hi);
+cs_status cs_cuda_currents(const cs_cuda_state *s, double t_mid, double dt, double celsius);
+cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
+cs_status cs_cuda_advance(const cs_cuda_state *s, double dt, double celsius);
+cs_status cs_cuda_detect(const cs_cuda_state *s, double t, double dt, int step);
+cs_status cs_cuda_sample(const cs_cuda_state *s, int row);
+cs_status cs_cuda_reset_counters(const cs_cuda_state *s);
+
+/* Timing with CUDA events: a pool of n events. */
+cs_status cs_cuda_timer_create(void **pool, int n);
+void cs_cuda_timer_destroy(void *pool, int n);
+cs_status cs_cuda_timer_record(void *pool, int k, void *stream);
+/* Milliseconds between events a and b (both recorded and completed). */
+cs_status cs_cuda_timer_elapsed(void *pool, int a, int b, float *ms);
+
+#endif

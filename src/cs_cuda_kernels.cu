@@ -1,0 +1,317 @@
+// The kernels of one simulation step on the GPU, and thin wrappers of the CUDA runtime, all
+// behind the plain C interface of cs_cuda.h. The mechanism formulas come from
+// mechanisms/cs_mech_math.h, shared with the CPU backend.
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <stdio.h>
+
+extern "C" {
+#include "cs_cuda.h"
+}
+#include "cs_mech_math.h"
+
+#define CS_THREADS 256
+
+static cs_status cuda_fail(cudaError_t e, const char *what) {
+    return cs_error_set(e == cudaErrorMemoryAllocation ? CS_ERR_NOMEM : CS_ERR_DEVICE,
+                        "GPU: %s: %s", what, cudaGetErrorString(e));
+}
+#define CS_CUDA_CALL(expr, what)                      \
+    do {                                              \
+        cudaError_t cs__e = (expr);                   \
+        if (cs__e != cudaSuccess) return cuda_fail(cs__e, what); \
+    } while (0)
+#define CS_LAUNCHED(what) CS_CUDA_CALL(cudaGetLastError(), what)
+
+static inline unsigned blocks_for(long n) { return (unsigned)((n + CS_THREADS - 1) / CS_THREADS); }
+static inline cudaStream_t stream_of(const cs_cuda_state *s) { return (cudaStream_t)s->stream; }
+
+extern "C" int cs_cuda_compiled(void) { return 1; }
+
+extern "C" int cs_cuda_device_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no device" error */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" cs_status cs_cuda_select(int dev, char *name, size_t len) {
+    CS_CUDA_CALL(cudaSetDevice(dev), "selecting the device");
+    cudaDeviceProp prop;
+    CS_CUDA_CALL(cudaGetDeviceProperties(&prop, dev), "reading the device's properties");
+    snprintf(name, len, "%s", prop.name);
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_alloc(void **p, size_t bytes, const char *what) {
+    *p = NULL;
+    cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        return cs_error_set(e == cudaErrorMemoryAllocation ? CS_ERR_NOMEM : CS_ERR_DEVICE,
+                            "GPU: cannot allocate %.1f MiB for %s (%.1f MiB free of %.1f MiB): %s",
+                            bytes / 1048576.0, what, free_b / 1048576.0, total_b / 1048576.0,
+                            cudaGetErrorString(e));
+    }
+    return cudaMemset(*p, 0, bytes ? bytes : 1) == cudaSuccess ? CS_OK : cuda_fail(cudaGetLastError(), what);
+}
+
+extern "C" void cs_cuda_free(void *p) {
+    if (p) cudaFree(p);
+}
+
+extern "C" cs_status cs_cuda_upload(void *dst, const void *src, size_t bytes) {
+    if (bytes) CS_CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "copy to the device");
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_download(void *dst, const void *src, size_t bytes) {
+    if (bytes) CS_CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "copy from the device");
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_stream_create(void **stream) {
+    cudaStream_t st;
+    CS_CUDA_CALL(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "creating a stream");
+    *stream = (void *)st;
+    return CS_OK;
+}
+
+extern "C" void cs_cuda_stream_destroy(void *stream) {
+    if (stream) cudaStreamDestroy((cudaStream_t)stream);
+}
+
+extern "C" cs_status cs_cuda_sync(void *stream) {
+    CS_CUDA_CALL(cudaStreamSynchronize((cudaStream_t)stream), "running the step kernels");
+    return CS_OK;
+}
+
+// ---- events ------------------------------------------------------------------------------
+__global__ void k_deliver(int lo, int hi, const int *local, const double *w, double *g_syn) {
+    int k = lo + blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < hi) atomicAdd(&g_syn[local[k]], w[k]); /* several events may hit one synapse */
+}
+
+extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int lo, int hi) {
+    if (hi <= lo || s->syn_group < 0) return CS_OK;
+    const cs_cuda_mech *m = &s->mech[s->syn_group];
+    k_deliver<<<blocks_for(hi - lo), CS_THREADS, 0, stream_of(s)>>>(
+        lo, hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
+    CS_LAUNCHED("event delivery");
+    return CS_OK;
+}
+
+// ---- currents: each instance adds weight·i [nA] and weight·g [µS] to its CV ----------------
+// Density mechanisms have one instance per CV within a group, so they add without atomics;
+// point mechanisms may share a CV and use atomics.
+__global__ void k_hh_current(int n, const int *node, const double *w, const double *p,
+                             const double *st, const double *v, double *I, double *G) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    int c = node[k];
+    double i, g;
+    cs_hh_current_at(v[c], st[CS_HH_M * n + k], st[CS_HH_H * n + k], st[CS_HH_N * n + k],
+                     p[CS_HH_GNABAR * n + k], p[CS_HH_GKBAR * n + k], p[CS_HH_GL * n + k],
+                     p[CS_HH_EL * n + k], p[CS_HH_ENA * n + k], p[CS_HH_EK * n + k], &i, &g);
+    I[c] += w[k] * i;
+    G[c] += w[k] * g;
+}
+
+__global__ void k_pas_current(int n, const int *node, const double *w, const double *p,
+                              const double *v, double *I, double *G) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    int c = node[k];
+    double g = p[CS_PAS_G * n + k];
+    I[c] += w[k] * g * (v[c] - p[CS_PAS_E * n + k]);
+    G[c] += w[k] * g;
+}
+
+__global__ void k_expsyn_current(int n, const int *node, const double *p, const double *st,
+                                 const double *v, double *I, double *G) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    int c = node[k];
+    double g = st[CS_EXPSYN_G * n + k];
+    atomicAdd(&I[c], g * (v[c] - p[CS_EXPSYN_E * n + k]));
+    atomicAdd(&G[c], g);
+}
+
+__global__ void k_iclamp_current(int n, const int *node, const double *p, double t, double *I) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    if (cs_iclamp_on(t, p[CS_ICLAMP_DELAY * n + k], p[CS_ICLAMP_DURATION * n + k]))
+        atomicAdd(&I[node[k]], -p[CS_ICLAMP_AMPLITUDE * n + k]);
+}
+
+extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, double t_mid, double dt, double celsius) {
+    (void)dt;
+    (void)celsius;
+    for (int j = 0; j < s->nmech; ++j) {
+        const cs_cuda_mech *m = &s->mech[j];
+        if (!m->n) continue;
+        unsigned nb = blocks_for(m->n);
+        cudaStream_t st = stream_of(s);
+        switch (m->kind) {
+        case CS_CUDA_HH:
+            k_hh_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->weight, m->param, m->state, s->v, s->i, s->g);
+            break;
+        case CS_CUDA_PAS:
+            k_pas_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->weight, m->param, s->v, s->i, s->g);
+            break;
+        case CS_CUDA_EXPSYN:
+            k_expsyn_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, m->state, s->v, s->i, s->g);
+            break;
+        case CS_CUDA_ICLAMP:
+            k_iclamp_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, t_mid, s->i);
+            break;
+        }
+        CS_LAUNCHED("mechanism currents");
+    }
+    return CS_OK;
+}
+
+// ---- assembly: d = C/dt + Σ g_axial + g_m;  rhs = C/dt·v − (i − g·v) ------------------------
+__global__ void k_assemble(long n, const double *d0, const double *cdt, const double *v,
+                           double *I, double *G, double *d, double *rhs) {
+    long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    double g = G[r];
+    d[r] = d0[r] + g;
+    rhs[r] = cdt[r] * v[r] - I[r] + g * v[r];
+    I[r] = 0.0; /* ready for the next step's currents */
+    G[r] = 0.0;
+}
+
+extern "C" cs_status cs_cuda_assemble(const cs_cuda_state *s) {
+    k_assemble<<<blocks_for((long)s->n_int), CS_THREADS, 0, stream_of(s)>>>(
+        (long)s->n_int, s->d0, s->cdt, s->v, s->i, s->g, s->d, s->rhs);
+    CS_LAUNCHED("assembly");
+    return CS_OK;
+}
+
+// ---- state update with the new v ------------------------------------------------------------
+__global__ void k_hh_advance(int n, const int *node, const double *v, double *st, double q10, double dt) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    cs_hh_rates r = cs_hh_rates_at(v[node[k]], q10);
+    st[CS_HH_M * n + k] = cs_cnexp(st[CS_HH_M * n + k], r.minf, r.mtau, dt);
+    st[CS_HH_H * n + k] = cs_cnexp(st[CS_HH_H * n + k], r.hinf, r.htau, dt);
+    st[CS_HH_N * n + k] = cs_cnexp(st[CS_HH_N * n + k], r.ninf, r.ntau, dt);
+}
+
+__global__ void k_expsyn_advance(int n, const double *p, double *st, double dt) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    st[CS_EXPSYN_G * n + k] = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], p[CS_EXPSYN_TAU * n + k], dt);
+}
+
+extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double dt, double celsius) {
+    double q10 = cs_hh_q10(celsius);
+    for (int j = 0; j < s->nmech; ++j) {
+        const cs_cuda_mech *m = &s->mech[j];
+        if (!m->n) continue;
+        if (m->kind == CS_CUDA_HH)
+            k_hh_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->node, s->v, m->state, q10, dt);
+        else if (m->kind == CS_CUDA_EXPSYN)
+            k_expsyn_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->param, m->state, dt);
+        else
+            continue;
+        CS_LAUNCHED("state update");
+    }
+    return CS_OK;
+}
+
+// ---- threshold detection (interpolated crossing time) and the NaN watch -------------------
+__global__ void k_detect(int ndet, const int *row, const int *gid, const double *thr, double *vprev,
+                         int ncell, const int *cell_row, const double *v, double t, double dt, int step,
+                         double *spike_time, int *spike_gid, int cap, int *counters) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < ndet) {
+        double vp = vprev[k], vn = v[row[k]], th = thr[k];
+        if (vp < th && vn >= th) {
+            int slot = atomicAdd(&counters[0], 1);
+            if (slot < cap) {
+                spike_time[slot] = t + dt * (th - vp) / (vn - vp);
+                spike_gid[slot] = gid[k];
+            }
+        }
+        vprev[k] = vn;
+    }
+    if (k < ncell && !isfinite(v[cell_row[k]])) {
+        if (atomicMin(&counters[1], step) > step) counters[2] = k; /* racy only among equal steps */
+    }
+}
+
+extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, double t, double dt, int step) {
+    int n = s->ndet > s->ncell ? s->ndet : s->ncell;
+    if (!n) return CS_OK;
+    k_detect<<<blocks_for(n), CS_THREADS, 0, stream_of(s)>>>(
+        s->ndet, s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->ncell, s->cell_row, s->v, t, dt,
+        step, s->spike_time, s->spike_gid, s->cap_spike, s->counters);
+    CS_LAUNCHED("threshold detection");
+    return CS_OK;
+}
+
+__global__ void k_sample(int n, const int *row, const double *v, float *out) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) out[k] = (float)v[row[k]];
+}
+
+extern "C" cs_status cs_cuda_sample(const cs_cuda_state *s, int r) {
+    if (!s->nprobe) return CS_OK;
+    k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(
+        s->nprobe, s->probe_row, s->v, s->samples + (size_t)r * s->nprobe);
+    CS_LAUNCHED("sampling");
+    return CS_OK;
+}
+
+__global__ void k_reset(int *c) {
+    c[0] = 0;
+    c[1] = INT_MAX;
+    c[2] = -1;
+}
+
+extern "C" cs_status cs_cuda_reset_counters(const cs_cuda_state *s) {
+    k_reset<<<1, 1, 0, stream_of(s)>>>(s->counters);
+    CS_LAUNCHED("resetting counters");
+    return CS_OK;
+}
+
+// ---- timing --------------------------------------------------------------------------------
+extern "C" cs_status cs_cuda_timer_create(void **pool, int n) {
+    cudaEvent_t *ev = (cudaEvent_t *)calloc((size_t)n, sizeof(cudaEvent_t));
+    if (!ev) return cs_error_set(CS_ERR_NOMEM, "out of memory for timers");
+    for (int k = 0; k < n; ++k) {
+        cudaError_t e = cudaEventCreate(&ev[k]);
+        if (e != cudaSuccess) {
+            for (int j = 0; j < k; ++j) cudaEventDestroy(ev[j]);
+            free(ev);
+            return cuda_fail(e, "creating timing events");
+        }
+    }
+    *pool = ev;
+    return CS_OK;
+}
+
+extern "C" void cs_cuda_timer_destroy(void *pool, int n) {
+    cudaEvent_t *ev = (cudaEvent_t *)pool;
+    if (!ev) return;
+    for (int k = 0; k < n; ++k) cudaEventDestroy(ev[k]);
+    free(ev);
+}
+
+extern "C" cs_status cs_cuda_timer_record(void *pool, int k, void *stream) {
+    CS_CUDA_CALL(cudaEventRecord(((cudaEvent_t *)pool)[k], (cudaStream_t)stream), "recording a timing event");
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_timer_elapsed(void *pool, int a, int b, float *ms) {
+    cudaEvent_t *ev = (cudaEvent_t *)pool;
+    CS_CUDA_CALL(cudaEventElapsedTime(ms, ev[a], ev[b]), "reading a timing event");
+    return CS_OK;
+}
