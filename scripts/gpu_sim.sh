@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one go: build everything (CUDA for sm_90), run the whole test suite
+# (GPU tests included), compute-sanitizer on the simulator's CUDA backend, and time the
+# built-in example on both backends. Logs go to OUTDIR ($OUT on the lent machine).
+# Usage, from the project root: scripts/gpu_sim.sh [OUTDIR]   (needs .devlibs: see
+# ../shared/device/README.md; carry ".devlibs")
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${1:-${OUT:-$root/build-gpu/out}}
+mkdir -p "$out"
+export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bld=$root/build-gpu
+nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$out/device.txt"
+cmake -S . -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
+  >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+cmake --build "$bld" -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+echo "== ctest"
+ctest --test-dir "$bld" --output-on-failure -j 4 -E "${CTEST_EXCLUDE:-^$}" >"$out/ctest.log" 2>&1
+tail -25 "$out/ctest.log"
+grep -A40 "test_backend_cuda" "$out/ctest.log" | grep -E "^(ok|FAIL)|passed" | head -60
+echo "== compute-sanitizer (memcheck, racecheck) on the CUDA backend"
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool $tool --error-exitcode 9 "$bld/cablesim" run models/validation/ring4.json \
+    --backend cuda --tfinal 10 -o "$out/san-$tool.h5" -q >"$out/sanitizer-$tool.log" 2>&1
+  echo "$tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$out/sanitizer-$tool.log") clean summaries)"
+  tail -3 "$out/sanitizer-$tool.log"
+done
+echo "== the built-in example, CPU (all cores) and GPU"
+"$bld/cablesim" run models/default.json --no-output --backend cpu | grep -E "compartment-steps|solve  |solver share"
+for v in auto flat interleaved fine; do
+  echo "-- cuda $v"; "$bld/cablesim" run models/default.json --no-output --backend cuda --solver $v 2>&1 | grep -E "error|compartment-steps|solver share"
+done

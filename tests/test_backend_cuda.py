@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""The CUDA backend gives the CPU backend's results: every validation model and the example
+models, with every GPU Hines solver variant. Spike counts equal, spike times within 1e-9 ms;
+traces within float32 rounding of the report (the report stores float32: 2^-23 relative), plus
+1e-9 relative for the difference between the backends' double arithmetic.
+Skipped (exit 77) where there is no GPU or the build has no CUDA."""
+import argparse
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+VARIANTS = ["auto", "flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine"]
+SPIKE_TOL = 1e-9  # [ms]
+REL_TOL = 2.0 ** -23 * 4 + 1e-9  # float32 rounding of either value, then 1e-9
+
+
+def run(cablesim, model, out, extra):
+    cmd = [cablesim, "run", model, "-o", out, "-q"] + extra
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+def read(path):
+    with h5py.File(path, "r") as f:
+        res = {}
+        for pop in f["spikes"]:
+            g = f["spikes"][pop]
+            res["spikes/" + pop] = (np.asarray(g["timestamps"]), np.asarray(g["node_ids"]))
+        for pop in f.get("report", {}):
+            res["report/" + pop] = np.asarray(f["report"][pop]["data"], dtype=np.float64)
+        assert f.attrs["status"] in ("complete", b"complete"), path
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cablesim", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.work_dir, exist_ok=True)
+
+    probe = run(a.cablesim, os.path.join(a.source_dir, "models/validation/soma_hh.json"),
+                os.path.join(a.work_dir, "probe.h5"), ["--backend", "cuda", "--tfinal", "1"])
+    if probe.returncode != 0:
+        msg = probe.stderr.strip()
+        if "no CUDA device" in msg or "no CUDA support" in msg:
+            print("SKIP: " + msg)
+            return 77
+        print("FAIL: the CUDA backend did not start: " + msg)
+        print("0 passed, 1 failed")
+        return 1
+
+    models = sorted(os.path.join(a.source_dir, "models/validation", f)
+                    for f in os.listdir(os.path.join(a.source_dir, "models/validation")) if f.endswith(".json"))
+    models += [os.path.join(a.source_dir, "models/examples", f)
+               for f in ("ring.json", "swc_cell.json", "ball_and_stick.json")]
+    passed = failed = 0
+    for model in models:
+        name = os.path.basename(model)[:-5]
+        cpu_out = os.path.join(a.work_dir, name + "-cpu.h5")
+        r = run(a.cablesim, model, cpu_out, ["--backend", "cpu"])
+        if r.returncode != 0:
+            print(f"FAIL {name}: cpu run: {r.stderr.strip()}")
+            failed += 1
+            continue
+        ref = read(cpu_out)
+        for variant in VARIANTS:
+            gpu_out = os.path.join(a.work_dir, f"{name}-cuda-{variant}.h5")
+            r = run(a.cablesim, model, gpu_out, ["--backend", "cuda", "--solver", variant])
+            if r.returncode != 0:
+                print(f"FAIL {name} [{variant}]: cuda run: {r.stderr.strip()}")
+                failed += 1
+                continue
+            got = read(gpu_out)
+            problems = []
+            for key, val in ref.items():
+                if key.startswith("spikes/"):
+                    t0, n0 = val
+                    t1, n1 = got[key]
+                    if len(t0) != len(t1) or not np.array_equal(n0, n1):
+                        problems.append(f"{key}: {len(t1)} spikes on the GPU, {len(t0)} on the CPU")
+                    else:
+                        d = float(np.max(np.abs(t0 - t1))) if len(t0) else 0.0
+                        if d > SPIKE_TOL:
+                            problems.append(f"{key}: spike times differ by {d:.3g} ms")
+                else:
+                    g = got[key]
+                    rel = float(np.max(np.abs(g - val) / np.maximum(np.abs(val), 1e-3)))
+                    if g.shape != val.shape or rel > REL_TOL:
+                        problems.append(f"{key}: traces differ by {rel:.3g} relative")
+            if problems:
+                print(f"FAIL {name} [{variant}]: " + "; ".join(problems))
+                failed += 1
+            else:
+                nsp = sum(len(v[0]) for k, v in ref.items() if k.startswith("spikes/"))
+                print(f"ok   {name} [{variant}]: {nsp} spikes identical, traces within float32")
+                passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
