@@ -680,7 +680,8 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     CS_TRY(check_keys(pc, "(top level)", root, keys));
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
     if (!run) return FAIL(pc, "(top level)", "missing 'run' (tfinal, dt, seed)");
-    static const char *const run_keys[] = {"tfinal", "dt", "seed", "backend", "threads", "celsius", NULL};
+    static const char *const run_keys[] = {"tfinal", "dt", "seed", "backend", "threads", "celsius",
+                                           "report_precision", NULL};
     CS_TRY(check_keys(pc, "run", run, run_keys));
     CS_TRY(get_number(pc, "run", run, "tfinal", REQUIRED | POSITIVE, 0, &m->tfinal));
     CS_TRY(get_number(pc, "run", run, "dt", REQUIRED | POSITIVE, 0, &m->dt));
@@ -693,6 +694,11 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     m->seed = (uint64_t)seed;
     m->threads = (int)threads;
     CS_TRY(get_string(pc, "run", run, "backend", 0, "cpu", m->backend, sizeof m->backend));
+    char prec[16];
+    CS_TRY(get_string(pc, "run", run, "report_precision", 0, "single", prec, sizeof prec));
+    if (strcmp(prec, "single") && strcmp(prec, "double"))
+        return FAIL(pc, "run", "'report_precision' must be \"single\" (float32, SONATA's default) or \"double\" (got '%s')", prec);
+    m->report_bits = strcmp(prec, "double") ? 32 : 64;
     if (strcmp(m->backend, "cpu") && strcmp(m->backend, "cuda") && strcmp(m->backend, "auto"))
         return FAIL(pc, "run", "unknown backend '%s' (expected cpu, cuda or auto)", m->backend);
 

@@ -114,6 +114,7 @@ typedef struct {
     uint64_t seed;
     char backend[16];
     int threads;
+    int report_bits;         /* 32 (float32 reports, default) or 64 */
     int npop;
     cs_population_spec *pops;
     uint64_t ncells;

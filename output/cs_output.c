@@ -58,6 +58,7 @@ struct cs_output {
     cs__report *reports;
     size_t n_reports;
     int io_failed; /* an earlier write failed: the file cannot be marked complete */
+    int report_double; /* reports added from now on store float64 instead of float32 */
 };
 
 /* ------------------------------------------------------------------------------------ */
@@ -451,14 +452,16 @@ cs_status cs_output_add_report(cs_output *o, const char *population, size_t n_no
         hsize_t cols = (hsize_t)n_elements;
         hsize_t chunk[2] = {CS__REPORT_CHUNK_ROWS,
                             cols < CS__REPORT_CHUNK_COLS ? cols : CS__REPORT_CHUNK_COLS};
-        size_t band = (size_t)CS__REPORT_CHUNK_ROWS * n_elements * sizeof(float); /* [bytes] */
+        size_t elem = o->report_double ? sizeof(double) : sizeof(float);
+        size_t band = (size_t)CS__REPORT_CHUNK_ROWS * n_elements * elem; /* [bytes] */
         size_t cache = band < ((size_t)1 << 20) ? ((size_t)1 << 20) : band;
         if (cache > CS__REPORT_CACHE_MAX) cache = CS__REPORT_CACHE_MAX;
-        size_t chunks_in_cache = cache / ((size_t)chunk[0] * (size_t)chunk[1] * sizeof(float));
+        size_t chunks_in_cache = cache / ((size_t)chunk[0] * (size_t)chunk[1] * elem);
         dapl = H5Pcreate(H5P_DATASET_ACCESS);
         if (dapl < 0 || H5Pset_chunk_cache(dapl, 101 * (chunks_in_cache + 1), cache, 1.0) < 0)
             break;
-        rp.data = cs__create_extendible(grp, "data", H5T_IEEE_F32LE, 2, &cols, chunk, dapl);
+        rp.data = cs__create_extendible(grp, "data", o->report_double ? H5T_IEEE_F64LE : H5T_IEEE_F32LE,
+                                        2, &cols, chunk, dapl);
         if (rp.data < 0 || cs__write_string_attr(rp.data, "units", "mV") < 0) break;
         ok = 1;
     } while (0);
@@ -546,8 +549,17 @@ cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n
     return s;
 }
 
-cs_status cs_output_append_samples(cs_output *o, const char *population, size_t n_times,
-                                   const float *rows) {
+cs_status cs_output_set_report_precision(cs_output *o, int bits) {
+    CS_CHECK(o, CS_ERR_INVALID, "cs_output_set_report_precision: no output");
+    CS_CHECK(bits == 32 || bits == 64, CS_ERR_INVALID, "%s: report precision must be 32 or 64 bits (got %d)",
+             o->path, bits);
+    o->report_double = bits == 64;
+    return CS_OK;
+}
+
+/* Append rows given in memory type mem (HDF5 converts to the dataset's type). */
+static cs_status cs__append_samples(cs_output *o, const char *population, size_t n_times,
+                                    hid_t mem, const void *rows) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_append_samples: no output");
     CS_CHECK(population, CS_ERR_INVALID, "%s: samples appended without a population", o->path);
     cs__report *rp = cs__find_report(o, population);
@@ -559,7 +571,7 @@ cs_status cs_output_append_samples(cs_output *o, const char *population, size_t 
              "%s: report '%s': %llu rows would exceed the %llu samples of its time axis",
              o->path, population, (unsigned long long)(rp->rows + n_times),
              (unsigned long long)rp->expected_rows);
-    if (cs__append(rp->data, H5T_NATIVE_FLOAT, 2, rp->rows, (hsize_t)n_times,
+    if (cs__append(rp->data, mem, 2, rp->rows, (hsize_t)n_times,
                    (hsize_t)rp->n_elements, rows) < 0) {
         char what[64 + 1024];
         snprintf(what, sizeof what, "cannot append %zu rows to /report/%s/data", n_times,
@@ -568,6 +580,16 @@ cs_status cs_output_append_samples(cs_output *o, const char *population, size_t 
     }
     rp->rows += (hsize_t)n_times;
     return CS_OK;
+}
+
+cs_status cs_output_append_samples(cs_output *o, const char *population, size_t n_times,
+                                   const float *rows) {
+    return cs__append_samples(o, population, n_times, H5T_NATIVE_FLOAT, rows);
+}
+
+cs_status cs_output_append_samples_d(cs_output *o, const char *population, size_t n_times,
+                                     const double *rows) {
+    return cs__append_samples(o, population, n_times, H5T_NATIVE_DOUBLE, rows);
 }
 
 cs_status cs_output_set_meta_string(cs_output *o, const char *name, const char *value) {

@@ -47,6 +47,13 @@ cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n
 cs_status cs_output_append_samples(cs_output *o, const char *population, size_t n_times,
                                    const float *rows);
 
+/* The same from rows in double precision (converted to the report's storage type). */
+cs_status cs_output_append_samples_d(cs_output *o, const char *population, size_t n_times,
+                                     const double *rows);
+/* Storage of reports declared from now on: 32 (float32, SONATA's default) or 64 bits
+ * (float64, for comparisons finer than float32 resolves). */
+cs_status cs_output_set_report_precision(cs_output *o, int bits);
+
 /* Metadata attributes under /metadata. */
 cs_status cs_output_set_meta_string(cs_output *o, const char *name, const char *value);
 cs_status cs_output_set_meta_double(cs_output *o, const char *name, double value);

@@ -97,7 +97,7 @@ __global__ void cs__k_block_shared(const int *__restrict__ group_base, const int
                                    const int *__restrict__ slot_n, const int *__restrict__ pl, T *d,
                                    const T *__restrict__ u, T *rhs)
 {
-    extern __shared__ unsigned char cs__smem_bs[];
+    extern __shared__ __align__(16) unsigned char cs__smem_bs[];
     T *sr = reinterpret_cast<T *>(cs__smem_bs);
     const int G = blockDim.x, j = threadIdx.x, g = blockIdx.x;
     const long long gb = group_base[g];
@@ -133,7 +133,7 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
                            const int4 *__restrict__ tasks, const int *__restrict__ children, T *d,
                            const T *__restrict__ u, T *rhs)
 {
-    extern __shared__ unsigned char cs__smem_fine[];
+    extern __shared__ __align__(16) unsigned char cs__smem_fine[];
     const int pk = blockIdx.x;
     const int4 ti = type_info[pack_type[pk]];
     const long long base = pack_base[pk];

@@ -5,8 +5,10 @@
  *   thomas_thread_kernel   one thread per system, any layout given by (system step, row step);
  *                          stores c'[i] in b[i] and d'[i] in d[i], then back-substitutes.
  *                          Serves flat, interleaved, var_cp (len = n_max) and var_ncp (own n_s).
- *   thomas_warp_kernel     one warp per Flat system, n <= 32·K (K rows per lane, a template
- *                          parameter). Per lane, the chunk's rows are reduced so that every row
+ *   thomas_warp_kernel     a group of G lanes (template parameter 4, 8, 16, 32) per Flat
+ *                          system, n <= G·K (K rows per lane, a template parameter; 32/G
+ *                          systems per warp).
+ *                          Per lane, the chunk's rows are reduced so that every row
  *                          couples only to the chunk's first (F) and last (L) unknowns:
  *                            row 0:      a0·L(prev lane) + F + c0·L               = d0
  *                            row j:      aj·F + x_j + cj·L                        = dj
@@ -15,11 +17,11 @@
  *                          gives one tridiagonal row per lane in the L unknowns:
  *                            -aL·a0 · L(l-1) + (1 - aL·c0 - cL·a0') · L(l) - cL·c0' · L(l+1)
  *                                = dL - aL·d0 - cL·d0'        (primes: the next lane's row 0)
- *                          solved by PCR across the 32 lanes with shuffles (5 steps); then
+ *                          solved by PCR across the G lanes with shuffles (log2 G steps); then
  *                          F = d0 - a0·L(l-1) - c0·L and x_j = dj - aj·F - cj·L.
  *                          Rows past n are identity rows (they decouple since c[n-1] := 0).
  *                          STAGED = false: lanes load their chunk with 16-byte vector loads
- *                          straight into registers. STAGED = true: the warp copies its system
+ *                          straight into registers. STAGED = true: the group copies its system
  *                          into shared memory with coalesced cp.async, each lane reads its
  *                          chunk from there (one pad vector per chunk keeps 16-byte reads free
  *                          of bank conflicts), and the solution leaves through shared memory.
@@ -118,15 +120,19 @@ extern "C" int cs_thomas_gpu_variant_is_var(cs_thomas_gpu_variant v)
     return (v >= 0 && v < CS_THOMAS_GPU_NVARIANTS) ? cs__variants[v].var : 0;
 }
 
-/* Measured on an H200 (bench/results-thomas.md): the warp kernels win at every point of the
- * grid; the staged one for the largest chunks. Above 1024 rows only the one-thread kernel
- * exists for Flat data. */
+static int cs__warp_group(int nsys, int n);
+
+/* From the H200 measurements (bench/results-thomas.md, bench/NOTES.md): the lane-group kernels
+ * win at every point of the grid; staging through shared memory wins in double from 12 rows per
+ * lane up (the direct 16-byte loads of 16-row double chunks reached only 57% of copy bandwidth),
+ * and in float only for the longest chunks. Above 1024 rows only the one-thread kernel exists
+ * for Flat data. */
 extern "C" cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec)
 {
-    (void)nsys;
     if (n > CS_THOMAS_GPU_WARP_MAX_N) return CS_THOMAS_GPU_FLAT;
-    const int k = (n + 31) / 32;
-    if (prec == CS_THOMAS_GPU_F64 ? k > 16 : k > 24) return CS_THOMAS_GPU_WARP_STAGED;
+    const int g = cs__warp_group(nsys > 0 ? nsys : 1, n);
+    const int k = (n + g - 1) / g;
+    if (prec == CS_THOMAS_GPU_F64 ? k > 8 : k > 16) return CS_THOMAS_GPU_WARP_STAGED;
     return CS_THOMAS_GPU_WARP;
 }
 
@@ -166,7 +172,11 @@ thomas_thread_kernel(int nsys, int n, size_t sys_step, size_t row_step,
     }
 }
 
-/* ---- one warp per system ------------------------------------------------------------------ */
+/* ---- a group of G lanes (4, 8, 16 or 32) per system ----------------------------------------
+ * A warp holds 32/G systems; group g of the warp has lanes [g·G, g·G+G) and system
+ * s = warp·(32/G) + g; lane gl of the group holds rows [gl·K, gl·K+K). Shuffles take width G, so
+ * the PCR and the neighbour exchanges stay inside a group. A group past nsys in the last warp
+ * solves identity rows and touches no memory (shuffles need every lane of the warp). */
 template <typename T> struct cs__vec;
 template <> struct cs__vec<double> { typedef double2 type; enum { width = 2 }; };
 template <> struct cs__vec<float> { typedef float4 type; enum { width = 4 }; };
@@ -182,18 +192,20 @@ __device__ __forceinline__ float4 cs__vec_make(const float *x)
     return make_float4(x[0], x[1], x[2], x[3]);
 }
 
-/* One PCR row (alpha·L(l-k) + beta·L(l) + gamma·L(l+k) = delta) over the 32 lanes. */
-template <typename T>
-__device__ __forceinline__ T cs__pcr32(T al, T be, T ga, T de, int lane)
+/* PCR over the G lanes of a group: row alpha·L(gl-k) + beta·L(gl) + gamma·L(gl+k) = delta;
+ * rows outside the group are identity rows. Returns L(gl). */
+template <typename T, int G>
+__device__ __forceinline__ T cs__pcr(T al, T be, T ga, T de, int gl)
 {
+    const unsigned full = 0xffffffffu;
 #pragma unroll
-    for (int k = 1; k < 32; k <<= 1) {
-        T alm = __shfl_up_sync(0xffffffffu, al, k), bem = __shfl_up_sync(0xffffffffu, be, k);
-        T gam = __shfl_up_sync(0xffffffffu, ga, k), dem = __shfl_up_sync(0xffffffffu, de, k);
-        T alp = __shfl_down_sync(0xffffffffu, al, k), bep = __shfl_down_sync(0xffffffffu, be, k);
-        T gap = __shfl_down_sync(0xffffffffu, ga, k), dep = __shfl_down_sync(0xffffffffu, de, k);
-        if (lane < k) { alm = T(0); bem = T(1); gam = T(0); dem = T(0); }
-        if (lane + k >= 32) { alp = T(0); bep = T(1); gap = T(0); dep = T(0); }
+    for (int k = 1; k < G; k <<= 1) {
+        T alm = __shfl_up_sync(full, al, k, G), bem = __shfl_up_sync(full, be, k, G);
+        T gam = __shfl_up_sync(full, ga, k, G), dem = __shfl_up_sync(full, de, k, G);
+        T alp = __shfl_down_sync(full, al, k, G), bep = __shfl_down_sync(full, be, k, G);
+        T gap = __shfl_down_sync(full, ga, k, G), dep = __shfl_down_sync(full, de, k, G);
+        if (gl < k) { alm = T(0); bem = T(1); gam = T(0); dem = T(0); }
+        if (gl + k >= G) { alp = T(0); bep = T(1); gap = T(0); dep = T(0); }
         const T k1 = al / bem, k2 = ga / bep;
         de = de - dem * k1 - dep * k2;
         be = be - gam * k1 - alp * k2;
@@ -205,67 +217,68 @@ __device__ __forceinline__ T cs__pcr32(T al, T be, T ga, T de, int lane)
 
 /* Solve the chunk held in ra, rb, rc, rd (rows past n already identity rows); solution in rd.
  * rb is consumed. */
-template <typename T, int K>
-__device__ __forceinline__ void cs__warp_chunk_solve(T (&ra)[K], T (&rb)[K], T (&rc)[K], T (&rd)[K],
-                                                     int lane)
+template <typename T, int K, int G>
+__device__ __forceinline__ void cs__chunk_solve(T (&ra)[K], T (&rb)[K], T (&rc)[K], T (&rd)[K],
+                                                int gl)
 {
+    const unsigned full = 0xffffffffu;
     if constexpr (K == 1) {
-        rd[0] = cs__pcr32<T>(ra[0], rb[0], rc[0], rd[0], lane);
+        rd[0] = cs__pcr<T, G>(ra[0], rb[0], rc[0], rd[0], gl);
     } else {
-    /* rows 0 and 1: unit diagonal */
+        /* rows 0 and 1: unit diagonal */
 #pragma unroll
-    for (int j = 0; j < 2; ++j) {
-        const T inv = T(1) / rb[j];
-        ra[j] *= inv;
-        rc[j] *= inv;
-        rd[j] *= inv;
-    }
-    /* downwards: row j couples to x_0 (through ra) and x_{j+1} */
+        for (int j = 0; j < 2; ++j) {
+            const T inv = T(1) / rb[j];
+            ra[j] *= inv;
+            rc[j] *= inv;
+            rd[j] *= inv;
+        }
+        /* downwards: row j couples to x_0 (through ra) and x_{j+1} */
 #pragma unroll
-    for (int j = 2; j < K; ++j) {
-        const T inv = T(1) / (rb[j] - ra[j] * rc[j - 1]);
-        rd[j] = (rd[j] - ra[j] * rd[j - 1]) * inv;
-        ra[j] = -ra[j] * ra[j - 1] * inv;
-        rc[j] *= inv;
-    }
-    /* upwards: rows 1..K-2 couple to x_0 and x_{K-1} */
+        for (int j = 2; j < K; ++j) {
+            const T inv = T(1) / (rb[j] - ra[j] * rc[j - 1]);
+            rd[j] = (rd[j] - ra[j] * rd[j - 1]) * inv;
+            ra[j] = -ra[j] * ra[j - 1] * inv;
+            rc[j] *= inv;
+        }
+        /* upwards: rows 1..K-2 couple to x_0 and x_{K-1} */
 #pragma unroll
-    for (int j = K - 3; j >= 1; --j) {
-        rd[j] -= rc[j] * rd[j + 1];
-        ra[j] -= rc[j] * ra[j + 1];
-        rc[j] = -rc[j] * rc[j + 1];
-    }
-    /* row 0: eliminate x_1 so that it couples to L(prev lane) and x_{K-1} */
-    if constexpr (K >= 3) {
-        const T inv = T(1) / (T(1) - rc[0] * ra[1]);
-        rd[0] = (rd[0] - rc[0] * rd[1]) * inv;
-        ra[0] *= inv;
-        rc[0] = -rc[0] * rc[1] * inv;
-    }
-    /* the 32-row system in the last unknowns */
-    const T a0n = __shfl_down_sync(0xffffffffu, ra[0], 1);
-    const T c0n = __shfl_down_sync(0xffffffffu, rc[0], 1);
-    const T d0n = __shfl_down_sync(0xffffffffu, rd[0], 1);
-    const T aL = ra[K - 1], cL = (lane == 31) ? T(0) : rc[K - 1];
-    const T al = -aL * ra[0];
-    const T be = T(1) - aL * rc[0] - cL * a0n;
-    const T ga = -cL * c0n;
-    const T de = rd[K - 1] - aL * rd[0] - cL * d0n;
-    const T L = cs__pcr32<T>(al, be, ga, de, lane);
-    T Lprev = __shfl_up_sync(0xffffffffu, L, 1);
-    if (lane == 0) Lprev = T(0);
-    const T F = rd[0] - ra[0] * Lprev - rc[0] * L;
+        for (int j = K - 3; j >= 1; --j) {
+            rd[j] -= rc[j] * rd[j + 1];
+            ra[j] -= rc[j] * ra[j + 1];
+            rc[j] = -rc[j] * rc[j + 1];
+        }
+        /* row 0: eliminate x_1 so that it couples to L(previous lane) and x_{K-1} */
+        if constexpr (K >= 3) {
+            const T inv = T(1) / (T(1) - rc[0] * ra[1]);
+            rd[0] = (rd[0] - rc[0] * rd[1]) * inv;
+            ra[0] *= inv;
+            rc[0] = -rc[0] * rc[1] * inv;
+        }
+        /* the G-row system in the last unknowns */
+        const T a0n = __shfl_down_sync(full, ra[0], 1, G);
+        const T c0n = __shfl_down_sync(full, rc[0], 1, G);
+        const T d0n = __shfl_down_sync(full, rd[0], 1, G);
+        const T aL = ra[K - 1], cL = (gl == G - 1) ? T(0) : rc[K - 1];
+        const T al = -aL * ra[0];
+        const T be = T(1) - aL * rc[0] - cL * a0n;
+        const T ga = -cL * c0n;
+        const T de = rd[K - 1] - aL * rd[0] - cL * d0n;
+        const T L = cs__pcr<T, G>(al, be, ga, de, gl);
+        T Lprev = __shfl_up_sync(full, L, 1, G);
+        if (gl == 0) Lprev = T(0);
+        const T F = rd[0] - ra[0] * Lprev - rc[0] * L;
 #pragma unroll
-    for (int j = 1; j < K - 1; ++j) rd[j] = rd[j] - ra[j] * F - rc[j] * L;
-    rd[0] = F;
-    rd[K - 1] = L;
+        for (int j = 1; j < K - 1; ++j) rd[j] = rd[j] - ra[j] * F - rc[j] * L;
+        rd[0] = F;
+        rd[K - 1] = L;
     }
 }
 
 /* Rows past n: identity. Row n-1: c = 0; row 0: a = 0. */
 template <typename T, int K>
-__device__ __forceinline__ void cs__warp_fix_edges(T (&ra)[K], T (&rb)[K], T (&rc)[K], T (&rd)[K],
-                                                   int r0, int n)
+__device__ __forceinline__ void cs__fix_edges(T (&ra)[K], T (&rb)[K], T (&rc)[K], T (&rd)[K],
+                                              int r0, int n)
 {
 #pragma unroll
     for (int j = 0; j < K; ++j) {
@@ -276,18 +289,21 @@ __device__ __forceinline__ void cs__warp_fix_edges(T (&ra)[K], T (&rb)[K], T (&r
     }
 }
 
-template <typename T, int K>
+/* "warp": lanes load their chunk straight into registers (16-byte vectors when vec). */
+template <typename T, int K, int G>
 __global__ void __launch_bounds__(128)
 thomas_warp_kernel(int nsys, int n, int vec, const T *__restrict__ a, const T *__restrict__ b,
                    const T *__restrict__ c, T *__restrict__ d)
 {
     typedef typename cs__vec<T>::type V;
     constexpr int W = cs__vec<T>::width;
-    const int lane = threadIdx.x & 31;
-    const int s = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
-    if (s >= nsys) return; /* whole warps leave together */
-    const size_t base = (size_t)s * n;
-    const int r0 = lane * K;
+    const int lane = threadIdx.x & 31, gl = lane % G;
+    const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5;
+    const size_t s0 = warp * (32 / G), s = s0 + lane / G;
+    if (s0 >= (size_t)nsys) return; /* whole warps leave together */
+    const int ne = (s < (size_t)nsys) ? n : 0; /* rows this group really has */
+    const size_t base = s * (size_t)n;
+    const int r0 = gl * K;
     T ra[K], rb[K], rc[K], rd[K];
     bool done = false;
     if constexpr (K % W == 0) {
@@ -295,7 +311,7 @@ thomas_warp_kernel(int nsys, int n, int vec, const T *__restrict__ a, const T *_
 #pragma unroll
             for (int v = 0; v < K / W; ++v) {
                 const int row = r0 + v * W;
-                if (row < n) { /* n % W == 0: the whole vector is inside */
+                if (row < ne) { /* n % W == 0: the whole vector is inside */
                     cs__vec_get(__ldg(reinterpret_cast<const V *>(a + base + row)), ra + v * W);
                     cs__vec_get(__ldg(reinterpret_cast<const V *>(b + base + row)), rb + v * W);
                     cs__vec_get(__ldg(reinterpret_cast<const V *>(c + base + row)), rc + v * W);
@@ -309,7 +325,7 @@ thomas_warp_kernel(int nsys, int n, int vec, const T *__restrict__ a, const T *_
 #pragma unroll
         for (int j = 0; j < K; ++j) {
             const int row = r0 + j;
-            if (row < n) {
+            if (row < ne) {
                 ra[j] = __ldg(a + base + row);
                 rb[j] = __ldg(b + base + row);
                 rc[j] = __ldg(c + base + row);
@@ -317,70 +333,76 @@ thomas_warp_kernel(int nsys, int n, int vec, const T *__restrict__ a, const T *_
             }
         }
     }
-    cs__warp_fix_edges<T, K>(ra, rb, rc, rd, r0, n);
-    cs__warp_chunk_solve<T, K>(ra, rb, rc, rd, lane);
+    cs__fix_edges<T, K>(ra, rb, rc, rd, r0, ne);
+    cs__chunk_solve<T, K, G>(ra, rb, rc, rd, gl);
     if constexpr (K % W == 0) {
         if (vec) {
 #pragma unroll
             for (int v = 0; v < K / W; ++v) {
                 const int row = r0 + v * W;
-                if (row < n) *reinterpret_cast<V *>(d + base + row) = cs__vec_make(rd + v * W);
+                if (row < ne) *reinterpret_cast<V *>(d + base + row) = cs__vec_make(rd + v * W);
             }
             return;
         }
     }
 #pragma unroll
     for (int j = 0; j < K; ++j)
-        if (r0 + j < n) d[base + r0 + j] = rd[j];
+        if (r0 + j < ne) d[base + r0 + j] = rd[j];
 }
 
-/* Shared-memory image of one system: 4 arrays of 32 chunks of K rows, each chunk followed by
- * one pad vector (W elements). Row i lives at (i / K)·(K + W) + i % K. */
-template <typename T, int K> struct cs__stage {
+/* Shared-memory image of one system: 4 arrays of G chunks of K rows, each chunk followed by one
+ * pad vector (W elements). Row i lives at (i / K)·(K + W) + i % K. Per warp: 32/G systems, the
+ * same 4·32·(K+W) elements whatever G. */
+template <typename T, int K, int G> struct cs__stage {
     static constexpr int W = cs__vec<T>::width;
-    static constexpr int ARRAY = 32 * (K + W);           /* elements per array */
-    static constexpr size_t BYTES = 4 * ARRAY * sizeof(T); /* per warp */
+    static constexpr int ARRAY = G * (K + W);              /* elements per array and system */
+    static constexpr size_t BYTES = (size_t)4 * 32 * (K + W) * sizeof(T); /* per warp */
     __device__ static int pos(int i) { return (i / K) * (K + W) + i % K; }
 };
 
-template <typename T, int K>
+/* "warp_staged": the group copies its system into shared memory with coalesced cp.async. */
+template <typename T, int K, int G>
 __global__ void __launch_bounds__(128)
 thomas_warp_staged_kernel(int nsys, int n, int vec, const T *__restrict__ a,
                           const T *__restrict__ b, const T *__restrict__ c, T *__restrict__ d)
 {
     typedef typename cs__vec<T>::type V;
-    typedef cs__stage<T, K> S;
+    typedef cs__stage<T, K, G> S;
     constexpr int W = S::W;
     extern __shared__ __align__(16) unsigned char cs__smem_raw[];
-    const int lane = threadIdx.x & 31;
-    const int wib = threadIdx.x >> 5;
-    const int s = (int)((blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5);
-    if (s >= nsys) return;
-    T *sm = reinterpret_cast<T *>(cs__smem_raw) + (size_t)wib * 4 * S::ARRAY;
+    const int lane = threadIdx.x & 31, gl = lane % G, grp = lane / G;
+    const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5;
+    const size_t s0 = warp * (32 / G), s = s0 + grp;
+    if (s0 >= (size_t)nsys) return;
+    const int ne = (s < (size_t)nsys) ? n : 0;
+    T *sm = reinterpret_cast<T *>(cs__smem_raw) + (size_t)(threadIdx.x >> 5) * (S::BYTES / sizeof(T)) +
+            (size_t)grp * 4 * S::ARRAY;
     T *sa = sm, *sb = sm + S::ARRAY, *sc = sm + 2 * S::ARRAY, *sd = sm + 3 * S::ARRAY;
-    const size_t base = (size_t)s * n;
-    const T *src[4] = {a + base, b + base, c + base, d + base};
-    T *dst[4] = {sa, sb, sc, sd};
+    const size_t base = s * (size_t)n;
     const bool vk = vec && (K % W == 0);
-    if (vk) {
-        /* 16-byte pieces: piece p covers rows p·W .. p·W+W-1, all in one chunk (K % W == 0) */
-        const int npieces = n / W;
+    if (ne > 0) {
+        const T *src[4] = {a + base, b + base, c + base, d + base};
+        T *dst[4] = {sa, sb, sc, sd};
+        if (vk) {
+            /* 16-byte pieces: piece p covers rows p·W .. p·W+W-1, all in one chunk (K % W == 0) */
+            const int npieces = n / W;
 #pragma unroll
-        for (int arr = 0; arr < 4; ++arr)
-            for (int p = lane; p < npieces; p += 32)
-                __pipeline_memcpy_async(dst[arr] + S::pos(p * W), src[arr] + (size_t)p * W, 16);
-    } else {
+            for (int arr = 0; arr < 4; ++arr)
+                for (int p = gl; p < npieces; p += G)
+                    __pipeline_memcpy_async(dst[arr] + S::pos(p * W), src[arr] + (size_t)p * W, 16);
+        } else {
 #pragma unroll
-        for (int arr = 0; arr < 4; ++arr)
-            for (int i = lane; i < n; i += 32)
-                __pipeline_memcpy_async(dst[arr] + S::pos(i), src[arr] + i, sizeof(T));
+            for (int arr = 0; arr < 4; ++arr)
+                for (int i = gl; i < n; i += G)
+                    __pipeline_memcpy_async(dst[arr] + S::pos(i), src[arr] + i, sizeof(T));
+        }
     }
     __pipeline_commit();
     __pipeline_wait_prior(0);
     __syncwarp();
 
-    const int r0 = lane * K;
-    const int o = lane * (K + W);
+    const int r0 = gl * K;
+    const int o = gl * (K + W);
     T ra[K], rb[K], rc[K], rd[K];
     if constexpr (K % W == 0) {
 #pragma unroll
@@ -399,9 +421,9 @@ thomas_warp_staged_kernel(int nsys, int n, int vec, const T *__restrict__ a,
             rd[j] = sd[o + j];
         }
     }
-    /* rows past n hold garbage from shared memory: replaced by identity rows here */
-    cs__warp_fix_edges<T, K>(ra, rb, rc, rd, r0, n);
-    cs__warp_chunk_solve<T, K>(ra, rb, rc, rd, lane);
+    /* rows past n hold whatever shared memory held: replaced by identity rows here */
+    cs__fix_edges<T, K>(ra, rb, rc, rd, r0, ne);
+    cs__chunk_solve<T, K, G>(ra, rb, rc, rd, gl);
     if constexpr (K % W == 0) {
 #pragma unroll
         for (int v = 0; v < K / W; ++v)
@@ -411,13 +433,16 @@ thomas_warp_staged_kernel(int nsys, int n, int vec, const T *__restrict__ a,
         for (int j = 0; j < K; ++j) sd[o + j] = rd[j];
     }
     __syncwarp();
-    T *gd = d + base;
-    if (vk) {
-        const int npieces = n / W;
-        for (int p = lane; p < npieces; p += 32)
-            *reinterpret_cast<V *>(gd + (size_t)p * W) = *reinterpret_cast<const V *>(sd + S::pos(p * W));
-    } else {
-        for (int i = lane; i < n; i += 32) gd[i] = sd[S::pos(i)];
+    if (ne > 0) {
+        T *gd = d + base;
+        if (vk) {
+            const int npieces = n / W;
+            for (int p = gl; p < npieces; p += G)
+                *reinterpret_cast<V *>(gd + (size_t)p * W) =
+                    *reinterpret_cast<const V *>(sd + S::pos(p * W));
+        } else {
+            for (int i = gl; i < n; i += G) gd[i] = sd[S::pos(i)];
+        }
     }
 }
 
@@ -494,44 +519,73 @@ static int cs__num_sms(void)
 
 static bool cs__aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
-template <typename T, int K, bool STAGED>
-static cs_solver_status cs__launch_warp_k(int nsys, int n, const T *a, const T *b, const T *c, T *d)
+/* Lanes per system: the smallest G in {4, 8, 16} that leaves at most 16 rows per lane and still
+ * gives every multiprocessor >= 4 warps; else 32. Fewer lanes per system shorten the PCR (log2 G
+ * shuffle steps) and amortise it over more rows: at n = 64, 32 lanes of 2 rows each made the
+ * warp kernel shuffle-bound (51% of copy bandwidth, bench/NOTES.md). */
+static int cs__warp_group(int nsys, int n)
+{
+    const long long need = 32LL * 4 * cs__num_sms(); /* nsys·G >= 32 lanes × 4 warps × SMs */
+    for (int g = 4; g < 32; g <<= 1)
+        if (n <= 16 * g && (long long)nsys * g >= need) return g;
+    return 32;
+}
+
+template <typename T, int K, int G, bool STAGED>
+static cs_solver_status cs__launch_warp_kg(int nsys, int n, const T *a, const T *b, const T *c, T *d)
 {
     constexpr int W = cs__vec<T>::width;
     const int vec = (n % W == 0) && cs__aligned16(a) && cs__aligned16(b) && cs__aligned16(c) &&
                     cs__aligned16(d);
+    const size_t nwarps = ((size_t)nsys + 32 / G - 1) / (32 / G);
     /* small batches: one warp per block spreads the systems over all multiprocessors */
-    const int wpb = (nsys >= 16 * cs__num_sms()) ? 4 : 1;
-    const dim3 grid((unsigned)((nsys + wpb - 1) / wpb)), block(32 * wpb);
+    const int wpb = (nwarps >= (size_t)16 * cs__num_sms()) ? 4 : 1;
+    const dim3 grid((unsigned)((nwarps + wpb - 1) / wpb)), block(32 * wpb);
     if (STAGED) {
-        const size_t smem = (size_t)wpb * cs__stage<T, K>::BYTES;
-        static bool attr_set = false;
+        typedef cs__stage<T, K, G> S;
+        static bool attr_set = false; /* per instantiation; a benign race sets it twice */
         if (!attr_set) {
-            CS__CUDA(cudaFuncSetAttribute(thomas_warp_staged_kernel<T, K>,
+            CS__CUDA(cudaFuncSetAttribute(thomas_warp_staged_kernel<T, K, G>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)(4 * cs__stage<T, K>::BYTES)));
+                                          (int)(4 * S::BYTES)));
             attr_set = true;
         }
-        thomas_warp_staged_kernel<T, K><<<grid, block, smem>>>(nsys, n, vec, a, b, c, d);
+        thomas_warp_staged_kernel<T, K, G><<<grid, block, wpb * S::BYTES>>>(nsys, n, vec, a, b, c, d);
     } else {
-        thomas_warp_kernel<T, K><<<grid, block>>>(nsys, n, vec, a, b, c, d);
+        thomas_warp_kernel<T, K, G><<<grid, block>>>(nsys, n, vec, a, b, c, d);
     }
     CS__CUDA(cudaGetLastError());
     return CS_SOLVER_OK;
 }
 
+/* K = ceil(n/G) rounded up to 1, 2, 4, 8, 12, 16 (and 24, 32 for G = 32). */
+template <typename T, int G, bool STAGED>
+static cs_solver_status cs__launch_warp_g(int nsys, int n, const T *a, const T *b, const T *c, T *d)
+{
+    const int k = (n + G - 1) / G;
+    if (k <= 1) return cs__launch_warp_kg<T, 1, G, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 2) return cs__launch_warp_kg<T, 2, G, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 4) return cs__launch_warp_kg<T, 4, G, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 8) return cs__launch_warp_kg<T, 8, G, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 12) return cs__launch_warp_kg<T, 12, G, STAGED>(nsys, n, a, b, c, d);
+    if (k <= 16) return cs__launch_warp_kg<T, 16, G, STAGED>(nsys, n, a, b, c, d);
+    if constexpr (G == 32) {
+        if (k <= 24) return cs__launch_warp_kg<T, 24, G, STAGED>(nsys, n, a, b, c, d);
+        return cs__launch_warp_kg<T, 32, G, STAGED>(nsys, n, a, b, c, d);
+    } else {
+        CS__INVALID("internal: no warp kernel for n=%d with %d lanes", n, G);
+    }
+}
+
 template <typename T, bool STAGED>
 static cs_solver_status cs__launch_warp(int nsys, int n, const T *a, const T *b, const T *c, T *d)
 {
-    const int k = (n + 31) / 32;
-    if (k <= 1) return cs__launch_warp_k<T, 1, STAGED>(nsys, n, a, b, c, d);
-    if (k <= 2) return cs__launch_warp_k<T, 2, STAGED>(nsys, n, a, b, c, d);
-    if (k <= 4) return cs__launch_warp_k<T, 4, STAGED>(nsys, n, a, b, c, d);
-    if (k <= 8) return cs__launch_warp_k<T, 8, STAGED>(nsys, n, a, b, c, d);
-    if (k <= 12) return cs__launch_warp_k<T, 12, STAGED>(nsys, n, a, b, c, d);
-    if (k <= 16) return cs__launch_warp_k<T, 16, STAGED>(nsys, n, a, b, c, d);
-    if (k <= 24) return cs__launch_warp_k<T, 24, STAGED>(nsys, n, a, b, c, d);
-    return cs__launch_warp_k<T, 32, STAGED>(nsys, n, a, b, c, d);
+    switch (cs__warp_group(nsys, n)) {
+    case 4: return cs__launch_warp_g<T, 4, STAGED>(nsys, n, a, b, c, d);
+    case 8: return cs__launch_warp_g<T, 8, STAGED>(nsys, n, a, b, c, d);
+    case 16: return cs__launch_warp_g<T, 16, STAGED>(nsys, n, a, b, c, d);
+    default: return cs__launch_warp_g<T, 32, STAGED>(nsys, n, a, b, c, d);
+    }
 }
 
 template <typename T>

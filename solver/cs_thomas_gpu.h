@@ -19,13 +19,15 @@
  *   auto         Flat. Picks a concrete variant from (nsys, n, precision): cs_thomas_gpu_choose.
  *   flat         Flat; one thread per system (uncoalesced: the baseline of the seeds).
  *   interleaved  Full-Interleaved; one thread per system (cuThomasBatch: coalesced).
- *   warp         Flat; one warp per system, n <= 1024. Lane l holds rows [l·K, l·K+K) (K =
- *                ceil(n/32) rounded up to 1,2,4,8,12,16,24,32) in registers, loaded with 16-byte
- *                vector loads; Thomas-like elimination inside the chunk leaves two rows per lane,
- *                a 32-row tridiagonal system over the lanes is solved by PCR with __shfl, and back
- *                substitution inside the chunk. Reads a, b, c, d once and writes d once.
- *   warp_staged  As warp, but each warp first copies its system into shared memory with coalesced
- *                asynchronous 16-byte copies (cp.async), and writes the solution back coalesced.
+ *   warp         Flat; n <= 1024; warp-cooperative hybrid: a group of G lanes of a warp per system
+ *                (G = 32, or 4, 8, 16 for n <= 16·G when the batch still fills the GPU). Lane l of
+ *                the group holds rows [l·K, l·K+K) (K = ceil(n/G) rounded up to 1,2,4,8,12,16,
+ *                24,32) in registers, loaded with 16-byte vector loads; Thomas-like elimination
+ *                inside the chunk leaves one coupled row per lane, a G-row tridiagonal system over
+ *                the lanes is solved by PCR with __shfl (log2 G steps), and back substitution
+ *                inside the chunk. Reads a, b, c, d once and writes d once.
+ *   warp_staged  As warp, but each group first copies its system into shared memory with
+ *                asynchronous 16-byte copies (cp.async), and writes the solution back through it.
  *   var_cp       Variable-size batch, padded interleaved; Computing Padding: every thread runs all
  *                n_max rows (the identity padding rows decouple); offset is not read.
  *   var_ncp      Variable-size batch, padded interleaved; No Computing Padding: thread s stops at

@@ -39,7 +39,7 @@ typedef struct {
     size_t nspike;
     const cs_spike *spikes;      /* unsorted */
     size_t nrow;                 /* sample rows taken in this epoch */
-    const float *samples;        /* [nrow × nprobe] in network-description probe order [mV] */
+    const double *samples;       /* [nrow × nprobe] in network-description probe order [mV] */
     int failed_cell;             /* -1, or the gid whose voltage became non-finite */
     double failed_time;          /* [ms] */
 } cs_epoch_result;

@@ -60,7 +60,7 @@ struct cs_backend {
     int nbatch;
     batch *b;
     size_t *inst_batch;           /* [ninst] batch of each network instance */
-    float *samples;               /* [cap_rows × nprobe] */
+    double *samples;              /* [cap_rows × nprobe] [mV] */
     size_t cap_rows;
     size_t rows;                  /* sample rows of the launched epoch */
     cs_spike *spikes;
@@ -244,7 +244,7 @@ static cs_mech_view view_of(const batch *b, const mech_group *mg, double t, cons
 
 static cs_status ensure_rows(cs_backend *be, size_t rows) {
     if (rows <= be->cap_rows) return CS_OK;
-    float *s = realloc(be->samples, rows * (be->net->nprobe ? be->net->nprobe : 1) * sizeof(float));
+    double *s = realloc(be->samples, rows * (be->net->nprobe ? be->net->nprobe : 1) * sizeof(double));
     if (!s) return cs_error_set(CS_ERR_NOMEM, "out of memory for probe samples");
     be->samples = s;
     be->cap_rows = rows;
@@ -252,8 +252,8 @@ static cs_status ensure_rows(cs_backend *be, size_t rows) {
 }
 
 static void sample_row(const cs_backend *be, const batch *b, size_t row) {
-    float *out = be->samples + row * be->net->nprobe;
-    for (int k = 0; k < b->nprobe; ++k) out[b->probe_col[k]] = (float)b->v[b->probe_row[k]];
+    double *out = be->samples + row * be->net->nprobe;
+    for (int k = 0; k < b->nprobe; ++k) out[b->probe_col[k]] = b->v[b->probe_row[k]];
 }
 
 static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {

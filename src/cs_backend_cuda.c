@@ -42,7 +42,7 @@ struct cs_backend {
     size_t cap_dev_ev;
     int *ev_hi;                 /* [nsteps + 1] end of each step's events */
     size_t cap_rows_dev, cap_rows_host;
-    float *samples;             /* host copy of the epoch's samples */
+    double *samples;            /* host copy of the epoch's samples [mV] */
     cs_spike *spikes;
     double *spike_time;
     int *spike_gid;
@@ -308,9 +308,9 @@ static cs_status cuda_create(const cs_network_desc *net, const cs_backend_params
 
 static cs_status ensure_rows(cs_backend *be, size_t rows) {
     size_t np = be->s.nprobe ? (size_t)be->s.nprobe : 1;
-    CS_TRY(grow_device((void **)&be->s.samples, &be->cap_rows_dev, rows * np, sizeof(float), "probe samples"));
+    CS_TRY(grow_device((void **)&be->s.samples, &be->cap_rows_dev, rows * np, sizeof(double), "probe samples"));
     if (rows * np > be->cap_rows_host) {
-        float *p = realloc(be->samples, rows * np * sizeof(float));
+        double *p = realloc(be->samples, rows * np * sizeof(double));
         if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for samples");
         be->samples = p;
         be->cap_rows_host = rows * np;
@@ -322,7 +322,7 @@ static cs_status cuda_init(cs_backend *be, cs_epoch_result *res) {
     CS_TRY(ensure_rows(be, 1));
     CS_TRY(cs_cuda_sample(&be->s, 0));
     CS_TRY(cs_cuda_sync(be->s.stream));
-    CS_TRY(cs_cuda_download(be->samples, be->s.samples, (size_t)be->s.nprobe * sizeof(float)));
+    CS_TRY(cs_cuda_download(be->samples, be->s.samples, (size_t)be->s.nprobe * sizeof(double)));
     memset(res, 0, sizeof *res);
     res->nrow = 1;
     res->samples = be->samples;
@@ -456,7 +456,7 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
     CS_TRY(cs_cuda_download(be->spike_time, s->spike_time, (size_t)ns * sizeof(double)));
     CS_TRY(cs_cuda_download(be->spike_gid, s->spike_gid, (size_t)ns * sizeof(int)));
     for (int k = 0; k < ns; ++k) be->spikes[k] = (cs_spike){be->spike_time[k], (uint64_t)be->spike_gid[k]};
-    CS_TRY(cs_cuda_download(be->samples, s->samples, (size_t)be->rows * (size_t)s->nprobe * sizeof(float)));
+    CS_TRY(cs_cuda_download(be->samples, s->samples, (size_t)be->rows * (size_t)s->nprobe * sizeof(double)));
     memset(res, 0, sizeof *res);
     res->nspike = (size_t)ns;
     res->spikes = be->spikes;

@@ -38,7 +38,7 @@ typedef struct {
     int *cell_row;                      /* [ncell] a CV of each cell, checked for NaN every step */
     int nprobe;
     int *probe_row;
-    float *samples;                     /* [rows × nprobe] of the epoch [mV] */
+    double *samples;                    /* [rows × nprobe] of the epoch [mV] */
     double *spike_time;                 /* [cap_spike] [ms] */
     int *spike_gid;
     int cap_spike;

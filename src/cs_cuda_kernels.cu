@@ -257,9 +257,9 @@ extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, double t, double dt,
     return CS_OK;
 }
 
-__global__ void k_sample(int n, const int *row, const double *v, float *out) {
+__global__ void k_sample(int n, const int *row, const double *v, double *out) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < n) out[k] = (float)v[row[k]];
+    if (k < n) out[k] = v[row[k]];
 }
 
 extern "C" cs_status cs_cuda_sample(const cs_cuda_state *s, int r) {

@@ -32,7 +32,7 @@ struct cs_sim {
     size_t *out_first;          /* [ncell + 1] outgoing connections of each source gid */
     size_t *out_conn;           /* connection indices sorted by source */
     cs_output *out;
-    float *rowbuf;
+    double *rowbuf;
     cs_target_event *evbuf;
     size_t cap_ev;
     int64_t *pop_rows;          /* [npop] sample rows written */
@@ -42,7 +42,7 @@ struct cs_sim {
     double wall;
     cs_spike *spk;              /* the last epoch's spikes and samples, kept while the next runs */
     size_t nspk, cap_spk;
-    float *smp;
+    double *smp;
     size_t nrow, cap_smp;
 };
 
@@ -131,6 +131,7 @@ static size_t syn_instance(const cs_sim *s, uint64_t gid, int syn) {
 
 static cs_status describe_output(cs_sim *s) {
     const cs_model *m = s->m;
+    CS_TRY(cs_output_set_report_precision(s->out, s->o.report_bits ? s->o.report_bits : m->report_bits));
     CS_TRY(cs_output_set_meta_string(s->out, "model", m->path));
     CS_TRY(cs_output_set_meta_string(s->out, "version", CS_VERSION_STRING));
     CS_TRY(cs_output_set_meta_string(s->out, "backend", s->ops->name));
@@ -225,7 +226,7 @@ static int cmp_spike(const void *a, const void *b) {
 }
 
 /* Write one epoch's samples: base row r was taken at step (row0 + r)·base_stride. */
-static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const float *samples) {
+static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const double *samples) {
     const cs_model *m = s->m;
     size_t np = s->net.nprobe;
     for (int p = 0; p < m->npop; ++p) {
@@ -234,8 +235,8 @@ static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const float
         int keep = s->pop_stride[p] / s->base_stride;
         for (size_t r = 0; r < nrow; ++r) {
             if ((row0 + (int64_t)r) % keep) continue;
-            memcpy(s->rowbuf, samples + r * np + first, ne * sizeof(float));
-            if (s->out) CS_TRY(cs_output_append_samples(s->out, m->pops[p].name, 1, s->rowbuf));
+            memcpy(s->rowbuf, samples + r * np + first, ne * sizeof(double));
+            if (s->out) CS_TRY(cs_output_append_samples_d(s->out, m->pops[p].name, 1, s->rowbuf));
             s->pop_rows[p]++;
         }
     }
@@ -307,7 +308,7 @@ static cs_status keep_results(cs_sim *s, const cs_epoch_result *res) {
         s->cap_spk = res->nspike;
     }
     if (ns > s->cap_smp) {
-        float *p = realloc(s->smp, ns * sizeof *p);
+        double *p = realloc(s->smp, ns * sizeof *p);
         if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for samples");
         s->smp = p;
         s->cap_smp = ns;

@@ -16,6 +16,7 @@ typedef struct {
     double tfinal, dt;       /* [ms] override the model's when > 0 */
     const char *backend;     /* NULL: the model's ("cpu", "cuda", "auto") */
     const char *solver;      /* Hines solver variant of the GPU backend; NULL: "auto" */
+    int report_bits;         /* 32 or 64: report storage; 0: the model's */
     int progress;            /* 1: show a progress line on stderr for runs longer than a second */
 } cs_run_options;
 

@@ -32,6 +32,8 @@ static void usage(FILE *f) {
         "      --backend NAME  cpu (default), cuda, or auto (the GPU when there is one)\n"
         "      --solver NAME   the GPU's Hines solver: auto (default), flat, interleaved,\n"
         "                      block_interleaved, block_shared, variable, fine\n"
+        "      --report-precision single|double\n"
+        "                      voltage report storage: float32 (SONATA's default) or float64\n"
         "  -q, --quiet         no progress line, summary or profile\n"
         "\n"
         "The model format is described in docs/model-format.md; examples are in models/.\n"
@@ -82,7 +84,7 @@ int main(int argc, char **argv) {
             {"output", required_argument, 0, 'o'}, {"no-output", no_argument, 0, 'n'},
             {"threads", required_argument, 0, 't'}, {"tfinal", required_argument, 0, 'T'},
             {"dt", required_argument, 0, 'd'},      {"backend", required_argument, 0, 'b'},
-            {"solver", required_argument, 0, 's'},
+            {"solver", required_argument, 0, 's'},  {"report-precision", required_argument, 0, 'P'},
             {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
             {0, 0, 0, 0}};
         optind = 2;
@@ -106,6 +108,13 @@ int main(int argc, char **argv) {
             case 'd': if (parse_double("--dt", optarg, &o.dt)) return 2; break;
             case 'b': o.backend = optarg; break;
             case 's': o.solver = optarg; break;
+            case 'P':
+                if (strcmp(optarg, "single") && strcmp(optarg, "double")) {
+                    fprintf(stderr, "cablesim: error: --report-precision: expected single or double, got '%s'\n", optarg);
+                    return 2;
+                }
+                o.report_bits = strcmp(optarg, "double") ? 32 : 64;
+                break;
             case 'q': quiet = 1; break;
             case 'h': usage(stdout); return 0;
             case ':':

@@ -146,10 +146,12 @@ static void h_to_flat_f(int nsys, int n, const float *il, float *f)
 }
 
 /* ---- shapes --------------------------------------------------------------------------------- */
-static const int k_n_full[] = {1, 2, 31, 32, 33, 64, 100, 512, 1024};
-static const int k_nsys_full[] = {1, 37, 300, 2213}; /* 2213 > 16 × 132 SMs: 4-warp blocks */
-static const int k_n_small[] = {1, 2, 33, 64, 100, 512, 1024};
-static const int k_nsys_small[] = {1, 37, 2213};
+static const int k_n_full[] = {1, 2, 31, 32, 33, 64, 100, 200, 512, 1024};
+/* On a 132-SM GPU the warp kernels give 4 lanes per system from nsys >= 4224 (n <= 64), 8 from
+ * 2112 (n <= 128), 16 from 1056 (n <= 256), else 32; and 4-warp blocks from 2112 warps on. */
+static const int k_nsys_full[] = {1, 37, 300, 2213, 4500};
+static const int k_n_small[] = {1, 2, 33, 64, 100, 200, 512, 1024};
+static const int k_nsys_small[] = {1, 37, 2213, 4500};
 
 static const cs_thomas_gpu_variant k_uniform[] = {CS_THOMAS_GPU_AUTO, CS_THOMAS_GPU_FLAT,
                                                   CS_THOMAS_GPU_INTERLEAVED, CS_THOMAS_GPU_WARP,
@@ -250,7 +252,7 @@ START_TEST(test_uniform_host)
     double worst_d = 0.0, worst_f = 0.0;
     for (int in = 0; in < nn; ++in)
         for (int is = 0; is < nnsys; ++is) {
-            if (g_small && nsyss[is] > 100 && ns[in] > 64) continue; /* keep sanitizer runs short */
+            if (g_small && (long long)nsyss[is] * ns[in] > 500000) continue; /* short sanitizer runs */
             double ed, ef;
             solve_uniform_host(v, nsyss[is], ns[in], &ed, &ef);
             ck_assert_msg(ed <= TOL_D, "%s double nsys=%d n=%d: rel err %.3e > %.0e",
@@ -278,8 +280,8 @@ START_TEST(test_uniform_device)
 {
     const cs_thomas_gpu_variant v = k_uniform[_i];
     const int il = cs_thomas_gpu_variant_layout(v) == CS_THOMAS_LAYOUT_INTERLEAVED;
-    const int shp[][2] = {{37, 33}, {300, 512}, {2213, 64}, {5, 1024}};
-    for (int k = 0; k < 4; ++k) {
+    const int shp[][2] = {{37, 33}, {300, 512}, {2213, 64}, {5, 1024}, {4500, 64}, {2213, 200}};
+    for (int k = 0; k < 6; ++k) {
         const int nsys = shp[k][0], n = shp[k][1];
         const size_t tot = (size_t)nsys * n;
         int *len = malloc((size_t)nsys * sizeof *len);
