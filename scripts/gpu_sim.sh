@@ -11,6 +11,9 @@ out=${1:-${OUT:-$root/build-gpu/out}}
 mkdir -p "$out"
 export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 bld=$root/build-gpu
+# ../shared (test morphologies) does not travel to the GPU machine: a copy is carried as
+# build-shared (made here with: mkdir -p build-shared && cp -r ../shared/data build-shared/)
+[ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
 nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$out/device.txt"
 cmake -S . -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
@@ -31,4 +34,10 @@ echo "== the built-in example, CPU (all cores) and GPU"
 "$bld/cablesim" run models/default.json --no-output --backend cpu | grep -E "compartment-steps|solve  |solver share"
 for v in auto flat interleaved fine; do
   echo "-- cuda $v"; "$bld/cablesim" run models/default.json --no-output --backend cuda --solver $v 2>&1 | grep -E "error|compartment-steps|solver share"
+done
+echo "== larger rings (random busyring cells, 20 ms): compartment-steps per second"
+for n in 4096 32768; do
+  sed "s/\"count\": 256/\"count\": $n/" models/default.json > "$bld/ring$n.json"
+  echo "-- $n cells: cpu $(nproc) threads"; "$bld/cablesim" run "$bld/ring$n.json" --no-output --tfinal 20 | grep -E "compartments,|compartment-steps|solver share"
+  echo "-- $n cells: cuda"; "$bld/cablesim" run "$bld/ring$n.json" --no-output --tfinal 20 --backend cuda | grep -E "compartment-steps|solver share|error"
 done

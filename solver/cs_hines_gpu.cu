@@ -66,6 +66,9 @@ extern "C" void cs_hines_gpu_device_name(int dev, char *buf, size_t len)
 }
 
 /* ---- kernels -------------------------------------------------------------------------------- */
+/* Backward sweep stores, for every row k once its children are eliminated, a = u/d' in d[k] and
+ * b = rhs'/d' in rhs[k], so that the forward sweep is x[k] = b - a·x[p] (one FMA, no division,
+ * and u is not read again). */
 template <class T, bool SHARED_P>
 __global__ void cs__k_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
                             int G, const int *__restrict__ pl, T *d, const T *__restrict__ u, T *rhs)
@@ -79,16 +82,19 @@ __global__ void cs__k_cells(int nslot, const int *__restrict__ slot_base, const 
         long long k = b + (long long)i * G;
         int pi = SHARED_P ? __ldg(pl + i) : pl[k];
         long long kp = b + (long long)pi * G;
-        T uk = u[k];
-        T f = uk / d[k];
-        d[kp] -= f * uk;
-        rhs[kp] -= f * rhs[k];
+        T uk = u[k], rk = rhs[k];
+        T inv = T(1) / d[k];
+        T a = uk * inv;
+        d[kp] -= a * uk;
+        rhs[kp] -= a * rk;
+        d[k] = a;
+        rhs[k] = rk * inv;
     }
     rhs[b] /= d[b];
     for (int i = 1; i < n; ++i) {
         long long k = b + (long long)i * G;
         int pi = SHARED_P ? __ldg(pl + i) : pl[k];
-        rhs[k] = (rhs[k] - u[k] * rhs[b + (long long)pi * G]) / d[k];
+        rhs[k] -= d[k] * rhs[b + (long long)pi * G];
     }
 }
 
@@ -111,16 +117,19 @@ __global__ void cs__k_block_shared(const int *__restrict__ group_base, const int
             long long k = b + (long long)i * G;
             int pi = SHARED_P ? __ldg(pl + i) : pl[k];
             long long kp = b + (long long)pi * G;
-            T uk = u[k];
-            T f = uk / d[k];
-            d[kp] -= f * uk;
-            sr[j + pi * G] -= f * sr[j + i * G];
+            T uk = u[k], rk = sr[j + i * G];
+            T inv = T(1) / d[k];
+            T a = uk * inv;
+            d[kp] -= a * uk;
+            sr[j + pi * G] -= a * rk;
+            d[k] = a;
+            sr[j + i * G] = rk * inv;
         }
         sr[j] /= d[b];
         for (int i = 1; i < n; ++i) {
             long long k = b + (long long)i * G;
             int pi = SHARED_P ? __ldg(pl + i) : pl[k];
-            sr[j + i * G] = (sr[j + i * G] - u[k] * sr[j + pi * G]) / d[k];
+            sr[j + i * G] -= d[k] * sr[j + pi * G];
         }
     }
     __syncthreads();
@@ -167,24 +176,25 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
             const int c1 = tasks[t + 1].w;
             const int first = tk.x, kd = tk.x + tk.y - 1;
             T dd = D[kd], rr = R[kd];
-            for (int c = tk.w; c < c1; ++c) {
+            for (int c = tk.w; c < c1; ++c) { /* a child's proximal row holds a = u/d', b = rhs'/d' */
                 const int kc = children[c];
                 const T uc = U[kc];
-                const T f = uc / D[kc];
-                dd -= f * uc;
-                rr -= f * R[kc];
+                dd -= D[kc] * uc;
+                rr -= R[kc] * uc;
             }
             for (int k = kd; k > first; --k) {
                 const T uk = U[k];
-                const T f = uk / dd;
-                const T dn = D[k - 1] - f * uk, rn = R[k - 1] - f * rr;
-                D[k] = dd;
-                R[k] = rr;
+                const T inv = T(1) / dd;
+                const T a = uk * inv;
+                const T dn = D[k - 1] - a * uk, rn = R[k - 1] - a * rr;
+                D[k] = a;
+                R[k] = rr * inv;
                 dd = dn;
                 rr = rn;
             }
-            D[first] = dd;
-            R[first] = tk.z < 0 ? rr / dd : rr;
+            const T inv = T(1) / dd;
+            D[first] = U[first] * inv;
+            R[first] = rr * inv;
         }
         __syncthreads();
     }
@@ -194,10 +204,10 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
         for (int t = ls[l] + threadIdx.x; t < t1; t += blockDim.x) {
             const int4 tk = tasks[t];
             const int first = tk.x;
-            T x = tk.z < 0 ? R[first] : (R[first] - U[first] * R[tk.z]) / D[first];
+            T x = tk.z < 0 ? R[first] : R[first] - D[first] * R[tk.z];
             R[first] = x;
             for (int k = first + 1; k < first + tk.y; ++k) {
-                x = (R[k] - U[k] * x) / D[k];
+                x = R[k] - D[k] * x;
                 R[k] = x;
             }
         }

@@ -898,9 +898,12 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     cs__km_free(&km);
     km_ok = 0;
     if (variant == CS__HV_AUTO) {
-        /* fine unless a system is too large to stage in shared memory; then the interleaved
-         * layouts (uniform) or the sorted, padded one (different structures) */
-        if ((long long)max_n * 3 * 8 <= CS__HINES_SMEM_BYTES_MAX) variant = CS__HV_FINE;
+        /* a uniform batch large enough to give every multiprocessor >= 1024 threads of one system
+         * each: interleaved (memory-bound; the fine solver is latency-bound at ~30 systems per
+         * multiprocessor, measured on an H200 at 25600 cells); otherwise fine, unless a system is
+         * too large to stage in shared memory: then interleaved (uniform) or variable */
+        if (hp->uniform && (long long)nsys >= 1024LL * (nsm > 0 ? nsm : 132)) variant = CS__HV_INTERLEAVED;
+        else if ((long long)max_n * 3 * 8 <= CS__HINES_SMEM_BYTES_MAX) variant = CS__HV_FINE;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
     }
     hp->variant = variant;
@@ -962,15 +965,17 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
                 long long k = b + i * G;
                 int pi = hp->shared_p ? hp->p_local[i] : hp->p_local[k];
                 long long kp = b + pi * G;
-                double f = u[k] / d[k];
-                d[kp] -= f * u[k];
-                rhs[kp] -= f * rhs[k];
+                double inv = 1.0 / d[k], a = u[k] * inv;
+                d[kp] -= a * u[k];
+                rhs[kp] -= a * rhs[k];
+                d[k] = a;
+                rhs[k] *= inv;
             }
             rhs[b] /= d[b];
             for (int i = 1; i < n; ++i) {
                 long long k = b + i * G;
                 int pi = hp->shared_p ? hp->p_local[i] : hp->p_local[k];
-                rhs[k] = (rhs[k] - u[k] * rhs[b + pi * G]) / d[k];
+                rhs[k] -= d[k] * rhs[b + pi * G];
             }
         }
         return;
@@ -987,29 +992,30 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
                 int first = tk[0], len = tk[1], prow = tk[2], c0 = tk[3], c1 = tk[7];
                 int kd = first + len - 1;
                 double dd = D[kd], rr = R[kd];
-                for (int c = c0; c < c1; ++c) {
+                for (int c = c0; c < c1; ++c) { /* a child's proximal row: a = u/d', b = rhs'/d' */
                     int kc = hp->children[c];
-                    double f = U[kc] / D[kc];
-                    dd -= f * U[kc];
-                    rr -= f * R[kc];
+                    dd -= D[kc] * U[kc];
+                    rr -= R[kc] * U[kc];
                 }
                 for (int k = kd; k > first; --k) {
-                    double f = U[k] / dd;
-                    double dn = D[k - 1] - f * U[k], rn = R[k - 1] - f * rr;
-                    D[k] = dd; R[k] = rr;
+                    double inv = 1.0 / dd, a = U[k] * inv;
+                    double dn = D[k - 1] - a * U[k], rn = R[k - 1] - a * rr;
+                    D[k] = a; R[k] = rr * inv;
                     dd = dn; rr = rn;
                 }
-                D[first] = dd;
-                R[first] = prow < 0 ? rr / dd : rr;
+                double inv = 1.0 / dd;
+                D[first] = U[first] * inv;
+                R[first] = rr * inv;
+                (void)prow;
             }
         for (int l = 0; l < nlev; ++l)
             for (int t = ls[l]; t < ls[l + 1]; ++t) {
                 const int *tk = hp->tasks + 4 * t;
                 int first = tk[0], len = tk[1], prow = tk[2];
-                double x = prow < 0 ? R[first] : (R[first] - U[first] * R[prow]) / D[first];
+                double x = prow < 0 ? R[first] : R[first] - D[first] * R[prow];
                 R[first] = x;
                 for (int k = first + 1; k < first + len; ++k) {
-                    x = (R[k] - U[k] * x) / D[k];
+                    x = R[k] - D[k] * x;
                     R[k] = x;
                 }
             }

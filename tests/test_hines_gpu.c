@@ -618,6 +618,7 @@ int main(void)
     const char *sm = getenv("CS_TEST_SMALL");
     g_small = sm && *sm && strcmp(sm, "0") != 0;
     SRunner *sr = srunner_create(host_suite());
+    srunner_set_fork_status(sr, CK_NOFORK); /* a forked child cannot use a CUDA context */
     srunner_run_all(sr, CK_NORMAL);
     int nf = srunner_ntests_failed(sr);
     srunner_free(sr);
@@ -634,6 +635,7 @@ int main(void)
     cs_hines_gpu_device_name(0, name, sizeof name);
     printf("device: %s\n", name);
     sr = srunner_create(gpu_suite());
+    srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_VERBOSE);
     nf = srunner_ntests_failed(sr);
     srunner_free(sr);
