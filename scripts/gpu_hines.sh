@@ -34,7 +34,7 @@ cmake --build "$bld" -j "$(nproc)" --target test_hines_gpu >>"$out/build.log" 2>
 rc_test=na rc_bench=na rc_mem=na rc_race=na
 if [ -x "$bld/tests/test_hines_gpu" ]; then
   stamp test
-  (cd "$bld/tests" && timeout 240 ./test_hines_gpu) >"$out/test.log" 2>&1; rc_test=$?
+  (cd "$bld/tests" && timeout 90 ./test_hines_gpu) >"$out/test.log" 2>&1; rc_test=$?
   grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test.log" | head -40
 fi
 if [ -x "$bld/bench/bench_hines" ]; then
@@ -43,10 +43,10 @@ if [ -x "$bld/bench/bench_hines" ]; then
 fi
 if [ -x "$bld/tests/test_hines_gpu" ] && command -v compute-sanitizer >/dev/null; then
   stamp memcheck
-  (cd "$bld/tests" && CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./test_hines_gpu) >"$out/memcheck.log" 2>&1; rc_mem=$?
+  (cd "$bld/tests" && CS_TEST_SMALL=1 timeout 110 compute-sanitizer --tool memcheck --error-exitcode 9 ./test_hines_gpu) >"$out/memcheck.log" 2>&1; rc_mem=$?
   tail -3 "$out/memcheck.log"
   stamp racecheck
-  (cd "$bld/tests" && CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./test_hines_gpu) >"$out/racecheck.log" 2>&1; rc_race=$?
+  (cd "$bld/tests" && CS_TEST_SMALL=1 timeout 110 compute-sanitizer --tool racecheck --error-exitcode 9 ./test_hines_gpu) >"$out/racecheck.log" 2>&1; rc_race=$?
   tail -3 "$out/racecheck.log"
 fi
 stamp "done: test=$rc_test bench=$rc_bench memcheck=$rc_mem racecheck=$rc_race"

@@ -15,7 +15,12 @@ bld=$root/build-gpu
 # build-shared (made here with: mkdir -p build-shared && cp -r ../shared/data build-shared/)
 [ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
 nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$out/device.txt"
-cmake -S . -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+pyarg=""
+for c in "$(command -v python3)" /opt/torch/.venv/bin/python3 /usr/bin/python3; do
+  [ -x "$c" ] && "$c" -c 'import h5py' 2>/dev/null && { pyarg="-DCS_PYTHON=$c"; break; }
+done
+echo "python for the tests: ${pyarg:-none with h5py}"
+cmake -S . -B "$bld" $pyarg -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
   >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 cmake --build "$bld" -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
