@@ -59,6 +59,8 @@ typedef struct {
     /* Finish the launched epoch: its spikes and samples, and phase times added to prof. */
     cs_status (*collect_epoch)(cs_backend *b, cs_profile *prof, cs_epoch_result *res);
     void (*destroy)(cs_backend *b);
+    /* One line: the device and the solver it runs (for the summary, the profile, the file). */
+    const char *(*describe)(const cs_backend *b);
 } cs_backend_ops;
 
 extern const cs_backend_ops cs_backend_cpu;

@@ -5,6 +5,7 @@
  *   d   = C/dt + Σ g_axial + g_m        rhs = C/dt·v − (i_m − g_m·v)      solve → v_new */
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -442,5 +443,12 @@ static cs_status cpu_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_re
     return CS_OK;
 }
 
+static const char *cpu_describe(const cs_backend *be) {
+    static _Thread_local char text[160];
+    snprintf(text, sizeof text, "CPU, %d thread%s over %d batches of cells; Hines solve: 8 cells in lockstep (ilp)",
+             be->p.threads, be->p.threads == 1 ? "" : "s", be->nbatch);
+    return text;
+}
+
 const cs_backend_ops cs_backend_cpu = {"cpu", cpu_create, cpu_init, cpu_deliver, cpu_launch_epoch,
-                                       cpu_collect_epoch, cpu_destroy};
+                                       cpu_collect_epoch, cpu_destroy, cpu_describe};

@@ -3,6 +3,7 @@
  * (src/cs_cuda_kernels.cu). Per epoch only the epoch's events go to the device and its spikes
  * and samples come back. Host logic only: no CUDA header here. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -470,8 +471,15 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
     return CS_OK;
 }
 
-static const cs_backend_ops cs__cuda_ops = {"cuda", cuda_create, cuda_init, cuda_deliver,
-                                            cuda_launch_epoch, cuda_collect_epoch, cuda_destroy};
+static const char *cuda_describe(const cs_backend *be) {
+    static _Thread_local char text[512];
+    snprintf(text, sizeof text, "GPU %s; Hines solver '%s' (%s)", be->device,
+             cs_hines_gpu_plan_variant(be->plan), cs_hines_gpu_plan_describe(be->plan));
+    return text;
+}
+
+static const cs_backend_ops cs__cuda_ops = {"cuda", cuda_create, cuda_init, cuda_deliver, cuda_launch_epoch,
+                                            cuda_collect_epoch, cuda_destroy, cuda_describe};
 
 const cs_backend_ops *cs_backend_cuda(void) { return cs_cuda_device_count() > 0 ? &cs__cuda_ops : NULL; }
 

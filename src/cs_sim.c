@@ -135,6 +135,7 @@ static cs_status describe_output(cs_sim *s) {
     CS_TRY(cs_output_set_meta_string(s->out, "model", m->path));
     CS_TRY(cs_output_set_meta_string(s->out, "version", CS_VERSION_STRING));
     CS_TRY(cs_output_set_meta_string(s->out, "backend", s->ops->name));
+    CS_TRY(cs_output_set_meta_string(s->out, "backend_detail", s->ops->describe(s->be)));
     CS_TRY(cs_output_set_meta_double(s->out, "dt", s->dt));
     CS_TRY(cs_output_set_meta_double(s->out, "tfinal", s->tfinal));
     CS_TRY(cs_output_set_meta_double(s->out, "seed", (double)m->seed));
@@ -192,9 +193,9 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     s->pop_spikes = calloc((size_t)m->npop, sizeof *s->pop_spikes);
     s->rowbuf = malloc((s->net.nprobe ? s->net.nprobe : 1) * sizeof *s->rowbuf);
     if (!s->pop_rows || !s->pop_spikes || !s->rowbuf) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    if (s->out) CS_TRY(describe_output(s));
     cs_backend_params bp = {o->solver, s->dt, m->celsius, s->threads, s->base_stride};
     CS_TRY(s->ops->create(&s->net, &bp, &s->be));
+    if (s->out) CS_TRY(describe_output(s));
     return CS_OK;
 }
 
@@ -436,6 +437,7 @@ void cs_sim_print_summary(const cs_sim *s, FILE *f) {
     fprintf(f, "  %llu cells, %llu compartments, %lld steps of %g ms to %g ms, backend %s, %d thread%s\n",
             (unsigned long long)s->net.ncell, (unsigned long long)s->net.total_cv, (long long)s->nsteps,
             s->dt, s->tfinal, s->ops->name, s->threads, s->threads == 1 ? "" : "s");
+    fprintf(f, "  %s\n", s->ops->describe(s->be));
     for (int p = 0; p < m->npop; ++p)
         fprintf(f, "  population %-12s %8d cells %10llu spikes  %8lld sample rows\n", m->pops[p].name,
                 m->pops[p].count, (unsigned long long)s->pop_spikes[p], (long long)s->pop_rows[p]);
