@@ -898,11 +898,13 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     cs__km_free(&km);
     km_ok = 0;
     if (variant == CS__HV_AUTO) {
-        /* a uniform batch large enough to give every multiprocessor >= 1024 threads of one system
-         * each: interleaved (memory-bound; the fine solver is latency-bound at ~30 systems per
-         * multiprocessor, measured on an H200 at 25600 cells); otherwise fine, unless a system is
-         * too large to stage in shared memory: then interleaved (uniform) or variable */
-        if (hp->uniform && (long long)nsys >= 1024LL * (nsm > 0 ? nsm : 132)) variant = CS__HV_INTERLEAVED;
+        /* Measured on an H200 (bench/results-hines.md): with >= 1024 systems per multiprocessor
+         * the one-thread-per-system layouts are memory-bound and beat the fine solver, which is
+         * latency-bound at ~30 systems per multiprocessor (256000 cells: interleaved 1.56 ms vs
+         * fine 1.84 ms uniform, variable 2.14 ms vs fine 2.81 ms mixed); below that the fine
+         * solver wins by 2-30x. Systems too large to stage in shared memory: no fine. */
+        int large = (long long)nsys >= 1024LL * (nsm > 0 ? nsm : 132);
+        if (large) variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
         else if ((long long)max_n * 3 * 8 <= CS__HINES_SMEM_BYTES_MAX) variant = CS__HV_FINE;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
     }

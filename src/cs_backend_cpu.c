@@ -320,7 +320,7 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
     const int n = b->ncv;
     size_t next_ev = 0, row = 0;
     b->nspike = 0;
-    qsort(b->ev, b->nev, sizeof *b->ev, cmp_event);
+    if (b->nev) qsort(b->ev, b->nev, sizeof *b->ev, cmp_event);
     double *restrict i = b->i, *restrict g = b->g, *restrict d = b->d;
     const double *restrict d0 = b->d0, *restrict cdt = b->cdt;
 
@@ -393,7 +393,7 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         t1 = cs_now(); b->phase[CS_PHASE_SAMPLE] += t1 - t0;
     }
     /* drop delivered events */
-    memmove(b->ev, b->ev + next_ev, (b->nev - next_ev) * sizeof *b->ev);
+    if (next_ev) memmove(b->ev, b->ev + next_ev, (b->nev - next_ev) * sizeof *b->ev);
     b->nev -= next_ev;
 }
 
@@ -433,7 +433,7 @@ static cs_status cpu_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_re
     }
     nspike = 0;
     for (int j = 0; j < nb; ++j) {
-        memcpy(be->spikes + nspike, be->b[j].spikes, be->b[j].nspike * sizeof(cs_spike));
+        if (be->b[j].nspike) memcpy(be->spikes + nspike, be->b[j].spikes, be->b[j].nspike * sizeof(cs_spike));
         nspike += be->b[j].nspike;
     }
     res->nspike = nspike;

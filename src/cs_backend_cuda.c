@@ -340,7 +340,7 @@ static cs_status cuda_deliver(cs_backend *be, size_t n, const cs_target_event *e
         be->ev = p;
         be->cap_ev = nc;
     }
-    memcpy(be->ev + be->nev, ev, n * sizeof *ev);
+    if (n) memcpy(be->ev + be->nev, ev, n * sizeof *ev);
     be->nev += n;
     return CS_OK;
 }
@@ -356,7 +356,7 @@ static int cmp_event(const void *a, const void *b) {
  * of each step: events due by a step's midpoint are delivered at its start. */
 static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t *ndue) {
     const double dt = be->p.dt;
-    qsort(be->ev, be->nev, sizeof *be->ev, cmp_event);
+    if (be->nev) qsort(be->ev, be->nev, sizeof *be->ev, cmp_event);
     size_t due = 0;
     int *hi = realloc(be->ev_hi, ((size_t)nsteps + 1) * sizeof *hi);
     if (!hi) return cs_error_set(CS_ERR_NOMEM, "out of memory");
@@ -396,7 +396,7 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     size_t due;
     CS_TRY(stage_events(be, step0, nsteps, &due));
     /* drop the staged events from the pending list */
-    memmove(be->ev, be->ev + due, (be->nev - due) * sizeof *be->ev);
+    if (due) memmove(be->ev, be->ev + due, (be->nev - due) * sizeof *be->ev);
     be->nev -= due;
     CS_TRY(cs_cuda_reset_counters(s));
 

@@ -247,7 +247,7 @@ static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const doubl
 /* Spikes of an epoch: to the file (per population, sorted by time) and to their targets. */
 static cs_status exchange(cs_sim *s, cs_spike *sp, size_t n) {
     const cs_model *m = s->m;
-    qsort(sp, n, sizeof *sp, cmp_spike);
+    if (n) qsort(sp, n, sizeof *sp, cmp_spike);
     size_t nev = 0;
     for (size_t k = 0; k < n; ++k)
         for (size_t c = s->out_first[sp[k].gid]; c < s->out_first[sp[k].gid + 1]; ++c) {
@@ -314,8 +314,8 @@ static cs_status keep_results(cs_sim *s, const cs_epoch_result *res) {
         s->smp = p;
         s->cap_smp = ns;
     }
-    memcpy(s->spk, res->spikes, res->nspike * sizeof *s->spk);
-    memcpy(s->smp, res->samples, ns * sizeof *s->smp);
+    if (res->nspike) memcpy(s->spk, res->spikes, res->nspike * sizeof *s->spk);
+    if (ns) memcpy(s->smp, res->samples, ns * sizeof *s->smp);
     s->nspk = res->nspike;
     s->nrow = res->nrow;
     return CS_OK;
