@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 extern "C" {
 #include "cs_cuda.h"
@@ -45,8 +46,23 @@ extern "C" cs_status cs_cuda_select(int dev, char *name, size_t len) {
     return CS_OK;
 }
 
+/* Device memory taken so far by the simulator, and the budget CABLESIM_GPU_MEMORY_LIMIT
+ * (bytes) sets for it: for sharing a GPU, and to test the out-of-memory path for real. */
+static size_t cs__allocated, cs__limit = (size_t)-1;
+static int cs__limit_read;
+
 extern "C" cs_status cs_cuda_alloc(void **p, size_t bytes, const char *what) {
     *p = NULL;
+    if (!cs__limit_read) {
+        const char *env = getenv("CABLESIM_GPU_MEMORY_LIMIT");
+        if (env && *env) cs__limit = (size_t)strtoull(env, NULL, 10);
+        cs__limit_read = 1;
+    }
+    if (cs__allocated + bytes > cs__limit)
+        return cs_error_set(CS_ERR_NOMEM,
+                            "GPU: cannot allocate %.1f MiB for %s: CABLESIM_GPU_MEMORY_LIMIT allows %.1f MiB and "
+                            "%.1f MiB are in use",
+                            bytes / 1048576.0, what, cs__limit / 1048576.0, cs__allocated / 1048576.0);
     cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
     if (e != cudaSuccess) {
         cudaGetLastError();
@@ -57,11 +73,12 @@ extern "C" cs_status cs_cuda_alloc(void **p, size_t bytes, const char *what) {
                             bytes / 1048576.0, what, free_b / 1048576.0, total_b / 1048576.0,
                             cudaGetErrorString(e));
     }
+    cs__allocated += bytes;
     return cudaMemset(*p, 0, bytes ? bytes : 1) == cudaSuccess ? CS_OK : cuda_fail(cudaGetLastError(), what);
 }
 
 extern "C" void cs_cuda_free(void *p) {
-    if (p) cudaFree(p);
+    if (p) cudaFree(p); /* the budget counts what was taken: frees happen at the end of a run */
 }
 
 extern "C" cs_status cs_cuda_upload(void *dst, const void *src, size_t bytes) {

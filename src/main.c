@@ -36,6 +36,8 @@ static void usage(FILE *f) {
         "                      voltage report storage: float32 (SONATA's default) or float64\n"
         "  -q, --quiet         no progress line, summary or profile\n"
         "\n"
+        "Environment: CABLESIM_GPU_MEMORY_LIMIT=BYTES caps the GPU memory a cuda run may take.\n"
+        "\n"
         "The model format is described in docs/model-format.md; examples are in models/.\n"
         "Plot traces and a spike raster with: scripts/plot_output.py OUT.h5 -o plot.png\n"
         "\n"

@@ -106,6 +106,18 @@ def main():
                 nsp = sum(len(v[0]) for k, v in ref.items() if k.startswith("spikes/"))
                 print(f"ok   {name} [{variant}]: {nsp} spikes identical, traces within {worst[0]:.2g} relative")
                 passed += 1
+    # out of GPU memory: one line naming what could not be allocated, no output file left
+    out = os.path.join(a.work_dir, "oom.h5")
+    r = subprocess.run([a.cablesim, "run", os.path.join(a.source_dir, "models/examples/ring.json"), "-o", out,
+                        "--backend", "cuda", "-q"], capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, CABLESIM_GPU_MEMORY_LIMIT="100000"))
+    lines = r.stderr.strip().splitlines()
+    if r.returncode > 0 and len(lines) == 1 and "GPU: cannot allocate" in lines[0] and not os.path.exists(out):
+        print("ok   out of GPU memory: " + lines[0])
+        passed += 1
+    else:
+        print(f"FAIL out of GPU memory: rc {r.returncode}, stderr {r.stderr!r}, file left: {os.path.exists(out)}")
+        failed += 1
     print(f"largest spike-time difference over all runs: {worst_spike[0]:.3g} ms")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
