@@ -48,6 +48,7 @@ struct cs_backend {
     double *spike_time;
     int *spike_gid;
     void *timers;
+    size_t mem_bytes;           /* device memory the set-up took [bytes] */
     int64_t step0;
     int nsteps, rows;
     int timed[CS_TIMED_STEPS], ntimed;
@@ -190,6 +191,7 @@ static cs_status setup(cs_backend *be) {
     int ncell = (int)net->ncell;
     CS_TRY(cs_cuda_select(0, be->device, sizeof be->device));
     CS_TRY(cs_cuda_stream_create(&s->stream));
+    size_t mem0 = cs_cuda_memory_used();
 
     /* tree-order structure of the whole batch */
     be->cell_first = malloc(((size_t)ncell + 1) * sizeof *be->cell_first);
@@ -283,6 +285,8 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     free(det_row); free(det_gid); free(det_thr); free(det_vp); free(cell_row); free(probe_row);
     CS_TRY(st);
+    size_t mem1 = cs_cuda_memory_used();
+    be->mem_bytes = mem1 > mem0 ? mem1 - mem0 : 0;
     be->spike_time = malloc((size_t)s->cap_spike * sizeof(double));
     be->spike_gid = malloc((size_t)s->cap_spike * sizeof(int));
     be->spikes = malloc((size_t)s->cap_spike * sizeof(cs_spike));
@@ -473,7 +477,9 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
 
 static const char *cuda_describe(const cs_backend *be) {
     static _Thread_local char text[512];
-    snprintf(text, sizeof text, "GPU %s; Hines solver '%s' (%s)", be->device,
+    snprintf(text, sizeof text, "GPU %s, %.1f MiB of device memory (%.0f B per compartment); Hines solver '%s' (%s)",
+             be->device, be->mem_bytes / 1048576.0,
+             be->net->total_cv ? (double)be->mem_bytes / (double)be->net->total_cv : 0.0,
              cs_hines_gpu_plan_variant(be->plan), cs_hines_gpu_plan_describe(be->plan));
     return text;
 }

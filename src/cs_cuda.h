@@ -57,6 +57,8 @@ cs_status cs_cuda_download(void *dst, const void *src, size_t bytes);
 cs_status cs_cuda_stream_create(void **stream);
 void cs_cuda_stream_destroy(void *stream);
 cs_status cs_cuda_sync(void *stream);
+/* Device memory in use on the current device [bytes] (all processes), 0 when unknown. */
+size_t cs_cuda_memory_used(void);
 
 /* The phases of a step; each launches on s->stream and returns at once. */
 cs_status cs_cuda_deliver(const cs_cuda_state *s, int lo, int hi);

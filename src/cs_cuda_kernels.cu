@@ -102,6 +102,15 @@ extern "C" void cs_cuda_stream_destroy(void *stream) {
     if (stream) cudaStreamDestroy((cudaStream_t)stream);
 }
 
+extern "C" size_t cs_cuda_memory_used(void) {
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return total_b - free_b;
+}
+
 extern "C" cs_status cs_cuda_sync(void *stream) {
     CS_CUDA_CALL(cudaStreamSynchronize((cudaStream_t)stream), "running the step kernels");
     return CS_OK;

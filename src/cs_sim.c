@@ -441,7 +441,7 @@ void cs_sim_print_summary(const cs_sim *s, FILE *f) {
     for (int p = 0; p < m->npop; ++p)
         fprintf(f, "  population %-12s %8d cells %10llu spikes  %8lld sample rows\n", m->pops[p].name,
                 m->pops[p].count, (unsigned long long)s->pop_spikes[p], (long long)s->pop_rows[p]);
-    fprintf(f, "  run time %.3f s: %.3g compartment-steps per second\n", s->wall,
+    fprintf(f, "  run time %.6g s: %.3g compartment-steps per second\n", s->wall,
             s->wall > 0 ? cs / s->wall : 0.0);
     if (s->o.output_path) fprintf(f, "  output: %s\n", s->o.output_path);
     cs_profile_print(&s->prof, s->wall, s->threads, f);
