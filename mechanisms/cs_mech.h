@@ -48,6 +48,9 @@ typedef struct {
     void (*current)(const cs_mech_view *m);  /* add i, g at the start of a step */
     void (*advance)(const cs_mech_view *m);  /* integrate states over dt with the new v */
     void (*net_receive)(const cs_mech_view *m, int instance, double weight); /* weight [µS] */
+    /* Linear mechanisms with a constant conductance (i = g·(v − e)) only: the conductance
+     * weight·g [µS] and weight·g·e [nA] of one instance, folded once into the matrix. */
+    void (*fold)(const double *param, double weight, double *g, double *ge);
 } cs_mech_type;
 
 extern const cs_mech_type cs_mech_hh, cs_mech_pas, cs_mech_expsyn, cs_mech_iclamp;

@@ -21,5 +21,10 @@ static void pas_current(const cs_mech_view *m) {
 
 static void pas_advance(const cs_mech_view *m) { (void)m; }
 
+static void pas_fold(const double *param, double weight, double *g, double *ge) {
+    *g = weight * param[CS_PAS_G];             /* [µS] */
+    *ge = weight * param[CS_PAS_G] * param[CS_PAS_E]; /* [nA] */
+}
+
 const cs_mech_type cs_mech_pas = {"pas", CS_MECH_DENSITY, 0, CS_PAS_NPARAM, pas_params, 0, NULL,
-                                  pas_init, pas_current, pas_advance, NULL};
+                                  pas_init, pas_current, pas_advance, NULL, pas_fold};

@@ -2,7 +2,7 @@
  * a batch's arrays stay in cache); each batch holds its state as flat structure-of-arrays and
  * runs a whole epoch on its own, so OpenMP threads take batches with no barrier inside an
  * epoch. The step is backward Euler with linearised currents (DESIGN.md):
- *   d   = C/dt + Σ g_axial + g_m        rhs = C/dt·v − (i_m − g_m·v)      solve → v_new */
+ *   d = d0 + g_m,  rhs = C/dt·v + b0 − (i_m − g_m·v),  solve → v_new   (cs_cable_matrix.h) */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cs_backend.h"
+#include "cs_cable_matrix.h"
 #include "cs_solver.h"
 
 #define CS_BATCH_TARGET_CV 4096 /* CVs per batch: ~10 arrays × 8 B × 4096 = 320 KiB, about L2 */
@@ -31,7 +32,8 @@ typedef struct {
     int *cv_off;                  /* [ncell + 1] first row of each cell */
     int *parent;                  /* [ncv] parent row, -1 at a cell's root */
     double *u;                    /* [ncv] off-diagonal −g_axial/Ra [µS] */
-    double *d0;                   /* [ncv] C/dt + Σ g_axial [µS] */
+    double *d0;                   /* [ncv] C/dt + Σ g_axial + folded conductances [µS] */
+    double *b0;                   /* [ncv] folded constant currents [nA] (cs_cable_matrix.h) */
     double *cdt;                  /* [ncv] C/dt [nF/ms = µS] */
     double *v, *rhs;              /* [ncv] [mV]; swapped after each solve */
     double *i, *g, *d;            /* [ncv] [nA], [µS], [µS] */
@@ -84,6 +86,7 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
     b->parent = xcalloc(n, sizeof(int), &fail);
     b->u = xcalloc(n, sizeof(double), &fail);
     b->d0 = xcalloc(n, sizeof(double), &fail);
+    b->b0 = xcalloc(n, sizeof(double), &fail);
     b->cdt = xcalloc(n, sizeof(double), &fail);
     b->v = xcalloc(n, sizeof(double), &fail);
     b->rhs = xcalloc(n, sizeof(double), &fail);
@@ -95,19 +98,9 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
     int row = 0;
     for (int c = 0; c < b->ncell; ++c) {
         const cs_cell_desc *cell = &net->cells[b->cell0 + c];
-        const cs_geometry *g = cell->geom;
         b->cv_off[c] = row;
-        for (int k = 0; k < g->ncv; ++k) {
-            int r = row + k;
-            b->parent[r] = g->parent[k] < 0 ? -1 : row + g->parent[k];
-            double ga = k == 0 ? 0.0 : g->g_axial[k] / cell->Ra; /* [µS] */
-            b->u[r] = -ga;
-            /* C = cm·A·1e-8 µF = cm·A·1e-5 nF; C/dt in nF/ms = µS */
-            b->cdt[r] = 1e-5 * cell->cm * g->area[k] / be->p.dt;
-            b->d0[r] += b->cdt[r] + ga;
-            if (k > 0) b->d0[b->parent[r]] += ga;
-        }
-        row += g->ncv;
+        cs_cable_matrix_cell(cell, be->p.dt, row, b->parent, b->u, b->cdt, b->d0, b->b0);
+        row += cell->geom->ncv;
     }
     b->cv_off[b->ncell] = row;
 
@@ -118,6 +111,8 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
     if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for mechanism instances");
     for (size_t k = k0; k < k1; ++k) {
         const cs_instance_desc *in = &net->inst[k];
+        b->inst_group[k - k0] = -1;
+        if (cs_cable_matrix_fold(in, b->cv_off[in->cell - b->cell0] + in->node, b->d0, b->b0)) continue;
         int gidx = -1;
         for (int m = 0; m < b->nmech; ++m)
             if (b->mech[m].type == in->type) gidx = m;
@@ -141,6 +136,7 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
     }
     for (size_t k = k0; k < k1; ++k) {
         const cs_instance_desc *in = &net->inst[k];
+        if (b->inst_group[k - k0] < 0) continue; /* folded into the matrix */
         mech_group *mg = &b->mech[b->inst_group[k - k0]];
         int l = b->inst_local[k - k0];
         mg->node[l] = b->cv_off[in->cell - b->cell0] + in->node;
@@ -176,7 +172,7 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
 }
 
 static void destroy_batch(batch *b) {
-    free(b->cv_off); free(b->parent); free(b->u); free(b->d0); free(b->cdt);
+    free(b->cv_off); free(b->parent); free(b->u); free(b->d0); free(b->b0); free(b->cdt);
     free(b->v); free(b->rhs); free(b->i); free(b->g); free(b->d);
     for (int m = 0; m < b->nmech; ++m) {
         free(b->mech[m].node); free(b->mech[m].weight); free(b->mech[m].store);
@@ -322,7 +318,7 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
     b->nspike = 0;
     if (b->nev) qsort(b->ev, b->nev, sizeof *b->ev, cmp_event);
     double *restrict i = b->i, *restrict g = b->g, *restrict d = b->d;
-    const double *restrict d0 = b->d0, *restrict cdt = b->cdt;
+    const double *restrict d0 = b->d0, *restrict b0 = b->b0, *restrict cdt = b->cdt;
 
     for (int s = 0; s < nsteps; ++s) {
         const int64_t step = step0 + s;
@@ -339,8 +335,7 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         }
         t1 = cs_now(); b->phase[CS_PHASE_EVENTS] += t1 - t0; t0 = t1;
 
-        memset(i, 0, sizeof(double) * (size_t)n);
-        memset(g, 0, sizeof(double) * (size_t)n);
+        /* i and g were zeroed by the previous step's assembly (calloc'd before the first) */
         for (int m = 0; m < b->nmech; ++m) {
             cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
             b->mech[m].type->current(&v);
@@ -352,7 +347,9 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
             double *restrict rhs = b->rhs;
             for (int r = 0; r < n; ++r) {
                 d[r] = d0[r] + g[r];
-                rhs[r] = cdt[r] * v[r] - i[r] + g[r] * v[r];
+                rhs[r] = cdt[r] * v[r] + b0[r] - i[r] + g[r] * v[r];
+                i[r] = 0.0;
+                g[r] = 0.0;
             }
         }
         t1 = cs_now(); b->phase[CS_PHASE_ASSEMBLE] += t1 - t0; t0 = t1;

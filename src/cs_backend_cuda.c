@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cs_backend.h"
+#include "cs_cable_matrix.h"
 #include "cs_cuda.h"
 #include "cs_mech_math.h"
 
@@ -74,7 +75,7 @@ static cs_status solver_fail(cs_solver_status st, const char *what) {
 static void cuda_destroy(cs_backend *be) {
     if (!be) return;
     cs_cuda_state *s = &be->s;
-    void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->cdt, s->u, s->ev_local, s->ev_weight,
+    void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->b0, s->cdt, s->u, s->ev_local, s->ev_weight,
                    s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row,
                    s->samples, s->spike_time, s->spike_gid, s->counters};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k) cs_cuda_free(dev[k]);
@@ -136,6 +137,9 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
     s->nmech = 0;
     s->syn_group = -1;
     for (size_t k = 0; k < net->ninst; ++k) {
+        be->syn_local[k] = -1;
+        group[k] = -1;
+        if (net->inst[k].type->fold) continue; /* folded into the matrix at set-up */
         int gi = -1;
         for (int m = 0; m < s->nmech; ++m)
             if (types[m] == net->inst[k].type) gi = m;
@@ -199,28 +203,23 @@ static cs_status setup(cs_backend *be) {
     int *parent = malloc((nrow ? nrow : 1) * sizeof *parent);
     double *u = malloc((nrow ? nrow : 1) * sizeof *u), *d0 = calloc(nrow ? nrow : 1, sizeof *d0);
     double *cdt = malloc((nrow ? nrow : 1) * sizeof *cdt), *v = malloc((nrow ? nrow : 1) * sizeof *v);
+    double *b0 = calloc(nrow ? nrow : 1, sizeof *b0);
     be->row_map = malloc((nrow ? nrow : 1) * sizeof *be->row_map);
     cs_status st = CS_OK;
-    if (!be->cell_first || !parent || !u || !d0 || !cdt || !v || !be->row_map)
+    if (!be->cell_first || !parent || !u || !d0 || !b0 || !cdt || !v || !be->row_map)
         st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
     int row = 0;
     for (int c = 0; st == CS_OK && c < ncell; ++c) {
         const cs_cell_desc *cell = &net->cells[c];
-        const cs_geometry *g = cell->geom;
         be->cell_first[c] = row;
-        for (int k = 0; k < g->ncv; ++k) {
-            int r = row + k;
-            parent[r] = g->parent[k] < 0 ? -1 : row + g->parent[k];
-            double ga = k == 0 ? 0.0 : g->g_axial[k] / cell->Ra; /* [µS] */
-            u[r] = -ga;
-            cdt[r] = 1e-5 * cell->cm * g->area[k] / be->p.dt;   /* C/dt [nF/ms = µS] */
-            d0[r] += cdt[r] + ga;
-            if (k > 0) d0[parent[r]] += ga;
-            v[r] = cell->v_init;
-        }
-        row += g->ncv;
+        cs_cable_matrix_cell(cell, be->p.dt, row, parent, u, cdt, d0, b0);
+        for (int k = 0; k < cell->geom->ncv; ++k) v[row + k] = cell->v_init;
+        row += cell->geom->ncv;
     }
     if (st == CS_OK) be->cell_first[ncell] = row;
+    /* linear mechanisms (pas) fold into d0 and b0 once; setup_mechanisms skips them */
+    for (size_t k = 0; st == CS_OK && k < net->ninst; ++k)
+        cs_cable_matrix_fold(&net->inst[k], be->cell_first[net->inst[k].cell] + net->inst[k].node, d0, b0);
 
     if (st == CS_OK) {
         cs_hines_gpu_options opt;
@@ -235,10 +234,11 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) {
         s->n_int = cs_hines_gpu_plan_internal_size(be->plan);
         size_t bytes = s->n_int * sizeof(double);
-        double **arrays[] = {&s->v, &s->rhs, &s->d, &s->i, &s->g, &s->d0, &s->cdt, &s->u};
+        double **arrays[] = {&s->v, &s->rhs, &s->d, &s->i, &s->g, &s->d0, &s->b0, &s->cdt, &s->u};
         for (size_t k = 0; st == CS_OK && k < sizeof arrays / sizeof arrays[0]; ++k)
             st = cs_cuda_alloc((void **)arrays[k], bytes, "the cells' state");
         if (st == CS_OK) st = upload_tree(be, d0, nrow, s->d0, CS_HINES_NODE);
+        if (st == CS_OK) st = upload_tree(be, b0, nrow, s->b0, CS_HINES_NODE);
         if (st == CS_OK) st = upload_tree(be, cdt, nrow, s->cdt, CS_HINES_NODE);
         if (st == CS_OK) st = upload_tree(be, u, nrow, s->u, CS_HINES_COUPLING);
         if (st == CS_OK) st = upload_tree(be, v, nrow, s->v, CS_HINES_NODE);
@@ -247,7 +247,7 @@ static cs_status setup(cs_backend *be) {
         if (!v_int && st == CS_OK) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
         for (size_t r = 0; st == CS_OK && r < nrow; ++r) v_int[be->row_map[r]] = v[r];
     }
-    free(parent); free(u); free(d0); free(cdt); free(v);
+    free(parent); free(u); free(d0); free(b0); free(cdt); free(v);
     if (st == CS_OK) st = setup_mechanisms(be, v_int);
     free(v_int);
     CS_TRY(st);

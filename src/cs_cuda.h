@@ -25,7 +25,8 @@ typedef struct {
 typedef struct {
     size_t n_int;                       /* entries of each per-CV array */
     double *v, *rhs, *d, *i, *g;        /* [mV], [mV], [µS], [nA], [µS] */
-    double *d0, *cdt, *u;               /* C/dt + Σ g_axial, C/dt, coupling [µS] */
+    double *d0, *cdt, *u;               /* C/dt + Σ g_axial + folded g, C/dt, coupling [µS] */
+    double *b0;                         /* folded constant currents [nA] */
     int nmech;
     cs_cuda_mech mech[CS_CUDA_MAX_MECH];
     int *ev_local;                      /* [cap] expsyn instance of each event of the epoch */

@@ -201,21 +201,21 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, double t_mid, doub
     return CS_OK;
 }
 
-// ---- assembly: d = C/dt + Σ g_axial + g_m;  rhs = C/dt·v − (i − g·v) ------------------------
-__global__ void k_assemble(long n, const double *d0, const double *cdt, const double *v,
+// ---- assembly (cs_cable_matrix.h): d = d0 + g_m;  rhs = C/dt·v + b0 − (i − g·v) -----------
+__global__ void k_assemble(long n, const double *d0, const double *b0, const double *cdt, const double *v,
                            double *I, double *G, double *d, double *rhs) {
     long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (r >= n) return;
     double g = G[r];
     d[r] = d0[r] + g;
-    rhs[r] = cdt[r] * v[r] - I[r] + g * v[r];
+    rhs[r] = cdt[r] * v[r] + b0[r] - I[r] + g * v[r];
     I[r] = 0.0; /* ready for the next step's currents */
     G[r] = 0.0;
 }
 
 extern "C" cs_status cs_cuda_assemble(const cs_cuda_state *s) {
     k_assemble<<<blocks_for((long)s->n_int), CS_THREADS, 0, stream_of(s)>>>(
-        (long)s->n_int, s->d0, s->cdt, s->v, s->i, s->g, s->d, s->rhs);
+        (long)s->n_int, s->d0, s->b0, s->cdt, s->v, s->i, s->g, s->d, s->rhs);
     CS_LAUNCHED("assembly");
     return CS_OK;
 }
