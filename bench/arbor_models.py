@@ -12,8 +12,9 @@ Needs the PyPI package `arbor` 0.12.x (python3 -m pip install arbor==0.12.2) and
 (no numpy import of its own; no cablesim, no NEURON).
 
 Supported models (what bench/bench_cpu_vs_neuron.py writes): one or more populations whose
-morphology is any cylinder-only kind that tests/neuron_models.py understands (random_tree with
-branch_probability [1, 1], soma, ball_and_stick, cable, explicit "branches"); density mechanisms
+morphology is a random_tree with branch_probability [1, 1], a soma, a cable, or explicit
+"branches" where no branch has exactly one child (Arbor would merge the two into one branch, so
+ball_and_stick is refused too); density mechanisms
 hh and pas on regions soma/axon/dend/basal/apical/all; expsyn synapses; a detector; ring and
 explicit connections; events. Not supported (NotImplementedError): stimuli, probes are ignored,
 random connections, SWC files, random trees with probability < 1.
@@ -24,10 +25,11 @@ The translation:
   along the x axis (positions are irrelevant to the cable equation; only segment lengths count).
   A child segment hangs on its parent segment's distal end, so every branch point of the
   generators is an Arbor fork and every cablesim branch is exactly one Arbor branch;
-- every branch gets its own tag (tag = 10 + branch index) so that the CV policy can name it:
-  the policy is `cv_policy_fixed_per_branch(n_b, "(tag 10+b)")` for every branch b, joined with
-  `|`, where n_b is cablesim's CV count for that branch (tests/neuron_models.branch_cvs: the
-  branch's own "cvs", else "cvs_per_branch", else ceil(L / max_cv_length));
+- the branches are tagged by (cablesim tag, CV count) pair, Arbor tags 10, 11, ..., so that the
+  CV policy can name them: `cv_policy_fixed_per_branch(n, "(tag t)")` for every pair, joined
+  with `|`, where n is cablesim's CV count of those branches (tests/neuron_models.branch_cvs: the
+  branch's own "cvs", else "cvs_per_branch", else ceil(L / max_cv_length)). For busyring that
+  is one tag per level (and the soma);
 - regions: soma = the branches whose cablesim tag is 1, dend = 3 and 4, etc., as (join (tag ..));
 - biophysics: cm [µF/cm²] -> [F/m²] (x 0.01), Ra [Ω·cm], v_init [mV], temperature 6.3 °C (or
   run.celsius) set explicitly as tempK; ion reversal potentials ena 50, ek -77 mV (hh's defaults
@@ -39,11 +41,14 @@ The translation:
 - locations {branch, pos}: pos 0 and 1 are the branch ends, any other pos is moved to the centre
   of cablesim's CV that contains it (tests/neuron_models.snap), as both other simulators do.
 
-Compartments: Arbor has no zero-area end nodes; a cell has one CV per (branch, CV) pair and the
-CVs of a parent and its children meet at the fork. The count reported is Arbor's own, from
-`arbor.cv_data(cell).num_cv` summed over the cells; cablesim/NEURON count one more node per
-branch plus one root node per cell (tests/neuron_models.node_count), also reported as
-"cablesim_compartments".
+Compartments: the count reported is Arbor's own, `arbor.cv_data(cell).num_cv` summed over the
+cells. With CV boundaries at every branch end, Arbor makes the requested CVs of every branch plus
+one zero-length CV at every fork point (checked when the cell is built): that CV is NEURON's and
+cablesim's zero-area distal node of a parent branch. Arbor has no counterpart of the zero-area
+distal node of a terminal branch nor of the root node, so per cell Arbor has
+(tips + 1) fewer compartments than cablesim (busyring depth 5: 306 against 339); cablesim's count
+(tests/neuron_models.node_count) is reported as "cablesim_compartments". The two discretisations
+are otherwise the same network of nodes.
 """
 
 import argparse
@@ -68,7 +73,7 @@ REGION_TAGS = {
 HH_DEFAULTS = {"gnabar": 0.12, "gkbar": 0.036, "gl": 0.0003, "el": -54.3, "ena": 50.0, "ek": -77.0}
 PAS_DEFAULTS = {"g": 0.001, "e": -70.0}
 EXPSYN_DEFAULTS = {"tau": 2.0, "e": 0.0}
-TAG_BASE = 10  # Arbor tag of branch b = TAG_BASE + b
+TAG_BASE = 10  # Arbor tags TAG_BASE, TAG_BASE + 1, ...: one per (cablesim tag, CV count)
 
 
 # --- morphology (same interpretation as tests/neuron_models.py) --------------------------------
@@ -150,29 +155,31 @@ def snap(pos, n):
 
 # --- Arbor --------------------------------------------------------------------------------------
 
-def _segment_tree(arbor, branches):
-    """One cylindrical segment per branch, along x; returns (tree, arbor branch id per branch)."""
+def _segment_tree(arbor, branches, tags):
+    """One cylindrical segment per branch b with Arbor tag tags[b], from (x0, b, 0) to
+    (x0 + L, b, 0): the y coordinate names the cablesim branch (a child segment's proximal point
+    need not touch its parent's distal point; positions do not enter the cable equation, only
+    each segment's own length does)."""
     tree = arbor.segment_tree()
     seg = []
     xend = []
     for b, br in enumerate(branches):
+        if br["parent"] >= b:
+            raise ValueError("branch %d: parent %d must come first" % (b, br["parent"]))
         x0 = 0.0 if br["parent"] < 0 else xend[br["parent"]]
         x1 = x0 + br["length"]
         parent = arbor.mnpos if br["parent"] < 0 else seg[br["parent"]]
-        if br["parent"] >= 0 and br["parent"] >= b:
-            raise ValueError("branch %d: parent %d must come first" % (b, br["parent"]))
-        s = tree.append(parent, arbor.mpoint(x0, 0.0, 0.0, br["radius"]),
-                        arbor.mpoint(x1, 0.0, 0.0, br["radius"]), TAG_BASE + b)
-        seg.append(s)
+        seg.append(tree.append(parent, arbor.mpoint(x0, float(b), 0.0, br["radius"]),
+                               arbor.mpoint(x1, float(b), 0.0, br["radius"]), tags[b]))
         xend.append(x1)
     return tree
 
 
-def _region(tags_wanted, branches):
-    tags = ["(tag %d)" % (TAG_BASE + b) for b, br in enumerate(branches) if br["tag"] in tags_wanted]
-    if not tags:
+def _region(tags_wanted, branches, tags):
+    sel = sorted({tags[b] for b, br in enumerate(branches) if br["tag"] in tags_wanted})
+    if not sel:
         return None
-    return tags[0] if len(tags) == 1 else "(join %s)" % " ".join(tags)
+    return "(tag %d)" % sel[0] if len(sel) == 1 else "(join %s)" % " ".join("(tag %d)" % t for t in sel)
 
 
 class _CellTemplate:
@@ -184,18 +191,28 @@ class _CellTemplate:
         self.branches = branches
         self.ncv = [branch_cvs(b, policy) for b in branches]
         self.cablesim_nodes = node_count(branches, policy)
-        tree = _segment_tree(arbor, branches)
+        # one Arbor tag per (cablesim tag, CV count): the CV policy and the regions name them
+        groups = sorted({(br["tag"], n) for br, n in zip(branches, self.ncv)})
+        gtag = {g: TAG_BASE + i for i, g in enumerate(groups)}
+        tags = [gtag[(br["tag"], n)] for br, n in zip(branches, self.ncv)]
+        tree = _segment_tree(arbor, branches, tags)
         self.morph = arbor.morphology(tree)
-        if self.morph.num_branches != len(branches):
-            raise RuntimeError("Arbor made %d branches of %d cablesim branches"
-                               % (self.morph.num_branches, len(branches)))
+        nchild = [0] * len(branches)
+        for br in branches:
+            if br["parent"] >= 0:
+                nchild[br["parent"]] += 1
+        if 1 in nchild or self.morph.num_branches != len(branches):
+            # Arbor joins a parent and its only child into one branch
+            raise NotImplementedError("Arbor builder: every branch needs 0 or >= 2 children (Arbor "
+                                      "made %d branches of %d)" % (self.morph.num_branches, len(branches)))
+        self.forks = sum(1 for n in nchild if n >= 2)
         # Arbor's branch id of every cablesim branch (a segment tree renumbers them)
         self.abranch = [None] * len(branches)
         for ab in range(self.morph.num_branches):
             segs = self.morph.branch_segments(ab)
             if len(segs) != 1:
                 raise RuntimeError("Arbor branch %d has %d segments" % (ab, len(segs)))
-            self.abranch[segs[0].tag - TAG_BASE] = ab
+            self.abranch[int(round(segs[0].prox.y))] = ab
         self.labels = arbor.label_dict()
         bio = pop.get("biophysics", {})
         d = arbor.decor()
@@ -205,7 +222,7 @@ class _CellTemplate:
                        tempK=(celsius + 273.15) * U.Kelvin)
         hh_rev = None
         for m in bio.get("mechanisms", []):
-            reg = _region(REGION_TAGS[m.get("region", "all")], branches)
+            reg = _region(REGION_TAGS[m.get("region", "all")], branches, tags)
             if reg is None:
                 continue
             prm = m.get("params", {})
@@ -242,13 +259,18 @@ class _CellTemplate:
             raise NotImplementedError("Arbor builder: stimuli")
         self.decor = d
         pol = None
-        for b in range(len(branches)):
-            p = arbor.cv_policy_fixed_per_branch(self.ncv[b], "(tag %d)" % (TAG_BASE + b))
+        for (_, n), t in sorted(gtag.items(), key=lambda kv: kv[1]):
+            p = arbor.cv_policy_fixed_per_branch(n, "(tag %d)" % t)
             pol = p if pol is None else pol | p
         self.policy = pol
         self.cell = arbor.cable_cell(self.morph, self.decor, self.labels, pol)
         cvd = arbor.cv_data(self.cell)
         self.arbor_cvs = cvd.num_cv if cvd is not None else None
+        # Arbor: the requested CVs of every branch + one zero-length CV at every fork (where the
+        # CV boundaries of a parent and its children meet: NEURON's zero-area distal node)
+        if self.arbor_cvs is not None and self.arbor_cvs != sum(self.ncv) + self.forks:
+            raise RuntimeError("Arbor discretised the cell into %d CVs, expected %d + %d forks"
+                               % (self.arbor_cvs, sum(self.ncv), self.forks))
 
     def locset(self, location):
         b = int(location["branch"])
@@ -296,7 +318,7 @@ def _make_recipe(arbor, U, model, celsius, shift=0.0):
             (tg["synapse"], float(e["weight"]), float(e["time"])))
 
     min_delay = min((d for inc in incoming for _, _, _, d in inc), default=None)
-    anchor = next(((i, inc[0][1]) for i, inc in enumerate(incoming) if inc), None)
+    anchor = next(((i, inc[0][1], inc[0][0]) for i, inc in enumerate(incoming) if inc), None)
     props = arbor.neuron_cable_properties()
     props.set_property(tempK=(celsius + 273.15) * U.Kelvin)
 
@@ -320,7 +342,7 @@ def _make_recipe(arbor, U, model, celsius, shift=0.0):
             if shift and gid == anchor[0]:
                 # a weight-0 connection with the model's own minimum delay keeps Arbor's epochs
                 # (min delay / 2) whole multiples of dt, so the step grid stays 0, dt, 2 dt, ...
-                conns.append(arbor.connection((anchor[0], "det"), anchor[1], 0.0, min_delay * U.ms))
+                conns.append(arbor.connection((anchor[2], "det"), anchor[1], 0.0, min_delay * U.ms))
             return conns
 
         def event_generators(self, gid):

@@ -97,7 +97,7 @@ def main():
             json.dump(res, f, indent=1)
 
     for cells in a.gpu_cells:
-        runs = [cablesim_run(a.cablesim, model(cells, 1), work, f"gpu{cells}", ["--backend", "cuda", "-q", "--threads", "1"])]
+        runs = [cablesim_run(a.cablesim, model(cells, 1), work, f"gpu{cells}", ["--backend", "cuda", "--threads", "1"])]
         if "error" not in runs[0]:
             runs += [cablesim_run(a.cablesim, model(cells, 1), work, f"gpu{cells}", ["--backend", "cuda", "--threads", "1"])
                      for _ in range(a.reps - 1)]

@@ -25,9 +25,10 @@ cmake -S . -B "$bld" $pyarg -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURE
   >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 cmake --build "$bld" -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
 echo "== ctest"
-ctest --test-dir "$bld" --output-on-failure -j 4 -E "${CTEST_EXCLUDE:-^$}" >"$out/ctest.log" 2>&1
-tail -25 "$out/ctest.log"
-grep -A40 "test_backend_cuda" "$out/ctest.log" | grep -E "^(ok|FAIL)|passed" | head -60
+ctest --test-dir "$bld" -V -j 4 -E "${CTEST_EXCLUDE:-^$}" -R "${CTEST_REGEX:-.}" >"$out/ctest.log" 2>&1
+grep -E "tests passed|tests failed|\*\*\*Failed|Skipped|Passed" "$out/ctest.log" | tail -25
+echo "-- GPU vs CPU (test_backend_cuda)"
+grep -E "^[0-9]+: (ok|FAIL|largest)" "$out/ctest.log" | grep -E "FAIL|largest|out of GPU|\[fine\]|\[auto\]" | head -40
 echo "== compute-sanitizer (memcheck, racecheck) on the CUDA backend"
 for tool in memcheck racecheck; do
   compute-sanitizer --tool $tool --error-exitcode 9 "$bld/cablesim" run models/validation/ring4.json \
