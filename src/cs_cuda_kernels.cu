@@ -92,8 +92,12 @@ extern "C" cs_status cs_cuda_download(void *dst, const void *src, size_t bytes) 
 }
 
 extern "C" cs_status cs_cuda_stream_create(void **stream) {
+    /* A blocking stream: it is ordered with the legacy default stream, on which cudaMemcpy and
+     * cudaMemset run. A pageable cudaMemcpy to the device may return before its data has
+     * landed, and a non-blocking stream would not wait for it: the epoch's events could be
+     * read before they arrive. */
     cudaStream_t st;
-    CS_CUDA_CALL(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "creating a stream");
+    CS_CUDA_CALL(cudaStreamCreate(&st), "creating a stream");
     *stream = (void *)st;
     return CS_OK;
 }
