@@ -61,7 +61,6 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-TAG_OF_NAME = {"soma": 1, "axon": 2, "dend": 3, "apic": 4}
 REGION_TAGS = {
     "soma": {1},
     "axon": {2},
@@ -76,81 +75,10 @@ EXPSYN_DEFAULTS = {"tau": 2.0, "e": 0.0}
 TAG_BASE = 10  # Arbor tags TAG_BASE, TAG_BASE + 1, ...: one per (cablesim tag, CV count)
 
 
-# --- morphology (same interpretation as tests/neuron_models.py) --------------------------------
+# --- morphology: the one reading of the JSON morphologies, shared with the NEURON builder ----
 
-def _interp(pair, level, depth):
-    """Arbor busyring's interpolation over the levels: first value at level 0, last at depth-1."""
-    if depth <= 1:
-        return float(pair[0])
-    p = level / (depth - 1.0)
-    return pair[0] + p * (pair[1] - pair[0])
-
-
-def morphology_branches(morph):
-    """The branches as dicts {parent, length [µm], radius [µm], tag, cvs}, parents first,
-    numbered depth-first as cablesim numbers them. A copy of tests/neuron_models.morphology_branches
-    (kept here so that this file runs alone on the benchmark machine)."""
-    if "branches" in morph:
-        return [{"parent": int(b["parent"]), "length": float(b["length"]), "radius": float(b["radius"]),
-                 "tag": TAG_OF_NAME[b.get("tag", "dend")], "cvs": int(b.get("cvs", 0))}
-                for b in morph["branches"]]
-    gen = morph.get("generator")
-    if gen == "soma":
-        r = float(morph["radius"])
-        return [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 1}]
-    if gen == "ball_and_stick":
-        r = float(morph["soma_radius"])
-        return [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 1},
-                {"parent": 0, "length": float(morph["dend_length"]), "radius": float(morph["dend_radius"]),
-                 "tag": 3, "cvs": int(morph.get("dend_cvs", 0))}]
-    if gen == "cable":
-        return [{"parent": -1, "length": float(morph["length"]), "radius": float(morph["radius"]),
-                 "tag": 3, "cvs": int(morph.get("cvs", 0))}]
-    if gen == "random_tree":
-        if any(p < 1.0 for p in morph.get("branch_probability", [1.0, 1.0])):
-            raise NotImplementedError("Arbor builder: random_tree needs branch_probability [1.0, 1.0]")
-        depth = int(morph["depth"])
-        r = float(morph["soma_radius"])
-        rd = float(morph["dend_radius"])
-        lengths = morph.get("length", [200.0, 20.0])
-        cvs = morph.get("cvs", [0, 0])
-        out = [{"parent": -1, "length": 2 * r, "radius": r, "tag": 1, "cvs": 1}]
-
-        def grow(parent, level):
-            if level >= depth:
-                return
-            for _ in range(2):
-                ncv = int(math.floor(_interp(cvs, level, depth) + 0.5))  # C lround (values >= 0)
-                out.append({"parent": parent, "length": _interp(lengths, level, depth), "radius": rd,
-                            "tag": 3, "cvs": max(ncv, 0)})
-                grow(len(out) - 1, level + 1)
-
-        grow(0, 0)
-        return out
-    raise NotImplementedError("Arbor builder: morphology %r not supported" % (morph,))
-
-
-def branch_cvs(branch, policy):
-    if branch["cvs"] > 0:
-        return branch["cvs"]
-    if policy.get("cvs_per_branch", 0) > 0:
-        return int(policy["cvs_per_branch"])
-    return max(1, int(math.ceil(branch["length"] / float(policy["max_cv_length"]))))
-
-
-def node_count(branches, policy):
-    """cablesim's (and NEURON's) node count of one cell: root node + per branch nseg + 1."""
-    return 1 + sum(branch_cvs(b, policy) + 1 for b in branches)
-
-
-def snap(pos, n):
-    """pos of the node that sec(pos) denotes for nseg = n (0, 1, or a CV centre)."""
-    if pos <= 0.0:
-        return 0.0
-    if pos >= 1.0:
-        return 1.0
-    i = min(int(pos * n), n - 1)
-    return (i + 0.5) / n
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from neuron_models import _interp, branch_cvs, morphology_branches, node_count, snap  # noqa: E402,F401
 
 
 # --- Arbor --------------------------------------------------------------------------------------

@@ -26,6 +26,10 @@ typedef struct {
     double weight;    /* [µS] */
 } cs_target_event;
 
+/* Events in delivery order: time, then instance, then weight. A total order, so delivery (and
+ * its floating-point sums) does not depend on how many threads produced the spikes. */
+int cs_target_event_compare(const void *a, const void *b);
+
 typedef struct {
     const char *solver; /* Hines solver variant for a GPU backend ("auto" when NULL) */
     double dt;        /* [ms] */

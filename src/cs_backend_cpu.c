@@ -288,15 +288,6 @@ static cs_status cpu_deliver(cs_backend *be, size_t n, const cs_target_event *ev
     return CS_OK;
 }
 
-/* Time, then instance, then weight: a total order, so delivery (and its floating-point sums)
- * does not depend on how many threads produced the spikes. */
-static int cmp_event(const void *a, const void *b) {
-    const cs_target_event *x = a, *y = b;
-    if (x->time != y->time) return x->time < y->time ? -1 : 1;
-    if (x->instance != y->instance) return x->instance < y->instance ? -1 : 1;
-    return (x->weight > y->weight) - (x->weight < y->weight);
-}
-
 static int push_spike(batch *b, double t, int gid) {
     if (b->nspike == b->cap_spike) {
         size_t nc = b->cap_spike ? 2 * b->cap_spike : 64;
@@ -316,7 +307,7 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
     const int n = b->ncv;
     size_t next_ev = 0, row = 0;
     b->nspike = 0;
-    if (b->nev) qsort(b->ev, b->nev, sizeof *b->ev, cmp_event);
+    if (b->nev) qsort(b->ev, b->nev, sizeof *b->ev, cs_target_event_compare);
     double *restrict i = b->i, *restrict g = b->g, *restrict d = b->d;
     const double *restrict d0 = b->d0, *restrict b0 = b->b0, *restrict cdt = b->cdt;
 

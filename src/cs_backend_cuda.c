@@ -349,18 +349,11 @@ static cs_status cuda_deliver(cs_backend *be, size_t n, const cs_target_event *e
     return CS_OK;
 }
 
-static int cmp_event(const void *a, const void *b) {
-    const cs_target_event *x = a, *y = b;
-    if (x->time != y->time) return x->time < y->time ? -1 : 1;
-    if (x->instance != y->instance) return x->instance < y->instance ? -1 : 1;
-    return (x->weight > y->weight) - (x->weight < y->weight);
-}
-
 /* The epoch's events (due by the midpoint of its last step) go to the device, with the range
  * of each step: events due by a step's midpoint are delivered at its start. */
 static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t *ndue) {
     const double dt = be->p.dt;
-    if (be->nev) qsort(be->ev, be->nev, sizeof *be->ev, cmp_event);
+    if (be->nev) qsort(be->ev, be->nev, sizeof *be->ev, cs_target_event_compare);
     size_t due = 0;
     int *hi = realloc(be->ev_hi, ((size_t)nsteps + 1) * sizeof *hi);
     if (!hi) return cs_error_set(CS_ERR_NOMEM, "out of memory");

@@ -113,8 +113,8 @@ def morphology_branches(morph):
         # grows two children. Branches are numbered depth-first (parents first), as cablesim does.
         probs = morph.get("branch_probability", [1.0, 1.0])
         if any(p < 1.0 for p in probs):
-            raise NotImplementedError("random_tree with branch_probability < 1 is random: NEURON "
-                                      "builder supports only [1.0, 1.0]")
+            raise NotImplementedError("random_tree with branch_probability < 1 is random: the NEURON "
+                                      "and Arbor builders support only [1.0, 1.0]")
         depth = int(morph["depth"])
         r = float(morph["soma_radius"])
         rd = float(morph["dend_radius"])
@@ -133,7 +133,7 @@ def morphology_branches(morph):
 
         grow(0, 0)
         return out
-    raise NotImplementedError("NEURON builder: morphology %r not supported" % (morph,))
+    raise NotImplementedError("builder: morphology %r not supported" % (morph,))
 
 
 def branch_cvs(branch, policy):

@@ -1,0 +1,9 @@
+/* Helpers shared by the backends. */
+#include "cs_backend.h"
+
+int cs_target_event_compare(const void *a, const void *b) {
+    const cs_target_event *x = a, *y = b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    if (x->instance != y->instance) return x->instance < y->instance ? -1 : 1;
+    return (x->weight > y->weight) - (x->weight < y->weight);
+}
