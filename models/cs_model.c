@@ -74,7 +74,7 @@ static cs_status get_number(const parse_ctx *pc, const char *path, const cJSON *
 
 static cs_status get_int(const parse_ctx *pc, const char *path, const cJSON *obj, const char *key,
                          int flags, long dflt, long lo, long hi, long *out) {
-    double v;
+    double v = 0;
     CS_TRY(get_number(pc, path, obj, key, flags, (double)dflt, &v));
     if (v != floor(v) || v < (double)lo || v > (double)hi)
         return FAIL(pc, path, "'%s' must be an integer in [%ld, %ld] (got %g)", key, lo, hi, v);
@@ -249,7 +249,7 @@ static cs_status parse_branches(const parse_ctx *pc, const char *path, const cJS
     ms->nbranch = n;
     static const char *const keys[] = {"parent", "length", "radius", "tag", "cvs", NULL};
     for (int k = 0; k < n; ++k) {
-        char sub[256];
+        char sub[320];
         snprintf(sub, sizeof sub, "%s.branches[%d]", path, k);
         const cJSON *b = cJSON_GetArrayItem(arr, k);
         CS_TRY(check_keys(pc, sub, b, keys));

@@ -390,7 +390,7 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     be->nsteps = nsteps;
     be->rows = (int)((step0 + nsteps) / stride - step0 / stride);
     CS_TRY(ensure_rows(be, (size_t)be->rows + 1));
-    size_t due;
+    size_t due = 0;
     CS_TRY(stage_events(be, step0, nsteps, &due));
     /* drop the staged events from the pending list */
     if (due) memmove(be->ev, be->ev + due, (be->nev - due) * sizeof *be->ev);
