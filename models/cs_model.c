@@ -254,7 +254,7 @@ static cs_status parse_branches(const parse_ctx *pc, const char *path, const cJS
         const cJSON *b = cJSON_GetArrayItem(arr, k);
         CS_TRY(check_keys(pc, sub, b, keys));
         cs_branch_spec *bs = &ms->branches[k];
-        long parent, ncv;
+        long parent = 0, ncv = 0;
         CS_TRY(get_int(pc, sub, b, "parent", REQUIRED, -1, -1, k - 1, &parent));
         if (k == 0 && parent != -1) return FAIL(pc, sub, "the first branch must have parent -1");
         if (k > 0 && parent < 0) return FAIL(pc, sub, "only the first branch may be a root (parent -1)");
