@@ -12,11 +12,12 @@ void cs_profile_shares(const cs_profile *p, double share[CS_PHASE_COUNT]) {
     for (int k = 0; k < CS_PHASE_COUNT; ++k) share[k] = total > 0 ? p->seconds[k] / total : 0;
 }
 
-void cs_profile_print(const cs_profile *p, double wall_seconds, int threads, FILE *f) {
+void cs_profile_print(const cs_profile *p, double wall_seconds, int threads, const char *backend, FILE *f) {
     double share[CS_PHASE_COUNT], step = 0;
     cs_profile_shares(p, share);
     for (int k = 0; k < CS_PHASE_STEP_COUNT; ++k) step += p->seconds[k];
     fprintf(f, "\nprofile (%d thread%s; seconds are summed over threads)\n", threads, threads == 1 ? "" : "s");
+    if (backend) fprintf(f, "  %s\n", backend);
     fprintf(f, "  %-22s %12s %8s %10s\n", "phase", "seconds", "share", "of a step");
     for (int k = 0; k < CS_PHASE_COUNT; ++k) {
         if (k < CS_PHASE_STEP_COUNT)

@@ -42,6 +42,7 @@ static inline double cs_now(void) {
 /* Share of each phase in the total of all phases [0, 1]. */
 void cs_profile_shares(const cs_profile *p, double share[CS_PHASE_COUNT]);
 /* The profile table: phase, seconds, share; then the solver's share of a step. */
-void cs_profile_print(const cs_profile *p, double wall_seconds, int threads, FILE *f);
+/* `backend` names the backend and the solver it chose (may be NULL). */
+void cs_profile_print(const cs_profile *p, double wall_seconds, int threads, const char *backend, FILE *f);
 
 #endif

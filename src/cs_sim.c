@@ -444,5 +444,5 @@ void cs_sim_print_summary(const cs_sim *s, FILE *f) {
     fprintf(f, "  run time %.6g s: %.3g compartment-steps per second\n", s->wall,
             s->wall > 0 ? cs / s->wall : 0.0);
     if (s->o.output_path) fprintf(f, "  output: %s\n", s->o.output_path);
-    cs_profile_print(&s->prof, s->wall, s->threads, f);
+    cs_profile_print(&s->prof, s->wall, s->threads, s->ops->describe(s->be), f);
 }

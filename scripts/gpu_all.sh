@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Everything that needs the GPU machine, in one call (see ../shared/device/README.md):
+#   1. scripts/gpu_sim.sh: build (sm_90), the whole test suite with the GPU tests,
+#      compute-sanitizer on the simulator's CUDA backend;
+#   2. compute-sanitizer memcheck + racecheck on the GPU solver tests (small sizes);
+#   3. the solver benchmarks (bench_thomas, bench_hines; QUICK=1 for their short versions);
+#   4. scripts/gpu_bench.sh: the full step against OpenMP, NEURON (and Arbor when carried).
+# Carry ".devlibs" and "build-shared" (and ".whl" with the NEURON wheel). Output under OUTDIR.
+# Usage: scripts/gpu_all.sh [OUTDIR]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-${OUT:-$PWD/build-gpu/out}}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$PWD/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+echo "=== 1. build, tests, sanitizer on the CUDA backend"
+scripts/gpu_sim.sh "$out"
+b=build-gpu
+echo "=== 2. compute-sanitizer on the GPU solver tests"
+for t in test_hines_gpu test_thomas_gpu; do
+  for tool in memcheck racecheck; do
+    (cd $b/tests && CK_FORK=no CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 ./$t) \
+      >"$out/san-$t-$tool.log" 2>&1
+    echo "$t $tool: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-$t-$tool.log" | tail -1)"
+  done
+done
+echo "=== 3. solver benchmarks"
+q=(); [ "${QUICK:-0}" = 1 ] && q=(--quick)
+timeout 300 $b/bench/bench_thomas "${q[@]}" "$out/results-thomas.md" >"$out/bench_thomas.log" 2>&1; echo "bench_thomas: exit $?"
+(cd $b && timeout 300 ./bench/bench_hines "${q[@]}" --md "$out/results-hines.md") >"$out/bench_hines.log" 2>&1; echo "bench_hines: exit $?"
+echo "=== 4. full step"
+scripts/gpu_bench.sh "$out" ${FULL_STEP_ARGS:-}
