@@ -76,7 +76,7 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="cs_full_step_")
-    res = {"machine": {"cores": ncores, "cpu": cpu}, "tfinal": a.tfinal, "depth": a.depth, "runs": []}
+    res = {"machine": {"cores": ncores, "cpu": cpu}, "tfinal": a.tfinal, "depth": a.depth, "reps": a.reps, "runs": []}
     try:
         res["machine"]["gpu"] = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
                                                capture_output=True, text=True).stdout.strip()
