@@ -61,24 +61,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-REGION_TAGS = {
-    "soma": {1},
-    "axon": {2},
-    "dend": {3, 4},
-    "basal": {3},
-    "apical": {4},
-    "all": {0, 1, 2, 3, 4},
-}
-HH_DEFAULTS = {"gnabar": 0.12, "gkbar": 0.036, "gl": 0.0003, "el": -54.3, "ena": 50.0, "ek": -77.0}
-PAS_DEFAULTS = {"g": 0.001, "e": -70.0}
-EXPSYN_DEFAULTS = {"tau": 2.0, "e": 0.0}
 TAG_BASE = 10  # Arbor tags TAG_BASE, TAG_BASE + 1, ...: one per (cablesim tag, CV count)
 
 
 # --- morphology: the one reading of the JSON morphologies, shared with the NEURON builder ----
 
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from neuron_models import _interp, branch_cvs, morphology_branches, node_count, snap  # noqa: E402,F401
+from neuron_models import (EXPSYN_DEFAULTS, HH_DEFAULTS, PAS_DEFAULTS, REGION_TAGS, _interp,  # noqa: E402,F401
+                           branch_cvs, morphology_branches, node_count, snap)
 
 
 # --- Arbor --------------------------------------------------------------------------------------
