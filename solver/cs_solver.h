@@ -43,6 +43,21 @@ cs_solver_status cs_hines_solve_omp(int nsys, const int *offset, const int *p,
 cs_solver_status cs_hines_solve_ilp(int nsys, const int *offset, const int *p,
                                     double *d, const double *u, double *rhs);
 
+/* For a time-stepping caller whose next system is d = d0, rhs = c·x + b0 (plus sparse terms it
+ * adds itself): the forward sweep writes them as soon as each row's solution x is known, which
+ * saves the caller a pass over every row. rhs is the buffer the next system goes to (it must
+ * not alias the solve's rhs). */
+typedef struct {
+    const double *d0, *c, *b0; /* [rows] */
+    double *rhs;               /* [rows] out */
+} cs_hines_next;
+/* cs_hines_solve_ilp, then d[r] = d0[r] and next->rhs[r] = c[r]·x[r] + b0[r] for every row.
+ * Checks only O(nsys) of the structure: check p once with cs_hines_check_structure. */
+cs_solver_status cs_hines_solve_ilp_next(int nsys, const int *offset, const int *p, double *d,
+                                         const double *u, double *rhs, const cs_hines_next *next);
+/* Full structure check (offsets increasing, p[first] = -1, first <= p[r] < r): O(rows). */
+cs_solver_status cs_hines_check_structure(int nsys, const int *offset, const int *p);
+
 /* ---- CPU Thomas (tridiagonal) batch ------------------------------------------------- */
 /* Serial reference: nsys systems of size n, Flat layout. b and c are overwritten. */
 cs_solver_status cs_thomas_solve_serial(int nsys, int n, const double *a, double *b, double *c,

@@ -39,6 +39,8 @@ typedef struct {
     double *i, *g, *d;            /* [ncv] [nA], [µS], [µS] */
     int nmech;
     mech_group mech[CS_MAX_MECH];
+    int nactive;
+    int *active;                  /* [nactive] rows where a mechanism is evaluated every step */
     size_t inst0, ninst;          /* network instances [inst0, inst0 + ninst) live here */
     int *inst_group, *inst_local; /* [ninst] where each instance lives */
     int ndet;
@@ -143,6 +145,21 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
         mg->weight[l] = in->weight;
         for (int j = 0; j < mg->type->nparam; ++j) mg->param[j][l] = in->param[j];
     }
+    /* the rows whose i and g the mechanisms touch: the only ones the per-step assembly visits */
+    char *mark = xcalloc(n, 1, &fail);
+    b->active = xcalloc(n, sizeof(int), &fail);
+    if (fail) {
+        free(mark);
+        return cs_error_set(CS_ERR_NOMEM, "out of memory for %d CVs", b->ncv);
+    }
+    for (int m = 0; m < b->nmech; ++m)
+        for (int l = 0; l < b->mech[m].n; ++l) mark[b->mech[m].node[l]] = 1;
+    for (int r = 0; r < b->ncv; ++r)
+        if (mark[r]) b->active[b->nactive++] = r;
+    free(mark);
+    if (cs_hines_check_structure(b->ncell, b->cv_off, b->parent) != CS_SOLVER_OK)
+        return cs_error_set(CS_ERR_INTERNAL, "cells %d..%d: the cable matrix is not in tree order", b->cell0,
+                            b->cell0 + b->ncell - 1);
 
     /* detectors and probes of these cells */
     b->det_row = xcalloc(net->ndet, sizeof(int), &fail);
@@ -177,7 +194,7 @@ static void destroy_batch(batch *b) {
     for (int m = 0; m < b->nmech; ++m) {
         free(b->mech[m].node); free(b->mech[m].weight); free(b->mech[m].store);
     }
-    free(b->inst_group); free(b->inst_local);
+    free(b->inst_group); free(b->inst_local); free(b->active);
     free(b->det_row); free(b->det_gid); free(b->det_thr); free(b->det_vprev);
     free(b->probe_row); free(b->probe_col);
     free(b->ev); free(b->spikes);
@@ -264,6 +281,11 @@ static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
             b->mech[m].type->init(&v);
         }
         for (int k = 0; k < b->ndet; ++k) b->det_vprev[k] = b->v[b->det_row[k]];
+        /* the first step's system, passive part; later ones come out of each solve */
+        for (int r = 0; r < b->ncv; ++r) {
+            b->d[r] = b->d0[r];
+            b->rhs[r] = b->cdt[r] * b->v[r] + b->b0[r];
+        }
         sample_row(be, b, 0);
     }
     memset(res, 0, sizeof *res);
@@ -304,12 +326,10 @@ static int push_spike(batch *b, double t, int gid) {
 static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
     const double dt = be->p.dt;
     const int stride = be->p.sample_stride;
-    const int n = b->ncv;
     size_t next_ev = 0, row = 0;
     b->nspike = 0;
     if (b->nev) qsort(b->ev, b->nev, sizeof *b->ev, cs_target_event_compare);
     double *restrict i = b->i, *restrict g = b->g, *restrict d = b->d;
-    const double *restrict d0 = b->d0, *restrict b0 = b->b0, *restrict cdt = b->cdt;
 
     for (int s = 0; s < nsteps; ++s) {
         const int64_t step = step0 + s;
@@ -333,19 +353,24 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         }
         t1 = cs_now(); b->phase[CS_PHASE_CURRENT] += t1 - t0; t0 = t1;
 
+        /* d = d0 and rhs = C/dt·v + b0 were written by the previous solve (or init); add the
+         * mechanisms' part on the rows they touch, in the GPU assembly's order of operations */
         {
             const double *restrict v = b->v;
             double *restrict rhs = b->rhs;
-            for (int r = 0; r < n; ++r) {
-                d[r] = d0[r] + g[r];
-                rhs[r] = cdt[r] * v[r] + b0[r] - i[r] + g[r] * v[r];
+            for (int k = 0; k < b->nactive; ++k) {
+                int r = b->active[k];
+                d[r] += g[r];
+                rhs[r] = rhs[r] - i[r] + g[r] * v[r];
                 i[r] = 0.0;
                 g[r] = 0.0;
             }
         }
         t1 = cs_now(); b->phase[CS_PHASE_ASSEMBLE] += t1 - t0; t0 = t1;
 
-        cs_hines_solve_ilp(b->ncell, b->cv_off, b->parent, d, b->u, b->rhs);
+        /* the solve also writes the next step's passive system into the old v buffer */
+        cs_hines_next next = {b->d0, b->cdt, b->b0, b->v};
+        cs_hines_solve_ilp_next(b->ncell, b->cv_off, b->parent, d, b->u, b->rhs, &next);
         t1 = cs_now(); b->phase[CS_PHASE_SOLVE] += t1 - t0; t0 = t1;
 
         { double *tmp = b->v; b->v = b->rhs; b->rhs = tmp; } /* the solution is the new v */
