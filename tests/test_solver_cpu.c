@@ -333,6 +333,44 @@ static double hines_check_batch(const hbatch *b, int dense_max, const char *what
 static const int thread_counts[] = {1, 2, 3, 7};
 #define NTHREADCOUNTS ((int)(sizeof thread_counts / sizeof thread_counts[0]))
 
+/* cs_hines_solve_ilp_next: the same solution as cs_hines_solve_ilp, bit for bit, plus the next
+ * system d = d0, rhs = c·x + b0 for every row; cs_hines_check_structure rejects a bad p. */
+START_TEST(test_hines_ilp_next)
+{
+    rng_state = 777;
+    for (int kind = 0; kind < TREE_NKINDS; ++kind) {
+        hbatch b = hbatch_make(13, 1, 120, kind);
+        const size_t n = (size_t)b.nrows;
+        double *d1 = dup_d(b.d, n), *x1 = dup_d(b.rhs, n), *d2 = dup_d(b.d, n), *x2 = dup_d(b.rhs, n);
+        double *d0 = malloc(n * sizeof *d0), *c = malloc(n * sizeof *c), *b0 = malloc(n * sizeof *b0);
+        double *out = malloc(n * sizeof *out);
+        for (size_t r = 0; r < n; ++r) {
+            d0[r] = 1.0 + (double)r;
+            c[r] = 0.5 + 0.001 * (double)r;
+            b0[r] = -3.0 + 0.01 * (double)r;
+        }
+        ck_assert_int_eq(cs_hines_check_structure(b.nsys, b.offset, b.p), CS_SOLVER_OK);
+        ck_assert_int_eq(cs_hines_solve_ilp(b.nsys, b.offset, b.p, d1, b.u, x1), CS_SOLVER_OK);
+        cs_hines_next next = {d0, c, b0, out};
+        ck_assert_int_eq(cs_hines_solve_ilp_next(b.nsys, b.offset, b.p, d2, b.u, x2, &next), CS_SOLVER_OK);
+        ck_assert_msg(memcmp(x1, x2, n * sizeof *x1) == 0, "%s: solutions differ", tree_kind_name[kind]);
+        for (size_t r = 0; r < n; ++r) {
+            ck_assert_msg(d2[r] == d0[r], "row %zu: d not reset to d0", r);
+            ck_assert_msg(out[r] == c[r] * x1[r] + b0[r], "row %zu: next rhs wrong", r);
+        }
+        if (b.nrows > 2) { /* a parent after its child */
+            int *p = malloc(n * sizeof *p);
+            memcpy(p, b.p, n * sizeof *p);
+            p[b.offset[1] - 1 > 0 ? b.offset[1] - 1 : 1] = b.nrows - 1;
+            ck_assert_int_eq(cs_hines_check_structure(b.nsys, b.offset, p), CS_SOLVER_ERR_INVALID);
+            free(p);
+        }
+        free(d1); free(x1); free(d2); free(x2); free(d0); free(c); free(b0); free(out);
+        hbatch_free(&b);
+    }
+}
+END_TEST
+
 START_TEST(test_hines_random_batches)
 {
     rng_state = 12345;
@@ -850,6 +888,7 @@ int main(void)
     TCase *tc = tcase_create("hines");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_hines_random_batches);
+    tcase_add_test(tc, test_hines_ilp_next);
     tcase_add_test(tc, test_hines_deep_and_wide);
     tcase_add_test(tc, test_hines_omp_large);
     tcase_add_test(tc, test_hines_invalid);
