@@ -523,18 +523,9 @@ every size from 4 096 cells; the Hines solver `auto` picked is in the second col
 # --------------------------------------------------------------------------------------------- CPU
 def cpu_section(root):
     readme = open(os.path.join(root, "bench/README.md"), encoding="utf-8").read()
-    notes = open(os.path.join(root, "bench/NOTES-cpu.md"), encoding="utf-8").read()
     tables = parse_markdown_tables(readme)
     nt = [t for t in tables if "run" in t["header"] and "vs NEURON 1 thread" in t["header"]]
     at = [t for t in tables if "Arbor" in t["heading"] and "compartments" in t["header"]]
-    out = []
-    if nt:
-        t = nt[-1]
-        d = {r[0]: r for r in t["rows"]}
-        out.append((t["heading"], num(d["NEURON 1 thread"][2]), num(d["cablesim --threads 1"][2])))
-    m = re.search(r"cablesim 1 thread ([0-9.e+]+) cs/s vs NEURON 1 thread ([0-9.e+]+):\s*\*\*([0-9.]+)×\*\*",
-                  notes.replace("\n", " "))
-    after = (float(m.group(2)), float(m.group(1)), float(m.group(3))) if m else None
     arb = None
     if at:
         d = {r[0]: r for r in at[-1]["rows"]}
@@ -542,22 +533,23 @@ def cpu_section(root):
     lines = ["## 4. The CPU backend on the development machine", "",
              "Measured with `bench/bench_cpu_vs_neuron.py` on the 2-core AMD EPYC development VM (shared, so",
              "single runs spread by about ±10 %): the busyring network of 128 cells, 43 392 compartments, 4000",
-             "steps, median of 3 runs; one thread each. Sources: `bench/README.md` and `bench/NOTES-cpu.md`.", ""]
+             "steps, median of 3–5 runs; one thread each, both simulators in the same run. Every run kept in",
+             "`bench/README.md`, in order; what changed between them is in `bench/NOTES-cpu.md`.", ""]
     rows = []
-    if out:
-        h, n, c = out[0]
-        rows.append([f"first end-to-end run ({h.split(',')[0]})", sci(n), sci(c), f"{c / n:.2f}×"])
-    if after:
-        rows.append(["after sweeping 8 cells in lockstep (`cs_hines_solve_ilp`, NOTES-cpu §2)", sci(after[0]),
-                     sci(after[1]), f"{after[2]:.2f}×"])
+    for t in nt:  # chronological: the script appends
+        d = {r[0]: r for r in t["rows"]}
+        n, c = num(d["NEURON 1 thread"][2]), num(d["cablesim --threads 1"][2])
+        rows.append([t["heading"].split(",")[0], sci(n), sci(c), f"{c / n:.2f}×"])
     lines.append(md_table(["run", "NEURON 1 thread [cs/s]", "cablesim 1 thread [cs/s]", "cablesim / NEURON"],
                           rows, ["---", "---:", "---:", "---:"]))
     if arb:
         lines += ["", f"Against Arbor 0.12.2 on the same machine (README, \"Arbor\"; each simulator's own "
                       f"compartment count): Arbor 1 thread {sci(arb[1])} cs/s, cablesim 1 thread {sci(arb[2])} "
                       f"cs/s ({arb[2] / arb[1]:.1f}×)."]
-    lines += ["", "The single-thread solve is latency-bound (one division chain per row); interleaving 8",
-              "independent cells gave 2.4–3× on the solve and made cablesim 2.4× NEURON per core.", ""]
+    lines += ["", "The runs, in order: the first end-to-end version (serial Hines solve, latency-bound: one",
+              "division chain per row); 8 cells swept in lockstep and pas folded into the matrix; then the",
+              "solve writing the next step's passive system so that assembly visits only the rows with",
+              "mechanisms (NOTES-cpu §2–§4).", ""]
     return "\n".join(lines)
 
 
