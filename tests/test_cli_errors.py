@@ -409,6 +409,18 @@ def main():
     chk.check("default run (no arguments) exits 0 and writes a complete cablesim-out.h5 with spikes",
               not problems, "; ".join(problems))
 
+    # --backend auto takes the GPU when there is one, else the CPU: either way the run works and
+    # the file says which backend ran (the CUDA test compares the two where a GPU exists)
+    auto_out = os.path.join(work, "auto.h5")
+    rc, so, se = run([exe, "run", good, "-o", auto_out, "-q", "--backend", "auto"], work)
+    backend = None
+    if rc == 0 and os.path.exists(auto_out):
+        with h5py.File(auto_out, "r") as f:
+            backend = f["metadata"].attrs.get("backend")
+            backend = backend.decode() if isinstance(backend, bytes) else backend
+    chk.check(f"--backend auto runs (backend {backend!r})", rc == 0 and backend in ("cpu", "cuda"),
+              f"rc={rc} stderr={se[-300:]!r} backend={backend!r}")
+
     print(f"{chk.passed} passed, {chk.failed} failed")
     return 1 if chk.failed else 0
 
