@@ -48,6 +48,9 @@ typedef struct {
     double failed_time;          /* [ms] */
 } cs_epoch_result;
 
+/* A result with these spikes and sample rows and no failed cell. */
+cs_epoch_result cs_epoch_result_of(size_t nspike, const cs_spike *spikes, size_t nrow, const double *samples);
+
 typedef struct cs_backend cs_backend;
 
 typedef struct {

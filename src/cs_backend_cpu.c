@@ -288,10 +288,7 @@ static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
         }
         sample_row(be, b, 0);
     }
-    memset(res, 0, sizeof *res);
-    res->nrow = 1;
-    res->samples = be->samples;
-    res->failed_cell = -1;
+    *res = cs_epoch_result_of(0, NULL, 1, be->samples);
     return CS_OK;
 }
 
@@ -422,8 +419,7 @@ static cs_status cpu_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
 
 static cs_status cpu_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_result *res) {
     int nb = be->nbatch;
-    memset(res, 0, sizeof *res);
-    res->failed_cell = -1;
+    *res = cs_epoch_result_of(0, NULL, be->rows, be->samples);
     size_t nspike = 0;
     for (int j = 0; j < nb; ++j) {
         batch *b = &be->b[j];
@@ -451,8 +447,6 @@ static cs_status cpu_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_re
     }
     res->nspike = nspike;
     res->spikes = be->spikes;
-    res->nrow = be->rows;
-    res->samples = be->samples;
     return CS_OK;
 }
 

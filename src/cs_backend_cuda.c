@@ -328,10 +328,7 @@ static cs_status cuda_init(cs_backend *be, cs_epoch_result *res) {
     CS_TRY(cs_cuda_sample(&be->s, 0));
     CS_TRY(cs_cuda_sync(be->s.stream));
     CS_TRY(cs_cuda_download(be->samples, be->s.samples, (size_t)be->s.nprobe * sizeof(double)));
-    memset(res, 0, sizeof *res);
-    res->nrow = 1;
-    res->samples = be->samples;
-    res->failed_cell = -1;
+    *res = cs_epoch_result_of(0, NULL, 1, be->samples);
     return CS_OK;
 }
 
@@ -455,12 +452,7 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
     CS_TRY(cs_cuda_download(be->spike_gid, s->spike_gid, (size_t)ns * sizeof(int)));
     for (int k = 0; k < ns; ++k) be->spikes[k] = (cs_spike){be->spike_time[k], (uint64_t)be->spike_gid[k]};
     CS_TRY(cs_cuda_download(be->samples, s->samples, (size_t)be->rows * (size_t)s->nprobe * sizeof(double)));
-    memset(res, 0, sizeof *res);
-    res->nspike = (size_t)ns;
-    res->spikes = be->spikes;
-    res->nrow = (size_t)be->rows;
-    res->samples = be->samples;
-    res->failed_cell = -1;
+    *res = cs_epoch_result_of((size_t)ns, be->spikes, (size_t)be->rows, be->samples);
     if (counters[1] != INT_MAX) {
         res->failed_cell = counters[2];
         res->failed_time = (double)(be->step0 + counters[1] + 1) * be->p.dt;

@@ -21,7 +21,10 @@ import sys
 import h5py
 import numpy as np
 
-EPSILON = 1e-6  # [ms] libsonata's tolerance on the report time axis
+# the time-axis count and string helper are the plot script's own (one reading of the layout)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from plot_output import as_str, n_axis_times  # noqa: E402
+
 SORTING = {"none": 0, "by_id": 1, "by_time": 2}
 
 failures = []
@@ -32,19 +35,6 @@ def check(cond, msg):
         failures.append(msg)
         print(f"FAIL {msg}")
     return cond
-
-
-def n_axis_times(tstart, tstop, dt):
-    """Samples on [tstart, tstop) every dt, counted by libsonata's own loop."""
-    n, t = 0, tstart
-    while t < tstop - EPSILON:
-        n += 1
-        t += dt
-    return n
-
-
-def as_str(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
 
 
 def check_h5py(path, want_status):
