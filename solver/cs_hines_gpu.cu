@@ -98,6 +98,87 @@ __global__ void cs__k_cells(int nslot, const int *__restrict__ slot_base, const 
     }
 }
 
+/* The fused membrane step of cs_hines_gpu.h on any (slot base, stride) layout: one thread per
+ * system; each row's d and rhs are assembled as the backward sweep reaches them. The next row's
+ * inputs are loaded before the current row's division, so every thread keeps one row of loads in
+ * flight behind its dependent chain. Mirrored by cs__hines_hplan_step_host. */
+struct cs__step_row {
+    unsigned f;
+    double v, d0, cdt, b0, u;
+};
+
+__device__ __forceinline__ cs__step_row cs__step_load(const cs_hines_step_d &st, long long k)
+{
+    cs__step_row r;
+    r.f = __ldg(st.flags + k);
+    r.v = st.v[k];
+    r.d0 = __ldg(st.d0 + k);
+    r.cdt = __ldg(st.cdt + k);
+    r.b0 = __ldg(st.b0 + k);
+    r.u = __ldg(st.u + k);
+    return r;
+}
+
+template <bool SHARED_P>
+__global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
+                                 int G, const int *__restrict__ pl, const cs_hines_step_d st)
+{
+    int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= nslot) return;
+    int n = slot_n[q];
+    if (n == 0) return;
+    const long long b = slot_base[q];
+    double *__restrict__ wa = st.work_a;
+    double *__restrict__ wb = st.work_b;
+    double cd = 0.0, cr = 0.0; /* what row i+1 adds to row i when i is its parent */
+    cs__step_row next = cs__step_load(st, b + (long long)(n - 1) * G);
+    for (int i = n - 1; i >= 0; --i) {
+        const long long k = b + (long long)i * G;
+        const cs__step_row r = next;
+        if (i > 0) next = cs__step_load(st, k - G);
+        double dk = r.d0 + cd, rk = r.cdt * r.v + r.b0 + cr;
+        if (r.f & CS_HINES_ROW_CURRENT) {
+            double g = st.g[k];
+            dk += g;
+            rk += g * r.v - st.i[k];
+            st.g[k] = 0.0;
+            st.i[k] = 0.0;
+        }
+        if (r.f & CS_HINES_ROW_GATHERS) {
+            dk += wa[k];
+            rk += wb[k];
+        }
+        if (i == 0) {
+            st.v[k] = rk / dk;
+            if (r.f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
+            break;
+        }
+        double inv = 1.0 / dk, a = r.u * inv;
+        double to_d = -a * r.u, to_r = -a * rk;
+        if (r.f & CS_HINES_ROW_PARENT_PREV) {
+            cd = to_d;
+            cr = to_r;
+        } else {
+            long long kp = b + (long long)(SHARED_P ? __ldg(pl + i) : pl[k]) * G;
+            wa[kp] += to_d;
+            wb[kp] += to_r;
+            cd = cr = 0.0;
+        }
+        wa[k] = a;
+        wb[k] = rk * inv;
+    }
+    double xp = st.v[b];
+    for (int i = 1; i < n; ++i) {
+        const long long k = b + (long long)i * G;
+        unsigned f = __ldg(st.flags + k);
+        double xpar = (f & CS_HINES_ROW_PARENT_PREV) ? xp : st.v[b + (long long)(SHARED_P ? __ldg(pl + i) : pl[k]) * G];
+        double x = wb[k] - wa[k] * xpar;
+        st.v[k] = x;
+        if (f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
+        xp = x;
+    }
+}
+
 template <class T, bool SHARED_P>
 __global__ void cs__k_block_shared(const int *__restrict__ group_base, const int *__restrict__ group_rows,
                                    const int *__restrict__ slot_n, const int *__restrict__ pl, T *d,
@@ -452,6 +533,43 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
         cs__gpu_err("unknown variant %d", hp->variant);
         return CS_SOLVER_ERR_INVALID;
     }
+    CS__CU(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+static cs_solver_status cs__need_fused(const cs_hines_plan *pl)
+{
+    if (cs__hines_hplan_fuses(&pl->hp)) return CS_SOLVER_OK;
+    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable), not %s",
+                cs__hines_variant_name(pl->hp.variant));
+    return CS_SOLVER_ERR_UNAVAILABLE;
+}
+
+extern "C" int cs_hines_gpu_plan_fuses(const cs_hines_plan *pl) { return pl && cs__hines_hplan_fuses(&pl->hp); }
+
+extern "C" cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *pl, unsigned char *flags)
+{
+    if (!pl || !flags) { cs__gpu_err("cs_hines_gpu_plan_row_flags: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    CS__TRY(cs__need_fused(pl));
+    cs__hines_hplan_row_flags(&pl->hp, flags);
+    return CS_SOLVER_OK;
+}
+
+extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, const cs_hines_step_d *st)
+{
+    if (!pl || !st || !st->d0 || !st->cdt || !st->b0 || !st->u || !st->v || !st->i || !st->g || !st->flags ||
+        !st->work_a || !st->work_b) {
+        cs__gpu_err("cs_hines_gpu_step_internal_d: NULL argument");
+        return CS_SOLVER_ERR_INVALID;
+    }
+    const cs__hines_hplan *hp = &pl->hp;
+    CS__TRY(cs__need_fused(pl));
+    CS__CU(cudaSetDevice(pl->device));
+    int th = hp->threads, grid = (hp->nslot + th - 1) / th;
+    if (hp->shared_p)
+        cs__k_step_cells<true><<<grid, th, 0, pl->stream>>>(hp->nslot, pl->d_slot_base, pl->d_slot_n, hp->stride, pl->d_p_local, *st);
+    else
+        cs__k_step_cells<false><<<grid, th, 0, pl->stream>>>(hp->nslot, pl->d_slot_base, pl->d_slot_n, hp->stride, pl->d_p_local, *st);
     CS__CU(cudaGetLastError());
     return CS_SOLVER_OK;
 }

@@ -117,6 +117,43 @@ cs_solver_status cs_hines_gpu_solve_internal_d(cs_hines_plan *plan, double *d, c
 cs_solver_status cs_hines_gpu_solve_internal_f(cs_hines_plan *plan, float *d, const float *u,
                                                float *rhs);
 
+/* ---- one membrane step: assembly fused into the solve (double; device pointers; asynchronous)
+ * For the per-system variants (flat, interleaved, block_interleaved, variable; see
+ * cs_hines_gpu_plan_fuses). In the internal layout, every row's diagonal and right-hand side are
+ * built as the sweep reaches them and never stored:
+ *     d   = d0 + g                     (g only at rows flagged CS_HINES_ROW_CURRENT)
+ *     rhs = cdt·v + b0 − (i − g·v)
+ * and the solution overwrites v. i and g are read and zeroed at flagged rows only (so a
+ * mechanism kernel adds into them between steps); elsewhere they are never touched. work_a and
+ * work_b (internal size each) hold the eliminated rows between the sweeps and the sums a branch
+ * point gathers from its children: zero them once before the first step; every step leaves them
+ * ready for the next. Compared with an assembly pass followed by cs_hines_gpu_solve_internal_d,
+ * the step never writes or re-reads d and rhs, and reads i and g only where they can be non-zero. */
+enum {
+    CS_HINES_ROW_CURRENT = 1,     /* the caller's bit: i and g may be non-zero at this row */
+    CS_HINES_ROW_PARENT_PREV = 2, /* structure: the row's parent is the row before it (the sweep
+                                     carries the elimination in registers) */
+    CS_HINES_ROW_GATHERS = 4      /* structure: a child that is not the next row adds into this
+                                     row through work_a and work_b */
+};
+typedef struct {
+    const double *d0;        /* constant part of the diagonal (C/dt + axial + linear membrane) [µS] */
+    const double *cdt;       /* weight of v in rhs: C/dt [µS] */
+    const double *b0;        /* constant part of rhs (linear membrane currents) [nA] */
+    const double *u;         /* coupling of a row to its parent [µS] (internal, CS_HINES_COUPLING) */
+    double *v;               /* in: v(t); out: v(t + dt) [mV] */
+    double *i, *g;           /* membrane current [nA] and conductance [µS] added by mechanisms */
+    const unsigned char *flags; /* per internal row: cs_hines_gpu_plan_row_flags | CS_HINES_ROW_CURRENT */
+    double *work_a, *work_b; /* workspace (the system's own d and rhs storage), zeroed once */
+} cs_hines_step_d;
+/* 1 when the plan's variant runs cs_hines_gpu_step_internal_d, else 0. */
+int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan);
+/* The structure bits (CS_HINES_ROW_PARENT_PREV, CS_HINES_ROW_GATHERS) of every internal row
+ * into a host array of internal-size bytes (padding rows 0). CS_SOLVER_ERR_UNAVAILABLE when
+ * the plan does not fuse. */
+cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned char *flags);
+cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *step);
+
 /* ---- conversions on the device (device pointers; asynchronous) ------------------------ */
 typedef enum {
     CS_HINES_NODE = 0,    /* one value per row: d, rhs, voltages, currents */

@@ -106,6 +106,13 @@ void cs__hines_hplan_from_internal_host(const cs__hines_hplan *hp, cs_hines_arra
                                         const double *internal, double *tree);
 void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
 
+/* The fused step (cs_hines_gpu_step_internal_d) on per-system variants: whether the variant
+ * runs it, the structure bits of every internal row, and a host emulation of the kernel (same
+ * order of operations) for checking the bits on machines without a GPU. */
+int cs__hines_hplan_fuses(const cs__hines_hplan *hp);
+void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags);
+void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
+
 #ifdef __cplusplus
 }
 #endif

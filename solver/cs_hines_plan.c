@@ -1023,3 +1023,88 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
             }
     }
 }
+
+/* ---- the fused step -------------------------------------------------------------------------- */
+int cs__hines_hplan_fuses(const cs__hines_hplan *hp)
+{
+    return hp->variant == CS__HV_FLAT || hp->variant == CS__HV_INTERLEAVED ||
+           hp->variant == CS__HV_BLOCK_INTERLEAVED || hp->variant == CS__HV_VARIABLE;
+}
+
+static inline int cs__slot_parent(const cs__hines_hplan *hp, long long k, int i)
+{
+    return hp->shared_p ? hp->p_local[i] : hp->p_local[k];
+}
+
+void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags)
+{
+    memset(flags, 0, (size_t)hp->internal_size);
+    if (!cs__hines_hplan_fuses(hp)) return;
+    for (int q = 0; q < hp->nslot; ++q) {
+        long long b = hp->slot_base[q], G = hp->stride;
+        for (int i = 1; i < hp->slot_n[q]; ++i) {
+            long long k = b + i * G;
+            int pi = cs__slot_parent(hp, k, i);
+            if (pi == i - 1) flags[k] |= CS_HINES_ROW_PARENT_PREV;
+            else flags[b + pi * G] |= CS_HINES_ROW_GATHERS;
+        }
+    }
+}
+
+/* Mirrors cs__k_step_cells in cs_hines_gpu.cu operation for operation. */
+void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
+{
+    const unsigned char *F = st->flags;
+    double *v = st->v, *wa = st->work_a, *wb = st->work_b;
+    for (int q = 0; q < hp->nslot; ++q) {
+        int n = hp->slot_n[q];
+        if (!n) continue;
+        long long b = hp->slot_base[q], G = hp->stride;
+        double cd = 0.0, cr = 0.0; /* what row i+1 adds to row i when i is its parent */
+        for (int i = n - 1; i >= 0; --i) {
+            long long k = b + i * G;
+            unsigned f = F[k];
+            double vk = v[k];
+            double dk = st->d0[k] + cd, rk = st->cdt[k] * vk + st->b0[k] + cr;
+            if (f & CS_HINES_ROW_CURRENT) {
+                double g = st->g[k];
+                dk += g;
+                rk += g * vk - st->i[k];
+                st->g[k] = 0.0;
+                st->i[k] = 0.0;
+            }
+            if (f & CS_HINES_ROW_GATHERS) {
+                dk += wa[k];
+                rk += wb[k];
+            }
+            if (i == 0) {
+                v[k] = rk / dk;
+                if (f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
+                break;
+            }
+            double uk = st->u[k], inv = 1.0 / dk, a = uk * inv;
+            double to_d = -a * uk, to_r = -a * rk;
+            if (f & CS_HINES_ROW_PARENT_PREV) {
+                cd = to_d;
+                cr = to_r;
+            } else {
+                long long kp = b + cs__slot_parent(hp, k, i) * G;
+                wa[kp] += to_d;
+                wb[kp] += to_r;
+                cd = cr = 0.0;
+            }
+            wa[k] = a;
+            wb[k] = rk * inv;
+        }
+        double xp = v[b];
+        for (int i = 1; i < n; ++i) {
+            long long k = b + i * G;
+            unsigned f = F[k];
+            double xpar = (f & CS_HINES_ROW_PARENT_PREV) ? xp : v[b + cs__slot_parent(hp, k, i) * G];
+            double x = wb[k] - wa[k] * xpar;
+            v[k] = x;
+            if (f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
+            xp = x;
+        }
+    }
+}

@@ -32,6 +32,7 @@ struct cs_backend {
     cs_backend_params p;
     char device[256];
     cs_hines_plan *plan;
+    int fused;                  /* the plan runs the fused step: assembly inside the solve */
     int *row_map;               /* [total rows] internal index of each tree-order row */
     int *cell_first;            /* [ncell + 1] first tree-order row of each cell */
     cs_cuda_state s;
@@ -77,7 +78,7 @@ static void cuda_destroy(cs_backend *be) {
     cs_cuda_state *s = &be->s;
     void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->b0, s->cdt, s->u, s->ev_local, s->ev_weight,
                    s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row,
-                   s->samples, s->spike_time, s->spike_gid, s->counters};
+                   s->samples, s->spike_time, s->spike_gid, s->counters, s->flags};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k) cs_cuda_free(dev[k]);
     for (int m = 0; m < s->nmech; ++m) {
         cs_cuda_free(s->mech[m].node);
@@ -189,6 +190,26 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
     return st;
 }
 
+/* The fused step's row flags: the plan's structure bits, plus CS_HINES_ROW_CURRENT at every CV
+ * where a mechanism that was not folded into the matrix adds current (only there does the
+ * step read and clear i and g). */
+static cs_status setup_fused_flags(cs_backend *be) {
+    const cs_network_desc *net = be->net;
+    unsigned char *flags = malloc(be->s.n_int ? be->s.n_int : 1);
+    if (!flags) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    cs_solver_status ss = cs_hines_gpu_plan_row_flags(be->plan, flags);
+    if (ss != CS_SOLVER_OK) {
+        free(flags);
+        return solver_fail(ss, "row flags of the fused step");
+    }
+    for (size_t k = 0; k < net->ninst; ++k)
+        if (!net->inst[k].type->fold)
+            flags[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node]] |= CS_HINES_ROW_CURRENT;
+    cs_status st = upload_new((void **)&be->s.flags, flags, be->s.n_int ? be->s.n_int : 1, "row flags");
+    free(flags);
+    return st;
+}
+
 static cs_status setup(cs_backend *be) {
     const cs_network_desc *net = be->net;
     cs_cuda_state *s = &be->s;
@@ -229,6 +250,7 @@ static cs_status setup(cs_backend *be) {
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);
         if (ss != CS_SOLVER_OK) st = solver_fail(ss, "building the solver plan");
+        else be->fused = cs_hines_gpu_plan_fuses(be->plan);
     }
     double *v_int = NULL;
     if (st == CS_OK) {
@@ -250,6 +272,7 @@ static cs_status setup(cs_backend *be) {
     free(parent); free(u); free(d0); free(b0); free(cdt); free(v);
     if (st == CS_OK) st = setup_mechanisms(be, v_int);
     free(v_int);
+    if (st == CS_OK && be->fused) st = setup_fused_flags(be);
     CS_TRY(st);
 
     /* detectors, the NaN watch, probes, spike buffer, counters */
@@ -409,14 +432,22 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
         MARK(1);
         CS_TRY(cs_cuda_currents(s, t + 0.5 * dt, dt, be->p.celsius));
         MARK(2);
-        CS_TRY(cs_cuda_assemble(s));
-        MARK(3);
-        cs_solver_status ss = cs_hines_gpu_solve_internal_d(be->plan, s->d, s->u, s->rhs);
-        if (ss != CS_SOLVER_OK) return solver_fail(ss, "solve");
-        MARK(4);
-        double *tmp = s->v; /* the solution is the new v */
-        s->v = s->rhs;
-        s->rhs = tmp;
+        if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
+            MARK(3);
+            cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs};
+            cs_solver_status ss = cs_hines_gpu_step_internal_d(be->plan, &step);
+            if (ss != CS_SOLVER_OK) return solver_fail(ss, "fused step");
+            MARK(4);
+        } else {
+            CS_TRY(cs_cuda_assemble(s));
+            MARK(3);
+            cs_solver_status ss = cs_hines_gpu_solve_internal_d(be->plan, s->d, s->u, s->rhs);
+            if (ss != CS_SOLVER_OK) return solver_fail(ss, "solve");
+            MARK(4);
+            double *tmp = s->v; /* the solution is the new v */
+            s->v = s->rhs;
+            s->rhs = tmp;
+        }
         CS_TRY(cs_cuda_advance(s, dt, be->p.celsius));
         MARK(5);
         CS_TRY(cs_cuda_detect(s, t, dt, (int)k));
@@ -462,10 +493,11 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
 
 static const char *cuda_describe(const cs_backend *be) {
     static _Thread_local char text[512];
-    snprintf(text, sizeof text, "GPU %s, %.1f MiB of device memory (%.0f B per compartment); Hines solver '%s' (%s)",
+    snprintf(text, sizeof text, "GPU %s, %.1f MiB of device memory (%.0f B per compartment); Hines solver '%s'%s (%s)",
              be->device, be->mem_bytes / 1048576.0,
              be->net->total_cv ? (double)be->mem_bytes / (double)be->net->total_cv : 0.0,
-             cs_hines_gpu_plan_variant(be->plan), cs_hines_gpu_plan_describe(be->plan));
+             cs_hines_gpu_plan_variant(be->plan), be->fused ? ", assembly fused into the solve" : "",
+             cs_hines_gpu_plan_describe(be->plan));
     return text;
 }
 

@@ -245,6 +245,74 @@ static double relerr(int n, const double *x, const double *ref)
     return m > 0 ? e / m : e;
 }
 
+/* ---- inputs of the fused step (cs_hines_gpu_step_internal_d) ------------------------------ */
+/* A membrane state whose assembled system is b's matrix: random v [mV], currents at ~30 % of the
+ * rows, d0 = d − g and b0 chosen so that d0 + g = d; the right-hand side is then assembled as the
+ * step does (cdt·v + b0 − (i − g·v)), so *ref_rhs is the exact system the step must solve. All
+ * arrays in the plan's internal layout (padding rows 0). */
+typedef struct {
+    size_t ni;
+    double *d0, *cdt, *b0, *u, *v, *i, *g, *wa, *wb;
+    unsigned char *flags;
+} step_inputs;
+
+static void step_inputs_make(const batch *b, const cs__hines_hplan *hp, step_inputs *s, double *ref_rhs)
+{
+    int n = b->nrows;
+    size_t ni = (size_t)hp->internal_size;
+    double *t[6], *cur_i = calloc(ni, sizeof(double));
+    for (int k = 0; k < 6; ++k) t[k] = malloc(sizeof(double) * n);
+    double *v = t[0], *g = t[1], *i = t[2], *cdt = t[3], *d0 = t[4], *b0 = t[5], *cur = ref_rhs;
+    for (int r = 0; r < n; ++r) {
+        int has = urand() < 0.3;
+        v[r] = -80.0 + 60.0 * urand();
+        g[r] = has ? 0.5 * b->d[r] * urand() : 0.0;
+        i[r] = has ? urand() - 0.5 : 0.0;
+        cdt[r] = 0.25 * b->d[r] * (1.0 + urand());
+        d0[r] = b->d[r] - g[r];
+        b0[r] = b->rhs[r] - cdt[r] * v[r];
+        cur[r] = has;
+    }
+    s->ni = ni;
+    double **arr[] = {&s->v, &s->g, &s->i, &s->cdt, &s->d0, &s->b0, &s->u, &s->wa, &s->wb};
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) *arr[k] = calloc(ni, sizeof(double));
+    for (int k = 0; k < 6; ++k) cs__hines_hplan_to_internal_host(hp, CS_HINES_NODE, t[k], *arr[k]);
+    cs__hines_hplan_to_internal_host(hp, CS_HINES_COUPLING, b->u, s->u);
+    cs__hines_hplan_to_internal_host(hp, CS_HINES_NODE, cur, cur_i);
+    s->flags = malloc(ni);
+    cs__hines_hplan_row_flags(hp, s->flags);
+    for (size_t k = 0; k < ni; ++k) s->flags[k] |= cur_i[k] > 0.5 ? CS_HINES_ROW_CURRENT : 0;
+    for (int r = 0; r < n; ++r) ref_rhs[r] = cdt[r] * v[r] + b0[r] - (i[r] - g[r] * v[r]);
+    for (int k = 0; k < 6; ++k) free(t[k]);
+    free(cur_i);
+}
+
+static void step_inputs_free(step_inputs *s)
+{
+    double *arr[] = {s->v, s->g, s->i, s->cdt, s->d0, s->b0, s->u, s->wa, s->wb};
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) free(arr[k]);
+    free(s->flags);
+}
+
+/* The reference solution of the system the step assembles, in tree order. */
+static double *step_reference(const batch *b, const double *rhs)
+{
+    batch r = *b;
+    r.rhs = (double *)rhs;
+    return reference(&r);
+}
+
+/* After a step: i and g zero at every row, the work arrays zero at gathering rows. */
+static void check_step_leftovers(const step_inputs *s, const double *wa, const double *wb, const double *i,
+                                 const double *g, const char *what)
+{
+    for (size_t k = 0; k < s->ni; ++k) {
+        ck_assert_msg(i[k] == 0.0 && g[k] == 0.0, "%s: current left at internal row %zu", what, k);
+        if (s->flags[k] & CS_HINES_ROW_GATHERS)
+            ck_assert_msg(wa[k] == 0.0 && wb[k] == 0.0, "%s: work left at internal row %zu", what, k);
+    }
+}
+
 /* ---- host planner checks (no GPU) -------------------------------------------------------- */
 static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, const char *what)
 {
@@ -273,6 +341,25 @@ static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, con
     double *ref = reference(b);
     double e = relerr(b->nrows, x, ref);
     ck_assert_msg(e <= TOL_D, "%s %s (host emulation: %s): error %.3g", what, opt->variant, hp.describe, e);
+    if (cs__hines_hplan_fuses(&hp)) { /* the fused step, twice: the second finds the work arrays as the first left them */
+        step_inputs si;
+        double *rhs = malloc(sizeof(double) * b->nrows);
+        step_inputs_make(b, &hp, &si, rhs);
+        double *sref = step_reference(b, rhs);
+        double *v0 = malloc(sizeof(double) * ni), *i0 = malloc(sizeof(double) * ni), *g0 = malloc(sizeof(double) * ni);
+        memcpy(v0, si.v, sizeof(double) * ni); memcpy(i0, si.i, sizeof(double) * ni); memcpy(g0, si.g, sizeof(double) * ni);
+        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb};
+        for (int rep = 0; rep < 2; ++rep) {
+            memcpy(si.v, v0, sizeof(double) * ni); memcpy(si.i, i0, sizeof(double) * ni); memcpy(si.g, g0, sizeof(double) * ni);
+            cs__hines_hplan_step_host(&hp, &st);
+            cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, si.v, x);
+            e = relerr(b->nrows, x, sref);
+            ck_assert_msg(e <= TOL_D, "%s %s (fused step, host emulation, step %d): error %.3g", what, opt->variant, rep + 1, e);
+            check_step_leftovers(&si, si.wa, si.wb, si.i, si.g, what);
+        }
+        free(v0); free(i0); free(g0); free(sref); free(rhs);
+        step_inputs_free(&si);
+    }
     free(ref); free(u2); free(x); free(id); free(iu); free(ir);
     cs__hines_hplan_free(&hp);
 }
@@ -424,6 +511,65 @@ static void *dalloc(size_t n)
 #define H2D(dst, src, n) ck_assert_msg(cs_hines_gpu_memcpy((dst), (src), (n)) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error())
 #define D2H H2D
 
+/* The fused step on the device, twice (the second step finds the work arrays as the first left
+ * them), against the serial solve of the system it assembles; inputs built through the host
+ * planner of the same variant, whose layout and row flags must match the device plan's. */
+static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu_options *o, const char *what)
+{
+    if (!cs_hines_gpu_plan_fuses(pl)) {
+        cs_hines_step_d none = {0};
+        ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &none), CS_SOLVER_ERR_INVALID);
+        unsigned char f;
+        ck_assert_int_eq(cs_hines_gpu_plan_row_flags(pl, &f), CS_SOLVER_ERR_UNAVAILABLE);
+        return;
+    }
+    cs_hines_gpu_options ho = *o;
+    ho.variant = cs_hines_gpu_plan_variant(pl);
+    cs__hines_hplan hp;
+    char msg[256];
+    ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, cs__hines_variant_lookup(ho.variant), &ho, 132, &hp,
+                                        msg, sizeof msg) == CS_SOLVER_OK, "%s", msg);
+    size_t ni = cs_hines_gpu_plan_internal_size(pl);
+    ck_assert_int_eq((long long)hp.internal_size, (long long)ni);
+    step_inputs si;
+    double *rhs = malloc(sizeof(double) * b->nrows), *x = malloc(sizeof(double) * b->nrows);
+    step_inputs_make(b, &hp, &si, rhs);
+    unsigned char *fl = malloc(ni);
+    ck_assert_int_eq(cs_hines_gpu_plan_row_flags(pl, fl), CS_SOLVER_OK);
+    for (size_t k = 0; k < ni; ++k) ck_assert_int_eq(fl[k], si.flags[k] & ~CS_HINES_ROW_CURRENT);
+    double *sref = step_reference(b, rhs);
+    size_t bytes = ni * sizeof(double);
+    double *hv[] = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.wa, si.wb};
+    double *dv[9];
+    for (int k = 0; k < 9; ++k) dv[k] = dalloc(bytes);
+    unsigned char *dflags = dalloc(ni);
+    H2D(dflags, si.flags, ni);
+    for (int k = 0; k < 9; ++k) H2D(dv[k], hv[k], bytes);
+    cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8]};
+    double *back[4];
+    for (int k = 0; k < 4; ++k) back[k] = malloc(bytes);
+    for (int rep = 0; rep < 2; ++rep) {
+        for (int k = 4; k < 7; ++k) H2D(dv[k], hv[k], bytes); /* v, i, g afresh */
+        ck_assert_msg(cs_hines_gpu_step_internal_d(pl, &st) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        D2H(back[0], dv[4], bytes);
+        cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, back[0], x);
+        double e = relerr(b->nrows, x, sref);
+        ck_assert_msg(e <= TOL_D, "%s [%s] fused step %d: error %.3g", what, hp.describe, rep + 1, e);
+        D2H(back[0], dv[7], bytes);
+        D2H(back[1], dv[8], bytes);
+        D2H(back[2], dv[5], bytes);
+        D2H(back[3], dv[6], bytes);
+        check_step_leftovers(&si, back[0], back[1], back[2], back[3], what);
+    }
+    for (int k = 0; k < 4; ++k) free(back[k]);
+    for (int k = 0; k < 9; ++k) cs_hines_gpu_free(dv[k]);
+    cs_hines_gpu_free(dflags);
+    free(fl); free(sref); free(rhs); free(x);
+    step_inputs_free(&si);
+    cs__hines_hplan_free(&hp);
+}
+
 static void check_gpu(const batch *b, const config *cf, const char *what)
 {
     cs_hines_gpu_options o = make_opt(cf);
@@ -474,6 +620,7 @@ static void check_gpu(const batch *b, const config *cf, const char *what)
     D2H(xi, ir, sizeof(double) * ni);
     for (int r = 0; r < n; ++r) ck_assert(map[r] >= 0 && (size_t)map[r] < ni && xi[map[r]] == x[r]);
     free(map); free(xi);
+    check_gpu_step(b, pl, &o, what);
     /* 4. float, host pointers, against the double solve of the rounded inputs */
     float *fd = malloc(sizeof(float) * n), *fu = malloc(sizeof(float) * n), *fr = malloc(sizeof(float) * n);
     batch bf = *b;
