@@ -107,19 +107,20 @@ struct cs__step_row {
     double v, d0, cdt, b0, u;
 };
 
-__device__ __forceinline__ cs__step_row cs__step_load(const cs_hines_step_d &st, long long k)
+/* k: the row's internal index; kc: where its constants are (k, or the local row when shared). */
+__device__ __forceinline__ cs__step_row cs__step_load(const cs_hines_step_d &st, long long k, long long kc)
 {
     cs__step_row r;
     r.f = __ldg(st.flags + k);
     r.v = st.v[k];
-    r.d0 = __ldg(st.d0 + k);
-    r.cdt = __ldg(st.cdt + k);
-    r.b0 = __ldg(st.b0 + k);
-    r.u = __ldg(st.u + k);
+    r.d0 = __ldg(st.d0 + kc);
+    r.cdt = __ldg(st.cdt + kc);
+    r.b0 = __ldg(st.b0 + kc);
+    r.u = __ldg(st.u + kc);
     return r;
 }
 
-template <bool SHARED_P>
+template <bool SHARED_P, bool SHARED_C>
 __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
                                  int G, const int *__restrict__ pl, const cs_hines_step_d st)
 {
@@ -131,11 +132,11 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
     double *__restrict__ wa = st.work_a;
     double *__restrict__ wb = st.work_b;
     double cd = 0.0, cr = 0.0; /* what row i+1 adds to row i when i is its parent */
-    cs__step_row next = cs__step_load(st, b + (long long)(n - 1) * G);
+    cs__step_row next = cs__step_load(st, b + (long long)(n - 1) * G, SHARED_C ? n - 1 : b + (long long)(n - 1) * G);
     for (int i = n - 1; i >= 0; --i) {
         const long long k = b + (long long)i * G;
         const cs__step_row r = next;
-        if (i > 0) next = cs__step_load(st, k - G);
+        if (i > 0) next = cs__step_load(st, k - G, SHARED_C ? i - 1 : k - G);
         double dk = r.d0 + cd, rk = r.cdt * r.v + r.b0 + cr;
         if (r.f & CS_HINES_ROW_CURRENT) {
             double g = st.g[k];
@@ -545,6 +546,8 @@ static cs_solver_status cs__need_fused(const cs_hines_plan *pl)
     return CS_SOLVER_ERR_UNAVAILABLE;
 }
 
+extern "C" int cs_hines_gpu_plan_uniform(const cs_hines_plan *pl) { return pl && pl->hp.uniform; }
+
 extern "C" int cs_hines_gpu_plan_fuses(const cs_hines_plan *pl) { return pl && cs__hines_hplan_fuses(&pl->hp); }
 
 extern "C" cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *pl, unsigned char *flags)
@@ -565,11 +568,18 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
     const cs__hines_hplan *hp = &pl->hp;
     CS__TRY(cs__need_fused(pl));
     CS__CU(cudaSetDevice(pl->device));
+    if (st->shared_constants && !hp->uniform) {
+        cs__gpu_err("cs_hines_gpu_step_internal_d: shared constants need systems of one structure");
+        return CS_SOLVER_ERR_INVALID;
+    }
     int th = hp->threads, grid = (hp->nslot + th - 1) / th;
-    if (hp->shared_p)
-        cs__k_step_cells<true><<<grid, th, 0, pl->stream>>>(hp->nslot, pl->d_slot_base, pl->d_slot_n, hp->stride, pl->d_p_local, *st);
+    const int *sb = pl->d_slot_base, *sn = pl->d_slot_n, *pp = pl->d_p_local;
+    if (st->shared_constants)
+        cs__k_step_cells<true, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+    else if (hp->shared_p)
+        cs__k_step_cells<true, false><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
     else
-        cs__k_step_cells<false><<<grid, th, 0, pl->stream>>>(hp->nslot, pl->d_slot_base, pl->d_slot_n, hp->stride, pl->d_p_local, *st);
+        cs__k_step_cells<false, false><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
     CS__CU(cudaGetLastError());
     return CS_SOLVER_OK;
 }

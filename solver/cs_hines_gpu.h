@@ -72,7 +72,13 @@ typedef struct {
     int fine_pack_rows;  /* most rows in one fine pack (0 → 1536, i.e. 36 KB of shared memory in
                             double precision, 18 KB in single) */
     int device;          /* CUDA device ordinal (the current device is set to it) */
+    int fused_step;      /* 1: the caller will run cs_hines_gpu_step_internal_d, so "auto" weighs
+                            the assembly it saves: per-system variants from CS_HINES_FUSED_MIN_PER_SM
+                            systems per multiprocessor instead of 1024 */
 } cs_hines_gpu_options;
+/* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step
+ * (measured on an H200 with the full step: bench/NOTES.md). */
+#define CS_HINES_FUSED_MIN_PER_SM 256
 
 /* Fill *opt with the defaults (auto, defaults for every parameter, device 0). */
 void cs_hines_gpu_options_default(cs_hines_gpu_options *opt);
@@ -145,7 +151,13 @@ typedef struct {
     double *i, *g;           /* membrane current [nA] and conductance [µS] added by mechanisms */
     const unsigned char *flags; /* per internal row: cs_hines_gpu_plan_row_flags | CS_HINES_ROW_CURRENT */
     double *work_a, *work_b; /* workspace (the system's own d and rhs storage), zeroed once */
+    int shared_constants;    /* 0: d0, cdt, b0, u are internal-layout arrays; 1: they hold the rows
+                                of one system in tree order (max_n entries), shared by every system:
+                                for a uniform plan whose systems are identical cells, it saves their
+                                bytes per row (32 of ~80) and their memory */
 } cs_hines_step_d;
+/* 1 when every system of the plan has the same structure (tree-order parents), else 0. */
+int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan);
 /* 1 when the plan's variant runs cs_hines_gpu_step_internal_d, else 0. */
 int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan);
 /* The structure bits (CS_HINES_ROW_PARENT_PREV, CS_HINES_ROW_GATHERS) of every internal row

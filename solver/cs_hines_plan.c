@@ -903,7 +903,8 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
          * latency-bound at ~30 systems per multiprocessor (256000 cells: interleaved 1.56 ms vs
          * fine 1.84 ms uniform, variable 2.14 ms vs fine 2.81 ms mixed); below that the fine
          * solver wins by 2-30x. Systems too large to stage in shared memory: no fine. */
-        int large = (long long)nsys >= 1024LL * (nsm > 0 ? nsm : 132);
+        long long per_sm = opt.fused_step ? CS_HINES_FUSED_MIN_PER_SM : 1024;
+        int large = (long long)nsys >= per_sm * (nsm > 0 ? nsm : 132);
         if (large) variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
         else if ((long long)max_n * 3 * 8 <= CS__HINES_SMEM_BYTES_MAX) variant = CS__HV_FINE;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
@@ -1062,10 +1063,10 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
         long long b = hp->slot_base[q], G = hp->stride;
         double cd = 0.0, cr = 0.0; /* what row i+1 adds to row i when i is its parent */
         for (int i = n - 1; i >= 0; --i) {
-            long long k = b + i * G;
+            long long k = b + i * G, kc = st->shared_constants ? i : k;
             unsigned f = F[k];
             double vk = v[k];
-            double dk = st->d0[k] + cd, rk = st->cdt[k] * vk + st->b0[k] + cr;
+            double dk = st->d0[kc] + cd, rk = st->cdt[kc] * vk + st->b0[kc] + cr;
             if (f & CS_HINES_ROW_CURRENT) {
                 double g = st->g[k];
                 dk += g;
@@ -1082,7 +1083,7 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
                 if (f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
                 break;
             }
-            double uk = st->u[k], inv = 1.0 / dk, a = uk * inv;
+            double uk = st->u[kc], inv = 1.0 / dk, a = uk * inv;
             double to_d = -a * uk, to_r = -a * rk;
             if (f & CS_HINES_ROW_PARENT_PREV) {
                 cd = to_d;

@@ -33,6 +33,7 @@ struct cs_backend {
     char device[256];
     cs_hines_plan *plan;
     int fused;                  /* the plan runs the fused step: assembly inside the solve */
+    int shared_constants;       /* identical cells: d0, cdt, b0, u stored once (one cell's rows) */
     int *row_map;               /* [total rows] internal index of each tree-order row */
     int *cell_first;            /* [ncell + 1] first tree-order row of each cell */
     cs_cuda_state s;
@@ -190,6 +191,19 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
     return st;
 }
 
+/* 1 when every cell's rows of each array equal cell 0's bit for bit (same structure assumed). */
+static int identical_cells(const int *cell_first, int ncell, double *const *arrays, int narrays) {
+    size_t n0 = (size_t)cell_first[1];
+    for (int c = 1; c < ncell; ++c) {
+        if ((size_t)(cell_first[c + 1] - cell_first[c]) != n0) return 0;
+        for (int a = 0; a < narrays; ++a) /* the root's u is undefined: compare from row 1 */
+            if (memcmp(arrays[a] + cell_first[c] + 1, arrays[a] + 1, (n0 - 1) * sizeof(double)) ||
+                (a < 3 && arrays[a][cell_first[c]] != arrays[a][0]))
+                return 0;
+    }
+    return 1;
+}
+
 /* The fused step's row flags: the plan's structure bits, plus CS_HINES_ROW_CURRENT at every CV
  * where a mechanism that was not folded into the matrix adds current (only there does the
  * step read and clear i and g). */
@@ -246,6 +260,7 @@ static cs_status setup(cs_backend *be) {
         cs_hines_gpu_options opt;
         cs_hines_gpu_options_default(&opt);
         opt.variant = be->p.solver;
+        opt.fused_step = 1;
         cs_solver_status ss = cs_hines_gpu_plan_create(ncell, be->cell_first, parent, &opt, &be->plan);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);
@@ -256,13 +271,25 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) {
         s->n_int = cs_hines_gpu_plan_internal_size(be->plan);
         size_t bytes = s->n_int * sizeof(double);
-        double **arrays[] = {&s->v, &s->rhs, &s->d, &s->i, &s->g, &s->d0, &s->b0, &s->cdt, &s->u};
-        for (size_t k = 0; st == CS_OK && k < sizeof arrays / sizeof arrays[0]; ++k)
-            st = cs_cuda_alloc((void **)arrays[k], bytes, "the cells' state");
-        if (st == CS_OK) st = upload_tree(be, d0, nrow, s->d0, CS_HINES_NODE);
-        if (st == CS_OK) st = upload_tree(be, b0, nrow, s->b0, CS_HINES_NODE);
-        if (st == CS_OK) st = upload_tree(be, cdt, nrow, s->cdt, CS_HINES_NODE);
-        if (st == CS_OK) st = upload_tree(be, u, nrow, s->u, CS_HINES_COUPLING);
+        double **state[] = {&s->v, &s->rhs, &s->d, &s->i, &s->g};
+        for (size_t k = 0; st == CS_OK && k < sizeof state / sizeof state[0]; ++k)
+            st = cs_cuda_alloc((void **)state[k], bytes, "the cells' state");
+        double **constant[] = {&s->d0, &s->b0, &s->cdt, &s->u}, *tree[] = {d0, b0, cdt, u};
+        be->shared_constants = be->fused && ncell > 0 && cs_hines_gpu_plan_uniform(be->plan) &&
+                               identical_cells(be->cell_first, ncell, tree, 4);
+        if (be->shared_constants) { /* one cell's tree-order rows serve every cell */
+            size_t n0 = (size_t)be->cell_first[1];
+            u[0] = 0.0; /* the root has no coupling */
+            for (size_t k = 0; st == CS_OK && k < 4; ++k)
+                st = upload_new((void **)constant[k], tree[k], n0 * sizeof(double), "the cells' constants");
+        } else {
+            for (size_t k = 0; st == CS_OK && k < 4; ++k)
+                st = cs_cuda_alloc((void **)constant[k], bytes, "the cells' constants");
+            if (st == CS_OK) st = upload_tree(be, d0, nrow, s->d0, CS_HINES_NODE);
+            if (st == CS_OK) st = upload_tree(be, b0, nrow, s->b0, CS_HINES_NODE);
+            if (st == CS_OK) st = upload_tree(be, cdt, nrow, s->cdt, CS_HINES_NODE);
+            if (st == CS_OK) st = upload_tree(be, u, nrow, s->u, CS_HINES_COUPLING);
+        }
         if (st == CS_OK) st = upload_tree(be, v, nrow, s->v, CS_HINES_NODE);
         /* v in the internal layout on the host, for the mechanisms' initial states */
         v_int = calloc(s->n_int ? s->n_int : 1, sizeof *v_int);
@@ -434,7 +461,7 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
         MARK(2);
         if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
             MARK(3);
-            cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs};
+            cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs, be->shared_constants};
             cs_solver_status ss = cs_hines_gpu_step_internal_d(be->plan, &step);
             if (ss != CS_SOLVER_OK) return solver_fail(ss, "fused step");
             MARK(4);
@@ -496,7 +523,8 @@ static const char *cuda_describe(const cs_backend *be) {
     snprintf(text, sizeof text, "GPU %s, %.1f MiB of device memory (%.0f B per compartment); Hines solver '%s'%s (%s)",
              be->device, be->mem_bytes / 1048576.0,
              be->net->total_cv ? (double)be->mem_bytes / (double)be->net->total_cv : 0.0,
-             cs_hines_gpu_plan_variant(be->plan), be->fused ? ", assembly fused into the solve" : "",
+             cs_hines_gpu_plan_variant(be->plan), be->fused ? (be->shared_constants ? ", assembly fused into the solve, identical cells share their constants"
+                                                : ", assembly fused into the solve") : "",
              cs_hines_gpu_plan_describe(be->plan));
     return text;
 }

@@ -5,6 +5,8 @@ traces within float32 rounding of the report (the report stores float32: 2^-23 r
 1e-9 relative for the difference between the backends' double arithmetic.
 Skipped (exit 77) where there is no GPU or the build has no CUDA."""
 import argparse
+import copy
+import json
 import os
 import subprocess
 import sys
@@ -34,6 +36,32 @@ def read(path):
     return res
 
 
+def two_kinds(ring4, work_dir):
+    with open(ring4) as f:
+        m = json.load(f)
+    b = copy.deepcopy(m["populations"][0])
+    b["name"] = "ring_b"
+    b["biophysics"]["cm"] = 1.4
+    b["biophysics"]["mechanisms"][1]["params"]["g"] = 0.002
+    m["populations"].append(b)
+    c = copy.deepcopy(m["connections"][0])
+    c["population"] = "ring_b"
+    m["connections"].append(c)
+    e = copy.deepcopy(m["events"][0])
+    e["target"]["population"] = "ring_b"
+    m["events"].append(e)
+    path = os.path.join(work_dir, "ring4_two_kinds.json")
+    with open(path, "w") as f:
+        json.dump(m, f)
+    return path
+
+
+def shares_constants(cablesim, model, variant):
+    r = subprocess.run([cablesim, "run", model, "--no-output", "--backend", "cuda", "--solver", variant],
+                       capture_output=True, text=True, timeout=600)
+    return "identical cells share their constants" in r.stdout
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cablesim", required=True)
@@ -60,6 +88,9 @@ def main():
     # a 1024-cell busyring: large enough that a missing stream ordering between the event
     # uploads and the step kernels showed (extra spikes) in a first version
     models.append(os.path.join(a.source_dir, "bench/busyring-1024.json"))
+    # identical structure, different values: two populations of ball-and-stick cells with
+    # different cm and pas; the fused step must not share one cell's constants among them
+    models.append(two_kinds(os.path.join(a.source_dir, "models/validation/ring4.json"), a.work_dir))
     passed = failed = 0
     worst_spike = [0.0]
     for model in models:
@@ -109,6 +140,16 @@ def main():
                 nsp = sum(len(v[0]) for k, v in ref.items() if k.startswith("spikes/"))
                 print(f"ok   {name} [{variant}]: {nsp} spikes identical, traces within {worst[0]:.2g} relative")
                 passed += 1
+    # the fused step shares one cell's constants exactly when every cell is identical
+    for model, want in (("models/validation/ring4.json", True), (models[-1], False)):
+        path = os.path.join(a.source_dir, model)
+        got = shares_constants(a.cablesim, path, "interleaved")
+        if got == want:
+            print(f"ok   {os.path.basename(path)} [interleaved]: constants shared: {got}")
+            passed += 1
+        else:
+            print(f"FAIL {os.path.basename(path)} [interleaved]: constants shared: {got}, expected {want}")
+            failed += 1
     # out of GPU memory: one line naming what could not be allocated, no output file left
     out = os.path.join(a.work_dir, "oom.h5")
     r = subprocess.run([a.cablesim, "run", os.path.join(a.source_dir, "models/examples/ring.json"), "-o", out,

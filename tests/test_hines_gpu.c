@@ -246,60 +246,69 @@ static double relerr(int n, const double *x, const double *ref)
 }
 
 /* ---- inputs of the fused step (cs_hines_gpu_step_internal_d) ------------------------------ */
-/* A membrane state whose assembled system is b's matrix: random v [mV], currents at ~30 % of the
- * rows, d0 = d − g and b0 chosen so that d0 + g = d; the right-hand side is then assembled as the
- * step does (cdt·v + b0 − (i − g·v)), so *ref_rhs is the exact system the step must solve. All
- * arrays in the plan's internal layout (padding rows 0). */
+/* A membrane state built on b's matrix: random v [mV], currents at ~30 % of the rows, d0 = d − g,
+ * random b0; the system the step must solve is then assembled as the step does it
+ * (d0 + g, cdt·v + b0 − (i − g·v)) into ref (a copy of b's structure with that d, u and rhs).
+ * shared: d0, cdt, b0 and u are those of system 0, row by row, for every system (identical cells;
+ * the step then reads them from one system's tree-order rows). Arrays in the plan's internal
+ * layout (padding rows 0). */
 typedef struct {
     size_t ni;
     double *d0, *cdt, *b0, *u, *v, *i, *g, *wa, *wb;
     unsigned char *flags;
+    int shared;
+    batch ref;
 } step_inputs;
 
-static void step_inputs_make(const batch *b, const cs__hines_hplan *hp, step_inputs *s, double *ref_rhs)
+static void step_inputs_make(const batch *b, const cs__hines_hplan *hp, int shared, step_inputs *s)
 {
     int n = b->nrows;
     size_t ni = (size_t)hp->internal_size;
-    double *t[6], *cur_i = calloc(ni, sizeof(double));
-    for (int k = 0; k < 6; ++k) t[k] = malloc(sizeof(double) * n);
-    double *v = t[0], *g = t[1], *i = t[2], *cdt = t[3], *d0 = t[4], *b0 = t[5], *cur = ref_rhs;
-    for (int r = 0; r < n; ++r) {
-        int has = urand() < 0.3;
-        v[r] = -80.0 + 60.0 * urand();
-        g[r] = has ? 0.5 * b->d[r] * urand() : 0.0;
-        i[r] = has ? urand() - 0.5 : 0.0;
-        cdt[r] = 0.25 * b->d[r] * (1.0 + urand());
-        d0[r] = b->d[r] - g[r];
-        b0[r] = b->rhs[r] - cdt[r] * v[r];
-        cur[r] = has;
-    }
+    enum { V, G, I, CDT, D0, B0, U, CUR, NT };
+    double *t[NT], *cur_i = calloc(ni, sizeof(double));
+    for (int k = 0; k < NT; ++k) t[k] = malloc(sizeof(double) * n);
+    for (int sy = 0; sy < b->nsys; ++sy)
+        for (int r = b->offset[sy]; r < b->offset[sy + 1]; ++r) {
+            int has = urand() < 0.3, r0 = shared ? r - b->offset[sy] : r; /* the row whose constants r uses */
+            t[V][r] = -80.0 + 60.0 * urand();
+            t[G][r] = has ? 0.5 * b->d[r0] * urand() : 0.0;
+            t[I][r] = has ? urand() - 0.5 : 0.0;
+            t[CUR][r] = has;
+            t[D0][r] = b->d[r0];
+            t[CDT][r] = 0.25 * b->d[r0] * (1.5 + sin(r0));
+            t[B0][r] = 3.0 * cos(r0);
+            t[U][r] = b->u[r0];
+        }
     s->ni = ni;
+    s->shared = shared;
     double **arr[] = {&s->v, &s->g, &s->i, &s->cdt, &s->d0, &s->b0, &s->u, &s->wa, &s->wb};
     for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) *arr[k] = calloc(ni, sizeof(double));
-    for (int k = 0; k < 6; ++k) cs__hines_hplan_to_internal_host(hp, CS_HINES_NODE, t[k], *arr[k]);
-    cs__hines_hplan_to_internal_host(hp, CS_HINES_COUPLING, b->u, s->u);
-    cs__hines_hplan_to_internal_host(hp, CS_HINES_NODE, cur, cur_i);
+    for (int k = V; k <= B0; ++k) cs__hines_hplan_to_internal_host(hp, CS_HINES_NODE, t[k], *arr[k]);
+    cs__hines_hplan_to_internal_host(hp, CS_HINES_COUPLING, t[U], s->u);
+    if (shared) /* system 0's tree-order rows */
+        for (int k = CDT; k <= U; ++k) memcpy(*arr[k], t[k], sizeof(double) * (b->offset[1] - b->offset[0]));
+    cs__hines_hplan_to_internal_host(hp, CS_HINES_NODE, t[CUR], cur_i);
     s->flags = malloc(ni);
     cs__hines_hplan_row_flags(hp, s->flags);
     for (size_t k = 0; k < ni; ++k) s->flags[k] |= cur_i[k] > 0.5 ? CS_HINES_ROW_CURRENT : 0;
-    for (int r = 0; r < n; ++r) ref_rhs[r] = cdt[r] * v[r] + b0[r] - (i[r] - g[r] * v[r]);
-    for (int k = 0; k < 6; ++k) free(t[k]);
+    s->ref = *b;
+    s->ref.d = malloc(sizeof(double) * n);
+    s->ref.rhs = malloc(sizeof(double) * n);
+    s->ref.u = t[U];
+    for (int r = 0; r < n; ++r) {
+        s->ref.d[r] = t[D0][r] + t[G][r];
+        s->ref.rhs[r] = t[CDT][r] * t[V][r] + t[B0][r] - (t[I][r] - t[G][r] * t[V][r]);
+    }
+    for (int k = 0; k < NT; ++k)
+        if (k != U) free(t[k]);
     free(cur_i);
 }
 
 static void step_inputs_free(step_inputs *s)
 {
-    double *arr[] = {s->v, s->g, s->i, s->cdt, s->d0, s->b0, s->u, s->wa, s->wb};
+    double *arr[] = {s->v, s->g, s->i, s->cdt, s->d0, s->b0, s->u, s->wa, s->wb, s->ref.d, s->ref.u, s->ref.rhs};
     for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) free(arr[k]);
     free(s->flags);
-}
-
-/* The reference solution of the system the step assembles, in tree order. */
-static double *step_reference(const batch *b, const double *rhs)
-{
-    batch r = *b;
-    r.rhs = (double *)rhs;
-    return reference(&r);
 }
 
 /* After a step: i and g zero at every row, the work arrays zero at gathering rows. */
@@ -341,23 +350,24 @@ static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, con
     double *ref = reference(b);
     double e = relerr(b->nrows, x, ref);
     ck_assert_msg(e <= TOL_D, "%s %s (host emulation: %s): error %.3g", what, opt->variant, hp.describe, e);
-    if (cs__hines_hplan_fuses(&hp)) { /* the fused step, twice: the second finds the work arrays as the first left them */
+    for (int shared = 0; cs__hines_hplan_fuses(&hp) && shared <= hp.uniform; ++shared) {
+        /* the fused step, twice: the second finds the work arrays as the first left them */
         step_inputs si;
-        double *rhs = malloc(sizeof(double) * b->nrows);
-        step_inputs_make(b, &hp, &si, rhs);
-        double *sref = step_reference(b, rhs);
+        step_inputs_make(b, &hp, shared, &si);
+        double *sref = reference(&si.ref);
         double *v0 = malloc(sizeof(double) * ni), *i0 = malloc(sizeof(double) * ni), *g0 = malloc(sizeof(double) * ni);
         memcpy(v0, si.v, sizeof(double) * ni); memcpy(i0, si.i, sizeof(double) * ni); memcpy(g0, si.g, sizeof(double) * ni);
-        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb};
+        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb, shared};
         for (int rep = 0; rep < 2; ++rep) {
             memcpy(si.v, v0, sizeof(double) * ni); memcpy(si.i, i0, sizeof(double) * ni); memcpy(si.g, g0, sizeof(double) * ni);
             cs__hines_hplan_step_host(&hp, &st);
             cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, si.v, x);
             e = relerr(b->nrows, x, sref);
-            ck_assert_msg(e <= TOL_D, "%s %s (fused step, host emulation, step %d): error %.3g", what, opt->variant, rep + 1, e);
+            ck_assert_msg(e <= TOL_D, "%s %s (fused step%s, host emulation, step %d): error %.3g", what, opt->variant,
+                          shared ? ", shared constants" : "", rep + 1, e);
             check_step_leftovers(&si, si.wa, si.wb, si.i, si.g, what);
         }
-        free(v0); free(i0); free(g0); free(sref); free(rhs);
+        free(v0); free(i0); free(g0); free(sref);
         step_inputs_free(&si);
     }
     free(ref); free(u2); free(x); free(id); free(iu); free(ir);
@@ -473,6 +483,17 @@ START_TEST(test_host_plans)
         check_host_plan(&cb, &o, "medium-high");
         check_host_plan(&mb, &o, "mixed");
     }
+    /* identical cells: uniform plans, so the fused step also runs with shared constants */
+    load_cells();
+    batch ub;
+    batch_cap uc = {0, 0};
+    memset(&ub, 0, sizeof ub);
+    for (int j = 0; j < 5; ++j) batch_add(&ub, &uc, g_cells[0].n, g_cells[0].lp, g_cells[0].g, g_cells[0].cdt);
+    for (int k = 0; k < NCONFIG; ++k) {
+        cs_hines_gpu_options o = make_opt(&g_configs[k]);
+        check_host_plan(&ub, &o, g_cells[0].name);
+    }
+    batch_free(&ub);
     /* bad structures */
     cs__hines_hplan hp;
     char msg[256];
@@ -531,42 +552,52 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
                                         msg, sizeof msg) == CS_SOLVER_OK, "%s", msg);
     size_t ni = cs_hines_gpu_plan_internal_size(pl);
     ck_assert_int_eq((long long)hp.internal_size, (long long)ni);
-    step_inputs si;
-    double *rhs = malloc(sizeof(double) * b->nrows), *x = malloc(sizeof(double) * b->nrows);
-    step_inputs_make(b, &hp, &si, rhs);
     unsigned char *fl = malloc(ni);
     ck_assert_int_eq(cs_hines_gpu_plan_row_flags(pl, fl), CS_SOLVER_OK);
-    for (size_t k = 0; k < ni; ++k) ck_assert_int_eq(fl[k], si.flags[k] & ~CS_HINES_ROW_CURRENT);
-    double *sref = step_reference(b, rhs);
-    size_t bytes = ni * sizeof(double);
-    double *hv[] = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.wa, si.wb};
-    double *dv[9];
-    for (int k = 0; k < 9; ++k) dv[k] = dalloc(bytes);
-    unsigned char *dflags = dalloc(ni);
-    H2D(dflags, si.flags, ni);
-    for (int k = 0; k < 9; ++k) H2D(dv[k], hv[k], bytes);
-    cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8]};
-    double *back[4];
-    for (int k = 0; k < 4; ++k) back[k] = malloc(bytes);
-    for (int rep = 0; rep < 2; ++rep) {
-        for (int k = 4; k < 7; ++k) H2D(dv[k], hv[k], bytes); /* v, i, g afresh */
-        ck_assert_msg(cs_hines_gpu_step_internal_d(pl, &st) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
-        ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
-        D2H(back[0], dv[4], bytes);
-        cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, back[0], x);
-        double e = relerr(b->nrows, x, sref);
-        ck_assert_msg(e <= TOL_D, "%s [%s] fused step %d: error %.3g", what, hp.describe, rep + 1, e);
-        D2H(back[0], dv[7], bytes);
-        D2H(back[1], dv[8], bytes);
-        D2H(back[2], dv[5], bytes);
-        D2H(back[3], dv[6], bytes);
-        check_step_leftovers(&si, back[0], back[1], back[2], back[3], what);
+    ck_assert_int_eq(cs_hines_gpu_plan_uniform(pl), hp.uniform);
+    double *x = malloc(sizeof(double) * b->nrows);
+    for (int shared = 0; shared <= hp.uniform; ++shared) {
+        step_inputs si;
+        step_inputs_make(b, &hp, shared, &si);
+        for (size_t k = 0; k < ni; ++k) ck_assert_int_eq(fl[k], si.flags[k] & ~CS_HINES_ROW_CURRENT);
+        double *sref = reference(&si.ref);
+        size_t bytes = ni * sizeof(double);
+        double *hv[] = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.wa, si.wb};
+        double *dv[9];
+        for (int k = 0; k < 9; ++k) dv[k] = dalloc(bytes);
+        unsigned char *dflags = dalloc(ni);
+        H2D(dflags, si.flags, ni);
+        for (int k = 0; k < 9; ++k) H2D(dv[k], hv[k], bytes);
+        cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8], shared};
+        double *back[4];
+        for (int k = 0; k < 4; ++k) back[k] = malloc(bytes);
+        for (int rep = 0; rep < 2; ++rep) {
+            for (int k = 4; k < 7; ++k) H2D(dv[k], hv[k], bytes); /* v, i, g afresh */
+            ck_assert_msg(cs_hines_gpu_step_internal_d(pl, &st) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+            ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+            D2H(back[0], dv[4], bytes);
+            cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, back[0], x);
+            double e = relerr(b->nrows, x, sref);
+            ck_assert_msg(e <= TOL_D, "%s [%s] fused step%s %d: error %.3g", what, hp.describe,
+                          shared ? " (shared constants)" : "", rep + 1, e);
+            D2H(back[0], dv[7], bytes);
+            D2H(back[1], dv[8], bytes);
+            D2H(back[2], dv[5], bytes);
+            D2H(back[3], dv[6], bytes);
+            check_step_leftovers(&si, back[0], back[1], back[2], back[3], what);
+        }
+        for (int k = 0; k < 4; ++k) free(back[k]);
+        for (int k = 0; k < 9; ++k) cs_hines_gpu_free(dv[k]);
+        cs_hines_gpu_free(dflags);
+        free(sref);
+        step_inputs_free(&si);
     }
-    for (int k = 0; k < 4; ++k) free(back[k]);
-    for (int k = 0; k < 9; ++k) cs_hines_gpu_free(dv[k]);
-    cs_hines_gpu_free(dflags);
-    free(fl); free(sref); free(rhs); free(x);
-    step_inputs_free(&si);
+    if (!hp.uniform) { /* shared constants are refused for systems of different structures */
+        cs_hines_step_d bad = {(double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl,
+                               (double *)fl, fl, (double *)fl, (double *)fl, 1};
+        ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &bad), CS_SOLVER_ERR_INVALID);
+    }
+    free(fl); free(x);
     cs__hines_hplan_free(&hp);
 }
 
