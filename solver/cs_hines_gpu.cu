@@ -99,84 +99,124 @@ __global__ void cs__k_cells(int nslot, const int *__restrict__ slot_base, const 
 }
 
 /* The fused membrane step of cs_hines_gpu.h on any (slot base, stride) layout: one thread per
- * system; each row's d and rhs are assembled as the backward sweep reaches them. The next row's
- * inputs are loaded before the current row's division, so every thread keeps one row of loads in
- * flight behind its dependent chain. Mirrored by cs__hines_hplan_step_host. */
+ * system; each row's d and rhs are assembled as the backward sweep reaches them. Rows go in
+ * chunks of D: the loads of the next chunk are issued before the current chunk's dependent chain
+ * (one division per row) runs, so every thread keeps D rows of loads in flight. That matters when
+ * there are few systems per multiprocessor (65536 cells: ~500 threads per SM), where one row in
+ * flight per thread left the step latency-bound. With shared constants only v and the flags
+ * come from DRAM (the constants are one system's rows, in L1/L2): those are the rows prefetched.
+ * Mirrored by cs__hines_hplan_step_host. */
 struct cs__step_row {
     unsigned f;
     double v, d0, cdt, b0, u;
 };
 
-/* k: the row's internal index; kc: where its constants are (k, or the local row when shared). */
-__device__ __forceinline__ cs__step_row cs__step_load(const cs_hines_step_d &st, long long k, long long kc)
+template <bool SHARED_C>
+__device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int k, int i, cs__step_row &r)
 {
-    cs__step_row r;
     r.f = __ldg(st.flags + k);
     r.v = st.v[k];
-    r.d0 = __ldg(st.d0 + kc);
-    r.cdt = __ldg(st.cdt + kc);
-    r.b0 = __ldg(st.b0 + kc);
-    r.u = __ldg(st.u + kc);
-    return r;
+    if (!SHARED_C) { /* constants of a shared system are read when the row is processed */
+        r.d0 = __ldg(st.d0 + k);
+        r.cdt = __ldg(st.cdt + k);
+        r.b0 = __ldg(st.b0 + k);
+        r.u = __ldg(st.u + k);
+    }
+    (void)i;
 }
 
 template <bool SHARED_P, bool SHARED_C>
 __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
                                  int G, const int *__restrict__ pl, const cs_hines_step_d st)
 {
+    constexpr int D = 4; /* rows per chunk */
     int q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= nslot) return;
-    int n = slot_n[q];
+    const int n = slot_n[q];
     if (n == 0) return;
-    const long long b = slot_base[q];
+    const int b = slot_base[q];
     double *__restrict__ wa = st.work_a;
     double *__restrict__ wb = st.work_b;
     double cd = 0.0, cr = 0.0; /* what row i+1 adds to row i when i is its parent */
-    cs__step_row next = cs__step_load(st, b + (long long)(n - 1) * G, SHARED_C ? n - 1 : b + (long long)(n - 1) * G);
-    for (int i = n - 1; i >= 0; --i) {
-        const long long k = b + (long long)i * G;
-        const cs__step_row r = next;
-        if (i > 0) next = cs__step_load(st, k - G, SHARED_C ? i - 1 : k - G);
-        double dk = r.d0 + cd, rk = r.cdt * r.v + r.b0 + cr;
-        if (r.f & CS_HINES_ROW_CURRENT) {
-            double g = st.g[k];
-            dk += g;
-            rk += g * r.v - st.i[k];
-            st.g[k] = 0.0;
-            st.i[k] = 0.0;
+    cs__step_row cur[D], nxt[D];
+#pragma unroll
+    for (int j = 0; j < D; ++j)
+        if (n - 1 - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (n - 1 - j) * G, n - 1 - j, cur[j]);
+    for (int i0 = n - 1; i0 >= 0; i0 -= D) {
+#pragma unroll
+        for (int j = 0; j < D; ++j)
+            if (i0 - D - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (i0 - D - j) * G, i0 - D - j, nxt[j]);
+#pragma unroll
+        for (int j = 0; j < D; ++j) {
+            const int i = i0 - j;
+            if (i < 0) break;
+            const int k = b + i * G;
+            cs__step_row &r = cur[j];
+            if (SHARED_C) {
+                r.d0 = __ldg(st.d0 + i);
+                r.cdt = __ldg(st.cdt + i);
+                r.b0 = __ldg(st.b0 + i);
+                r.u = __ldg(st.u + i);
+            }
+            double dk = r.d0 + cd, rk = r.cdt * r.v + r.b0 + cr;
+            if (r.f & CS_HINES_ROW_CURRENT) {
+                double g = st.g[k];
+                dk += g;
+                rk += g * r.v - st.i[k];
+                st.g[k] = 0.0;
+                st.i[k] = 0.0;
+            }
+            if (r.f & CS_HINES_ROW_GATHERS) {
+                dk += wa[k];
+                rk += wb[k];
+            }
+            if (i == 0) {
+                st.v[k] = rk / dk;
+                if (r.f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
+                break;
+            }
+            double inv = 1.0 / dk, a = r.u * inv;
+            double to_d = -a * r.u, to_r = -a * rk;
+            if (r.f & CS_HINES_ROW_PARENT_PREV) {
+                cd = to_d;
+                cr = to_r;
+            } else {
+                int kp = b + (SHARED_P ? __ldg(pl + i) : pl[k]) * G;
+                wa[kp] += to_d;
+                wb[kp] += to_r;
+                cd = cr = 0.0;
+            }
+            wa[k] = a;
+            wb[k] = rk * inv;
         }
-        if (r.f & CS_HINES_ROW_GATHERS) {
-            dk += wa[k];
-            rk += wb[k];
-        }
-        if (i == 0) {
-            st.v[k] = rk / dk;
-            if (r.f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
-            break;
-        }
-        double inv = 1.0 / dk, a = r.u * inv;
-        double to_d = -a * r.u, to_r = -a * rk;
-        if (r.f & CS_HINES_ROW_PARENT_PREV) {
-            cd = to_d;
-            cr = to_r;
-        } else {
-            long long kp = b + (long long)(SHARED_P ? __ldg(pl + i) : pl[k]) * G;
-            wa[kp] += to_d;
-            wb[kp] += to_r;
-            cd = cr = 0.0;
-        }
-        wa[k] = a;
-        wb[k] = rk * inv;
+#pragma unroll
+        for (int j = 0; j < D; ++j) cur[j] = nxt[j];
     }
+    /* forward: x = b − a·x_parent, the loads of D rows ahead of the chain */
+    constexpr int DF = 8;
     double xp = st.v[b];
-    for (int i = 1; i < n; ++i) {
-        const long long k = b + (long long)i * G;
-        unsigned f = __ldg(st.flags + k);
-        double xpar = (f & CS_HINES_ROW_PARENT_PREV) ? xp : st.v[b + (long long)(SHARED_P ? __ldg(pl + i) : pl[k]) * G];
-        double x = wb[k] - wa[k] * xpar;
-        st.v[k] = x;
-        if (f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
-        xp = x;
+    unsigned ff[DF];
+    double fa[DF], fb[DF];
+    for (int i0 = 1; i0 < n; i0 += DF) {
+#pragma unroll
+        for (int j = 0; j < DF; ++j)
+            if (i0 + j < n) {
+                const int k = b + (i0 + j) * G;
+                ff[j] = __ldg(st.flags + k);
+                fa[j] = wa[k];
+                fb[j] = wb[k];
+            }
+#pragma unroll
+        for (int j = 0; j < DF; ++j) {
+            const int i = i0 + j;
+            if (i >= n) break;
+            const int k = b + i * G;
+            double xpar = (ff[j] & CS_HINES_ROW_PARENT_PREV) ? xp : st.v[b + (SHARED_P ? __ldg(pl + i) : pl[k]) * G];
+            double x = fb[j] - fa[j] * xpar;
+            st.v[k] = x;
+            if (ff[j] & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
+            xp = x;
+        }
     }
 }
 

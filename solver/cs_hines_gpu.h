@@ -78,7 +78,7 @@ typedef struct {
 } cs_hines_gpu_options;
 /* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step
  * (measured on an H200 with the full step: bench/NOTES.md). */
-#define CS_HINES_FUSED_MIN_PER_SM 256
+#define CS_HINES_FUSED_MIN_PER_SM 192
 
 /* Fill *opt with the defaults (auto, defaults for every parameter, device 0). */
 void cs_hines_gpu_options_default(cs_hines_gpu_options *opt);

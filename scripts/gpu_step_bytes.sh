@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# DRAM traffic of the full step, measured (not modelled) with Nsight Compute on the GPU machine:
+# the busyring network of bench/bench_full_step.py, 10 steps in the middle of a 1 ms run, every
+# kernel's dram__bytes_read/write summed and divided by compartment-steps. For T7 of issue 4
+# (bytes per compartment-step against the fewest the step needs). Needs build-gpu (run
+# scripts/gpu_sim.sh first) and ncu on PATH. Usage: scripts/gpu_step_bytes.sh OUTDIR [CELLS [SOLVER]]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?OUTDIR}; cells=${2:-65536}; solver=${3:-auto}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$PWD/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "ncu not found: skipped"; exit 0; }
+model="$out/busyring-$cells.json"
+python3 - "$cells" >"$model" <<'PY'
+import json, sys
+sys.path.insert(0, "bench")
+from bench_cpu_vs_neuron import busyring_model
+print(json.dumps(busyring_model(int(sys.argv[1]), 5, 1.0, [200.0, 20.0], [9, 3], 1)))
+PY
+csv="$out/ncu-$cells-$solver.csv"
+# 40 steps of ~8 launches: skip the set-up and the first 20 steps, record 10 steps' kernels
+"$ncu" --csv --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+  --launch-skip 170 --launch-count 80 build-gpu/cablesim run "$model" --no-output --backend cuda \
+  --solver "$solver" -q >"$csv" 2>"$out/ncu-$cells-$solver.log" || { tail -5 "$out/ncu-$cells-$solver.log"; exit 0; }
+python3 - "$csv" "$cells" "$solver" <<'PY'
+import csv, collections, sys
+path, cells, solver = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = [r for r in csv.reader(l for l in open(path) if l.startswith('"'))]
+head, body = rows[0], rows[1:]
+ix = {h: i for i, h in enumerate(head)}
+per = collections.defaultdict(lambda: collections.Counter())
+launches = collections.Counter()
+for r in body:
+    name = r[ix["Kernel Name"]].split("(")[0].split("<")[0].replace("void ", "")
+    unit, val = r[ix["Metric Unit"]], float(r[ix["Metric Value"]].replace(",", ""))
+    scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3}.get(unit, 1)
+    per[name][r[ix["Metric Name"]]] += val * scale
+    if r[ix["Metric Name"]] == "gpu__time_duration.sum":
+        launches[name] += 1
+steps = max(launches.get("cs__k_step_cells", 0), launches.get("k_assemble", 0))
+comp = {65536: 22216704}.get(cells)
+print(f"ncu: {cells} cells, solver {solver}: {steps} steps recorded")
+tot_b = tot_t = 0.0
+for name, m in sorted(per.items(), key=lambda kv: -kv[1]["dram__bytes_read.sum"] - kv[1]["dram__bytes_write.sum"]):
+    b = m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+    tot_b += b; tot_t += m["gpu__time_duration.sum"]
+    print(f"  {name:28s} launches {launches[name]:4d}  read {m['dram__bytes_read.sum']/steps/1e6:9.2f} MB/step  "
+          f"write {m['dram__bytes_write.sum']/steps/1e6:9.2f} MB/step  {m['gpu__time_duration.sum']/steps*1e6:8.1f} us/step")
+print(f"  total: {tot_b/steps/1e6:.1f} MB and {tot_t/steps*1e6:.1f} us of kernel time per step; "
+      f"{tot_b/steps/tot_t*steps/1e9:.0f} GB/s")
+PY
