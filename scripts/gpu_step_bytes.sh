@@ -22,9 +22,10 @@ csv="$out/ncu-$cells-$solver.csv"
 "$ncu" --csv --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
   --launch-skip 170 --launch-count 80 build-gpu/cablesim run "$model" --no-output --backend cuda \
   --solver "$solver" -q >"$csv" 2>"$out/ncu-$cells-$solver.log" || { tail -5 "$out/ncu-$cells-$solver.log"; exit 0; }
-python3 - "$csv" "$cells" "$solver" <<'PY'
+comp=$(build-gpu/cablesim run "$model" --no-output --backend cuda --solver "$solver" --tfinal 0.05 | grep -oE "[0-9]+ compartments" | head -1 | cut -d' ' -f1)
+python3 - "$csv" "$cells" "$solver" "$comp" <<'PY'
 import csv, collections, sys
-path, cells, solver = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+path, cells, solver, comp = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 rows = [r for r in csv.reader(l for l in open(path) if l.startswith('"'))]
 head, body = rows[0], rows[1:]
 ix = {h: i for i, h in enumerate(head)}
@@ -38,7 +39,6 @@ for r in body:
     if r[ix["Metric Name"]] == "gpu__time_duration.sum":
         launches[name] += 1
 steps = max(launches.get("cs__k_step_cells", 0), launches.get("k_assemble", 0))
-comp = {65536: 22216704}.get(cells)
 print(f"ncu: {cells} cells, solver {solver}: {steps} steps recorded")
 tot_b = tot_t = 0.0
 for name, m in sorted(per.items(), key=lambda kv: -kv[1]["dram__bytes_read.sum"] - kv[1]["dram__bytes_write.sum"]):
@@ -46,6 +46,6 @@ for name, m in sorted(per.items(), key=lambda kv: -kv[1]["dram__bytes_read.sum"]
     tot_b += b; tot_t += m["gpu__time_duration.sum"]
     print(f"  {name:28s} launches {launches[name]:4d}  read {m['dram__bytes_read.sum']/steps/1e6:9.2f} MB/step  "
           f"write {m['dram__bytes_write.sum']/steps/1e6:9.2f} MB/step  {m['gpu__time_duration.sum']/steps*1e6:8.1f} us/step")
-print(f"  total: {tot_b/steps/1e6:.1f} MB and {tot_t/steps*1e6:.1f} us of kernel time per step; "
-      f"{tot_b/steps/tot_t*steps/1e9:.0f} GB/s")
+print(f"  total: {tot_b/steps/1e6:.1f} MB and {tot_t/steps*1e6:.1f} us of kernel time per step "
+      f"({tot_b/tot_t/1e9:.0f} GB/s); {comp} compartments: {tot_b/steps/comp:.1f} B per compartment-step")
 PY
