@@ -34,7 +34,8 @@ launches = collections.Counter()
 for r in body:
     name = r[ix["Kernel Name"]].split("(")[0].split("<")[0].replace("void ", "")
     unit, val = r[ix["Metric Unit"]], float(r[ix["Metric Value"]].replace(",", ""))
-    scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3}.get(unit, 1)
+    scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "ns": 1e-9, "nsecond": 1e-9, "us": 1e-6,
+             "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3}.get(unit, 1)
     per[name][r[ix["Metric Name"]]] += val * scale
     if r[ix["Metric Name"]] == "gpu__time_duration.sum":
         launches[name] += 1

@@ -129,7 +129,7 @@ template <bool SHARED_P, bool SHARED_C>
 __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
                                  int G, const int *__restrict__ pl, const cs_hines_step_d st)
 {
-    constexpr int D = 4; /* rows per chunk */
+    constexpr int D = SHARED_C ? 8 : 4; /* rows per chunk: only v and the flags when shared */
     int q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= nslot) return;
     const int n = slot_n[q];
@@ -186,7 +186,7 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
                 wb[kp] += to_r;
                 cd = cr = 0.0;
             }
-            wa[k] = a;
+            if (!(SHARED_C && (r.f & CS_HINES_ROW_CLEAN))) wa[k] = a; /* else a0[i] holds it */
             wb[k] = rk * inv;
         }
 #pragma unroll
@@ -203,7 +203,7 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
             if (i0 + j < n) {
                 const int k = b + (i0 + j) * G;
                 ff[j] = __ldg(st.flags + k);
-                fa[j] = wa[k];
+                fa[j] = SHARED_C && (ff[j] & CS_HINES_ROW_CLEAN) ? __ldg(st.a0 + i0 + j) : wa[k];
                 fb[j] = wb[k];
             }
 #pragma unroll
@@ -598,6 +598,14 @@ extern "C" cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *pl,
     return CS_SOLVER_OK;
 }
 
+extern "C" cs_solver_status cs_hines_gpu_plan_mark_clean(const cs_hines_plan *pl, unsigned char *flags)
+{
+    if (!pl || !flags) { cs__gpu_err("cs_hines_gpu_plan_mark_clean: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    CS__TRY(cs__need_fused(pl));
+    cs__hines_hplan_mark_clean(&pl->hp, flags);
+    return CS_SOLVER_OK;
+}
+
 extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, const cs_hines_step_d *st)
 {
     if (!pl || !st || !st->d0 || !st->cdt || !st->b0 || !st->u || !st->v || !st->i || !st->g || !st->flags ||
@@ -608,8 +616,8 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
     const cs__hines_hplan *hp = &pl->hp;
     CS__TRY(cs__need_fused(pl));
     CS__CU(cudaSetDevice(pl->device));
-    if (st->shared_constants && !hp->uniform) {
-        cs__gpu_err("cs_hines_gpu_step_internal_d: shared constants need systems of one structure");
+    if (st->shared_constants && (!hp->uniform || !st->a0)) {
+        cs__gpu_err("cs_hines_gpu_step_internal_d: shared constants need systems of one structure and a0");
         return CS_SOLVER_ERR_INVALID;
     }
     int th = hp->threads, grid = (hp->nslot + th - 1) / th;

@@ -1052,6 +1052,36 @@ void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags)
     }
 }
 
+void cs__hines_hplan_mark_clean(const cs__hines_hplan *hp, unsigned char *flags)
+{
+    enum { DIRTY = 0x80 }; /* scratch bit: a current somewhere in the subtree */
+    for (int q = 0; q < hp->nslot; ++q) {
+        long long b = hp->slot_base[q], G = hp->stride;
+        for (int i = hp->slot_n[q] - 1; i >= 0; --i) {
+            long long k = b + i * G;
+            if (flags[k] & CS_HINES_ROW_CURRENT) flags[k] |= DIRTY;
+            if (i > 0 && (flags[k] & DIRTY)) flags[b + cs__slot_parent(hp, k, i) * G] |= DIRTY;
+            flags[k] = (unsigned char)((flags[k] & DIRTY) ? flags[k] & ~(DIRTY | CS_HINES_ROW_CLEAN)
+                                                          : flags[k] | CS_HINES_ROW_CLEAN);
+        }
+    }
+}
+
+int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const double *u, double *a0)
+{
+    double *d = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!d) return -1;
+    memcpy(d, d0, sizeof(double) * (size_t)n);
+    for (int i = n - 1; i > 0; --i) {
+        double a = u[i] / d[i];
+        a0[i] = a;
+        d[p_local[i]] -= a * u[i];
+    }
+    if (n > 0) a0[0] = 0.0;
+    free(d);
+    return 0;
+}
+
 /* Mirrors cs__k_step_cells in cs_hines_gpu.cu operation for operation. */
 void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
 {
@@ -1094,7 +1124,7 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
                 wb[kp] += to_r;
                 cd = cr = 0.0;
             }
-            wa[k] = a;
+            if (!(st->shared_constants && (f & CS_HINES_ROW_CLEAN))) wa[k] = a;
             wb[k] = rk * inv;
         }
         double xp = v[b];
@@ -1102,7 +1132,8 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
             long long k = b + i * G;
             unsigned f = F[k];
             double xpar = (f & CS_HINES_ROW_PARENT_PREV) ? xp : v[b + cs__slot_parent(hp, k, i) * G];
-            double x = wb[k] - wa[k] * xpar;
+            double a = st->shared_constants && (f & CS_HINES_ROW_CLEAN) ? st->a0[i] : wa[k];
+            double x = wb[k] - a * xpar;
             v[k] = x;
             if (f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
             xp = x;

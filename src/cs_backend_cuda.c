@@ -79,7 +79,7 @@ static void cuda_destroy(cs_backend *be) {
     cs_cuda_state *s = &be->s;
     void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->b0, s->cdt, s->u, s->ev_local, s->ev_weight,
                    s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row,
-                   s->samples, s->spike_time, s->spike_gid, s->counters, s->flags};
+                   s->samples, s->spike_time, s->spike_gid, s->counters, s->flags, s->a0};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k) cs_cuda_free(dev[k]);
     for (int m = 0; m < s->nmech; ++m) {
         cs_cuda_free(s->mech[m].node);
@@ -206,7 +206,8 @@ static int identical_cells(const int *cell_first, int ncell, double *const *arra
 
 /* The fused step's row flags: the plan's structure bits, plus CS_HINES_ROW_CURRENT at every CV
  * where a mechanism that was not folded into the matrix adds current (only there does the
- * step read and clear i and g). */
+ * step read and clear i and g), plus, for identical cells, CS_HINES_ROW_CLEAN where no such CV
+ * lies in the row's subtree. */
 static cs_status setup_fused_flags(cs_backend *be) {
     const cs_network_desc *net = be->net;
     unsigned char *flags = malloc(be->s.n_int ? be->s.n_int : 1);
@@ -219,6 +220,10 @@ static cs_status setup_fused_flags(cs_backend *be) {
     for (size_t k = 0; k < net->ninst; ++k)
         if (!net->inst[k].type->fold)
             flags[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node]] |= CS_HINES_ROW_CURRENT;
+    if (be->shared_constants && (ss = cs_hines_gpu_plan_mark_clean(be->plan, flags)) != CS_SOLVER_OK) {
+        free(flags);
+        return solver_fail(ss, "clean rows of the fused step");
+    }
     cs_status st = upload_new((void **)&be->s.flags, flags, be->s.n_int ? be->s.n_int : 1, "row flags");
     free(flags);
     return st;
@@ -282,6 +287,13 @@ static cs_status setup(cs_backend *be) {
             u[0] = 0.0; /* the root has no coupling */
             for (size_t k = 0; st == CS_OK && k < 4; ++k)
                 st = upload_new((void **)constant[k], tree[k], n0 * sizeof(double), "the cells' constants");
+            /* pivots of rows without current in their subtree: the same every step (cell 0 starts
+             * at row 0, so its parents are local) */
+            double *a0 = malloc(n0 * sizeof *a0);
+            if (st == CS_OK && (!a0 || cs_hines_clean_pivots((int)n0, parent, d0, u, a0)))
+                st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+            if (st == CS_OK) st = upload_new((void **)&s->a0, a0, n0 * sizeof *a0, "the cells' pivots");
+            free(a0);
         } else {
             for (size_t k = 0; st == CS_OK && k < 4; ++k)
                 st = cs_cuda_alloc((void **)constant[k], bytes, "the cells' constants");
@@ -461,7 +473,8 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
         MARK(2);
         if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
             MARK(3);
-            cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs, be->shared_constants};
+            cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs,
+                                    be->shared_constants, s->a0};
             cs_solver_status ss = cs_hines_gpu_step_internal_d(be->plan, &step);
             if (ss != CS_SOLVER_OK) return solver_fail(ss, "fused step");
             MARK(4);

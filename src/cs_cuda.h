@@ -28,6 +28,7 @@ typedef struct {
     double *d0, *cdt, *u;               /* C/dt + Σ g_axial + folded g, C/dt, coupling [µS] */
     double *b0;                         /* folded constant currents [nA] */
     unsigned char *flags;               /* fused step only: cs_hines_gpu_plan_row_flags | rows with currents */
+    double *a0;                         /* shared constants only: pivots u/d' without currents [1] */
     int nmech;
     cs_cuda_mech mech[CS_CUDA_MAX_MECH];
     int *ev_local;                      /* [cap] expsyn instance of each event of the epoch */

@@ -255,6 +255,7 @@ static double relerr(int n, const double *x, const double *ref)
 typedef struct {
     size_t ni;
     double *d0, *cdt, *b0, *u, *v, *i, *g, *wa, *wb;
+    double *a0; /* shared: system 0's pivots without currents (cs_hines_clean_pivots) */
     unsigned char *flags;
     int shared;
     batch ref;
@@ -269,7 +270,8 @@ static void step_inputs_make(const batch *b, const cs__hines_hplan *hp, int shar
     for (int k = 0; k < NT; ++k) t[k] = malloc(sizeof(double) * n);
     for (int sy = 0; sy < b->nsys; ++sy)
         for (int r = b->offset[sy]; r < b->offset[sy + 1]; ++r) {
-            int has = urand() < 0.3, r0 = shared ? r - b->offset[sy] : r; /* the row whose constants r uses */
+            /* shared: few currents, so that many rows are CS_HINES_ROW_CLEAN */
+            int has = urand() < (shared ? 0.03 : 0.3), r0 = shared ? r - b->offset[sy] : r; /* the row whose constants r uses */
             t[V][r] = -80.0 + 60.0 * urand();
             t[G][r] = has ? 0.5 * b->d[r0] * urand() : 0.0;
             t[I][r] = has ? urand() - 0.5 : 0.0;
@@ -291,6 +293,16 @@ static void step_inputs_make(const batch *b, const cs__hines_hplan *hp, int shar
     s->flags = malloc(ni);
     cs__hines_hplan_row_flags(hp, s->flags);
     for (size_t k = 0; k < ni; ++k) s->flags[k] |= cur_i[k] > 0.5 ? CS_HINES_ROW_CURRENT : 0;
+    s->a0 = NULL;
+    if (shared) {
+        int n0 = b->offset[1] - b->offset[0];
+        int *lp = malloc(sizeof(int) * n0);
+        for (int i = 0; i < n0; ++i) lp[i] = i ? b->p[b->offset[0] + i] - b->offset[0] : -1;
+        s->a0 = malloc(sizeof(double) * n0);
+        ck_assert_int_eq(cs_hines_clean_pivots(n0, lp, t[D0], t[U], s->a0), 0);
+        cs__hines_hplan_mark_clean(hp, s->flags);
+        free(lp);
+    }
     s->ref = *b;
     s->ref.d = malloc(sizeof(double) * n);
     s->ref.rhs = malloc(sizeof(double) * n);
@@ -306,7 +318,7 @@ static void step_inputs_make(const batch *b, const cs__hines_hplan *hp, int shar
 
 static void step_inputs_free(step_inputs *s)
 {
-    double *arr[] = {s->v, s->g, s->i, s->cdt, s->d0, s->b0, s->u, s->wa, s->wb, s->ref.d, s->ref.u, s->ref.rhs};
+    double *arr[] = {s->v, s->g, s->i, s->cdt, s->d0, s->b0, s->u, s->wa, s->wb, s->ref.d, s->ref.u, s->ref.rhs, s->a0};
     for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) free(arr[k]);
     free(s->flags);
 }
@@ -357,7 +369,12 @@ static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, con
         double *sref = reference(&si.ref);
         double *v0 = malloc(sizeof(double) * ni), *i0 = malloc(sizeof(double) * ni), *g0 = malloc(sizeof(double) * ni);
         memcpy(v0, si.v, sizeof(double) * ni); memcpy(i0, si.i, sizeof(double) * ni); memcpy(g0, si.g, sizeof(double) * ni);
-        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb, shared};
+        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb, shared, si.a0};
+        if (shared) { /* the clean marks: no current in the subtree, and some rows are clean */
+            int nclean = 0;
+            for (size_t k = 0; k < ni; ++k) nclean += (si.flags[k] & CS_HINES_ROW_CLEAN) != 0;
+            ck_assert_msg(nclean > 0, "%s %s: no clean row to test", what, opt->variant);
+        }
         for (int rep = 0; rep < 2; ++rep) {
             memcpy(si.v, v0, sizeof(double) * ni); memcpy(si.i, i0, sizeof(double) * ni); memcpy(si.g, g0, sizeof(double) * ni);
             cs__hines_hplan_step_host(&hp, &st);
@@ -559,7 +576,15 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
     for (int shared = 0; shared <= hp.uniform; ++shared) {
         step_inputs si;
         step_inputs_make(b, &hp, shared, &si);
-        for (size_t k = 0; k < ni; ++k) ck_assert_int_eq(fl[k], si.flags[k] & ~CS_HINES_ROW_CURRENT);
+        for (size_t k = 0; k < ni; ++k)
+            ck_assert_int_eq(fl[k], si.flags[k] & ~(CS_HINES_ROW_CURRENT | CS_HINES_ROW_CLEAN));
+        if (shared) { /* the device plan marks the same clean rows */
+            unsigned char *mc = malloc(ni);
+            for (size_t k = 0; k < ni; ++k) mc[k] = si.flags[k] & ~CS_HINES_ROW_CLEAN;
+            ck_assert_int_eq(cs_hines_gpu_plan_mark_clean(pl, mc), CS_SOLVER_OK);
+            ck_assert(memcmp(mc, si.flags, ni) == 0);
+            free(mc);
+        }
         double *sref = reference(&si.ref);
         size_t bytes = ni * sizeof(double);
         double *hv[] = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.wa, si.wb};
@@ -568,7 +593,10 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
         unsigned char *dflags = dalloc(ni);
         H2D(dflags, si.flags, ni);
         for (int k = 0; k < 9; ++k) H2D(dv[k], hv[k], bytes);
-        cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8], shared};
+        int n0 = b->offset[1] - b->offset[0];
+        double *da0 = dalloc(sizeof(double) * n0);
+        if (shared) H2D(da0, si.a0, sizeof(double) * n0);
+        cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8], shared, da0};
         double *back[4];
         for (int k = 0; k < 4; ++k) back[k] = malloc(bytes);
         for (int rep = 0; rep < 2; ++rep) {
@@ -589,12 +617,13 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
         for (int k = 0; k < 4; ++k) free(back[k]);
         for (int k = 0; k < 9; ++k) cs_hines_gpu_free(dv[k]);
         cs_hines_gpu_free(dflags);
+        cs_hines_gpu_free(da0);
         free(sref);
         step_inputs_free(&si);
     }
     if (!hp.uniform) { /* shared constants are refused for systems of different structures */
         cs_hines_step_d bad = {(double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl,
-                               (double *)fl, fl, (double *)fl, (double *)fl, 1};
+                               (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl};
         ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &bad), CS_SOLVER_ERR_INVALID);
     }
     free(fl); free(x);
