@@ -186,7 +186,7 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
                 wb[kp] += to_r;
                 cd = cr = 0.0;
             }
-            if (!(SHARED_C && (r.f & CS_HINES_ROW_CLEAN))) wa[k] = a; /* else a0[i] holds it */
+            if (!(SHARED_C && !isnan(__ldg(st.a0 + i)))) wa[k] = a; /* else a0[i] holds it */
             wb[k] = rk * inv;
         }
 #pragma unroll
@@ -203,7 +203,7 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
             if (i0 + j < n) {
                 const int k = b + (i0 + j) * G;
                 ff[j] = __ldg(st.flags + k);
-                fa[j] = SHARED_C && (ff[j] & CS_HINES_ROW_CLEAN) ? __ldg(st.a0 + i0 + j) : wa[k];
+                fa[j] = SHARED_C ? __ldg(st.a0 + i0 + j) : wa[k]; /* not a load that waits on another */
                 fb[j] = wb[k];
             }
 #pragma unroll
@@ -212,6 +212,7 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
             if (i >= n) break;
             const int k = b + i * G;
             double xpar = (ff[j] & CS_HINES_ROW_PARENT_PREV) ? xp : st.v[b + (SHARED_P ? __ldg(pl + i) : pl[k]) * G];
+            if (SHARED_C && isnan(fa[j])) fa[j] = wa[k]; /* a row whose pivot varies */
             double x = fb[j] - fa[j] * xpar;
             st.v[k] = x;
             if (ff[j] & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
@@ -595,14 +596,6 @@ extern "C" cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *pl,
     if (!pl || !flags) { cs__gpu_err("cs_hines_gpu_plan_row_flags: NULL argument"); return CS_SOLVER_ERR_INVALID; }
     CS__TRY(cs__need_fused(pl));
     cs__hines_hplan_row_flags(&pl->hp, flags);
-    return CS_SOLVER_OK;
-}
-
-extern "C" cs_solver_status cs_hines_gpu_plan_mark_clean(const cs_hines_plan *pl, unsigned char *flags)
-{
-    if (!pl || !flags) { cs__gpu_err("cs_hines_gpu_plan_mark_clean: NULL argument"); return CS_SOLVER_ERR_INVALID; }
-    CS__TRY(cs__need_fused(pl));
-    cs__hines_hplan_mark_clean(&pl->hp, flags);
     return CS_SOLVER_OK;
 }
 

@@ -139,12 +139,8 @@ enum {
     CS_HINES_ROW_CURRENT = 1,     /* the caller's bit: i and g may be non-zero at this row */
     CS_HINES_ROW_PARENT_PREV = 2, /* structure: the row's parent is the row before it (the sweep
                                      carries the elimination in registers) */
-    CS_HINES_ROW_GATHERS = 4,     /* structure: a child that is not the next row adds into this
+    CS_HINES_ROW_GATHERS = 4      /* structure: a child that is not the next row adds into this
                                      row through work_a and work_b */
-    CS_HINES_ROW_CLEAN = 8        /* shared constants only: no CS_HINES_ROW_CURRENT row in this
-                                     row's subtree (cs_hines_gpu_plan_mark_clean), so its pivot is
-                                     the same every step and in every cell: u/d' comes from a0 and
-                                     is neither stored nor re-read per cell (16 B per row less) */
 };
 typedef struct {
     const double *d0;        /* constant part of the diagonal (C/dt + axial + linear membrane) [µS] */
@@ -159,8 +155,10 @@ typedef struct {
                                 of one system in tree order (max_n entries), shared by every system:
                                 for a uniform plan whose systems are identical cells, it saves their
                                 bytes per row (32 of ~80) and their memory */
-    const double *a0;        /* shared constants only: u/d' of every row of the shared system when no
-                                current flows (cs_hines_clean_pivots), read at CS_HINES_ROW_CLEAN rows */
+    const double *a0;        /* shared constants only (one system's rows): the pivot u/d' of every
+                                row with no current in its subtree in any system, which is the same
+                                every step, and NaN at the others (cs_hines_clean_pivots). The step
+                                reads it there instead of storing and re-reading it per system */
 } cs_hines_step_d;
 /* 1 when every system of the plan has the same structure (tree-order parents), else 0. */
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan);
@@ -171,13 +169,12 @@ int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan);
  * the plan does not fuse. */
 cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned char *flags);
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *step);
-/* Set CS_HINES_ROW_CLEAN on every row of a host flags array (internal layout, CURRENT bits set)
- * whose subtree has no CS_HINES_ROW_CURRENT row; clears it elsewhere. */
-cs_solver_status cs_hines_gpu_plan_mark_clean(const cs_hines_plan *plan, unsigned char *flags);
-/* Plain C, no GPU: the pivots of one system of n rows without membrane currents, in tree order
- * (p_local[0] = -1, p_local[i] < i): a0[i] = u[i]/d'[i], where d' is d0 after the elimination of
- * the children (a0[0] = 0: the root has no parent). Returns 0, or -1 when out of memory. */
-int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const double *u, double *a0);
+/* Plain C, no GPU: a0 of cs_hines_step_d from one system of n rows in tree order
+ * (p_local[0] = -1, p_local[i] < i): a0[i] = u[i]/d'[i], d' being d0 after the elimination of
+ * the children, where no row of i's subtree has has_current set (for any system); NaN where one
+ * has. Returns 0, or -1 when out of memory. */
+int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const double *u,
+                          const unsigned char *has_current, double *a0);
 
 /* ---- conversions on the device (device pointers; asynchronous) ------------------------ */
 typedef enum {

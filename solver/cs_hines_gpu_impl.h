@@ -112,7 +112,6 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
 int cs__hines_hplan_fuses(const cs__hines_hplan *hp);
 void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags);
 void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
-void cs__hines_hplan_mark_clean(const cs__hines_hplan *hp, unsigned char *flags);
 
 #ifdef __cplusplus
 }

@@ -1052,33 +1052,27 @@ void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags)
     }
 }
 
-void cs__hines_hplan_mark_clean(const cs__hines_hplan *hp, unsigned char *flags)
-{
-    enum { DIRTY = 0x80 }; /* scratch bit: a current somewhere in the subtree */
-    for (int q = 0; q < hp->nslot; ++q) {
-        long long b = hp->slot_base[q], G = hp->stride;
-        for (int i = hp->slot_n[q] - 1; i >= 0; --i) {
-            long long k = b + i * G;
-            if (flags[k] & CS_HINES_ROW_CURRENT) flags[k] |= DIRTY;
-            if (i > 0 && (flags[k] & DIRTY)) flags[b + cs__slot_parent(hp, k, i) * G] |= DIRTY;
-            flags[k] = (unsigned char)((flags[k] & DIRTY) ? flags[k] & ~(DIRTY | CS_HINES_ROW_CLEAN)
-                                                          : flags[k] | CS_HINES_ROW_CLEAN);
-        }
-    }
-}
-
-int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const double *u, double *a0)
+int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const double *u,
+                          const unsigned char *has_current, double *a0)
 {
     double *d = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (!d) return -1;
+    unsigned char *dirty = malloc((size_t)(n > 0 ? n : 1));
+    if (!d || !dirty) {
+        free(d);
+        free(dirty);
+        return -1;
+    }
     memcpy(d, d0, sizeof(double) * (size_t)n);
+    memcpy(dirty, has_current, (size_t)n);
     for (int i = n - 1; i > 0; --i) {
         double a = u[i] / d[i];
-        a0[i] = a;
+        a0[i] = dirty[i] ? NAN : a;
         d[p_local[i]] -= a * u[i];
+        dirty[p_local[i]] |= dirty[i];
     }
-    if (n > 0) a0[0] = 0.0;
+    if (n > 0) a0[0] = NAN; /* the root's pivot is never used */
     free(d);
+    free(dirty);
     return 0;
 }
 
@@ -1124,7 +1118,7 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
                 wb[kp] += to_r;
                 cd = cr = 0.0;
             }
-            if (!(st->shared_constants && (f & CS_HINES_ROW_CLEAN))) wa[k] = a;
+            if (!(st->shared_constants && !isnan(st->a0[i]))) wa[k] = a; /* else a0 holds it */
             wb[k] = rk * inv;
         }
         double xp = v[b];
@@ -1132,7 +1126,8 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
             long long k = b + i * G;
             unsigned f = F[k];
             double xpar = (f & CS_HINES_ROW_PARENT_PREV) ? xp : v[b + cs__slot_parent(hp, k, i) * G];
-            double a = st->shared_constants && (f & CS_HINES_ROW_CLEAN) ? st->a0[i] : wa[k];
+            double a = st->shared_constants ? st->a0[i] : wa[k];
+            if (isnan(a)) a = wa[k];
             double x = wb[k] - a * xpar;
             v[k] = x;
             if (f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;

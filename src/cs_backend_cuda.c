@@ -206,8 +206,7 @@ static int identical_cells(const int *cell_first, int ncell, double *const *arra
 
 /* The fused step's row flags: the plan's structure bits, plus CS_HINES_ROW_CURRENT at every CV
  * where a mechanism that was not folded into the matrix adds current (only there does the
- * step read and clear i and g), plus, for identical cells, CS_HINES_ROW_CLEAN where no such CV
- * lies in the row's subtree. */
+ * step read and clear i and g). */
 static cs_status setup_fused_flags(cs_backend *be) {
     const cs_network_desc *net = be->net;
     unsigned char *flags = malloc(be->s.n_int ? be->s.n_int : 1);
@@ -220,10 +219,6 @@ static cs_status setup_fused_flags(cs_backend *be) {
     for (size_t k = 0; k < net->ninst; ++k)
         if (!net->inst[k].type->fold)
             flags[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node]] |= CS_HINES_ROW_CURRENT;
-    if (be->shared_constants && (ss = cs_hines_gpu_plan_mark_clean(be->plan, flags)) != CS_SOLVER_OK) {
-        free(flags);
-        return solver_fail(ss, "clean rows of the fused step");
-    }
     cs_status st = upload_new((void **)&be->s.flags, flags, be->s.n_int ? be->s.n_int : 1, "row flags");
     free(flags);
     return st;
@@ -287,11 +282,15 @@ static cs_status setup(cs_backend *be) {
             u[0] = 0.0; /* the root has no coupling */
             for (size_t k = 0; st == CS_OK && k < 4; ++k)
                 st = upload_new((void **)constant[k], tree[k], n0 * sizeof(double), "the cells' constants");
-            /* pivots of rows without current in their subtree: the same every step (cell 0 starts
-             * at row 0, so its parents are local) */
+            /* pivots of the rows with no current in their subtree in any cell: the same every
+             * step (cell 0 starts at row 0, so its parents are local) */
             double *a0 = malloc(n0 * sizeof *a0);
-            if (st == CS_OK && (!a0 || cs_hines_clean_pivots((int)n0, parent, d0, u, a0)))
+            unsigned char *has_current = calloc(n0, 1);
+            for (size_t k = 0; has_current && k < net->ninst; ++k)
+                if (!net->inst[k].type->fold) has_current[net->inst[k].node] = 1;
+            if (st == CS_OK && (!a0 || !has_current || cs_hines_clean_pivots((int)n0, parent, d0, u, has_current, a0)))
                 st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+            free(has_current);
             if (st == CS_OK) st = upload_new((void **)&s->a0, a0, n0 * sizeof *a0, "the cells' pivots");
             free(a0);
         } else {
