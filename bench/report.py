@@ -23,6 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 FEWEST_BYTES_PER_CS = 48  # [B] per compartment-step, double: d0, b0, C/dt, u read (4×8 B), v read + written (2×8 B)
+FEWEST_IDENTICAL = 16     # [B] the same when every cell is identical: the constants are one cell's, v read + written
 T8_LIMIT = 250            # [B] of device memory per compartment (target T8)
 T8_COMPARTMENTS = 500e6   # compartments that must fit on one H200 (target T8)
 
@@ -383,6 +384,7 @@ def full_step(root, docs, copy_gbs):
         # a fair throughput for every simulator: cablesim's compartment count of the same network
         r["cs_same"] = r.get("cablesim_compartments", r["compartments"]) * r["steps"] / r["seconds"]
     gpu = sorted([r for r in runs if r["sim"] == "cablesim cuda"], key=lambda r: r["cells"])
+    unfused = sorted([r for r in runs if r["sim"] == "cablesim cuda (fine)"], key=lambda r: r["cells"])
     cpu = sorted([r for r in runs if r["sim"] == "cablesim cpu"], key=lambda r: r["cells"])
 
     def ref(sim, threads):
@@ -395,14 +397,14 @@ def full_step(root, docs, copy_gbs):
     t6 = [{"cells": r["cells"], "cs": r["cs_same"], "n1": r["cs_same"] / n1["cs_same"],
            "nN": r["cs_same"] / nN["cs_same"], "aN": r["cs_same"] / aN["cs_same"],
            "omp": r["cs_same"] / omp["cs_same"]} for r in big]
-    # T7
-    t7 = []
+    # T7: DRAM bytes measured with Nsight Compute (scripts/gpu_step_bytes.sh), and the time of a step
+    sb = res.get("step_bytes", {})
+    t7 = {"cells": sb.get("cells"), "fused": sb.get("auto (fused)"), "unfused": sb.get("fine (unfused)"),
+          "time": []}
     for r in big:
         step_s = sum(r["phases"].get(p, 0.0) for p in STEP_PHASES)
         per_cs = step_s / (r["compartments"] * r["steps"])  # [s] per compartment-step
-        t7.append({"cells": r["cells"], "step_s": step_s, "per_cs": per_cs, "bytes": per_cs * copy_gbs * 1e9,
-                   "asm": r["phases"]["assembly"] / (r["compartments"] * r["steps"]) * copy_gbs * 1e9,
-                   "solve": r["phases"]["solve"] / (r["compartments"] * r["steps"]) * copy_gbs * 1e9})
+        t7["time"].append({"cells": r["cells"], "per_cs": per_cs, "copy_bytes": per_cs * copy_gbs * 1e9})
     largest = res.get("largest_run") or gpu[-1]  # a separate largest-network run, when recorded
     t8 = {"bpc": largest["bytes_per_compartment"], "cells": largest["cells"], "comp": largest["compartments"],
           "mib": largest["device_mib"], "need_gb": T8_COMPARTMENTS * largest["bytes_per_compartment"] / 1e9,
@@ -412,6 +414,9 @@ def full_step(root, docs, copy_gbs):
     fig, ax = plt.subplots(figsize=(9, 5.2))
     ax.loglog([r["cells"] for r in gpu], [r["cs_same"] for r in gpu], "o-", lw=2.2, color="C0",
               label=f"cablesim cuda ({res['machine'].get('gpu', 'GPU')})")
+    if unfused:
+        ax.loglog([r["cells"] for r in unfused], [r["cs_same"] for r in unfused], "o--", lw=1.2, color="C0",
+                  alpha=0.6, label="cablesim cuda, unfused (assembly kernel + fine solver)")
     ax.loglog([r["cells"] for r in cpu], [r["cs_same"] for r in cpu], "s-", lw=2, color="C1",
               label=f"cablesim cpu (OpenMP, {omp['threads']} threads)")
     xs = [min(r["cells"] for r in runs) * 0.8, max(r["cells"] for r in runs) * 1.25]
@@ -457,7 +462,7 @@ def full_step(root, docs, copy_gbs):
 
     # tables
     rows = []
-    for r in gpu + cpu + [n1, nN, a1, aN]:
+    for r in gpu + unfused + cpu + [n1, nN, a1, aN]:
         comp = f"{r['compartments']:,}".replace(",", " ")
         if "cablesim_compartments" in r:
             comp += f" (cablesim: {r['cablesim_compartments']:,})".replace(",", " ")
@@ -487,7 +492,9 @@ with a {ncores}-core {res['machine']['cpu']} host. Model: the busyring network o
 steps of 0.025 ms. Each figure is the median of {reps} runs (`--reps` default of the script; the JSON
 does not record it) of the time loop alone (set-up excluded). NEURON and Arbor ran at {n1['cells']} cells
 only (a 1-core NEURON run of 65 536 cells would take an hour); the comparisons at larger sizes assume their
-compartment-steps per second do not grow with the network, which was not measured; Arbor was run in a separate device call on the same machine kind. Every run produced
+compartment-steps per second do not grow with the network, which was not measured. Arbor, the unfused
+GPU rows and the CPU rows below 65 536 cells come from earlier device calls on the same machine kind (the
+code they ran has not changed since); the rest from one call. Every run produced
 the same spike count ({', '.join(map(str, spikes))}).
 
 **Compartment count.** cablesim and NEURON count {n1['compartments']:,} compartments for the
@@ -502,14 +509,19 @@ with Arbor's own count its figures are {sci(a1['cs_per_s'])} and {sci(aN['cs_per
 ![Full step: compartment-steps per second against network size](perf-full-step.png)
 
 The GPU's throughput grows with the network until about 65 536 cells ({sci(gpu[-2]['cs_same'] if len(gpu) > 1 else gpu[-1]['cs_same'])}
-cs/s) and is nearly flat after that ({sci(gpu[-1]['cs_same'])} at {sp(gpu[-1]['cells'])} cells): the GPU is
-then full and assembly and solve, both streaming the state through memory, take almost the whole step.
+cs/s) and is nearly flat after that ({sci(gpu[-1]['cs_same'])} at {sp(gpu[-1]['cells'])} cells). From 192 cells
+per multiprocessor (25 344 on this GPU) `auto` runs the **fused step**: one thread per cell assembles each
+row's diagonal and right-hand side as its Hines sweep reaches it (`cs_hines_gpu_step_internal_d`), and
+identical cells share one copy of their constant arrays and of the pivots of rows whose subtree carries no
+current; below that, the fine solver after a separate assembly kernel is faster. The dashed line is that
+unfused path at every size ({sci(unfused[-1]['cs_same']) if unfused else '–'} at {sp(unfused[-1]['cells']) if unfused else '–'} cells).
 At small networks the per-step costs that do not grow with the network (kernel launches, event delivery,
 threshold detection, sampling) take a large share.
 
 **Per-phase breakdown** of the GPU step (phase times from CUDA events around each phase, on sampled
 steps scaled to all steps; `src/cs_backend_cuda.c`). Assembly and solve together take most of the step at
-every size from 4 096 cells; the Hines solver `auto` picked is in the second column.
+every size from 4 096 cells; the Hines solver `auto` picked is in the second column. With the fused step
+(`interleaved`) the assembly's time is inside the solve's.
 
 {ptab}
 
@@ -574,7 +586,7 @@ def main():
     t4_minbest = min(t4, key=lambda x: x["vs_best"])
     t5_ok = [x for x in t5 if x["best"] <= 1.25]
     n1 = fs["n1"]
-    t7a = t7[0]
+    t7f, t7u = t7["fused"], t7["unfused"]
     t1_ok = t1["frac"] <= 0.5 and t1["pct"] >= 85
     t2_ok = all(v["slower"] == 0 for v in t2.values())
     t6_ok = all(x["n1"] >= 1000 and x["nN"] >= 10 and x["aN"] >= 10 and x["omp"] >= 10 for x in t6)
@@ -622,22 +634,29 @@ def main():
                    f"{x['omp']:.1f}× cablesim OpenMP" for x in t6)
          + f" (OpenMP: {fs['omp']['threads']} threads at its largest size, {sp(fs['omp']['cells'])} cells; "
            f"NEURON and Arbor: at {sp(n1['cells'])} cells; all with cablesim's compartment count)",
-         ok(t6_ok) + " (the three 10× parts: met)",
-         f"NEURON on one core of this Xeon runs {sci(n1['cs_same'])} cs/s, so 1000× needs "
-         f"{sci(1000 * n1['cs_same'])} cs/s: {100 * 1000 * n1['cs_same'] / bound_cs:.0f} % of the bound a fully "
-         f"fused step could reach at copy bandwidth ({FEWEST_BYTES_PER_CS} B per compartment-step → "
-         f"{sci(bound_cs)} cs/s). The step is not fused (T7): it takes as long as moving ~{t7a['bytes']:.0f} B "
-         f"per compartment-step at copy bandwidth, {t7a['bytes'] / FEWEST_BYTES_PER_CS:.1f}× the fewest."],
+         ok(t6_ok) + (" (met at " + ", ".join(sp(x["cells"]) for x in t6 if x["n1"] >= 1000) + " cells; the three 10× parts: met)"
+                      if not t6_ok and any(x["n1"] >= 1000 for x in t6) else " (the three 10× parts: met)"),
+         f"NEURON on one core of this Xeon ran {sci(n1['cs_same'])} cs/s in this run (5.2e7 to 7.3e7 in the "
+         f"session's five runs on lent machines of this kind), so 1000× needs {sci(1000 * n1['cs_same'])} cs/s: "
+         f"{100 * 1000 * n1['cs_same'] / bound_cs:.0f} % of the bound of a distinct-cell step at copy bandwidth "
+         f"({FEWEST_BYTES_PER_CS} B per compartment-step → {sci(bound_cs)} cs/s). At 65 536 cells (~500 threads "
+         "per multiprocessor) the fused step moves its 37 B per compartment-step at ~55 % of copy bandwidth: "
+         "too few threads to keep enough loads in flight (`bench/NOTES.md`, \"Full step\")."],
         ["T7", "Report bytes moved per compartment-step against the fewest the step needs",
-         f"{t7a['cells']:,} cells: step phases {t7a['step_s']:.4f} s / (compartments × steps) = "
-         f"{t7a['per_cs'] * 1e12:.1f} ps per compartment-step ≈ **{t7a['bytes']:.0f} B** at {copy_gbs:.0f} GB/s; "
-         f"fewest {FEWEST_BYTES_PER_CS} B → **{t7a['bytes'] / FEWEST_BYTES_PER_CS:.1f}×**".replace(",", " ")
-         + "".join(f"; {x['cells']:,} cells: {x['bytes']:.0f} B ({x['bytes'] / FEWEST_BYTES_PER_CS:.1f}×)".replace(",", " ")
-                   for x in t7[1:]),
-         "reported; not fused",
-         f"Assembly and solve are separate kernels that each stream the state (at {t7a['cells']:,} cells "
-         f"≈ {t7a['asm']:.0f} B and {t7a['solve']:.0f} B per compartment-step); fusing them (and the current "
-         f"and update kernels) is the next step.".replace(",", " ")],
+         f"measured DRAM traffic (Nsight Compute, every kernel of a step, {sp(t7['cells'])} cells): fused step "
+         f"**{t7f['bytes_per_compartment_step']:.1f} B** per compartment-step "
+         f"(`cs__k_step_cells` {t7f['kernels']['cs__k_step_cells']['read_mb']:.0f} MB read + "
+         f"{t7f['kernels']['cs__k_step_cells']['write_mb']:.0f} MB written per step; the other five kernels "
+         f"{t7f['total_mb_per_step'] - t7f['kernels']['cs__k_step_cells']['read_mb'] - t7f['kernels']['cs__k_step_cells']['write_mb']:.0f} MB); "
+         f"unfused (assembly kernel + fine solver) {t7u['bytes_per_compartment_step']:.1f} B. Fewest: "
+         f"{FEWEST_BYTES_PER_CS} B for distinct cells (constants read, v read and written), {FEWEST_IDENTICAL} B "
+         f"for identical cells → fused **{t7f['bytes_per_compartment_step'] / FEWEST_IDENTICAL:.1f}×** the fewest "
+         f"for this network (unfused {t7u['bytes_per_compartment_step'] / FEWEST_IDENTICAL:.1f}×)",
+         "reported; fused",
+         "What is left above the fewest: the backward sweep's eliminated right-hand sides (8 B written, 8 B read "
+         "back) and the pivots of the rows whose subtree carries a current (the soma's path), and the flags "
+         "(1 B per row per sweep). Keeping a cell's rows on chip across both sweeps would remove the "
+         "intermediates but leaves too few cells per multiprocessor (`bench/NOTES.md`)."],
         ["T8", "≤ 250 B of device memory per compartment (≥ 500 M compartments on one H200); solvers need no "
                "workspace; report the largest network run",
          f"{t8['bpc']:.0f} B per compartment at {t8['cells']:,} cells; largest run {t8['cells']:,} cells = "
@@ -647,7 +666,8 @@ def main():
          "workspace beyond the system (cuSPARSE `gtsv2StridedBatch`: m·(4n + 2048) elements)".replace(",", " "),
          ok(t8["bpc"] <= T8_LIMIT and t8["comp"] >= T8_COMPARTMENTS),
          (f"The largest network ran: {t8['comp'] / 1e6:.1f} M compartments at {t8['cs']:.3g} compartment-steps/s; "
-          f"host peak memory during set-up {t8['host_gb']:.0f} GB (of 128 GB), which limits the size before the GPU does."
+          f"host peak memory during set-up {t8['host_gb']:.0f} GB (of 128 GB), which limits the size before the GPU does. "
+          "Measured before the fused step; with it, identical cells take 42 B per compartment (section 3)."
           if t8.get("host_gb") else
           "The largest run is set by the script's size list, not by memory; host-side set-up memory was not measured.")],
     ]
@@ -671,8 +691,8 @@ Generated by `bench/report.py` from the result files in `bench/`; do not edit by
   {fs['ncores']}-core {fs['cpu']} host. All GPU figures in this report come from it.
 - **Copy bandwidth**, measured in the same run as each solver benchmark (device-to-device `cudaMemcpy`,
   bytes read + written): {copy_gbs:.0f} GB/s in the Thomas run, {hinfo['copy_gbs']:.0f} GB/s in the
-  Hines run. Percentages of copy use the figure of their own run; the full-step estimate (T7) uses
-  {copy_gbs:.0f} GB/s.
+  Hines run. Percentages of copy use the figure of their own run. The full step's DRAM traffic (T7) is
+  measured with Nsight Compute (`scripts/gpu_step_bytes.sh`).
 - **Solver timing**: CUDA events around each solve, launch included, warm-up first, then the median of
   ≥ 20 repeats (Thomas: inputs rotated over copies larger than the L2; Hines: L2 flushed before each
   solve). Every timed result is checked against the CPU reference in the same run.

@@ -76,8 +76,10 @@ typedef struct {
                             the assembly it saves: per-system variants from CS_HINES_FUSED_MIN_PER_SM
                             systems per multiprocessor instead of 1024 */
 } cs_hines_gpu_options;
-/* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step
- * (measured on an H200 with the full step: bench/NOTES.md). */
+/* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step.
+ * Measured on an H200 with the full step (bench/NOTES.md, "Full step"): at 124 cells per SM the
+ * fine solver plus an assembly kernel was faster (2.12e10 against 1.60e10 compartment-steps/s), at
+ * 248 the fused step (4.44e10 against 2.37e10); the crossover between was not measured. */
 #define CS_HINES_FUSED_MIN_PER_SM 192
 
 /* Fill *opt with the defaults (auto, defaults for every parameter, device 0). */
