@@ -133,6 +133,12 @@ def main():
             r = rs[len(rs) // 2]
             record("Arbor", a.ref_cells, threads, {"seconds": r["seconds"], "compartments": r["compartments"],
                                                     "spikes": r["spikes"]})
+    # the correctness check of every timed run: the same network size by size, so every simulator
+    # and every size must produce the same spikes (the ring's one travelling kick)
+    counts = sorted({r["spikes"] for r in res["runs"] if "error" not in r})
+    res["spikes_agree"] = len(counts) <= 1
+    with open(a.out, "w") as f:
+        json.dump(res, f, indent=1)
     print("\n| simulator | cells | threads | compartments | run [s] | compartment-steps/s | spikes |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in res["runs"]:
@@ -141,6 +147,10 @@ def main():
         else:
             print(f"| {r['sim']} | {r['cells']} | {r['threads']} | {r['compartments']} | {r['seconds']:.4g} | "
                   f"{r.get('cs_per_s', 0):.3g} | {r['spikes']} |")
+    if not res["spikes_agree"]:
+        print(f"CHECK FAILED: the runs disagree on the spike count: {counts}")
+        return 1
+    print(f"check: every run produced {counts[0] if counts else 0} spikes")
     return 0
 
 
