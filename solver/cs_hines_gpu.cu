@@ -104,15 +104,17 @@ __global__ void cs__k_cells(int nslot, const int *__restrict__ slot_base, const 
  * (one division per row) runs, so every thread keeps D rows of loads in flight. That matters when
  * there are few systems per multiprocessor (65536 cells: ~500 threads per SM), where one row in
  * flight per thread left the step latency-bound. With shared constants only v and the flags
- * come from DRAM (the constants are one system's rows, in L1/L2): those are the rows prefetched.
- * Mirrored by cs__hines_hplan_step_host. */
+ * come from DRAM (the constants are one system's rows, in L1/L2): those are the rows prefetched;
+ * and a row whose shared pivot a0[i] is a number (no current below it) neither stores nor re-reads
+ * its own. No load waits on another DRAM load (a first version chose the pivot's source by a flag
+ * bit and lost 8 %: bench/NOTES.md). Mirrored by cs__hines_hplan_step_host. */
 struct cs__step_row {
     unsigned f;
     double v, d0, cdt, b0, u;
 };
 
 template <bool SHARED_C>
-__device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int k, int i, cs__step_row &r)
+__device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int k, cs__step_row &r)
 {
     r.f = __ldg(st.flags + k);
     r.v = st.v[k];
@@ -122,7 +124,6 @@ __device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int
         r.b0 = __ldg(st.b0 + k);
         r.u = __ldg(st.u + k);
     }
-    (void)i;
 }
 
 template <bool SHARED_P, bool SHARED_C>
@@ -141,11 +142,11 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
     cs__step_row cur[D], nxt[D];
 #pragma unroll
     for (int j = 0; j < D; ++j)
-        if (n - 1 - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (n - 1 - j) * G, n - 1 - j, cur[j]);
+        if (n - 1 - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (n - 1 - j) * G, cur[j]);
     for (int i0 = n - 1; i0 >= 0; i0 -= D) {
 #pragma unroll
         for (int j = 0; j < D; ++j)
-            if (i0 - D - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (i0 - D - j) * G, i0 - D - j, nxt[j]);
+            if (i0 - D - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (i0 - D - j) * G, nxt[j]);
 #pragma unroll
         for (int j = 0; j < D; ++j) {
             const int i = i0 - j;
