@@ -1127,7 +1127,7 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
             unsigned f = F[k];
             double xpar = (f & CS_HINES_ROW_PARENT_PREV) ? xp : v[b + cs__slot_parent(hp, k, i) * G];
             double a = st->shared_constants ? st->a0[i] : wa[k];
-            if (isnan(a)) a = wa[k];
+            if (st->shared_constants && isnan(a)) a = wa[k]; /* a row whose pivot varies */
             double x = wb[k] - a * xpar;
             v[k] = x;
             if (f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;

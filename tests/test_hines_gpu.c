@@ -15,6 +15,11 @@
  * float loop on the same system), and the normwise backward error
  * max|b - A·x| / max(|A|·|x| + |b|) must stay under 1e-6 in every float case.
  *
+ * The fused membrane step (cs_hines_gpu_step_internal_d) is checked on every per-system variant,
+ * with and without shared constants (uniform batches), against the serial solve of the system it
+ * assembles, at the same 1e-12; two steps each, and after each step i, g and the branch points'
+ * work entries must be zero.
+ *
  * The host planner (layouts, re-rooting, splitting, packing) is also checked without a GPU,
  * through its host emulation, before the GPU part; then exit 77 (skipped) when CUDA is not
  * compiled in or no device is present. CS_TEST_SMALL=1 runs smaller batches (for
