@@ -12,8 +12,10 @@
  * once, and p read once per distinct structure; it is compared with a device-to-device copy
  * measured in the same run (bytes read + written).
  *
- * Usage: bench_hines [--quick] [--md FILE] [--max-cells N]
+ * Usage: bench_hines [--quick] [--targets] [--md FILE] [--max-cells N]
  *   --quick       fewer sizes and repetitions (a smoke run)
+ *   --targets     only the cases of targets T3 (256 000 medium-high cells), T4 (256 cells of every
+ *                 class) and T5 (mixed against uniform batches)
  *   --md FILE     append the markdown tables to FILE (default: print only) */
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -297,11 +299,12 @@ static void table_header(const char *title)
 
 int main(int argc, char **argv)
 {
-    int quick = 0;
+    int quick = 0, targets = 0;
     long long max_cells = 256000;
     const char *md = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--targets")) targets = 1;
         else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
         else if (!strcmp(argv[i], "--max-cells") && i + 1 < argc) max_cells = atoll(argv[++i]);
     }
@@ -362,13 +365,33 @@ int main(int argc, char **argv)
         {"fine", "fine", 0, 0, 0, 0},
         {"fine no-split", "fine", 0, 0, CS_HINES_FINE_NO_SPLIT, 0},
         {"fine no-opt", "fine", 0, 0, 7, 0},
+        {"warp", "warp", 0, 0, 0, 0},
         {"auto", "auto", 0, 0, 0, 0},
     };
     const int nall = (int)(sizeof all / sizeof all[0]);
+    enum { C_FLAT = 0, C_INTERLEAVED = 1, C_BI = 2, C_VARIABLE = 4, C_FINE = 5, C_FINE_NOSPLIT = 6, C_FINE_NOOPT = 7, C_WARP = 8 };
+    const int C_AUTO = nall - 1;
+    if (targets) { /* only the cases of T3, T4 and T5 (one short device call) */
+        table_header("T3: 256 000 medium-high cells, double and float");
+        Batch b;
+        make_batch(b, {cls[3]}, std::vector<int>((size_t)std::min<long long>(256000, max_cells), 0));
+        const Cfg t3[] = {all[C_INTERLEAVED], all[C_FINE], all[C_WARP], {"warp block=640", "warp", 0, 0, 0, 640},
+                          {"warp block=1920", "warp", 0, 0, 0, 1920}, {"warp no-split", "warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 0},
+                          all[C_AUTO]};
+        for (const Cfg &c : t3) emit(b, "medium-high", c, "d", run_cfg(b, c, "d"), 0);
+        for (const Cfg &c : t3) emit(b, "medium-high", c, "f", run_cfg(b, c, "f"), 0);
+        table_header("T4: 256 cells of every class, double");
+        for (int k = 0; k < 6; ++k) {
+            Batch s;
+            make_batch(s, {cls[k]}, std::vector<int>(256, 0));
+            const int pick[] = {C_FLAT, C_INTERLEAVED, C_FINE, C_WARP, C_AUTO};
+            for (int c : pick) emit(s, cs_hines_table41[k].name, all[c], "d", run_cfg(s, all[c], "d"), 0);
+        }
+    }
     /* ---- 1. every class, every size, every variant (double); CPU reference ---- */
-    table_header("Uniform batches, double precision");
+    if (!targets) table_header("Uniform batches, double precision");
     std::vector<std::vector<double>> cpu_serial(6, std::vector<double>(sizes.size(), 0));
-    for (int k = 0; k < 6; ++k)
+    for (int k = 0; k < 6 && !targets; ++k)
         for (size_t si = 0; si < sizes.size(); ++si) {
             if (sizes[si] > max_cells) continue;
             if (sizes[si] >= 256000 && k != 3 && quick) continue;
@@ -384,25 +407,25 @@ int main(int argc, char **argv)
             g_rows.push_back(line);
             if (g_md) { fprintf(g_md, "%s\n", line); fflush(g_md); }
             for (int c = 0; c < nall; ++c) {
-                if (quick && c >= 6 && c != nall - 1) continue;
+                if (quick && (c == C_FINE_NOSPLIT || c == C_FINE_NOOPT)) continue;
                 /* at the largest size only medium-high gets every variant (device time) */
-                if (sizes[si] >= 256000 && k != 3 && c != 1 && c != 5 && c != nall - 1) continue;
+                if (sizes[si] >= 256000 && k != 3 && c != C_INTERLEAVED && c != C_FINE && c != C_WARP && c != C_AUTO) continue;
                 emit(b, cs_hines_table41[k].name, all[c], "d", run_cfg(b, all[c], "d"), ts);
             }
         }
     /* ---- 2. single precision, medium-high ---- */
-    table_header("Uniform batches, single precision (medium-high)");
-    for (size_t si = 0; si < sizes.size(); ++si) {
+    if (!targets) table_header("Uniform batches, single precision (medium-high)");
+    for (size_t si = 0; si < sizes.size() && !targets; ++si) {
         if (sizes[si] > max_cells) continue;
         Batch b;
         make_batch(b, {cls[3]}, std::vector<int>((size_t)sizes[si], 0));
         for (int c = 0; c < nall; ++c) {
-            if (c == 0 || c == 6 || c == 7) continue;
+            if (c == C_FLAT || c == C_FINE_NOSPLIT || c == C_FINE_NOOPT) continue;
             emit(b, "medium-high", all[c], "f", run_cfg(b, all[c], "f"), cpu_serial[3][si]);
         }
     }
     /* ---- 3. block size sweeps at the largest size, medium-high ---- */
-    {
+    if (!targets) {
         long long n = std::min<long long>(sizes.back(), max_cells);
         Batch b;
         make_batch(b, {cls[3]}, std::vector<int>((size_t)n, 0));
@@ -452,7 +475,7 @@ int main(int argc, char **argv)
         Batch u;
         make_batch(u, {cls[3]}, std::vector<int>((size_t)((rows + 318) / 319), 0));
         double tsm = cpu_time_us(m, 0);
-        const int pick[] = {1, 2, 4, 5, 8};
+        const int pick[] = {C_INTERLEAVED, C_BI, C_VARIABLE, C_FINE, C_WARP, C_AUTO};
         for (int c : pick) {
             Result rm = run_cfg(m, all[c], "d");
             emit(m, "mixed", all[c], "d", rm, tsm);

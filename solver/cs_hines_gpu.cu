@@ -6,7 +6,10 @@
  *   cs__k_block_shared one CUDA block per group of BS systems, rhs in shared memory
  *   cs__k_fine         one CUDA block per pack, one thread per branch, level by level; the pack's
  *                      d, u, rhs staged in shared memory (or worked on in place when too large)
+ *   cs__k_warp         one warp per pack (one cell, or a few small ones), packs of one type per
+ *                      block, the type's schedule and each pack's rows staged in shared memory
  *   cs__k_convert      tree order ↔ internal layout, one warp per system */
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <stdarg.h>
@@ -260,6 +263,62 @@ __global__ void cs__k_block_shared(const int *__restrict__ group_base, const int
     for (int e = j; e < tot; e += G) rhs[gb + e] = sr[e];
 }
 
+/* The level sweeps of one pack (fine and warp), thread `tid` of `nth`: tasks ls[l] .. ls[l+1]-1
+ * form level l; a task is {first row, length, parent row or -1, first child entry}, the next
+ * task's fourth field closes its children. WARP: the pack is one warp's, so __syncwarp between
+ * levels instead of a block barrier. */
+template <class T, bool WARP>
+__device__ __forceinline__ void cs__pack_sweeps(T *D, const T *U, T *R, const int *ls, int nlev,
+                                                const int4 *tasks, const int *children, int tid, int nth)
+{
+    /* backward: deepest level first; a branch gathers its children's eliminations into its
+     * distal row, then eliminates itself towards its proximal row (carried in registers) */
+    for (int l = nlev - 1; l >= 0; --l) {
+        const int t1 = ls[l + 1];
+        for (int t = ls[l] + tid; t < t1; t += nth) {
+            const int4 tk = tasks[t];
+            const int c1 = tasks[t + 1].w;
+            const int first = tk.x, kd = tk.x + tk.y - 1;
+            T dd = D[kd], rr = R[kd];
+            for (int c = tk.w; c < c1; ++c) { /* a child's proximal row holds a = u/d', b = rhs'/d' */
+                const int kc = children[c];
+                const T uc = U[kc];
+                dd -= D[kc] * uc;
+                rr -= R[kc] * uc;
+            }
+            for (int k = kd; k > first; --k) {
+                const T uk = U[k];
+                const T inv = T(1) / dd;
+                const T a = uk * inv;
+                const T dn = D[k - 1] - a * uk, rn = R[k - 1] - a * rr;
+                D[k] = a;
+                R[k] = rr * inv;
+                dd = dn;
+                rr = rn;
+            }
+            const T inv = T(1) / dd;
+            D[first] = U[first] * inv;
+            R[first] = rr * inv;
+        }
+        if (WARP) __syncwarp(); else __syncthreads();
+    }
+    /* forward: root level first */
+    for (int l = 0; l < nlev; ++l) {
+        const int t1 = ls[l + 1];
+        for (int t = ls[l] + tid; t < t1; t += nth) {
+            const int4 tk = tasks[t];
+            const int first = tk.x;
+            T x = tk.z < 0 ? R[first] : R[first] - D[first] * R[tk.z];
+            R[first] = x;
+            for (int k = first + 1; k < first + tk.y; ++k) {
+                x = R[k] - D[k] * x;
+                R[k] = x;
+            }
+        }
+        if (WARP) __syncwarp(); else __syncthreads();
+    }
+}
+
 template <class T, bool SMEM>
 __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restrict__ pack_type,
                            const int4 *__restrict__ type_info, const int *__restrict__ level_start,
@@ -290,55 +349,57 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
         U = u + base;
         R = rhs + base;
     }
-    const int *ls = level_start + ti.y;
-    /* backward: deepest level first; a branch gathers its children's eliminations into its
-     * distal row, then eliminates itself towards its proximal row (carried in registers) */
-    for (int l = ti.z - 1; l >= 0; --l) {
-        const int t1 = ls[l + 1];
-        for (int t = ls[l] + threadIdx.x; t < t1; t += blockDim.x) {
-            const int4 tk = tasks[t];
-            const int c1 = tasks[t + 1].w;
-            const int first = tk.x, kd = tk.x + tk.y - 1;
-            T dd = D[kd], rr = R[kd];
-            for (int c = tk.w; c < c1; ++c) { /* a child's proximal row holds a = u/d', b = rhs'/d' */
-                const int kc = children[c];
-                const T uc = U[kc];
-                dd -= D[kc] * uc;
-                rr -= R[kc] * uc;
-            }
-            for (int k = kd; k > first; --k) {
-                const T uk = U[k];
-                const T inv = T(1) / dd;
-                const T a = uk * inv;
-                const T dn = D[k - 1] - a * uk, rn = R[k - 1] - a * rr;
-                D[k] = a;
-                R[k] = rr * inv;
-                dd = dn;
-                rr = rn;
-            }
-            const T inv = T(1) / dd;
-            D[first] = U[first] * inv;
-            R[first] = rr * inv;
-        }
-        __syncthreads();
-    }
-    /* forward: root level first */
-    for (int l = 0; l < ti.z; ++l) {
-        const int t1 = ls[l + 1];
-        for (int t = ls[l] + threadIdx.x; t < t1; t += blockDim.x) {
-            const int4 tk = tasks[t];
-            const int first = tk.x;
-            T x = tk.z < 0 ? R[first] : R[first] - D[first] * R[tk.z];
-            R[first] = x;
-            for (int k = first + 1; k < first + tk.y; ++k) {
-                x = R[k] - D[k] * x;
-                R[k] = x;
-            }
-        }
-        __syncthreads();
-    }
+    cs__pack_sweeps<T, false>(D, U, R, level_start + ti.y, ti.z, tasks, children, threadIdx.x, blockDim.x);
     if (SMEM)
         for (int e = threadIdx.x; e < rows; e += blockDim.x) rhs[base + e] = R[e];
+}
+
+/* "warp": one block per run of packs of one type (block_first), one warp per pack. The block
+ * copies its type's schedule into shared memory once (tasks and children relative to the type's
+ * first), so no level waits on a global load of its schedule (the fine kernel's levels each
+ * wait on one or two: bench/NOTES.md); each warp copies its pack's d, u, rhs with cp.async (all
+ * in flight at once, no registers), sweeps with warp barriers only, and writes rhs back. */
+template <class T>
+__global__ void cs__k_warp(const int *__restrict__ block_first, const int *__restrict__ pack_base,
+                           const int *__restrict__ pack_type, const int4 *__restrict__ type_info,
+                           const int *__restrict__ level_start, const int4 *__restrict__ tasks,
+                           const int *__restrict__ children, int sched_bytes, T *d,
+                           const T *__restrict__ u, T *rhs)
+{
+    extern __shared__ __align__(16) unsigned char cs__smem_warp[];
+    const int p0 = block_first[blockIdx.x], np = block_first[blockIdx.x + 1] - p0;
+    const int4 ti = type_info[pack_type[p0]];
+    const int rows = ti.w, nlev = ti.z;
+    const int ntk = level_start[ti.y + nlev] - ti.x; /* tasks of the type, the sentinel excluded */
+    const int c0 = tasks[ti.x].w, nkid = tasks[ti.x + ntk].w - c0;
+    int4 *s_tk = reinterpret_cast<int4 *>(cs__smem_warp);
+    int *s_ls = reinterpret_cast<int *>(s_tk + ntk + 1);
+    int *s_kid = s_ls + nlev + 1;
+    for (int i = threadIdx.x; i <= ntk; i += blockDim.x) {
+        int4 t = tasks[ti.x + i];
+        t.w -= c0;
+        s_tk[i] = t;
+    }
+    for (int i = threadIdx.x; i <= nlev; i += blockDim.x) s_ls[i] = level_start[ti.y + i] - ti.x;
+    for (int i = threadIdx.x; i < nkid; i += blockDim.x) s_kid[i] = children[c0 + i];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    T *D = reinterpret_cast<T *>(cs__smem_warp + sched_bytes) + (size_t)w * 3 * rows;
+    T *U = D + rows, *R = U + rows;
+    long long base = 0;
+    if (w < np) {
+        base = pack_base[p0 + w];
+        for (int e = lane; e < rows; e += 32) {
+            __pipeline_memcpy_async(D + e, d + base + e, sizeof(T));
+            __pipeline_memcpy_async(U + e, u + base + e, sizeof(T));
+            __pipeline_memcpy_async(R + e, rhs + base + e, sizeof(T));
+        }
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    if (w >= np) return;
+    cs__pack_sweeps<T, true>(D, U, R, s_ls, nlev, s_tk, s_kid, lane, 32);
+    for (int e = lane; e < rows; e += 32) rhs[base + e] = R[e];
 }
 
 /* one warp per system; coupling arrays follow the re-rooted edges (lusrc) and the root's
@@ -370,7 +431,7 @@ struct cs_hines_plan {
     cudaStream_t stream;
     int *d_offset, *d_cell_base, *d_cell_map, *d_lmap, *d_lusrc;
     int *d_slot_base, *d_slot_n, *d_p_local, *d_group_base, *d_group_rows;
-    int *d_pack_base, *d_pack_type, *d_level_start, *d_children;
+    int *d_pack_base, *d_pack_type, *d_level_start, *d_children, *d_block_first;
     int4 *d_type_info, *d_tasks;
     size_t bs_smem_elems;   /* block_shared: max group rows · G */
     int smem_optin;         /* bytes of shared memory a block may opt in to */
@@ -395,7 +456,7 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
     if (!pl) return;
     void *ptrs[] = {pl->d_offset, pl->d_cell_base, pl->d_cell_map, pl->d_lmap, pl->d_lusrc,
                     pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
-                    pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children,
+                    pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children, pl->d_block_first,
                     pl->d_type_info, pl->d_tasks, pl->buf_tree, pl->buf_int};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
         if (ptrs[i]) cudaFree(ptrs[i]);
@@ -409,6 +470,13 @@ static bool cs__fine_smem(const cs_hines_plan *pl, size_t elem)
            (size_t)pl->hp.max_pack_rows * 3 * elem <= (size_t)pl->smem_optin;
 }
 
+/* shared memory of one warp block: the schedule, then block_warps packs of max_pack_rows rows
+ * (d, u, rhs) */
+static size_t cs__warp_smem(const cs__hines_hplan *hp, size_t elem)
+{
+    return (size_t)hp->sched_bytes + (size_t)hp->block_warps * hp->max_pack_rows * 3 * elem;
+}
+
 template <class T>
 static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
 {
@@ -420,6 +488,17 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
             CS__CU(cudaFuncSetAttribute(cs__k_block_shared<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
             CS__CU(cudaFuncSetAttribute(cs__k_block_shared<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
         }
+    }
+    if (hp->variant == CS__HV_WARP) {
+        size_t bytes = cs__warp_smem(hp, sizeof(T));
+        if (bytes > (size_t)pl->smem_optin) {
+            cs__gpu_err("warp: a block of %d packs of up to %d rows needs %zu bytes of shared memory, the device allows %d "
+                        "(use \"fine\", which works in device memory when a pack does not fit)",
+                        hp->block_warps, hp->max_pack_rows, bytes, pl->smem_optin);
+            return CS_SOLVER_ERR_UNAVAILABLE;
+        }
+        if (bytes > 48 * 1024)
+            CS__CU(cudaFuncSetAttribute(cs__k_warp<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     }
     if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
         size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);
@@ -437,7 +516,8 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
     CS__TRY(cs__upload(&pl->d_cell_map, hp->cell_map, (size_t)hp->nsys));
     CS__TRY(cs__upload(&pl->d_lmap, hp->lmap, (size_t)hp->nlmap));
     CS__TRY(cs__upload(&pl->d_lusrc, hp->lusrc, (size_t)hp->nlmap));
-    if (hp->variant == CS__HV_FINE) {
+    if (cs__hines_variant_is_fine(hp->variant)) {
+        if (hp->variant == CS__HV_WARP) CS__TRY(cs__upload(&pl->d_block_first, hp->block_first, (size_t)hp->nblock + 1));
         CS__TRY(cs__upload(&pl->d_pack_base, hp->pack_base, (size_t)hp->npack));
         CS__TRY(cs__upload(&pl->d_pack_type, hp->pack_type, (size_t)hp->npack));
         CS__TRY(cs__upload(&pl->d_type_info, (const int4 *)hp->type_info, (size_t)hp->ntype));
@@ -470,7 +550,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
     int variant = cs__hines_variant_lookup(opt.variant);
     if (variant < 0) {
         cs__gpu_err("cs_hines_gpu_plan_create: unknown variant \"%s\" (flat, interleaved, block_interleaved, "
-                    "block_shared, variable, fine, auto)", opt.variant);
+                    "block_shared, variable, fine, warp, auto)", opt.variant);
         return CS_SOLVER_ERR_INVALID;
     }
     if (cs_hines_gpu_device_count() <= opt.device) {
@@ -564,6 +644,11 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
             cs__k_block_shared<T, false><<<hp->ngroup, hp->group, bytes, pl->stream>>>(pl->d_group_base, pl->d_group_rows, pl->d_slot_n, pl->d_p_local, d, u, rhs);
         break;
     }
+    case CS__HV_WARP:
+        cs__k_warp<T><<<hp->nblock, 32 * hp->block_warps, cs__warp_smem(hp, sizeof(T)), pl->stream>>>(
+            pl->d_block_first, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks,
+            pl->d_children, hp->sched_bytes, d, u, rhs);
+        break;
     case CS__HV_FINE:
         if (cs__fine_smem(pl, sizeof(T)))
             cs__k_fine<T, true><<<hp->npack, hp->threads, (size_t)hp->max_pack_rows * 3 * sizeof(T), pl->stream>>>(

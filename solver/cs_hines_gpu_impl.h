@@ -15,7 +15,8 @@ extern "C" {
     X(CS__HV_BLOCK_INTERLEAVED, "block_interleaved") \
     X(CS__HV_BLOCK_SHARED, "block_shared")         \
     X(CS__HV_VARIABLE, "variable")                 \
-    X(CS__HV_FINE, "fine")
+    X(CS__HV_FINE, "fine")                         \
+    X(CS__HV_WARP, "warp")
 
 typedef enum {
 #define CS__HV_ENUM(e, name) e,
@@ -26,11 +27,18 @@ typedef enum {
 } cs__hines_variant;
 
 const char *cs__hines_variant_name(int v);
+int cs__hines_variant_is_fine(int v); /* fine and warp: packs, branch schedules, re-rooting */
 int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO for NULL/"auto" */
 
 /* Largest number of rows of one fine pack that may be staged in shared memory, by precision
  * (227 KB opt-in limit of Hopper over 3 arrays). */
 #define CS__HINES_SMEM_BYTES_MAX (227 * 1024)
+
+/* warp: rows of one pack (a warp's cells; one cell always fits whatever its size) and default
+ * rows of one CUDA block (opt.fine_pack_rows overrides): 1280 rows in double is 30 KB, so a
+ * multiprocessor holds ~24 medium-high cells (bench/NOTES.md, "Hines GPU"). */
+#define CS__WARP_PACK_ROWS 384
+#define CS__WARP_BLOCK_ROWS 1280
 
 /* The host plan. All indices are int (the create function refuses batches whose internal size
  * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
@@ -84,6 +92,12 @@ typedef struct {
     int max_pack_rows; /* shared memory needed: max_pack_rows · 3 · sizeof(real) */
     int fine_global;   /* 1: work in device memory (a pack too big for shared memory) */
     int fine_flags;
+    /* warp: blocks of packs of one type, one warp per pack (packs of at most 32 branches per
+     * level, usually one cell); the type's schedule is staged once per block */
+    int nblock;
+    int *block_first;  /* [nblock+1] first pack of each block */
+    int block_warps;   /* most packs of one block (CUDA threads = 32 · block_warps) */
+    int sched_bytes;   /* shared memory for the largest type's schedule (16-byte aligned) */
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
     int max_levels;    /* most levels of one type */

@@ -31,6 +31,8 @@ void cs_hines_gpu_options_default(cs_hines_gpu_options *opt)
     memset(opt, 0, sizeof *opt);
 }
 
+int cs__hines_variant_is_fine(int v) { return v == CS__HV_FINE || v == CS__HV_WARP; }
+
 int cs__hines_variant_lookup(const char *name)
 {
     if (!name || strcmp(name, "auto") == 0) return CS__HV_AUTO;
@@ -485,7 +487,7 @@ void cs__hines_hplan_free(cs__hines_hplan *hp)
     free(hp->offset); free(hp->cell_base); free(hp->cell_map); free(hp->lmap); free(hp->lusrc);
     free(hp->slot_base); free(hp->slot_n); free(hp->p_local); free(hp->group_base); free(hp->group_rows);
     free(hp->pack_base); free(hp->pack_type); free(hp->type_info); free(hp->level_start);
-    free(hp->tasks); free(hp->children);
+    free(hp->tasks); free(hp->children); free(hp->block_first);
     memset(hp, 0, sizeof *hp);
 }
 
@@ -651,6 +653,38 @@ static int cs__tk_cmp_tree(const void *a, const void *b)
     return x->br - y->br;
 }
 
+/* warp: consecutive packs of one type (packs come grouped by structure) go into a block while
+ * its rows stay within block_rows (at least one pack per block) and it has at most 32 packs. The
+ * block stages its type's schedule once: tasks (int4, the sentinel included), level starts and
+ * children, relative to the type's first task and first child. */
+static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows)
+{
+    cs__ivec bf = {0};
+    int maxw = 1, sched = 16;
+    for (int pk = 0; pk < hp->npack;) {
+        const int t = hp->pack_type[pk], rows = hp->type_info[4 * t + 3];
+        int n = 1;
+        while (pk + n < hp->npack && n < 32 && hp->pack_type[pk + n] == t && (n + 1) * rows <= block_rows) ++n;
+        if (cs__iv_push(&bf, pk)) { free(bf.a); return 1; }
+        if (n > maxw) maxw = n;
+        pk += n;
+    }
+    if (cs__iv_push(&bf, hp->npack)) { free(bf.a); return 1; }
+    for (int t = 0; t < hp->ntype; ++t) {
+        const int *ti = hp->type_info + 4 * t;
+        const int ntk = hp->level_start[ti[1] + ti[2]] - ti[0];
+        const int nkid = hp->tasks[4 * (ti[0] + ntk) + 3] - hp->tasks[4 * ti[0] + 3];
+        int bytes = 16 * (ntk + 1) + 4 * (ti[2] + 1 + nkid);
+        bytes = (bytes + 15) / 16 * 16;
+        if (bytes > sched) sched = bytes;
+    }
+    hp->nblock = bf.n - 1;
+    hp->block_first = bf.a;
+    hp->block_warps = maxw;
+    hp->sched_bytes = sched;
+    return 0;
+}
+
 /* the fine solver */
 static cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                       const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen)
@@ -658,8 +692,11 @@ static cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const i
     cs_solver_status st = CS_SOLVER_OK;
     int nsys = hp->nsys, ns = hp->nstruct;
     int flags = opt->fine_flags;
-    int R = opt->fine_pack_rows > 0 ? opt->fine_pack_rows : 1536;
-    int T = opt->threads > 0 ? opt->threads : 128;
+    const int warp = hp->variant == CS__HV_WARP;
+    /* warp: one warp per pack, and packs small enough that several fit a block (a pack holds
+     * several cells only when they are small: 32 branches per level at most) */
+    int R = warp ? CS__WARP_PACK_ROWS : opt->fine_pack_rows > 0 ? opt->fine_pack_rows : 1536;
+    int T = warp ? 32 : opt->threads > 0 ? opt->threads : 128;
     hp->threads = T;
     hp->fine_flags = flags;
     cs__fstruct *fs = calloc((size_t)ns, sizeof(cs__fstruct));
@@ -826,6 +863,16 @@ static cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const i
     hp->max_pack_rows = max_rows;
     hp->max_levels = max_levels;
     if (!hp->children) { hp->children = malloc(sizeof(int)); CS__NOMEM(hp->children); hp->children[0] = 0; }
+    if (warp) {
+        if (cs__plan_warp_blocks(hp, opt->fine_pack_rows > 0 ? opt->fine_pack_rows : CS__WARP_BLOCK_ROWS)) {
+            st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail;
+        }
+        snprintf(hp->describe, sizeof hp->describe,
+                 "warp blocks=%d warps<=%d packs=%d types=%d max_pack_rows=%d schedule=%dB levels<=%d branches %lld->%lld%s%s%s",
+                 hp->nblock, hp->block_warps, hp->npack, hp->ntype, max_rows, hp->sched_bytes, max_levels,
+                 hp->nbranch_in, hp->nbranch_out, (flags & CS_HINES_FINE_NO_REROOT) ? " no-reroot" : "",
+                 (flags & CS_HINES_FINE_NO_SPLIT) ? " no-split" : "", (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
+    } else
     snprintf(hp->describe, sizeof hp->describe,
              "fine threads=%d packs=%d types=%d max_pack_rows=%d levels<=%d branches %lld->%lld%s%s%s",
              T, hp->npack, hp->ntype, max_rows, max_levels, hp->nbranch_in, hp->nbranch_out,
@@ -910,7 +957,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
     }
     hp->variant = variant;
-    if (variant == CS__HV_FINE) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);
+    if (cs__hines_variant_is_fine(variant)) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);
     else if (variant >= 0 && variant < CS__HV_COUNT) st = cs__plan_cells(hp, p, sid, rep, &opt, msg, msglen);
     else { st = CS_SOLVER_ERR_INVALID; cs__msg(msg, msglen, "unknown variant %d", variant); }
     if (st != CS_SOLVER_OK) goto fail;
@@ -959,7 +1006,7 @@ void cs__hines_hplan_from_internal_host(const cs__hines_hplan *hp, cs_hines_arra
 
 void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
-    if (hp->variant != CS__HV_FINE) {
+    if (!cs__hines_variant_is_fine(hp->variant)) {
         for (int q = 0; q < hp->nslot; ++q) {
             int n = hp->slot_n[q];
             if (!n) continue;

@@ -31,7 +31,7 @@ static void usage(FILE *f) {
         "      --dt MS         time step [ms], overrides the model's run.dt\n"
         "      --backend NAME  cpu (default), cuda, or auto (the GPU when there is one)\n"
         "      --solver NAME   the GPU's Hines solver: auto (default), flat, interleaved,\n"
-        "                      block_interleaved, block_shared, variable, fine; the per-system\n"
+        "                      block_interleaved, block_shared, variable, fine, warp; the per-system\n"
         "                      ones (flat, interleaved, block_interleaved, variable) fuse the\n"
         "                      assembly into the solve; auto picks one of them for large networks\n"
         "      --report-precision single|double\n"

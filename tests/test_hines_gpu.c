@@ -1,7 +1,8 @@
 /* GPU batched Hines solvers (solver/cs_hines_gpu.h) against the CPU serial reference.
  *
  * Every variant (flat, interleaved, block_interleaved with BS 32 and 64, block_shared, variable,
- * fine with and without its set-up optimisations, fine in device memory, auto), in double and in
+ * fine with and without its set-up optimisations, fine in device memory, warp with its default
+ * blocks and with 640-row blocks of unsplit branches, auto), in double and in
  * float, through host pointers, device pointers and the internal-layout path (convert, solve,
  * convert back), on: random trees; the six Table 4.1 classes of seed 000 (random trees with their
  * sizes and branch counts); every real SWC cell of shared/data/morphologies (discretised with
@@ -20,7 +21,7 @@
  * assembles, at the same 1e-12; two steps each, and after each step i, g and the branch points'
  * work entries must be zero.
  *
- * The host planner (layouts, re-rooting, splitting, packing) is also checked without a GPU,
+ * The host planner (layouts, re-rooting, splitting, packing, warp blocks) is also checked without a GPU,
  * through its host emulation, before the GPU part; then exit 77 (skipped) when CUDA is not
  * compiled in or no device is present. CS_TEST_SMALL=1 runs smaller batches (for
  * compute-sanitizer). CS_MORPH_DIR overrides the morphology folder. */
@@ -343,6 +344,32 @@ static void check_step_leftovers(const step_inputs *s, const double *wa, const d
 }
 
 /* ---- host planner checks (no GPU) -------------------------------------------------------- */
+/* warp: blocks cover every pack once, in order; a block's packs share one type, fit 32 lanes per
+ * level (one warp each), and stay within the block's row budget unless the block has one pack */
+static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_options *opt, const char *what)
+{
+    const int budget = opt->fine_pack_rows > 0 ? opt->fine_pack_rows : CS__WARP_BLOCK_ROWS;
+    ck_assert_int_eq(hp->block_first[0], 0);
+    ck_assert_int_eq(hp->block_first[hp->nblock], hp->npack);
+    int maxw = 0;
+    for (int bk = 0; bk < hp->nblock; ++bk) {
+        const int p0 = hp->block_first[bk], np = hp->block_first[bk + 1] - p0;
+        ck_assert_msg(np >= 1 && np <= 32, "%s: block %d has %d packs", what, bk, np);
+        const int t = hp->pack_type[p0], rows = hp->type_info[4 * t + 3];
+        for (int j = 1; j < np; ++j) ck_assert_msg(hp->pack_type[p0 + j] == t, "%s: block %d mixes types", what, bk);
+        ck_assert_msg(np == 1 || np * rows <= budget, "%s: block %d has %d rows", what, bk, np * rows);
+        if (np > maxw) maxw = np;
+    }
+    ck_assert_int_eq(maxw, hp->block_warps);
+    /* the schedule bytes the kernel stages must cover every type's */
+    for (int t = 0; t < hp->ntype; ++t) {
+        const int *ti = hp->type_info + 4 * t;
+        const int ntk = hp->level_start[ti[1] + ti[2]] - ti[0];
+        const int nkid = hp->tasks[4 * (ti[0] + ntk) + 3] - hp->tasks[4 * ti[0] + 3];
+        ck_assert_int_le(16 * (ntk + 1) + 4 * (ti[2] + 1 + nkid), hp->sched_bytes);
+    }
+}
+
 static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, const char *what)
 {
     int v = cs__hines_variant_lookup(opt->variant);
@@ -370,6 +397,7 @@ static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, con
     double *ref = reference(b);
     double e = relerr(b->nrows, x, ref);
     ck_assert_msg(e <= TOL_D, "%s %s (host emulation: %s): error %.3g", what, opt->variant, hp.describe, e);
+    if (hp.variant == CS__HV_WARP) check_warp_blocks(&hp, opt, what);
     for (int shared = 0; cs__hines_hplan_fuses(&hp) && shared <= hp.uniform; ++shared) {
         /* the fused step, twice: the second finds the work arrays as the first left them */
         step_inputs si;
@@ -412,6 +440,8 @@ static const config g_configs[] = {
     {"fine", 0, 32, 0, 256},
     {"fine", 0, 64, CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT | CS_HINES_FINE_NO_SORT, 0},
     {"fine", 0, 128, CS_HINES_FINE_GLOBAL, 0},
+    {"warp", 0, 0, 0, 0},
+    {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640},
     {"auto", 0, 0, 0, 0},
 };
 #define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
