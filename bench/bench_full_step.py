@@ -67,7 +67,8 @@ def main():
     ap.add_argument("--gpu-cells", type=int, nargs="+", default=[1024, 4096, 16384, 65536, 262144])
     ap.add_argument("--gpu-solvers", nargs="+", default=["auto"],
                     help="Hines solver variants to run at every GPU size (auto first: the headline figures)")
-    ap.add_argument("--cpu-cells", type=int, nargs="+", default=[1024, 4096, 16384])
+    ap.add_argument("--cpu-cells", type=int, nargs="*", default=[1024, 4096, 16384],
+                    help="OpenMP backend sizes (none: skip the CPU runs)")
     ap.add_argument("--ref-cells", type=int, default=1024, help="network size for NEURON and Arbor")
     ap.add_argument("--depth", type=int, default=5)
     ap.add_argument("--tfinal", type=float, default=20.0)

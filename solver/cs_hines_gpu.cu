@@ -129,11 +129,12 @@ __device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int
     }
 }
 
-template <bool SHARED_P, bool SHARED_C>
-__global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
-                                 int G, const int *__restrict__ pl, const cs_hines_step_d st)
+template <bool SHARED_P, bool SHARED_C, int D, int DF>
+__device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
+                                               int G, const int *__restrict__ pl, const cs_hines_step_d &st)
 {
-    constexpr int D = SHARED_C ? 8 : 4; /* rows per chunk: only v and the flags when shared */
+    /* D: rows per chunk of the backward sweep (only v and the flags when shared), DF: of the
+     * forward sweep */
     int q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= nslot) return;
     const int n = slot_n[q];
@@ -196,8 +197,7 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
 #pragma unroll
         for (int j = 0; j < D; ++j) cur[j] = nxt[j];
     }
-    /* forward: x = b − a·x_parent, the loads of D rows ahead of the chain */
-    constexpr int DF = 8;
+    /* forward: x = b − a·x_parent, the loads of DF rows ahead of the chain */
     double xp = st.v[b];
     unsigned ff[DF];
     double fa[DF], fb[DF];
@@ -224,6 +224,23 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
         }
     }
 }
+
+template <bool SHARED_P, bool SHARED_C, int D = SHARED_C ? 8 : 4, int DF = 8>
+__global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
+                                 int G, const int *__restrict__ pl, const cs_hines_step_d st)
+{
+    cs__step_cells<SHARED_P, SHARED_C, D, DF>(nslot, slot_base, slot_n, G, pl, st);
+}
+
+#ifdef CS_STEP_EXPERIMENT
+/* experiment builds only: at most 128 registers (4 blocks of 128 threads per multiprocessor) */
+template <int D, int DF>
+__global__ void __launch_bounds__(128, 4) cs__k_step_cells_lb(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
+                                                             int G, const int *__restrict__ pl, const cs_hines_step_d st)
+{
+    cs__step_cells<true, true, D, DF>(nslot, slot_base, slot_n, G, pl, st);
+}
+#endif
 
 template <class T, bool SHARED_P>
 __global__ void cs__k_block_shared(const int *__restrict__ group_base, const int *__restrict__ group_rows,
@@ -470,11 +487,10 @@ static bool cs__fine_smem(const cs_hines_plan *pl, size_t elem)
            (size_t)pl->hp.max_pack_rows * 3 * elem <= (size_t)pl->smem_optin;
 }
 
-/* shared memory of one warp block: the schedule, then block_warps packs of max_pack_rows rows
- * (d, u, rhs) */
+/* shared memory of one warp block: the schedule, then its packs' rows (d, u, rhs) */
 static size_t cs__warp_smem(const cs__hines_hplan *hp, size_t elem)
 {
-    return (size_t)hp->sched_bytes + (size_t)hp->block_warps * hp->max_pack_rows * 3 * elem;
+    return (size_t)hp->sched_bytes + (size_t)hp->block_rows * 3 * elem;
 }
 
 template <class T>
@@ -492,9 +508,9 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
     if (hp->variant == CS__HV_WARP) {
         size_t bytes = cs__warp_smem(hp, sizeof(T));
         if (bytes > (size_t)pl->smem_optin) {
-            cs__gpu_err("warp: a block of %d packs of up to %d rows needs %zu bytes of shared memory, the device allows %d "
+            cs__gpu_err("warp: a block of %d rows needs %zu bytes of shared memory, the device allows %d "
                         "(use \"fine\", which works in device memory when a pack does not fit)",
-                        hp->block_warps, hp->max_pack_rows, bytes, pl->smem_optin);
+                        hp->block_rows, bytes, pl->smem_optin);
             return CS_SOLVER_ERR_UNAVAILABLE;
         }
         if (bytes > 48 * 1024)
@@ -701,6 +717,23 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
     }
     int th = hp->threads, grid = (hp->nslot + th - 1) / th;
     const int *sb = pl->d_slot_base, *sn = pl->d_slot_n, *pp = pl->d_p_local;
+#ifdef CS_STEP_EXPERIMENT
+    /* experiment builds only: chunk sizes of the shared-constants kernel from CS_STEP_CHUNKS */
+    const char *ch = getenv("CS_STEP_CHUNKS");
+    if (st->shared_constants && ch) {
+        if (!strcmp(ch, "12,8")) cs__k_step_cells<true, true, 12, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else if (!strcmp(ch, "16,8")) cs__k_step_cells<true, true, 16, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else if (!strcmp(ch, "8,16")) cs__k_step_cells<true, true, 8, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else if (!strcmp(ch, "12,16")) cs__k_step_cells<true, true, 12, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else if (!strcmp(ch, "16,16")) cs__k_step_cells<true, true, 16, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else if (!strcmp(ch, "16,8,lb") && th == 128) cs__k_step_cells_lb<16, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else if (!strcmp(ch, "12,16,lb") && th == 128) cs__k_step_cells_lb<12, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else if (!strcmp(ch, "8,16,lb") && th == 128) cs__k_step_cells_lb<8, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else cs__k_step_cells<true, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        CS__CU(cudaGetLastError());
+        return CS_SOLVER_OK;
+    }
+#endif
     if (st->shared_constants)
         cs__k_step_cells<true, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
     else if (hp->shared_p)

@@ -21,15 +21,21 @@
  *                        pack of systems (greedy packing), branches sorted by length within a
  *                        level, long branches split, trees re-rooted to minimise depth; the pack's
  *                        rows are staged in shared memory when they fit
- *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which)
- * The per-system variants use no workspace beyond the system itself; "fine" uses none either
- * (its shared-memory staging is on chip). Padding rows of an internal layout are never read.
+ *   "warp"               the fine schedule with one warp per pack (one cell, or several small
+ *                        ones), packs of one structure per CUDA block; the block stages the
+ *                        structure's schedule and its packs' rows in shared memory (the rows of a
+ *                        block must fit: about 4 500 rows in double precision)
+ *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
+ *                        warp, or interleaved / variable when the cells are too large for warp
+ *                        or the caller runs the fused step on a large batch
+ * The per-system variants use no workspace beyond the system itself; "fine" and "warp" use none
+ * either (their shared-memory staging is on chip). Padding rows of an internal layout are never read.
  *
  * Internal layout. Every variant keeps d, u, rhs in its own internal order of
  * cs_hines_gpu_plan_internal_size() elements per array (>= the number of rows; padding rows are
  * never read). A simulator that keeps its state on the device in that order converts once with
  * cs_hines_gpu_to_internal_*() and then calls cs_hines_gpu_solve_internal_*() every step.
- * Re-rooting ("fine") changes which coupling a row of the internal u holds, so u converts with
+ * Re-rooting ("fine", "warp") changes which coupling a row of the internal u holds, so u converts with
  * CS_HINES_COUPLING and node arrays (d, rhs, voltages) with CS_HINES_NODE.
  *
  * Pointers. The tree-order solves accept host or device pointers (told apart with
@@ -68,13 +74,14 @@ typedef struct {
     int block_size;      /* BS: block_interleaved (0 → 64), block_shared (0 → 64: threads per block),
                             variable (0 → 32: systems per padded group) */
     int threads;         /* CUDA threads per block: per-system variants (0 → 128), fine (0 → 128) */
-    int fine_flags;      /* CS_HINES_FINE_* */
-    int fine_pack_rows;  /* most rows in one fine pack (0 → 1536, i.e. 36 KB of shared memory in
-                            double precision, 18 KB in single) */
+    int fine_flags;      /* CS_HINES_FINE_* (fine and warp) */
+    int fine_pack_rows;  /* fine: most rows in one pack (0 → 1536, i.e. 36 KB of shared memory in
+                            double precision, 18 KB in single); warp: most rows in one CUDA block
+                            of packs (0 → 1280; a block always takes at least one pack) */
     int device;          /* CUDA device ordinal (the current device is set to it) */
     int fused_step;      /* 1: the caller will run cs_hines_gpu_step_internal_d, so "auto" weighs
                             the assembly it saves: per-system variants from CS_HINES_FUSED_MIN_PER_SM
-                            systems per multiprocessor instead of 1024 */
+                            systems per multiprocessor instead of warp */
 } cs_hines_gpu_options;
 /* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step.
  * Measured on an H200 with the full step (bench/NOTES.md, "Full step"): at 124 cells per SM the

@@ -97,6 +97,7 @@ typedef struct {
     int nblock;
     int *block_first;  /* [nblock+1] first pack of each block */
     int block_warps;   /* most packs of one block (CUDA threads = 32 · block_warps) */
+    int block_rows;    /* most rows of one block (its packs' rows, staged in shared memory) */
     int sched_bytes;   /* shared memory for the largest type's schedule (16-byte aligned) */
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */

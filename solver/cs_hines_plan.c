@@ -660,13 +660,14 @@ static int cs__tk_cmp_tree(const void *a, const void *b)
 static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows)
 {
     cs__ivec bf = {0};
-    int maxw = 1, sched = 16;
+    int maxw = 1, maxrows = 0, sched = 16;
     for (int pk = 0; pk < hp->npack;) {
         const int t = hp->pack_type[pk], rows = hp->type_info[4 * t + 3];
         int n = 1;
         while (pk + n < hp->npack && n < 32 && hp->pack_type[pk + n] == t && (n + 1) * rows <= block_rows) ++n;
         if (cs__iv_push(&bf, pk)) { free(bf.a); return 1; }
         if (n > maxw) maxw = n;
+        if (n * rows > maxrows) maxrows = n * rows;
         pk += n;
     }
     if (cs__iv_push(&bf, hp->npack)) { free(bf.a); return 1; }
@@ -681,6 +682,7 @@ static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows)
     hp->nblock = bf.n - 1;
     hp->block_first = bf.a;
     hp->block_warps = maxw;
+    hp->block_rows = maxrows;
     hp->sched_bytes = sched;
     return 0;
 }
@@ -868,8 +870,8 @@ static cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const i
             st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail;
         }
         snprintf(hp->describe, sizeof hp->describe,
-                 "warp blocks=%d warps<=%d packs=%d types=%d max_pack_rows=%d schedule=%dB levels<=%d branches %lld->%lld%s%s%s",
-                 hp->nblock, hp->block_warps, hp->npack, hp->ntype, max_rows, hp->sched_bytes, max_levels,
+                 "warp blocks=%d warps<=%d rows<=%d packs=%d types=%d max_pack_rows=%d schedule=%dB levels<=%d branches %lld->%lld%s%s%s",
+                 hp->nblock, hp->block_warps, hp->block_rows, hp->npack, hp->ntype, max_rows, hp->sched_bytes, max_levels,
                  hp->nbranch_in, hp->nbranch_out, (flags & CS_HINES_FINE_NO_REROOT) ? " no-reroot" : "",
                  (flags & CS_HINES_FINE_NO_SPLIT) ? " no-split" : "", (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
     } else
@@ -945,15 +947,15 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     cs__km_free(&km);
     km_ok = 0;
     if (variant == CS__HV_AUTO) {
-        /* Measured on an H200 (bench/results-hines.md): with >= 1024 systems per multiprocessor
-         * the one-thread-per-system layouts are memory-bound and beat the fine solver, which is
-         * latency-bound at ~30 systems per multiprocessor (256000 cells: interleaved 1.56 ms vs
-         * fine 1.84 ms uniform, variable 2.14 ms vs fine 2.81 ms mixed); below that the fine
-         * solver wins by 2-30x. Systems too large to stage in shared memory: no fine. */
-        long long per_sm = opt.fused_step ? CS_HINES_FUSED_MIN_PER_SM : 1024;
-        int large = (long long)nsys >= per_sm * (nsm > 0 ? nsm : 132);
-        if (large) variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
-        else if ((long long)max_n * 3 * 8 <= CS__HINES_SMEM_BYTES_MAX) variant = CS__HV_FINE;
+        /* Measured on an H200 (bench/results-hines.md, bench/NOTES.md "Hines GPU"): the warp
+         * solver beats every other variant from 256 to 256000 cells (256000 medium-high: 1.46 ms
+         * against interleaved 1.56 and fine 1.83; 256 cells: 17 µs against fine 24 µs), except
+         * small-low at 256 cells (fine 8 % faster). Its block must fit in shared memory: rows of
+         * d, u, rhs plus a schedule of at most ~24 B per row. The fused step of the simulator
+         * needs a per-system variant: those from CS_HINES_FUSED_MIN_PER_SM systems per
+         * multiprocessor (below that the separate assembly plus warp is faster). */
+        int large = opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * (nsm > 0 ? nsm : 132);
+        if (!large && (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX) variant = CS__HV_WARP;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
     }
     hp->variant = variant;

@@ -351,7 +351,7 @@ static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_opti
     const int budget = opt->fine_pack_rows > 0 ? opt->fine_pack_rows : CS__WARP_BLOCK_ROWS;
     ck_assert_int_eq(hp->block_first[0], 0);
     ck_assert_int_eq(hp->block_first[hp->nblock], hp->npack);
-    int maxw = 0;
+    int maxw = 0, maxrows = 0;
     for (int bk = 0; bk < hp->nblock; ++bk) {
         const int p0 = hp->block_first[bk], np = hp->block_first[bk + 1] - p0;
         ck_assert_msg(np >= 1 && np <= 32, "%s: block %d has %d packs", what, bk, np);
@@ -359,8 +359,10 @@ static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_opti
         for (int j = 1; j < np; ++j) ck_assert_msg(hp->pack_type[p0 + j] == t, "%s: block %d mixes types", what, bk);
         ck_assert_msg(np == 1 || np * rows <= budget, "%s: block %d has %d rows", what, bk, np * rows);
         if (np > maxw) maxw = np;
+        if (np * rows > maxrows) maxrows = np * rows;
     }
     ck_assert_int_eq(maxw, hp->block_warps);
+    ck_assert_int_eq(maxrows, hp->block_rows); /* the shared memory the launch gives each block */
     /* the schedule bytes the kernel stages must cover every type's */
     for (int t = 0; t < hp->ntype; ++t) {
         const int *ti = hp->type_info + 4 * t;
@@ -820,7 +822,7 @@ START_TEST(test_gpu_errors)
     ck_assert_int_eq(cs_hines_gpu_plan_create(1, off, pbad, NULL, &pl), CS_SOLVER_ERR_INVALID);
     o.variant = "auto";
     ck_assert_int_eq(cs_hines_gpu_plan_create(1, off, p, &o, &pl), CS_SOLVER_OK);
-    ck_assert_str_eq(cs_hines_gpu_plan_variant(pl), "fine");
+    ck_assert_str_eq(cs_hines_gpu_plan_variant(pl), "warp");
     ck_assert_int_eq(cs_hines_gpu_solve_d(pl, NULL, NULL, NULL), CS_SOLVER_ERR_INVALID);
     cs_hines_gpu_plan_destroy(pl);
 }
