@@ -16,7 +16,7 @@ bld=$root/build-gpu-exp
 cmake -S . -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_FLAGS=-DCS_STEP_EXPERIMENT \
   -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
   >"$out/exp-build.log" 2>&1 || { tail -30 "$out/exp-build.log"; exit 1; }
-cmake --build "$bld" -j "$(nproc)" --target cablesim >>"$out/exp-build.log" 2>&1 || { grep -E "error" -A3 "$out/exp-build.log" | head -40; exit 1; }
+cmake --build "$bld" -j "$(nproc)" --target cablesim_cli >>"$out/exp-build.log" 2>&1 || { grep -E "error" -A3 "$out/exp-build.log" | head -40; exit 1; }
 for ch in 8,8 12,8 16,8 16,8,lb 8,16,lb 12,16,lb 8,8; do
   echo "== CS_STEP_CHUNKS=$ch"
   CS_STEP_CHUNKS=$ch python3 bench/bench_full_step.py --cablesim "$bld/cablesim" --out "$out/chunks-${ch//,/_}.json" \

@@ -449,6 +449,8 @@ struct cs_hines_plan {
     int *d_offset, *d_cell_base, *d_cell_map, *d_lmap, *d_lusrc;
     int *d_slot_base, *d_slot_n, *d_p_local, *d_group_base, *d_group_rows;
     int *d_pack_base, *d_pack_type, *d_level_start, *d_children, *d_block_first;
+    cudaStream_t *launch_stream; /* warp: one stream per launch group (created at the first solve) */
+    cudaEvent_t ev_fork, ev_join;
     int4 *d_type_info, *d_tasks;
     size_t bs_smem_elems;   /* block_shared: max group rows · G */
     int smem_optin;         /* bytes of shared memory a block may opt in to */
@@ -477,6 +479,13 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
                     pl->d_type_info, pl->d_tasks, pl->buf_tree, pl->buf_int};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
         if (ptrs[i]) cudaFree(ptrs[i]);
+    if (pl->launch_stream) {
+        for (int g = 0; g < pl->hp.nlaunch; ++g)
+            if (pl->launch_stream[g]) cudaStreamDestroy(pl->launch_stream[g]);
+        free(pl->launch_stream);
+        cudaEventDestroy(pl->ev_fork);
+        cudaEventDestroy(pl->ev_join);
+    }
     cs__hines_hplan_free(&pl->hp);
     free(pl);
 }
@@ -630,6 +639,39 @@ extern "C" cs_solver_status cs_hines_gpu_sync(cs_hines_plan *pl)
 }
 
 /* ---- launchers -------------------------------------------------------------------------------- */
+/* warp: one launch per launch group, each with the shared memory its blocks need; with several
+ * groups they run concurrently on their own streams, forked from and joined back to the plan's
+ * stream with events (so the plan's stream sees one solve, as with every other variant). */
+template <class T>
+static cs_solver_status cs__warp_launch(cs_hines_plan *pl, T *d, const T *u, T *rhs)
+{
+    const cs__hines_hplan *hp = &pl->hp;
+    const int ng = hp->nlaunch;
+    if (ng > 1 && !pl->launch_stream) {
+        pl->launch_stream = (cudaStream_t *)calloc((size_t)ng, sizeof(cudaStream_t));
+        if (!pl->launch_stream) { cs__gpu_err("warp: out of host memory"); return CS_SOLVER_ERR_NOMEM; }
+        CS__CU(cudaEventCreateWithFlags(&pl->ev_fork, cudaEventDisableTiming));
+        CS__CU(cudaEventCreateWithFlags(&pl->ev_join, cudaEventDisableTiming));
+        for (int g = 0; g < ng; ++g) CS__CU(cudaStreamCreateWithFlags(&pl->launch_stream[g], cudaStreamNonBlocking));
+    }
+    if (ng > 1) CS__CU(cudaEventRecord(pl->ev_fork, pl->stream));
+    for (int g = 0; g < ng; ++g) {
+        const int b0 = hp->launch_first[g], nb = hp->launch_first[g + 1] - b0;
+        const size_t bytes = (size_t)hp->launch_sched[g] + (size_t)hp->launch_rows[g] * 3 * sizeof(T);
+        cudaStream_t st = ng > 1 ? pl->launch_stream[g] : pl->stream;
+        if (ng > 1) CS__CU(cudaStreamWaitEvent(st, pl->ev_fork, 0));
+        cs__k_warp<T><<<nb, 32 * hp->block_warps, bytes, st>>>(pl->d_block_first + b0, pl->d_pack_base, pl->d_pack_type,
+                                                               pl->d_type_info, pl->d_level_start, pl->d_tasks,
+                                                               pl->d_children, hp->launch_sched[g], d, u, rhs);
+        CS__CU(cudaGetLastError());
+        if (ng > 1) {
+            CS__CU(cudaEventRecord(pl->ev_join, st));
+            CS__CU(cudaStreamWaitEvent(pl->stream, pl->ev_join, 0));
+        }
+    }
+    return CS_SOLVER_OK;
+}
+
 template <class T>
 static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, T *rhs)
 {
@@ -661,9 +703,7 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
         break;
     }
     case CS__HV_WARP:
-        cs__k_warp<T><<<hp->nblock, 32 * hp->block_warps, cs__warp_smem(hp, sizeof(T)), pl->stream>>>(
-            pl->d_block_first, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks,
-            pl->d_children, hp->sched_bytes, d, u, rhs);
+        CS__TRY(cs__warp_launch<T>(pl, d, u, rhs));
         break;
     case CS__HV_FINE:
         if (cs__fine_smem(pl, sizeof(T)))

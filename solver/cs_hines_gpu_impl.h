@@ -39,6 +39,7 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
  * multiprocessor holds ~24 medium-high cells (bench/NOTES.md, "Hines GPU"). */
 #define CS__WARP_PACK_ROWS 384
 #define CS__WARP_BLOCK_ROWS 1280
+#define CS__WARP_MAX_GROUPS 32 /* launch groups (one stream each) before falling back to one launch */
 
 /* The host plan. All indices are int (the create function refuses batches whose internal size
  * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
@@ -99,6 +100,10 @@ typedef struct {
     int block_warps;   /* most packs of one block (CUDA threads = 32 · block_warps) */
     int block_rows;    /* most rows of one block (its packs' rows, staged in shared memory) */
     int sched_bytes;   /* shared memory for the largest type's schedule (16-byte aligned) */
+    int nlaunch;       /* launch groups: consecutive blocks of similar shared memory */
+    int *launch_first; /* [nlaunch+1] first block of each launch group */
+    int *launch_rows;  /* [nlaunch] most rows of one block of the group */
+    int *launch_sched; /* [nlaunch] most schedule bytes of one block of the group */
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
     int max_levels;    /* most levels of one type */

@@ -487,7 +487,8 @@ void cs__hines_hplan_free(cs__hines_hplan *hp)
     free(hp->offset); free(hp->cell_base); free(hp->cell_map); free(hp->lmap); free(hp->lusrc);
     free(hp->slot_base); free(hp->slot_n); free(hp->p_local); free(hp->group_base); free(hp->group_rows);
     free(hp->pack_base); free(hp->pack_type); free(hp->type_info); free(hp->level_start);
-    free(hp->tasks); free(hp->children); free(hp->block_first);
+    free(hp->tasks); free(hp->children); free(hp->block_first); free(hp->launch_first); free(hp->launch_rows);
+    free(hp->launch_sched);
     memset(hp, 0, sizeof *hp);
 }
 
@@ -653,37 +654,69 @@ static int cs__tk_cmp_tree(const void *a, const void *b)
     return x->br - y->br;
 }
 
-/* warp: consecutive packs of one type (packs come grouped by structure) go into a block while
- * its rows stay within block_rows (at least one pack per block) and it has at most 32 packs. The
- * block stages its type's schedule once: tasks (int4, the sentinel included), level starts and
- * children, relative to the type's first task and first child. */
-static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows)
+/* schedule bytes of one type as the warp kernel stages it: tasks (int4, the sentinel included),
+ * level starts and children, 16-byte aligned */
+static int cs__warp_sched_bytes(const cs__hines_hplan *hp, int t)
 {
-    cs__ivec bf = {0};
-    int maxw = 1, maxrows = 0, sched = 16;
+    const int *ti = hp->type_info + 4 * t;
+    const int ntk = hp->level_start[ti[1] + ti[2]] - ti[0];
+    const int nkid = hp->tasks[4 * (ti[0] + ntk) + 3] - hp->tasks[4 * ti[0] + 3];
+    return (16 * (ntk + 1) + 4 * (ti[2] + 1 + nkid) + 15) / 16 * 16;
+}
+
+/* warp: consecutive packs of one type (packs come grouped by structure) go into a block while
+ * its rows stay within block_rows, it has at most 32 packs, and small batches keep at least two
+ * blocks per multiprocessor (at least one pack per block). The block stages its type's schedule
+ * once. Blocks then form launch groups: a kernel launch gives every block the same shared
+ * memory, so blocks of very different sizes (a mixed batch) would all get the largest one's and
+ * fewer would fit a multiprocessor. A group takes consecutive blocks within 20 % of its largest;
+ * groups run concurrently (one stream each). More than CS__WARP_MAX_GROUPS groups: one launch. */
+static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows, int nsm)
+{
+    cs__ivec bf = {0}, gf = {0}, grows = {0}, gsched = {0};
+    const int cap = hp->npack / (2 * (nsm > 0 ? nsm : 132)) > 1 ? hp->npack / (2 * (nsm > 0 ? nsm : 132)) : 1;
+    int maxw = 1, ok = 0;
+    long long gmax = 0; /* bytes (double) of the current group's largest block */
     for (int pk = 0; pk < hp->npack;) {
         const int t = hp->pack_type[pk], rows = hp->type_info[4 * t + 3];
         int n = 1;
-        while (pk + n < hp->npack && n < 32 && hp->pack_type[pk + n] == t && (n + 1) * rows <= block_rows) ++n;
-        if (cs__iv_push(&bf, pk)) { free(bf.a); return 1; }
+        while (pk + n < hp->npack && n < 32 && n < cap && hp->pack_type[pk + n] == t && (n + 1) * rows <= block_rows) ++n;
+        const int sched = cs__warp_sched_bytes(hp, t);
+        const long long bytes = sched + 24LL * n * rows;
+        const int join = gf.n > 0 && (bytes <= gmax ? 5 * bytes >= 4 * gmax : 5 * gmax >= 4 * bytes);
+        if (!join) {
+            ok |= cs__iv_push(&gf, bf.n) | cs__iv_push(&grows, 0) | cs__iv_push(&gsched, 0);
+            gmax = 0;
+        }
+        if (ok) break;
+        if (n * rows > grows.a[grows.n - 1]) grows.a[grows.n - 1] = n * rows;
+        if (sched > gsched.a[gsched.n - 1]) gsched.a[gsched.n - 1] = sched;
+        if (bytes > gmax) gmax = bytes;
+        ok |= cs__iv_push(&bf, pk);
         if (n > maxw) maxw = n;
-        if (n * rows > maxrows) maxrows = n * rows;
         pk += n;
     }
-    if (cs__iv_push(&bf, hp->npack)) { free(bf.a); return 1; }
-    for (int t = 0; t < hp->ntype; ++t) {
-        const int *ti = hp->type_info + 4 * t;
-        const int ntk = hp->level_start[ti[1] + ti[2]] - ti[0];
-        const int nkid = hp->tasks[4 * (ti[0] + ntk) + 3] - hp->tasks[4 * ti[0] + 3];
-        int bytes = 16 * (ntk + 1) + 4 * (ti[2] + 1 + nkid);
-        bytes = (bytes + 15) / 16 * 16;
-        if (bytes > sched) sched = bytes;
-    }
+    ok |= cs__iv_push(&bf, hp->npack) | cs__iv_push(&gf, bf.n - 1);
+    if (ok) { free(bf.a); free(gf.a); free(grows.a); free(gsched.a); return 1; }
     hp->nblock = bf.n - 1;
     hp->block_first = bf.a;
     hp->block_warps = maxw;
-    hp->block_rows = maxrows;
-    hp->sched_bytes = sched;
+    hp->nlaunch = gf.n - 1;
+    hp->launch_first = gf.a;
+    hp->launch_rows = grows.a;
+    hp->launch_sched = gsched.a;
+    hp->block_rows = 0;
+    hp->sched_bytes = 16;
+    for (int g = 0; g < hp->nlaunch; ++g) {
+        if (hp->launch_rows[g] > hp->block_rows) hp->block_rows = hp->launch_rows[g];
+        if (hp->launch_sched[g] > hp->sched_bytes) hp->sched_bytes = hp->launch_sched[g];
+    }
+    if (hp->nlaunch > CS__WARP_MAX_GROUPS) { /* one launch, every block given the largest's */
+        hp->launch_first[1] = hp->nblock;
+        hp->launch_rows[0] = hp->block_rows;
+        hp->launch_sched[0] = hp->sched_bytes;
+        hp->nlaunch = 1;
+    }
     return 0;
 }
 
@@ -866,12 +899,12 @@ static cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const i
     hp->max_levels = max_levels;
     if (!hp->children) { hp->children = malloc(sizeof(int)); CS__NOMEM(hp->children); hp->children[0] = 0; }
     if (warp) {
-        if (cs__plan_warp_blocks(hp, opt->fine_pack_rows > 0 ? opt->fine_pack_rows : CS__WARP_BLOCK_ROWS)) {
+        if (cs__plan_warp_blocks(hp, opt->fine_pack_rows > 0 ? opt->fine_pack_rows : CS__WARP_BLOCK_ROWS, nsm)) {
             st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail;
         }
         snprintf(hp->describe, sizeof hp->describe,
-                 "warp blocks=%d warps<=%d rows<=%d packs=%d types=%d max_pack_rows=%d schedule=%dB levels<=%d branches %lld->%lld%s%s%s",
-                 hp->nblock, hp->block_warps, hp->block_rows, hp->npack, hp->ntype, max_rows, hp->sched_bytes, max_levels,
+                 "warp blocks=%d launches=%d warps<=%d rows<=%d packs=%d types=%d max_pack_rows=%d schedule=%dB levels<=%d branches %lld->%lld%s%s%s",
+                 hp->nblock, hp->nlaunch, hp->block_warps, hp->block_rows, hp->npack, hp->ntype, max_rows, hp->sched_bytes, max_levels,
                  hp->nbranch_in, hp->nbranch_out, (flags & CS_HINES_FINE_NO_REROOT) ? " no-reroot" : "",
                  (flags & CS_HINES_FINE_NO_SPLIT) ? " no-split" : "", (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
     } else

@@ -345,31 +345,41 @@ static void check_step_leftovers(const step_inputs *s, const double *wa, const d
 
 /* ---- host planner checks (no GPU) -------------------------------------------------------- */
 /* warp: blocks cover every pack once, in order; a block's packs share one type, fit 32 lanes per
- * level (one warp each), and stay within the block's row budget unless the block has one pack */
+ * level (one warp each), and stay within the block's row budget unless the block has one pack;
+ * launch groups cover every block once, in order, and give each block at least the shared
+ * memory its rows and its type's schedule need */
 static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_options *opt, const char *what)
 {
     const int budget = opt->fine_pack_rows > 0 ? opt->fine_pack_rows : CS__WARP_BLOCK_ROWS;
     ck_assert_int_eq(hp->block_first[0], 0);
     ck_assert_int_eq(hp->block_first[hp->nblock], hp->npack);
+    ck_assert_int_ge(hp->nlaunch, 1);
+    ck_assert_int_le(hp->nlaunch, CS__WARP_MAX_GROUPS);
+    ck_assert_int_eq(hp->launch_first[0], 0);
+    ck_assert_int_eq(hp->launch_first[hp->nlaunch], hp->nblock);
     int maxw = 0, maxrows = 0;
-    for (int bk = 0; bk < hp->nblock; ++bk) {
-        const int p0 = hp->block_first[bk], np = hp->block_first[bk + 1] - p0;
-        ck_assert_msg(np >= 1 && np <= 32, "%s: block %d has %d packs", what, bk, np);
-        const int t = hp->pack_type[p0], rows = hp->type_info[4 * t + 3];
-        for (int j = 1; j < np; ++j) ck_assert_msg(hp->pack_type[p0 + j] == t, "%s: block %d mixes types", what, bk);
-        ck_assert_msg(np == 1 || np * rows <= budget, "%s: block %d has %d rows", what, bk, np * rows);
-        if (np > maxw) maxw = np;
-        if (np * rows > maxrows) maxrows = np * rows;
+    for (int g = 0; g < hp->nlaunch; ++g) {
+        ck_assert_int_lt(hp->launch_first[g], hp->launch_first[g + 1]);
+        for (int bk = hp->launch_first[g]; bk < hp->launch_first[g + 1]; ++bk) {
+            const int p0 = hp->block_first[bk], np = hp->block_first[bk + 1] - p0;
+            ck_assert_msg(np >= 1 && np <= 32, "%s: block %d has %d packs", what, bk, np);
+            const int t = hp->pack_type[p0], rows = hp->type_info[4 * t + 3];
+            for (int j = 1; j < np; ++j) ck_assert_msg(hp->pack_type[p0 + j] == t, "%s: block %d mixes types", what, bk);
+            ck_assert_msg(np == 1 || np * rows <= budget, "%s: block %d has %d rows", what, bk, np * rows);
+            ck_assert_msg(np * rows <= hp->launch_rows[g], "%s: block %d: %d rows, its launch gives %d", what, bk,
+                          np * rows, hp->launch_rows[g]);
+            /* the schedule bytes the kernel stages */
+            const int *ti = hp->type_info + 4 * t;
+            const int ntk = hp->level_start[ti[1] + ti[2]] - ti[0];
+            const int nkid = hp->tasks[4 * (ti[0] + ntk) + 3] - hp->tasks[4 * ti[0] + 3];
+            ck_assert_int_le(16 * (ntk + 1) + 4 * (ti[2] + 1 + nkid), hp->launch_sched[g]);
+            ck_assert_int_eq(hp->launch_sched[g] % 16, 0); /* the rows that follow stay aligned */
+            if (np > maxw) maxw = np;
+            if (np * rows > maxrows) maxrows = np * rows;
+        }
     }
     ck_assert_int_eq(maxw, hp->block_warps);
-    ck_assert_int_eq(maxrows, hp->block_rows); /* the shared memory the launch gives each block */
-    /* the schedule bytes the kernel stages must cover every type's */
-    for (int t = 0; t < hp->ntype; ++t) {
-        const int *ti = hp->type_info + 4 * t;
-        const int ntk = hp->level_start[ti[1] + ti[2]] - ti[0];
-        const int nkid = hp->tasks[4 * (ti[0] + ntk) + 3] - hp->tasks[4 * ti[0] + 3];
-        ck_assert_int_le(16 * (ntk + 1) + 4 * (ti[2] + 1 + nkid), hp->sched_bytes);
-    }
+    ck_assert_int_eq(maxrows, hp->block_rows);
 }
 
 static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, const char *what)
