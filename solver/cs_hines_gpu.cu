@@ -116,10 +116,10 @@ struct cs__step_row {
     double v, d0, cdt, b0, u;
 };
 
-template <bool SHARED_C>
+template <bool SHARED_C, bool ROWF>
 __device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int k, cs__step_row &r)
 {
-    r.f = __ldg(st.flags + k);
+    if (!ROWF) r.f = __ldg(st.flags + k); /* else the row's flags are shared: read when processed */
     r.v = st.v[k];
     if (!SHARED_C) { /* constants of a shared system are read when the row is processed */
         r.d0 = __ldg(st.d0 + k);
@@ -129,9 +129,10 @@ __device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int
     }
 }
 
-template <bool SHARED_P, bool SHARED_C, int D, int DF>
+template <bool SHARED_P, bool SHARED_C, int D, int DF, bool ROWF = false>
 __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
-                                               int G, const int *__restrict__ pl, const cs_hines_step_d &st)
+                                               int G, const int *__restrict__ pl, const cs_hines_step_d &st,
+                                               const unsigned char *__restrict__ rowf = nullptr)
 {
     /* D: rows per chunk of the backward sweep (only v and the flags when shared), DF: of the
      * forward sweep */
@@ -146,17 +147,18 @@ __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict_
     cs__step_row cur[D], nxt[D];
 #pragma unroll
     for (int j = 0; j < D; ++j)
-        if (n - 1 - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (n - 1 - j) * G, cur[j]);
+        if (n - 1 - j >= 0) cs__step_prefetch<SHARED_C, ROWF>(st, b + (n - 1 - j) * G, cur[j]);
     for (int i0 = n - 1; i0 >= 0; i0 -= D) {
 #pragma unroll
         for (int j = 0; j < D; ++j)
-            if (i0 - D - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (i0 - D - j) * G, nxt[j]);
+            if (i0 - D - j >= 0) cs__step_prefetch<SHARED_C, ROWF>(st, b + (i0 - D - j) * G, nxt[j]);
 #pragma unroll
         for (int j = 0; j < D; ++j) {
             const int i = i0 - j;
             if (i < 0) break;
             const int k = b + i * G;
             cs__step_row &r = cur[j];
+            if (ROWF) r.f = __ldg(rowf + i);
             if (SHARED_C) {
                 r.d0 = __ldg(st.d0 + i);
                 r.cdt = __ldg(st.cdt + i);
@@ -206,7 +208,7 @@ __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict_
         for (int j = 0; j < DF; ++j)
             if (i0 + j < n) {
                 const int k = b + (i0 + j) * G;
-                ff[j] = __ldg(st.flags + k);
+                ff[j] = ROWF ? __ldg(rowf + i0 + j) : __ldg(st.flags + k);
                 fa[j] = SHARED_C ? __ldg(st.a0 + i0 + j) : wa[k]; /* not a load that waits on another */
                 fb[j] = wb[k];
             }
@@ -233,6 +235,31 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
 }
 
 #ifdef CS_STEP_EXPERIMENT
+/* experiment builds only: the flags of local row i shared by every cell (their union) */
+__global__ void cs__k_step_cells_rowf(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
+                                      int G, const int *__restrict__ pl, const cs_hines_step_d st,
+                                      const unsigned char *__restrict__ rowf)
+{
+    cs__step_cells<true, true, 8, 8, true>(nslot, slot_base, slot_n, G, pl, st, rowf);
+}
+
+__global__ void cs__k_union_flags(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n, int G,
+                                  const unsigned char *__restrict__ flags, unsigned *__restrict__ out)
+{
+    int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= nslot) return;
+    for (int i = 0; i < slot_n[q]; ++i) {
+        unsigned f = flags[slot_base[q] + i * G];
+        if ((out[i] | f) != out[i]) atomicOr(out + i, f);
+    }
+}
+
+__global__ void cs__k_pack_flags(int n, const unsigned *__restrict__ in, unsigned char *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (unsigned char)in[i];
+}
+
 /* experiment builds only: at most 128 registers (4 blocks of 128 threads per multiprocessor) */
 template <int D, int DF>
 __global__ void __launch_bounds__(128, 4) cs__k_step_cells_lb(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
@@ -766,6 +793,20 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
         else if (!strcmp(ch, "8,16")) cs__k_step_cells<true, true, 8, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
         else if (!strcmp(ch, "12,16")) cs__k_step_cells<true, true, 12, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
         else if (!strcmp(ch, "16,16")) cs__k_step_cells<true, true, 16, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        else if (!strcmp(ch, "rowf")) {
+            static unsigned char *rowf = NULL; /* experiment: one plan per process */
+            if (!rowf) {
+                unsigned *tmp;
+                CS__CU(cudaMalloc((void **)&tmp, sizeof(unsigned) * hp->max_n));
+                CS__CU(cudaMemset(tmp, 0, sizeof(unsigned) * hp->max_n));
+                CS__CU(cudaMalloc((void **)&rowf, hp->max_n));
+                cs__k_union_flags<<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, st->flags, tmp);
+                cs__k_pack_flags<<<(hp->max_n + 127) / 128, 128, 0, pl->stream>>>(hp->max_n, tmp, rowf);
+                CS__CU(cudaStreamSynchronize(pl->stream));
+                cudaFree(tmp);
+            }
+            cs__k_step_cells_rowf<<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st, rowf);
+        }
         else if (!strcmp(ch, "16,8,lb") && th == 128) cs__k_step_cells_lb<16, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
         else if (!strcmp(ch, "12,16,lb") && th == 128) cs__k_step_cells_lb<12, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
         else if (!strcmp(ch, "8,16,lb") && th == 128) cs__k_step_cells_lb<8, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);

@@ -980,15 +980,23 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     cs__km_free(&km);
     km_ok = 0;
     if (variant == CS__HV_AUTO) {
-        /* Measured on an H200 (bench/results-hines.md, bench/NOTES.md "Hines GPU"): the warp
-         * solver beats every other variant from 256 to 256000 cells (256000 medium-high: 1.46 ms
-         * against interleaved 1.56 and fine 1.83; 256 cells: 17 µs against fine 24 µs), except
-         * small-low at 256 cells (fine 8 % faster). Its block must fit in shared memory: rows of
-         * d, u, rhs plus a schedule of at most ~24 B per row. The fused step of the simulator
-         * needs a per-system variant: those from CS_HINES_FUSED_MIN_PER_SM systems per
-         * multiprocessor (below that the separate assembly plus warp is faster). */
-        int large = opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * (nsm > 0 ? nsm : 132);
-        if (!large && (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX) variant = CS__HV_WARP;
+        /* Measured on an H200 (bench/results-hines.md, bench/NOTES.md "Hines GPU").
+         * Cells of one structure: warp beats every other variant from 256 to 256000 cells
+         * (256000 medium-high: 1.47 ms against interleaved 1.56 and fine 1.83; 256 cells: 17 µs
+         * against fine 24 µs), except small-low at 256 cells (fine 8 % faster).
+         * Mixed structures: the fine solver up to ~1000 cells per multiprocessor (2560 mixed
+         * cells: 49 µs against warp 65 µs, whose largest cells' critical paths set the time; 256
+         * and 25600: within 5 % of warp), the sorted, padded variable layout above (256000: 2.14 ms
+         * against warp 2.65 and fine 2.81).
+         * warp and fine stage rows in shared memory: too large a cell takes interleaved/variable.
+         * The simulator's fused step needs a per-system variant: from CS_HINES_FUSED_MIN_PER_SM
+         * systems per multiprocessor (below that the separate assembly plus warp/fine is faster). */
+        const long long sms = nsm > 0 ? nsm : 132;
+        const int fits = (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX;
+        if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
+            variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
+        else if (hp->uniform && fits) variant = CS__HV_WARP;
+        else if (!hp->uniform && fits && (long long)nsys < 1024 * sms) variant = CS__HV_FINE;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
     }
     hp->variant = variant;
