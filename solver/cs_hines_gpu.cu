@@ -129,7 +129,21 @@ __device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int
     }
 }
 
-template <bool SHARED_P, bool SHARED_C, int D, int DF, bool ROWF = false>
+/* 1/x in double from the single-precision reciprocal and two Newton steps (each doubles the
+ * correct bits: 23 → 46 → 92, so within an ulp or two of 1.0/x); fewer instructions than the
+ * IEEE division's sequence. x outside float's normal range takes the division. */
+__device__ __forceinline__ double cs__rcp(double x)
+{
+    const double ax = fabs(x);
+    if (!(ax > 1e-30 && ax < 1e30)) return 1.0 / x;
+    double r = (double)__frcp_rn((float)x);
+    double e = fma(-x, r, 1.0);
+    r = fma(r, e, r);
+    e = fma(-x, r, 1.0);
+    return fma(r, e, r);
+}
+
+template <bool SHARED_P, bool SHARED_C, int D, int DF, bool ROWF = false, bool RCP = false>
 __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
                                                int G, const int *__restrict__ pl, const cs_hines_step_d &st,
                                                const unsigned char *__restrict__ rowf = nullptr)
@@ -182,7 +196,7 @@ __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict_
                 if (r.f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
                 break;
             }
-            double inv = 1.0 / dk, a = r.u * inv;
+            double inv = RCP ? cs__rcp(dk) : 1.0 / dk, a = r.u * inv;
             double to_d = -a * r.u, to_r = -a * rk;
             if (r.f & CS_HINES_ROW_PARENT_PREV) {
                 cd = to_d;
@@ -236,11 +250,12 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
 
 #ifdef CS_STEP_EXPERIMENT
 /* experiment builds only: the flags of local row i shared by every cell (their union) */
+template <bool ROWF, bool RCP>
 __global__ void cs__k_step_cells_rowf(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
                                       int G, const int *__restrict__ pl, const cs_hines_step_d st,
                                       const unsigned char *__restrict__ rowf)
 {
-    cs__step_cells<true, true, 8, 8, true>(nslot, slot_base, slot_n, G, pl, st, rowf);
+    cs__step_cells<true, true, 8, 8, ROWF, RCP>(nslot, slot_base, slot_n, G, pl, st, rowf);
 }
 
 __global__ void cs__k_union_flags(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n, int G,
@@ -793,7 +808,8 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
         else if (!strcmp(ch, "8,16")) cs__k_step_cells<true, true, 8, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
         else if (!strcmp(ch, "12,16")) cs__k_step_cells<true, true, 12, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
         else if (!strcmp(ch, "16,16")) cs__k_step_cells<true, true, 16, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else if (!strcmp(ch, "rowf")) {
+        else if (!strcmp(ch, "rcp")) cs__k_step_cells_rowf<false, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st, NULL);
+        else if (!strcmp(ch, "rowf") || !strcmp(ch, "rowf,rcp")) {
             static unsigned char *rowf = NULL; /* experiment: one plan per process */
             if (!rowf) {
                 unsigned *tmp;
@@ -805,7 +821,8 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
                 CS__CU(cudaStreamSynchronize(pl->stream));
                 cudaFree(tmp);
             }
-            cs__k_step_cells_rowf<<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st, rowf);
+            if (ch[4]) cs__k_step_cells_rowf<true, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st, rowf);
+            else cs__k_step_cells_rowf<true, false><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st, rowf);
         }
         else if (!strcmp(ch, "16,8,lb") && th == 128) cs__k_step_cells_lb<16, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
         else if (!strcmp(ch, "12,16,lb") && th == 128) cs__k_step_cells_lb<12, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
