@@ -509,11 +509,11 @@ with Arbor's own count its figures are {sci(a1['cs_per_s'])} and {sci(aN['cs_per
 ![Full step: compartment-steps per second against network size](perf-full-step.png)
 
 The GPU's throughput grows with the network until about 65 536 cells ({sci(gpu[-2]['cs_same'] if len(gpu) > 1 else gpu[-1]['cs_same'])}
-cs/s) and is nearly flat after that ({sci(gpu[-1]['cs_same'])} at {sp(gpu[-1]['cells'])} cells). From 192 cells
-per multiprocessor (25 344 on this GPU) `auto` runs the **fused step**: one thread per cell assembles each
+cs/s) and is nearly flat after that ({sci(gpu[-1]['cs_same'])} at {sp(gpu[-1]['cells'])} cells). From 120 cells
+per multiprocessor (15 840 on this GPU) `auto` runs the **fused step**: one thread per cell assembles each
 row's diagonal and right-hand side as its Hines sweep reaches it (`cs_hines_gpu_step_internal_d`), and
 identical cells share one copy of their constant arrays and of the pivots of rows whose subtree carries no
-current; below that, the fine solver after a separate assembly kernel is faster. The dashed line is that
+current; below that, the warp solver after a separate assembly kernel is faster. The dashed line is that
 unfused path at every size ({sci(unfused[-1]['cs_same']) if unfused else '–'} at {sp(unfused[-1]['cells']) if unfused else '–'} cells).
 At small networks the per-step costs that do not grow with the network (kernel launches, event delivery,
 threshold detection, sampling) take a large share.

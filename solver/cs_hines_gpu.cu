@@ -106,22 +106,23 @@ __global__ void cs__k_cells(int nslot, const int *__restrict__ slot_base, const 
  * chunks of D: the loads of the next chunk are issued before the current chunk's dependent chain
  * (one division per row) runs, so every thread keeps D rows of loads in flight. That matters when
  * there are few systems per multiprocessor (65536 cells: ~500 threads per SM), where one row in
- * flight per thread left the step latency-bound. With shared constants only v and the flags
- * come from DRAM (the constants are one system's rows, in L1/L2): those are the rows prefetched;
- * and a row whose shared pivot a0[i] is a number (no current below it) neither stores nor re-reads
- * its own. No load waits on another DRAM load (a first version chose the pivot's source by a flag
+ * flight per thread left the step latency-bound. With shared constants only v comes from DRAM
+ * (the constants and the flags are one system's rows, in L1/L2): that is what is prefetched; and
+ * a row whose shared pivot a0[i] is a number (no current below it) neither stores nor re-reads
+ * its own. (Per-system flags cost 3 % at 65536 cells; deeper chunks and a float-seeded
+ * reciprocal did not help: the kernel issues ~175 instructions per row, bench/NOTES.md.) No load waits on another DRAM load (a first version chose the pivot's source by a flag
  * bit and lost 8 %: bench/NOTES.md). Mirrored by cs__hines_hplan_step_host. */
 struct cs__step_row {
     unsigned f;
     double v, d0, cdt, b0, u;
 };
 
-template <bool SHARED_C, bool ROWF>
+template <bool SHARED_C>
 __device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int k, cs__step_row &r)
 {
-    if (!ROWF) r.f = __ldg(st.flags + k); /* else the row's flags are shared: read when processed */
     r.v = st.v[k];
-    if (!SHARED_C) { /* constants of a shared system are read when the row is processed */
+    if (!SHARED_C) { /* a shared system's flags and constants are read when the row is processed */
+        r.f = __ldg(st.flags + k);
         r.d0 = __ldg(st.d0 + k);
         r.cdt = __ldg(st.cdt + k);
         r.b0 = __ldg(st.b0 + k);
@@ -129,24 +130,9 @@ __device__ __forceinline__ void cs__step_prefetch(const cs_hines_step_d &st, int
     }
 }
 
-/* 1/x in double from the single-precision reciprocal and two Newton steps (each doubles the
- * correct bits: 23 → 46 → 92, so within an ulp or two of 1.0/x); fewer instructions than the
- * IEEE division's sequence. x outside float's normal range takes the division. */
-__device__ __forceinline__ double cs__rcp(double x)
-{
-    const double ax = fabs(x);
-    if (!(ax > 1e-30 && ax < 1e30)) return 1.0 / x;
-    double r = (double)__frcp_rn((float)x);
-    double e = fma(-x, r, 1.0);
-    r = fma(r, e, r);
-    e = fma(-x, r, 1.0);
-    return fma(r, e, r);
-}
-
-template <bool SHARED_P, bool SHARED_C, int D, int DF, bool ROWF = false, bool RCP = false>
-__device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
-                                               int G, const int *__restrict__ pl, const cs_hines_step_d &st,
-                                               const unsigned char *__restrict__ rowf = nullptr)
+template <bool SHARED_P, bool SHARED_C, int D, int DF>
+__global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
+                                 int G, const int *__restrict__ pl, const cs_hines_step_d st)
 {
     /* D: rows per chunk of the backward sweep (only v and the flags when shared), DF: of the
      * forward sweep */
@@ -161,19 +147,19 @@ __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict_
     cs__step_row cur[D], nxt[D];
 #pragma unroll
     for (int j = 0; j < D; ++j)
-        if (n - 1 - j >= 0) cs__step_prefetch<SHARED_C, ROWF>(st, b + (n - 1 - j) * G, cur[j]);
+        if (n - 1 - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (n - 1 - j) * G, cur[j]);
     for (int i0 = n - 1; i0 >= 0; i0 -= D) {
 #pragma unroll
         for (int j = 0; j < D; ++j)
-            if (i0 - D - j >= 0) cs__step_prefetch<SHARED_C, ROWF>(st, b + (i0 - D - j) * G, nxt[j]);
+            if (i0 - D - j >= 0) cs__step_prefetch<SHARED_C>(st, b + (i0 - D - j) * G, nxt[j]);
 #pragma unroll
         for (int j = 0; j < D; ++j) {
             const int i = i0 - j;
             if (i < 0) break;
             const int k = b + i * G;
             cs__step_row &r = cur[j];
-            if (ROWF) r.f = __ldg(rowf + i);
             if (SHARED_C) {
+                r.f = __ldg(st.flags + i);
                 r.d0 = __ldg(st.d0 + i);
                 r.cdt = __ldg(st.cdt + i);
                 r.b0 = __ldg(st.b0 + i);
@@ -196,7 +182,7 @@ __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict_
                 if (r.f & CS_HINES_ROW_GATHERS) wa[k] = wb[k] = 0.0;
                 break;
             }
-            double inv = RCP ? cs__rcp(dk) : 1.0 / dk, a = r.u * inv;
+            double inv = 1.0 / dk, a = r.u * inv;
             double to_d = -a * r.u, to_r = -a * rk;
             if (r.f & CS_HINES_ROW_PARENT_PREV) {
                 cd = to_d;
@@ -222,7 +208,7 @@ __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict_
         for (int j = 0; j < DF; ++j)
             if (i0 + j < n) {
                 const int k = b + (i0 + j) * G;
-                ff[j] = ROWF ? __ldg(rowf + i0 + j) : __ldg(st.flags + k);
+                ff[j] = __ldg(st.flags + (SHARED_C ? i0 + j : k));
                 fa[j] = SHARED_C ? __ldg(st.a0 + i0 + j) : wa[k]; /* not a load that waits on another */
                 fb[j] = wb[k];
             }
@@ -241,48 +227,7 @@ __device__ __forceinline__ void cs__step_cells(int nslot, const int *__restrict_
     }
 }
 
-template <bool SHARED_P, bool SHARED_C, int D = SHARED_C ? 8 : 4, int DF = 8>
-__global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
-                                 int G, const int *__restrict__ pl, const cs_hines_step_d st)
-{
-    cs__step_cells<SHARED_P, SHARED_C, D, DF>(nslot, slot_base, slot_n, G, pl, st);
-}
 
-#ifdef CS_STEP_EXPERIMENT
-/* experiment builds only: the flags of local row i shared by every cell (their union) */
-template <bool ROWF, bool RCP>
-__global__ void cs__k_step_cells_rowf(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
-                                      int G, const int *__restrict__ pl, const cs_hines_step_d st,
-                                      const unsigned char *__restrict__ rowf)
-{
-    cs__step_cells<true, true, 8, 8, ROWF, RCP>(nslot, slot_base, slot_n, G, pl, st, rowf);
-}
-
-__global__ void cs__k_union_flags(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n, int G,
-                                  const unsigned char *__restrict__ flags, unsigned *__restrict__ out)
-{
-    int q = blockIdx.x * blockDim.x + threadIdx.x;
-    if (q >= nslot) return;
-    for (int i = 0; i < slot_n[q]; ++i) {
-        unsigned f = flags[slot_base[q] + i * G];
-        if ((out[i] | f) != out[i]) atomicOr(out + i, f);
-    }
-}
-
-__global__ void cs__k_pack_flags(int n, const unsigned *__restrict__ in, unsigned char *__restrict__ out)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = (unsigned char)in[i];
-}
-
-/* experiment builds only: at most 128 registers (4 blocks of 128 threads per multiprocessor) */
-template <int D, int DF>
-__global__ void __launch_bounds__(128, 4) cs__k_step_cells_lb(int nslot, const int *__restrict__ slot_base, const int *__restrict__ slot_n,
-                                                             int G, const int *__restrict__ pl, const cs_hines_step_d st)
-{
-    cs__step_cells<true, true, D, DF>(nslot, slot_base, slot_n, G, pl, st);
-}
-#endif
 
 template <class T, bool SHARED_P>
 __global__ void cs__k_block_shared(const int *__restrict__ group_base, const int *__restrict__ group_rows,
@@ -799,45 +744,12 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
     }
     int th = hp->threads, grid = (hp->nslot + th - 1) / th;
     const int *sb = pl->d_slot_base, *sn = pl->d_slot_n, *pp = pl->d_p_local;
-#ifdef CS_STEP_EXPERIMENT
-    /* experiment builds only: chunk sizes of the shared-constants kernel from CS_STEP_CHUNKS */
-    const char *ch = getenv("CS_STEP_CHUNKS");
-    if (st->shared_constants && ch) {
-        if (!strcmp(ch, "12,8")) cs__k_step_cells<true, true, 12, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else if (!strcmp(ch, "16,8")) cs__k_step_cells<true, true, 16, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else if (!strcmp(ch, "8,16")) cs__k_step_cells<true, true, 8, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else if (!strcmp(ch, "12,16")) cs__k_step_cells<true, true, 12, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else if (!strcmp(ch, "16,16")) cs__k_step_cells<true, true, 16, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else if (!strcmp(ch, "rcp")) cs__k_step_cells_rowf<false, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st, NULL);
-        else if (!strcmp(ch, "rowf") || !strcmp(ch, "rowf,rcp")) {
-            static unsigned char *rowf = NULL; /* experiment: one plan per process */
-            if (!rowf) {
-                unsigned *tmp;
-                CS__CU(cudaMalloc((void **)&tmp, sizeof(unsigned) * hp->max_n));
-                CS__CU(cudaMemset(tmp, 0, sizeof(unsigned) * hp->max_n));
-                CS__CU(cudaMalloc((void **)&rowf, hp->max_n));
-                cs__k_union_flags<<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, st->flags, tmp);
-                cs__k_pack_flags<<<(hp->max_n + 127) / 128, 128, 0, pl->stream>>>(hp->max_n, tmp, rowf);
-                CS__CU(cudaStreamSynchronize(pl->stream));
-                cudaFree(tmp);
-            }
-            if (ch[4]) cs__k_step_cells_rowf<true, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st, rowf);
-            else cs__k_step_cells_rowf<true, false><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st, rowf);
-        }
-        else if (!strcmp(ch, "16,8,lb") && th == 128) cs__k_step_cells_lb<16, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else if (!strcmp(ch, "12,16,lb") && th == 128) cs__k_step_cells_lb<12, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else if (!strcmp(ch, "8,16,lb") && th == 128) cs__k_step_cells_lb<8, 16><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        else cs__k_step_cells<true, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-        CS__CU(cudaGetLastError());
-        return CS_SOLVER_OK;
-    }
-#endif
     if (st->shared_constants)
-        cs__k_step_cells<true, true><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        cs__k_step_cells<true, true, 8, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
     else if (hp->shared_p)
-        cs__k_step_cells<true, false><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        cs__k_step_cells<true, false, 4, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
     else
-        cs__k_step_cells<false, false><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        cs__k_step_cells<false, false, 4, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
     CS__CU(cudaGetLastError());
     return CS_SOLVER_OK;
 }

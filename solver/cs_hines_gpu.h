@@ -84,10 +84,11 @@ typedef struct {
                             systems per multiprocessor instead of warp */
 } cs_hines_gpu_options;
 /* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step.
- * Measured on an H200 with the full step (bench/NOTES.md, "Full step"): at 124 cells per SM the
- * fine solver plus an assembly kernel was faster (2.12e10 against 1.60e10 compartment-steps/s), at
- * 248 the fused step (4.44e10 against 2.37e10); the crossover between was not measured. */
-#define CS_HINES_FUSED_MIN_PER_SM 192
+ * Measured on an H200 with the full step (bench/NOTES.md, "Full step", session 3): at 124 cells
+ * per SM the fused step was faster (2.53e10 compartment-steps/s against 2.30e10 for warp plus an
+ * assembly kernel), at 31 the separate assembly (1.47e10 against 0.87e10); between them the
+ * crossover was not measured. */
+#define CS_HINES_FUSED_MIN_PER_SM 120
 
 /* Fill *opt with the defaults (auto, defaults for every parameter, device 0). */
 void cs_hines_gpu_options_default(cs_hines_gpu_options *opt);
@@ -158,7 +159,11 @@ typedef struct {
     const double *u;         /* coupling of a row to its parent [µS] (internal, CS_HINES_COUPLING) */
     double *v;               /* in: v(t); out: v(t + dt) [mV] */
     double *i, *g;           /* membrane current [nA] and conductance [µS] added by mechanisms */
-    const unsigned char *flags; /* per internal row: cs_hines_gpu_plan_row_flags | CS_HINES_ROW_CURRENT */
+    const unsigned char *flags; /* per internal row: cs_hines_gpu_plan_row_flags | CS_HINES_ROW_CURRENT;
+                                with shared constants one system's rows (max_n entries, like a0):
+                                the structure bits and CS_HINES_ROW_CURRENT where any system may
+                                carry current (i and g are read there in every system, so they must
+                                be zero where a system has none) */
     double *work_a, *work_b; /* workspace (the system's own d and rhs storage), zeroed once */
     int shared_constants;    /* 0: d0, cdt, b0, u are internal-layout arrays; 1: they hold the rows
                                 of one system in tree order (max_n entries), shared by every system:

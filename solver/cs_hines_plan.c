@@ -1178,7 +1178,7 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
         double cd = 0.0, cr = 0.0; /* what row i+1 adds to row i when i is its parent */
         for (int i = n - 1; i >= 0; --i) {
             long long k = b + i * G, kc = st->shared_constants ? i : k;
-            unsigned f = F[k];
+            unsigned f = F[kc];
             double vk = v[k];
             double dk = st->d0[kc] + cd, rk = st->cdt[kc] * vk + st->b0[kc] + cr;
             if (f & CS_HINES_ROW_CURRENT) {
@@ -1214,7 +1214,7 @@ void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
         double xp = v[b];
         for (int i = 1; i < n; ++i) {
             long long k = b + i * G;
-            unsigned f = F[k];
+            unsigned f = F[st->shared_constants ? i : k];
             double xpar = (f & CS_HINES_ROW_PARENT_PREV) ? xp : v[b + cs__slot_parent(hp, k, i) * G];
             double a = st->shared_constants ? st->a0[i] : wa[k];
             if (st->shared_constants && isnan(a)) a = wa[k]; /* a row whose pivot varies */

@@ -219,7 +219,17 @@ static cs_status setup_fused_flags(cs_backend *be) {
     for (size_t k = 0; k < net->ninst; ++k)
         if (!net->inst[k].type->fold)
             flags[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node]] |= CS_HINES_ROW_CURRENT;
-    cs_status st = upload_new((void **)&be->s.flags, flags, be->s.n_int ? be->s.n_int : 1, "row flags");
+    size_t n = be->s.n_int ? be->s.n_int : 1;
+    if (be->shared_constants) { /* one cell's rows, each the union over the cells (cs_hines_step_d) */
+        n = (size_t)be->cell_first[1];
+        unsigned char *local = calloc(n, 1);
+        if (!local) { free(flags); return cs_error_set(CS_ERR_NOMEM, "out of memory"); }
+        for (size_t c = 0; c < net->ncell; ++c)
+            for (size_t r = 0; r < n; ++r) local[r] |= flags[be->row_map[be->cell_first[c] + r]];
+        free(flags);
+        flags = local;
+    }
+    cs_status st = upload_new((void **)&be->s.flags, flags, n, "row flags");
     free(flags);
     return st;
 }
