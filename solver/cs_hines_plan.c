@@ -669,8 +669,8 @@ static int cs__warp_sched_bytes(const cs__hines_hplan *hp, int t)
  * blocks per multiprocessor (at least one pack per block). The block stages its type's schedule
  * once. Blocks then form launch groups: a kernel launch gives every block the same shared
  * memory, so blocks of very different sizes (a mixed batch) would all get the largest one's and
- * fewer would fit a multiprocessor. A group takes consecutive blocks within 20 % of its largest;
- * groups run concurrently (one stream each). More than CS__WARP_MAX_GROUPS groups: one launch. */
+ * fewer would fit a multiprocessor. A group takes consecutive blocks within 20 % of its largest,
+ * and a type's last block when it is smaller; groups run concurrently (one stream each). More than CS__WARP_MAX_GROUPS groups: one launch. */
 static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows, int nsm)
 {
     cs__ivec bf = {0}, gf = {0}, grows = {0}, gsched = {0};
@@ -683,7 +683,10 @@ static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows, int nsm)
         while (pk + n < hp->npack && n < 32 && n < cap && hp->pack_type[pk + n] == t && (n + 1) * rows <= block_rows) ++n;
         const int sched = cs__warp_sched_bytes(hp, t);
         const long long bytes = sched + 24LL * n * rows;
-        const int join = gf.n > 0 && (bytes <= gmax ? 5 * bytes >= 4 * gmax : 5 * gmax >= 4 * bytes);
+        /* a type's last, smaller block stays in its type's group: a second launch (and the
+         * streams' fork and join) would cost more than that block's idle shared memory */
+        const int same = bf.n > 0 && hp->pack_type[bf.a[bf.n - 1]] == t;
+        const int join = gf.n > 0 && (bytes <= gmax ? same || 5 * bytes >= 4 * gmax : 5 * gmax >= 4 * bytes);
         if (!join) {
             ok |= cs__iv_push(&gf, bf.n) | cs__iv_push(&grows, 0) | cs__iv_push(&gsched, 0);
             gmax = 0;
