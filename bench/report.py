@@ -229,7 +229,8 @@ CP wins: its warps stay converged and coalesced, while NCP's diverge at their en
 
 
 # --------------------------------------------------------------------------------------------- Hines
-HINES_VARIANTS = ["flat", "interleaved", "block_interleaved BS=64", "block_shared", "variable", "fine"]
+HINES_VARIANTS = ["flat", "interleaved", "block_interleaved BS=64", "block_shared", "variable", "fine", "warp"]
+FINE_GRAINED = ["fine", "warp"]
 PER_CELL = ["flat", "interleaved", "block_interleaved BS=64", "block_shared", "variable"]
 CLASSES = ["small-low", "small-high", "medium-low", "medium-high", "big-low", "big-high"]
 
@@ -279,12 +280,12 @@ def hines(root, docs):
                   and not k[2].startswith("CPU"))
     t3 = {"pct": best_pct, "cfg": best_cfg, "us": best_us, "gbs": best_bw}
 
-    # T4: 256 cells, fine against one thread per cell
+    # T4: 256 cells, the faster fine-grained solver (fine or warp) against one thread per cell
     t4 = []
     for c in CLASSES:
-        fine = t(c, 256, "fine")
+        fine, fv = min((t(c, 256, v), v) for v in FINE_GRAINED if t(c, 256, v) is not None)
         best_pc = min((t(c, 256, v), v) for v in PER_CELL if t(c, 256, v) is not None)
-        t4.append({"class": c, "fine": fine, "flat": t(c, 256, "flat"), "vs_flat": t(c, 256, "flat") / fine,
+        t4.append({"class": c, "fine": fine, "fv": fv, "flat": t(c, 256, "flat"), "vs_flat": t(c, 256, "flat") / fine,
                    "vs_inter": t(c, 256, "interleaved") / fine, "best_pc": best_pc, "vs_best": best_pc[0] / fine})
 
     # T5: mixed vs uniform, per batch size: same variant (fine) and best of each side
@@ -293,17 +294,17 @@ def hines(root, docs):
         cfgs = [k[1] for k in mixed if k[0] == n and k[1] != "auto"]
         bm = min((mixed[(n, c)][0], c) for c in cfgs)
         bu = min((mixed[(n, c)][1], c) for c in cfgs)
-        f = mixed.get((n, "fine"))
+        f, w = mixed.get((n, "fine")), mixed.get((n, "warp"))
         t5.append({"cells": n, "ucells": mixed[(n, cfgs[0])][2], "fine": f[0] / f[1] if f else None,
-                   "best": bm[0] / bu[0], "bm": bm, "bu": bu})
+                   "warp": w[0] / w[1] if w else None, "best": bm[0] / bu[0], "bm": bm, "bu": bu})
 
     # plot: solve time per variant for the plotted class
     fig, ax = plt.subplots(figsize=(8, 5))
     style = {"flat": "v-", "interleaved": "s-", "block_interleaved BS=64": "D-", "block_shared": "P-",
-             "variable": "x-", "fine": "o-"}
+             "variable": "x-", "fine": "o-", "warp": "*-"}
     for v in HINES_VARIANTS:
         pts = [(n, t(pcls, n, v)) for n in cells_all if t(pcls, n, v) is not None]
-        ax.loglog(*zip(*pts), style[v], lw=2 if v == "fine" else 1.3, label=f"GPU {v}")
+        ax.loglog(*zip(*pts), style[v], lw=2 if v in FINE_GRAINED else 1.3, label=f"GPU {v}")
     for v, st in (("CPU serial", "k:"), ("CPU OpenMP", "k--")):
         pts = [(n, t(pcls, n, v)) for n in cells_all if t(pcls, n, v) is not None]
         ax.loglog(*zip(*pts), st, label=v + (" (16 threads)" if "OpenMP" in v else " (1 thread)"))
@@ -339,10 +340,13 @@ def hines(root, docs):
                    rows, ["---"] + ["---:"] * (len(cells_all) + 1))
     bi = [num(r["solve [µs]"]) for r in sweep if r["variant"] == "block_interleaved"]
     mix_rows = [[f"{x['cells']:,}".replace(",", " "), f"{x['ucells']:,}".replace(",", " "),
-                 f"{x['fine']:.2f}", f"{g3(x['bm'][0])} ({x['bm'][1].split(' ')[0]})",
+                 f"{x['fine']:.2f}", f"{x['warp']:.2f}" if x["warp"] else "–",
+                 f"{g3(x['bm'][0])} ({x['bm'][1].split(' ')[0]})",
                  f"{g3(x['bu'][0])} ({x['bu'][1].split(' ')[0]})", f"{x['best']:.2f}"] for x in t5]
-    mtab = md_table(["mixed cells", "uniform cells (same rows)", "fine: mixed / uniform", "best mixed [µs]",
-                     "best uniform [µs]", "best / best"], mix_rows)
+    mtab = md_table(["mixed cells", "uniform cells (same rows)", "fine: mixed / uniform", "warp: mixed / uniform",
+                     "best mixed [µs]", "best uniform [µs]", "best / best"], mix_rows)
+    big = max(cells_all)
+    best_big = min((t(pcls, big, v), v) for v in HINES_VARIANTS if t(pcls, big, v) is not None)
     section = f"""## 2. Hines batch (branched cells)
 
 Source: `bench/results-hines.md` (`bench/bench_hines.cu`). Device: {head}. {info['method']}; the %
@@ -356,10 +360,11 @@ Fastest GPU variant per class and batch, double: solve time [µs] (variant, % of
 ![Hines: solve time per variant against batch size, {pcls}](perf-hines.png)
 
 Small batches are latency-bound: the one-thread-per-cell kernels then leave most of the GPU idle, and
-the fine-grained solver (one thread per branch, packs of cells per block) is the fastest. At 256 000
-cells the interleaved one-thread-per-cell layout wins at about 40 % of the copy bandwidth; the
-Block-Interleaved block-size sweep (BS = 32…512) is flat ({g3(min(bi))}–{g3(max(bi))} µs at 256 000
-medium-high cells).
+the fine-grained solvers (one thread per branch, level by level: `fine` with a CUDA block per pack of
+cells, `warp` with a warp per cell and the structure's schedule staged in shared memory) are the
+fastest. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
+the copy bandwidth); the Block-Interleaved block-size sweep (BS = 32…512) is flat
+({g3(min(bi))}–{g3(max(bi))} µs).
 
 **Mixed batches** (the six classes round-robin) against a uniform medium-high batch with the same number
 of compartments:
@@ -384,7 +389,7 @@ def full_step(root, docs, copy_gbs):
         # a fair throughput for every simulator: cablesim's compartment count of the same network
         r["cs_same"] = r.get("cablesim_compartments", r["compartments"]) * r["steps"] / r["seconds"]
     gpu = sorted([r for r in runs if r["sim"] == "cablesim cuda"], key=lambda r: r["cells"])
-    unfused = sorted([r for r in runs if r["sim"] == "cablesim cuda (fine)"], key=lambda r: r["cells"])
+    unfused = sorted([r for r in runs if r["sim"] == "cablesim cuda (warp)"], key=lambda r: r["cells"])
     cpu = sorted([r for r in runs if r["sim"] == "cablesim cpu"], key=lambda r: r["cells"])
 
     def ref(sim, threads):
@@ -416,7 +421,7 @@ def full_step(root, docs, copy_gbs):
               label=f"cablesim cuda ({res['machine'].get('gpu', 'GPU')})")
     if unfused:
         ax.loglog([r["cells"] for r in unfused], [r["cs_same"] for r in unfused], "o--", lw=1.2, color="C0",
-                  alpha=0.6, label="cablesim cuda, unfused (assembly kernel + fine solver)")
+                  alpha=0.6, label="cablesim cuda, unfused (assembly kernel + warp solver)")
     ax.loglog([r["cells"] for r in cpu], [r["cs_same"] for r in cpu], "s-", lw=2, color="C1",
               label=f"cablesim cpu (OpenMP, {omp['threads']} threads)")
     xs = [min(r["cells"] for r in runs) * 0.8, max(r["cells"] for r in runs) * 1.25]
@@ -528,7 +533,9 @@ every size from 4 096 cells; the Hines solver `auto` picked is in the second col
 ![Per-phase share of the GPU step](perf-phases.png)
 """.replace(f"{n1['compartments']:,}", f"{n1['compartments']:,}".replace(",", " ")).replace(
         f"{a1['compartments']:,}", f"{a1['compartments']:,}".replace(",", " "))
-    return {"n1": n1, "nN": nN, "a1": a1, "aN": aN, "omp": omp, "gpu": gpu, "ncores": ncores,
+    n7 = next((r for r in runs if r["sim"] == "NEURON (call 7)" and r["threads"] == 1), n1)
+    g7 = next((r for r in runs if r["sim"] == "cablesim cuda (call 7)"), big[0])
+    return {"n1": n1, "nN": nN, "a1": a1, "aN": aN, "omp": omp, "gpu": gpu, "ncores": ncores, "n7": n7, "g7": g7,
             "cpu": res["machine"]["cpu"]}, t6, t7, t8, section
 
 
@@ -585,7 +592,7 @@ def main():
     t4_min = min(t4, key=lambda x: x["vs_flat"])
     t4_minbest = min(t4, key=lambda x: x["vs_best"])
     t5_ok = [x for x in t5 if x["best"] <= 1.25]
-    n1 = fs["n1"]
+    n1, n7, g7 = fs["n1"], fs["n7"], fs["g7"]
     t7f, t7u = t7["fused"], t7["unfused"]
     t1_ok = t1["frac"] <= 0.5 and t1["pct"] >= 85
     t2_ok = all(v["slower"] == 0 for v in t2.values())
@@ -609,11 +616,14 @@ def main():
          f"{hinfo['copy_gbs']:.0f})",
          ok(t3["pct"] >= 80),
          "One thread per cell (interleaved) re-reads the cell from HBM in its second sweep: a 7.6 KB cell "
-         "does not stay in L2 with 2 GB in flight, so ~64 B/row move for 32 compulsory (≤ 50 %). The fine "
-         "solver is latency-bound: shared memory holds ~30 cells per SM and each runs 17 levels × 2 dependent "
-         "sweeps (`bench/NOTES.md`, \"Hines GPU\", which lists three changes to try next)."],
+         "does not stay in L2 with 2 GB in flight, so ~64 B/row move for 32 compulsory (≤ 50 %). The warp "
+         "solver moves only the compulsory bytes (cell and schedule staged in shared memory) but is "
+         "latency-bound: shared memory holds ~24 cells per SM, and a cell's stay there (load, 15 levels × 2 "
+         "dependent sweeps, store) lasts ~18 µs, so ~1.3 cells/µs per SM finish where 80 % of copy needs "
+         "~2.5 (`bench/NOTES.md`, "
+         "\"Hines GPU\")."],
         ["T4", "Hines 256 cells, any class: fine ≥ 5× one thread per cell",
-         f"fine vs flat (one thread per cell): {min(x['vs_flat'] for x in t4):.1f}× ({t4_min['class']}) to "
+         f"fine-grained (the faster of fine and warp) vs flat (one thread per cell): {min(x['vs_flat'] for x in t4):.1f}× ({t4_min['class']}) to "
          f"{max(x['vs_flat'] for x in t4):.1f}×; vs interleaved {min(x['vs_inter'] for x in t4):.1f}–"
          f"{max(x['vs_inter'] for x in t4):.1f}×",
          ok(min(x["vs_flat"] for x in t4) >= 5) + " (vs flat)",
@@ -624,8 +634,11 @@ def main():
                                                    for x in t5),
          ok(len(t5_ok) == len(t5)) + (f" (met at {', '.join(format(x['cells'], ',').replace(',', ' ') for x in t5_ok)} only)"
                                       if t5_ok and len(t5_ok) < len(t5) else ""),
-         "Small mixed batches have too few cells of each structure to fill the fine solver's per-structure "
-         "packs; at 256 000 the sorted, padded `variable` layout pays for its padding and divergence "
+         "A mixed batch's time is set by its largest cells: their critical paths (big-high: 24 levels, "
+         "~6 rounds of 32 branches at the leaves) are about twice medium-high's, at the same rows per "
+         "multiprocessor in shared memory, so the fine-grained solvers finish big cells' rows at about half "
+         "the rate; at 256 000 the sorted, padded `variable` layout pays for its padding and divergence. The "
+         "warp solver made uniform batches faster (the denominator) more than mixed ones "
          "(`bench/NOTES.md`, \"Hines GPU\")."],
         ["T6", "Full step, ≥ 65 536 cells: ≥ 1000× NEURON 1 core; ≥ 10× NEURON all cores, Arbor all cores, "
                "our OpenMP all cores",
@@ -636,26 +649,30 @@ def main():
            f"NEURON and Arbor: at {sp(n1['cells'])} cells; all with cablesim's compartment count)",
          ok(t6_ok) + (" (met at " + ", ".join(sp(x["cells"]) for x in t6 if x["n1"] >= 1000) + " cells; the three 10× parts: met)"
                       if not t6_ok and any(x["n1"] >= 1000 for x in t6) else " (the three 10× parts: met)"),
-         f"NEURON on one core of this Xeon ran {sci(n1['cs_same'])} cs/s in this run (5.2e7 to 7.3e7 in the "
-         f"session's five runs on lent machines of this kind), so 1000× needs {sci(1000 * n1['cs_same'])} cs/s: "
+         f"NEURON on one core of this Xeon ran {sci(n1['cs_same'])} cs/s in this run; in another call of the "
+         f"same session, on another lent machine of this kind, {sci(n7['cs_same'])} (5.2e7 to 7.3e7 in session 2), "
+         f"where the same fused step at 65 536 cells ({sci(g7['cs_same'])} cs/s) made "
+         f"{g7['cs_same'] / n7['cs_same']:.0f}×: the 1000× part sits within NEURON's machine-to-machine spread. "
+         f"1000× needs {sci(1000 * n1['cs_same'])} cs/s, "
          f"{100 * 1000 * n1['cs_same'] / bound_cs:.0f} % of the bound of a distinct-cell step at copy bandwidth "
          f"({FEWEST_BYTES_PER_CS} B per compartment-step → {sci(bound_cs)} cs/s). At 65 536 cells (~500 threads "
-         "per multiprocessor) the fused step moves its 37 B per compartment-step at ~55 % of copy bandwidth: "
-         "too few threads to keep enough loads in flight (`bench/NOTES.md`, \"Full step\")."],
+         "per multiprocessor) the step kernel issues ~175 instructions per row at 0.35 per cycle per scheduler "
+         "and moves its bytes at ~50 % of copy bandwidth: more loads in flight did not help "
+         "(`bench/NOTES.md`, \"Full step\")."],
         ["T7", "Report bytes moved per compartment-step against the fewest the step needs",
          f"measured DRAM traffic (Nsight Compute, every kernel of a step, {sp(t7['cells'])} cells): fused step "
          f"**{t7f['bytes_per_compartment_step']:.1f} B** per compartment-step "
          f"(`cs__k_step_cells` {t7f['kernels']['cs__k_step_cells']['read_mb']:.0f} MB read + "
          f"{t7f['kernels']['cs__k_step_cells']['write_mb']:.0f} MB written per step; the other five kernels "
          f"{t7f['total_mb_per_step'] - t7f['kernels']['cs__k_step_cells']['read_mb'] - t7f['kernels']['cs__k_step_cells']['write_mb']:.0f} MB); "
-         f"unfused (assembly kernel + fine solver) {t7u['bytes_per_compartment_step']:.1f} B. Fewest: "
+         f"unfused (assembly kernel + fine solver, session 2) {t7u['bytes_per_compartment_step']:.1f} B. Fewest: "
          f"{FEWEST_BYTES_PER_CS} B for distinct cells (constants read, v read and written), {FEWEST_IDENTICAL} B "
          f"for identical cells → fused **{t7f['bytes_per_compartment_step'] / FEWEST_IDENTICAL:.1f}×** the fewest "
          f"for this network (unfused {t7u['bytes_per_compartment_step'] / FEWEST_IDENTICAL:.1f}×)",
          "reported; fused",
          "What is left above the fewest: the backward sweep's eliminated right-hand sides (8 B written, 8 B read "
-         "back) and the pivots of the rows whose subtree carries a current (the soma's path), and the flags "
-         "(1 B per row per sweep). Keeping a cell's rows on chip across both sweeps would remove the "
+         "back) and the pivots of the rows whose subtree carries a current (the soma's path); identical cells "
+         "share one cell's row flags. Keeping a cell's rows on chip across both sweeps would remove the "
          "intermediates but leaves too few cells per multiprocessor (`bench/NOTES.md`)."],
         ["T8", "≤ 250 B of device memory per compartment (≥ 500 M compartments on one H200); solvers need no "
                "workspace; report the largest network run",
@@ -674,9 +691,9 @@ def main():
     ttab = md_table(["#", "target", "measured", "status", "why not / remarks"], targets,
                     ["---", "---", "---", "---", "---"])
 
-    t4tab = md_table(["class", "fine [µs]", "flat [µs]", "fine vs flat", "fine vs interleaved",
-                      "fastest one-thread-per-cell [µs]", "fine vs that"],
-                     [[x["class"], g3(x["fine"]), g3(x["flat"]), f"{x['vs_flat']:.1f}×", f"{x['vs_inter']:.1f}×",
+    t4tab = md_table(["class", "fine-grained [µs]", "flat [µs]", "vs flat", "vs interleaved",
+                      "fastest one-thread-per-cell [µs]", "vs that"],
+                     [[f"{x['class']}", f"{g3(x['fine'])} ({x['fv']})", g3(x["flat"]), f"{x['vs_flat']:.1f}×", f"{x['vs_inter']:.1f}×",
                        f"{g3(x['best_pc'][0])} ({x['best_pc'][1].split(' ')[0]})", f"{x['vs_best']:.1f}×"]
                       for x in t4], ["---", "---:", "---:", "---:", "---:", "---:", "---:"])
 

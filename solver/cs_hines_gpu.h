@@ -26,8 +26,11 @@
  *                        structure's schedule and its packs' rows in shared memory (the rows of a
  *                        block must fit: about 4 500 rows in double precision)
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
- *                        warp, or interleaved / variable when the cells are too large for warp
- *                        or the caller runs the fused step on a large batch
+ *                        cells of one structure: warp, interleaved from ~1000 cells per
+ *                        multiprocessor unless they are small (<= 128 rows); mixed structures:
+ *                        fine, variable from ~1000 per multiprocessor; interleaved / variable
+ *                        when the cells are too large to stage, or for the fused step from
+ *                        CS_HINES_FUSED_MIN_PER_SM systems per multiprocessor
  * The per-system variants use no workspace beyond the system itself; "fine" and "warp" use none
  * either (their shared-memory staging is on chip). Padding rows of an internal layout are never read.
  *

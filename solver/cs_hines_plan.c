@@ -984,22 +984,26 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     km_ok = 0;
     if (variant == CS__HV_AUTO) {
         /* Measured on an H200 (bench/results-hines.md, bench/NOTES.md "Hines GPU").
-         * Cells of one structure: warp beats every other variant from 256 to 256000 cells
-         * (256000 medium-high: 1.47 ms against interleaved 1.56 and fine 1.83; 256 cells: 17 µs
-         * against fine 24 µs), except small-low at 256 cells (fine 8 % faster).
-         * Mixed structures: the fine solver up to ~1000 cells per multiprocessor (2560 mixed
-         * cells: 49 µs against warp 65 µs, whose largest cells' critical paths set the time; 256
-         * and 25600: within 5 % of warp), the sorted, padded variable layout above (256000: 2.14 ms
-         * against warp 2.65 and fine 2.81).
+         * Cells of one structure, below ~1000 per multiprocessor: warp is the fastest for every
+         * class of Table 4.1 (256 cells: 13-36 µs against fine's 14-40 µs; small-low is the one
+         * where fine wins, by 8 %). From ~1000 per multiprocessor (256000 cells): warp only for
+         * small cells (76 rows: 8-25 % faster than interleaved); medium-high ties (1.48 ms both),
+         * and the cells with long branches lose (medium-low 1.75 against 1.49 ms, big 5.9-7.1
+         * against 3.4 ms: shared memory holds 9-30 of them per multiprocessor, too few for their
+         * long critical paths), so interleaved.
+         * Mixed structures: the fine solver below ~1000 per multiprocessor (2560 mixed cells: 50 µs
+         * against warp 65 µs, whose largest cells set the time; 256 and 25600 within 5 % of warp),
+         * the sorted, padded variable layout above (256000: 2.14 ms against warp 2.65, fine 2.81).
          * warp and fine stage rows in shared memory: too large a cell takes interleaved/variable.
          * The simulator's fused step needs a per-system variant: from CS_HINES_FUSED_MIN_PER_SM
          * systems per multiprocessor (below that the separate assembly plus warp/fine is faster). */
         const long long sms = nsm > 0 ? nsm : 132;
         const int fits = (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX;
+        const int large = (long long)nsys >= 1024 * sms;
         if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
             variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
-        else if (hp->uniform && fits) variant = CS__HV_WARP;
-        else if (!hp->uniform && fits && (long long)nsys < 1024 * sms) variant = CS__HV_FINE;
+        else if (hp->uniform && fits && (!large || max_n <= 128)) variant = CS__HV_WARP;
+        else if (!hp->uniform && fits && !large) variant = CS__HV_FINE;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
     }
     hp->variant = variant;
