@@ -11,12 +11,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "ncu not found: skipped"; exit 0; }
 model="$out/busyring-$cells.json"
-python3 - "$cells" >"$model" <<'PY'
-import json, sys
-sys.path.insert(0, "bench")
-from bench_cpu_vs_neuron import busyring_model
-print(json.dumps(busyring_model(int(sys.argv[1]), 5, 1.0, [200.0, 20.0], [9, 3], 1)))
-PY
+python3 bench/busyring_json.py "$cells" >"$model"
 csv="$out/ncu-$cells-$solver.csv"
 # 40 steps of ~8 launches: skip the set-up and the first 20 steps, record 10 steps' kernels
 "$ncu" --csv --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
