@@ -46,14 +46,7 @@
 static int g_small;
 
 /* ---- data --------------------------------------------------------------------------------- */
-static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
-static double urand(void) /* [0, 1) */
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return (double)(g_rng >> 11) * 0x1.0p-53;
-}
+#include "test_rng.h"
 
 /* a batch: structure plus one set of values */
 typedef struct {
