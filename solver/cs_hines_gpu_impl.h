@@ -118,6 +118,9 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
                                        cs__hines_hplan *hp, char *msg, size_t msglen);
 void cs__hines_hplan_free(cs__hines_hplan *hp);
 
+/* Internal index of local row i of system s (the conversions' map). */
+long long cs__hines_hplan_internal_index(const cs__hines_hplan *hp, int s, int i);
+
 /* Host emulation of the plan (double): conversions and the solve, executed in the kernels'
  * order. For checking the planner on machines without a GPU. */
 void cs__hines_hplan_to_internal_host(const cs__hines_hplan *hp, cs_hines_array_kind kind,

@@ -674,7 +674,8 @@ static int cs__warp_sched_bytes(const cs__hines_hplan *hp, int t)
 static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows, int nsm)
 {
     cs__ivec bf = {0}, gf = {0}, grows = {0}, gsched = {0};
-    const int cap = hp->npack / (2 * (nsm > 0 ? nsm : 132)) > 1 ? hp->npack / (2 * (nsm > 0 ? nsm : 132)) : 1;
+    int cap = hp->npack / (2 * (nsm > 0 ? nsm : 132));
+    if (cap < 1) cap = 1;
     int maxw = 1, ok = 0;
     long long gmax = 0; /* bytes (double) of the current group's largest block */
     for (int pk = 0; pk < hp->npack;) {
@@ -1021,7 +1022,7 @@ fail:
 }
 
 /* ---- host emulation ----------------------------------------------------------------------- */
-static inline long long cs__iidx(const cs__hines_hplan *hp, int s, int i)
+long long cs__hines_hplan_internal_index(const cs__hines_hplan *hp, int s, int i)
 {
     int m = hp->cell_map[s];
     return (long long)hp->cell_base[s] + (m < 0 ? (long long)i * hp->cell_stride : hp->lmap[m + i]);
@@ -1035,7 +1036,7 @@ void cs__hines_hplan_to_internal_host(const cs__hines_hplan *hp, cs_hines_array_
         for (int i = 0; i < n; ++i) {
             int src = i;
             if (kind == CS_HINES_COUPLING) src = m < 0 ? (i == 0 ? -1 : i) : hp->lusrc[m + i];
-            internal[cs__iidx(hp, s, i)] = src < 0 ? 0.0 : tree[o + src];
+            internal[cs__hines_hplan_internal_index(hp, s, i)] = src < 0 ? 0.0 : tree[o + src];
         }
     }
 }
@@ -1049,7 +1050,7 @@ void cs__hines_hplan_from_internal_host(const cs__hines_hplan *hp, cs_hines_arra
             int dst = i;
             if (kind == CS_HINES_COUPLING) dst = m < 0 ? (i == 0 ? -1 : i) : hp->lusrc[m + i];
             if (dst < 0) continue; /* the root's coupling: none */
-            tree[o + dst] = internal[cs__iidx(hp, s, i)];
+            tree[o + dst] = internal[cs__hines_hplan_internal_index(hp, s, i)];
         }
     }
 }

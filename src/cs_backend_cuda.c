@@ -116,13 +116,11 @@ static cs_status upload_new(void **dst, const void *src, size_t bytes, const cha
     return cs_cuda_upload(*dst, src, bytes);
 }
 
-/* The GPU kernel family of a mechanism that adds current every step (pas is folded into the
- * matrix at set-up and never gets here); -1: none. */
-static int kind_of(const cs_mech_type *t) {
+static cs_cuda_mech_kind kind_of(const cs_mech_type *t) {
     if (t == &cs_mech_hh) return CS_CUDA_HH;
+    if (t == &cs_mech_pas) return CS_CUDA_PAS;
     if (t == &cs_mech_expsyn) return CS_CUDA_EXPSYN;
-    if (t == &cs_mech_iclamp) return CS_CUDA_ICLAMP;
-    return -1;
+    return CS_CUDA_ICLAMP;
 }
 
 /* Mechanism groups: instances of one type, their CVs mapped to the internal layout; states
@@ -180,10 +178,9 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius};
             t->init(&view);
             cs_cuda_mech *cm = &s->mech[m];
-            if (kind_of(t) < 0) st = cs_error_set(CS_ERR_UNSUPPORTED, "mechanism %s has no GPU kernel", t->name);
-            cm->kind = (cs_cuda_mech_kind)kind_of(t);
+            cm->kind = kind_of(t);
             cm->n = n;
-            if (st == CS_OK) st = upload_new((void **)&cm->node, node, (size_t)n * sizeof *node, "mechanism CVs");
+            st = upload_new((void **)&cm->node, node, (size_t)n * sizeof *node, "mechanism CVs");
             if (st == CS_OK) st = upload_new((void **)&cm->weight, w, (size_t)n * sizeof *w, "mechanism weights");
             if (st == CS_OK) st = upload_new((void **)&cm->param, par, (size_t)(np ? np : 1) * (size_t)n * sizeof *par, "mechanism parameters");
             if (st == CS_OK) st = upload_new((void **)&cm->state, sta, (size_t)(ns ? ns : 1) * (size_t)n * sizeof *sta, "mechanism states");

@@ -308,8 +308,7 @@ static void step_inputs_make(const batch *b, const cs__hines_hplan *hp, int shar
             for (int i = 0; i < n0; ++i) hc[i] |= t[CUR][b->offset[sy] + i] > 0.5;
         s->flags = malloc(n0);
         for (int i = 0; i < n0; ++i) { /* system 0's structure bits, the union's current bit */
-            const int m = hp->cell_map[0];
-            const long long k = hp->cell_base[0] + (m < 0 ? (long long)i * hp->cell_stride : hp->lmap[m + i]);
+            const long long k = cs__hines_hplan_internal_index(hp, 0, i);
             s->flags[i] = (s->row_flags[k] & ~CS_HINES_ROW_CURRENT) | (hc[i] ? CS_HINES_ROW_CURRENT : 0);
         }
         s->a0 = malloc(sizeof(double) * n0);
@@ -524,6 +523,40 @@ static void make_mixed_batch(batch *b, int count, int with_cells, uint64_t seed)
     }
     for (int k = 0; k < 6; ++k) free(lp[k]);
 }
+
+/* "auto" picks what the H200 measurements say (cs__hines_hplan_build's comment): with one
+ * multiprocessor, 1024 systems count as a large batch. */
+static const char *auto_choice(const batch *b, int nsm, int fused)
+{
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.fused_step = fused;
+    cs__hines_hplan hp;
+    char msg[256];
+    ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_AUTO, &o, nsm, &hp, msg, sizeof msg) == CS_SOLVER_OK,
+                  "%s", msg);
+    const char *v = cs__hines_variant_name(hp.variant);
+    cs__hines_hplan_free(&hp);
+    return v;
+}
+
+START_TEST(test_auto_choice)
+{
+    batch small, medium, mixed;
+    make_class_batch(&small, 0, 1100, 70);   /* small-low: 76 rows */
+    make_class_batch(&medium, 3, 1100, 71);  /* medium-high: 319 rows */
+    make_mixed_batch(&mixed, 1100, 0, 72);
+    ck_assert_str_eq(auto_choice(&medium, 132, 0), "warp");        /* 8 per SM */
+    ck_assert_str_eq(auto_choice(&medium, 1, 0), "interleaved");   /* large, cells over 128 rows */
+    ck_assert_str_eq(auto_choice(&small, 1, 0), "warp");           /* large, small cells */
+    ck_assert_str_eq(auto_choice(&mixed, 132, 0), "fine");
+    ck_assert_str_eq(auto_choice(&mixed, 1, 0), "variable");
+    ck_assert_str_eq(auto_choice(&medium, 132, 1), "warp");        /* fused: below 120 per SM */
+    ck_assert_str_eq(auto_choice(&medium, 8, 1), "interleaved");   /* fused: 137 per SM */
+    ck_assert_str_eq(auto_choice(&mixed, 8, 1), "variable");
+    batch_free(&small); batch_free(&medium); batch_free(&mixed);
+}
+END_TEST
 
 START_TEST(test_generator)
 {
@@ -849,6 +882,7 @@ static Suite *host_suite(void)
     TCase *tc = tcase_create("host");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_generator);
+    tcase_add_test(tc, test_auto_choice);
     tcase_add_test(tc, test_host_plans);
     tcase_add_test(tc, test_host_plans_cells);
     suite_add_tcase(s, tc);
