@@ -366,17 +366,17 @@ int main(int argc, char **argv)
         {"fine no-split", "fine", 0, 0, CS_HINES_FINE_NO_SPLIT, 0},
         {"fine no-opt", "fine", 0, 0, 7, 0},
         {"warp", "warp", 0, 0, 0, 0},
+        {"staged", "staged", 0, 0, 0, 0},
         {"auto", "auto", 0, 0, 0, 0},
     };
     const int nall = (int)(sizeof all / sizeof all[0]);
-    enum { C_FLAT = 0, C_INTERLEAVED = 1, C_BI = 2, C_VARIABLE = 4, C_FINE = 5, C_FINE_NOSPLIT = 6, C_FINE_NOOPT = 7, C_WARP = 8 };
+    enum { C_FLAT = 0, C_INTERLEAVED = 1, C_BI = 2, C_VARIABLE = 4, C_FINE = 5, C_FINE_NOSPLIT = 6, C_FINE_NOOPT = 7, C_WARP = 8, C_STAGED = 9 };
     const int C_AUTO = nall - 1;
     if (targets) { /* only the cases of T3, T4 and T5 (one short device call) */
         table_header("T3: 256 000 medium-high cells, double and float");
         Batch b;
         make_batch(b, {cls[3]}, std::vector<int>((size_t)std::min<long long>(256000, max_cells), 0));
-        const Cfg t3[] = {all[C_INTERLEAVED], all[C_FINE], all[C_WARP], {"warp block=640", "warp", 0, 0, 0, 640},
-                          {"warp block=1920", "warp", 0, 0, 0, 1920}, {"warp no-split", "warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 0},
+        const Cfg t3[] = {all[C_INTERLEAVED], all[C_WARP], all[C_STAGED], {"staged cells=16", "staged", 16, 0, 0, 0},
                           all[C_AUTO]};
         for (const Cfg &c : t3) emit(b, "medium-high", c, "d", run_cfg(b, c, "d"), 0);
         for (const Cfg &c : t3) emit(b, "medium-high", c, "f", run_cfg(b, c, "f"), 0);
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < 6; ++k) {
             Batch s;
             make_batch(s, {cls[k]}, std::vector<int>(256, 0));
-            const int pick[] = {C_FLAT, C_INTERLEAVED, C_FINE, C_WARP, C_AUTO};
+            const int pick[] = {C_FLAT, C_INTERLEAVED, C_FINE, C_WARP, C_STAGED, C_AUTO};
             for (int c : pick) emit(s, cs_hines_table41[k].name, all[c], "d", run_cfg(s, all[c], "d"), 0);
         }
     }
@@ -409,7 +409,7 @@ int main(int argc, char **argv)
             for (int c = 0; c < nall; ++c) {
                 if (quick && (c == C_FINE_NOSPLIT || c == C_FINE_NOOPT)) continue;
                 /* at the largest size only medium-high gets every variant (device time) */
-                if (sizes[si] >= 256000 && k != 3 && c != C_INTERLEAVED && c != C_FINE && c != C_WARP && c != C_AUTO) continue;
+                if (sizes[si] >= 256000 && k != 3 && c != C_INTERLEAVED && c != C_FINE && c != C_WARP && c != C_STAGED && c != C_AUTO) continue;
                 emit(b, cs_hines_table41[k].name, all[c], "d", run_cfg(b, all[c], "d"), ts);
             }
         }
@@ -475,7 +475,7 @@ int main(int argc, char **argv)
         Batch u;
         make_batch(u, {cls[3]}, std::vector<int>((size_t)((rows + 318) / 319), 0));
         double tsm = cpu_time_us(m, 0);
-        const int pick[] = {C_INTERLEAVED, C_BI, C_VARIABLE, C_FINE, C_WARP, C_AUTO};
+        const int pick[] = {C_INTERLEAVED, C_BI, C_VARIABLE, C_FINE, C_WARP, C_STAGED, C_AUTO};
         for (int c : pick) {
             Result rm = run_cfg(m, all[c], "d");
             emit(m, "mixed", all[c], "d", rm, tsm);

@@ -13,11 +13,13 @@
 #include <cuda_runtime.h>
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cs_hines_gpu_impl.h"
+#include "cs_hines_staged_gpu.h"
 
 /* ---- errors ------------------------------------------------------------------------------- */
 static thread_local char cs__gpu_msg[512];
@@ -439,6 +441,10 @@ struct cs_hines_plan {
     cudaStream_t *launch_stream; /* warp: one stream per launch group (created at the first solve) */
     cudaEvent_t ev_fork, ev_join;
     int4 *d_type_info, *d_tasks;
+    int *d_group_type;      /* staged */
+    int2 *d_stype;
+    int4 *d_sched;
+    int nsm;                /* multiprocessors of the device */
     size_t bs_smem_elems;   /* block_shared: max group rows · G */
     int smem_optin;         /* bytes of shared memory a block may opt in to */
     void *buf_tree;         /* 3 tree-order arrays (host-pointer path), bytes below */
@@ -463,7 +469,8 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
     void *ptrs[] = {pl->d_offset, pl->d_cell_base, pl->d_cell_map, pl->d_lmap, pl->d_lusrc,
                     pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
                     pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children, pl->d_block_first,
-                    pl->d_type_info, pl->d_tasks, pl->buf_tree, pl->buf_int};
+                    pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_stype, pl->d_sched,
+                    pl->buf_tree, pl->buf_int};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
         if (ptrs[i]) cudaFree(ptrs[i]);
     if (pl->launch_stream) {
@@ -512,6 +519,15 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
         if (bytes > 48 * 1024)
             CS__CU(cudaFuncSetAttribute(cs__k_warp<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     }
+    if (hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double)) { /* once, for both precisions */
+        size_t bytes = cs__staged_warp_bytes(hp->stg_rows, hp->stg_cells, sizeof(double));
+        if (bytes > (size_t)pl->smem_optin) {
+            cs__gpu_err("staged: a warp of %d cells of %d rows needs %zu bytes of shared memory, the device allows %d "
+                        "(use \"interleaved\" or \"warp\")", hp->stg_cells, hp->stg_rows, bytes, pl->smem_optin);
+            return CS_SOLVER_ERR_UNAVAILABLE;
+        }
+        CS__CU(cs__staged_set_attrs(hp->stg_cells, hp->stg_rows));
+    }
     if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
         size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);
         if (bytes > 48 * 1024)
@@ -536,6 +552,11 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         CS__TRY(cs__upload(&pl->d_level_start, hp->level_start, (size_t)hp->nlevel_start));
         CS__TRY(cs__upload(&pl->d_tasks, (const int4 *)hp->tasks, (size_t)hp->ntask));
         CS__TRY(cs__upload(&pl->d_children, hp->children, (size_t)(hp->nchild > 0 ? hp->nchild : 1)));
+    } else if (hp->variant == CS__HV_STAGED) {
+        CS__TRY(cs__upload(&pl->d_group_base, hp->group_base, (size_t)hp->ngroup));
+        CS__TRY(cs__upload(&pl->d_group_type, hp->group_type, (size_t)hp->ngroup));
+        CS__TRY(cs__upload(&pl->d_stype, (const int2 *)hp->stype, (size_t)hp->nstype));
+        CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->nstep * 2));
     } else {
         CS__TRY(cs__upload(&pl->d_slot_base, hp->slot_base, (size_t)hp->nslot));
         CS__TRY(cs__upload(&pl->d_slot_n, hp->slot_n, (size_t)hp->nslot));
@@ -562,7 +583,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
     int variant = cs__hines_variant_lookup(opt.variant);
     if (variant < 0) {
         cs__gpu_err("cs_hines_gpu_plan_create: unknown variant \"%s\" (flat, interleaved, block_interleaved, "
-                    "block_shared, variable, fine, warp, auto)", opt.variant);
+                    "block_shared, variable, fine, warp, staged, auto)", opt.variant);
         return CS_SOLVER_ERR_INVALID;
     }
     if (cs_hines_gpu_device_count() <= opt.device) {
@@ -576,6 +597,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
     if (!pl) { cs__gpu_err("cs_hines_gpu_plan_create: out of memory"); return CS_SOLVER_ERR_NOMEM; }
     pl->device = opt.device;
     pl->smem_optin = (int)prop.sharedMemPerBlockOptin;
+    pl->nsm = prop.multiProcessorCount;
     char msg[256];
     cs_solver_status st = cs__hines_hplan_build(nsys, offset, p, variant, &opt, prop.multiProcessorCount, &pl->hp, msg, sizeof msg);
     if (st != CS_SOLVER_OK) {
@@ -692,6 +714,16 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
     case CS__HV_WARP:
         CS__TRY(cs__warp_launch<T>(pl, d, u, rhs));
         break;
+    case CS__HV_STAGED: {
+        if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & 15) { /* cp.async copies 16 bytes */
+            cs__gpu_err("staged: d, u and rhs must be 16-byte aligned device pointers");
+            return CS_SOLVER_ERR_INVALID;
+        }
+        cs__staged_dev sd = {hp->ngroup, hp->stg_cells, hp->stg_rows, pl->nsm, pl->d_group_base,
+                             pl->d_group_type, pl->d_stype, pl->d_sched};
+        CS__CU(cs__staged_launch<T>(sd, d, u, rhs, pl->stream));
+        break;
+    }
     case CS__HV_FINE:
         if (cs__fine_smem(pl, sizeof(T)))
             cs__k_fine<T, true><<<hp->npack, hp->threads, (size_t)hp->max_pack_rows * 3 * sizeof(T), pl->stream>>>(

@@ -16,7 +16,8 @@ extern "C" {
     X(CS__HV_BLOCK_SHARED, "block_shared")         \
     X(CS__HV_VARIABLE, "variable")                 \
     X(CS__HV_FINE, "fine")                         \
-    X(CS__HV_WARP, "warp")
+    X(CS__HV_WARP, "warp")                         \
+    X(CS__HV_STAGED, "staged")
 
 typedef enum {
 #define CS__HV_ENUM(e, name) e,
@@ -40,6 +41,20 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 #define CS__WARP_PACK_ROWS 384
 #define CS__WARP_BLOCK_ROWS 1280
 #define CS__WARP_MAX_GROUPS 32 /* launch groups (one stream each) before falling back to one launch */
+
+/* staged: rows one thread (one cell) works on at once, from independent subtrees, so that their
+ * dependent chains (one division each) overlap; steps of inputs a warp keeps in flight with
+ * cp.async (6 steps of 4 rows of d, u, rhs for 32 cells in double: 18 KB). */
+#define CS__STG_STREAMS 4
+#define CS__STG_RING 6
+/* schedule flags of a staged slot (the low byte of its second int; the parent row above it) */
+enum {
+    CS__STG_CARRY_IN = 1,     /* add this stream's carry: its previous row was a child */
+    CS__STG_GATHER_IN = 2,    /* add the sums other children left in A/B[row]; forward: keep x in B */
+    CS__STG_CARRY_OUT = 4,    /* the parent is this stream's next row: pass the elimination in registers */
+    CS__STG_GATHER_FIRST = 8, /* the first gathering child of the parent: store, do not add */
+    CS__STG_ROOT = 16
+};
 
 /* The host plan. All indices are int (the create function refuses batches whose internal size
  * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
@@ -104,6 +119,19 @@ typedef struct {
     int *launch_first; /* [nlaunch+1] first block of each launch group */
     int *launch_rows;  /* [nlaunch] most rows of one block of the group */
     int *launch_sched; /* [nlaunch] most schedule bytes of one block of the group */
+    /* staged: groups (group_base, ngroup) of stg_cells cells of one structure, one warp each: row
+     * i of the group's cell j at group_base[g] + i·stg_cells + j. Each structure (type) has a
+     * schedule of steps of CS__STG_STREAMS slots {row or -1, flags | parent << 8} (stg_sched); the
+     * backward sweep runs it forwards, the forward sweep backwards. Per warp, shared memory holds
+     * the eliminated rows (a, b) of its group and a ring of staged inputs. */
+    int stg_cells;     /* cells per warp (lanes in use): 32, 16, 8 or 4 */
+    int stg_rows;      /* rows of the largest type (sizes the shared memory of every warp) */
+    int *group_type;   /* [ngroup] */
+    int *group_cells;  /* [ngroup] lanes with a cell (the others compute on padding) */
+    int nstype;
+    int *stype;        /* [2·nstype] first step, steps */
+    int nstep;
+    int *stg_sched;    /* [2·CS__STG_STREAMS·nstep] */
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
     int max_levels;    /* most levels of one type */
@@ -117,6 +145,13 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
                                        const cs_hines_gpu_options *opt, int nsm,
                                        cs__hines_hplan *hp, char *msg, size_t msglen);
 void cs__hines_hplan_free(cs__hines_hplan *hp);
+
+/* staged (cs_hines_staged.c): the plan, the shared memory of one warp for elements of `elem`
+ * bytes, and the host emulation (the kernel's order of operations). */
+cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
+                                 const cs_hines_gpu_options *opt, char *msg, size_t msglen);
+size_t cs__staged_warp_bytes(int rows, int cells, size_t elem);
+void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
 
 /* Internal index of local row i of system s (the conversions' map). */
 long long cs__hines_hplan_internal_index(const cs__hines_hplan *hp, int s, int i);

@@ -488,7 +488,7 @@ void cs__hines_hplan_free(cs__hines_hplan *hp)
     free(hp->slot_base); free(hp->slot_n); free(hp->p_local); free(hp->group_base); free(hp->group_rows);
     free(hp->pack_base); free(hp->pack_type); free(hp->type_info); free(hp->level_start);
     free(hp->tasks); free(hp->children); free(hp->block_first); free(hp->launch_first); free(hp->launch_rows);
-    free(hp->launch_sched);
+    free(hp->launch_sched); free(hp->group_type); free(hp->group_cells); free(hp->stype); free(hp->stg_sched);
     memset(hp, 0, sizeof *hp);
 }
 
@@ -1009,6 +1009,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     }
     hp->variant = variant;
     if (cs__hines_variant_is_fine(variant)) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);
+    else if (variant == CS__HV_STAGED) st = cs__plan_staged(hp, p, sid, rep, &opt, msg, msglen);
     else if (variant >= 0 && variant < CS__HV_COUNT) st = cs__plan_cells(hp, p, sid, rep, &opt, msg, msglen);
     else { st = CS_SOLVER_ERR_INVALID; cs__msg(msg, msglen, "unknown variant %d", variant); }
     if (st != CS_SOLVER_OK) goto fail;
@@ -1057,6 +1058,10 @@ void cs__hines_hplan_from_internal_host(const cs__hines_hplan *hp, cs_hines_arra
 
 void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
+    if (hp->variant == CS__HV_STAGED) {
+        cs__staged_solve_host(hp, d, u, rhs);
+        return;
+    }
     if (!cs__hines_variant_is_fine(hp->variant)) {
         for (int q = 0; q < hp->nslot; ++q) {
             int n = hp->slot_n[q];

@@ -14,7 +14,7 @@ import sys
 import h5py
 import numpy as np
 
-VARIANTS = ["auto", "flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine", "warp"]
+VARIANTS = ["auto", "flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine", "warp", "staged"]
 SPIKE_TOL = 1e-9  # [ms]
 REL_TOL = 1e-9
 

@@ -458,6 +458,8 @@ static const config g_configs[] = {
     {"fine", 0, 128, CS_HINES_FINE_GLOBAL, 0},
     {"warp", 0, 0, 0, 0},
     {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640},
+    {"staged", 0, 0, 0, 0},
+    {"staged", 4, 0, 0, 0},
     {"auto", 0, 0, 0, 0},
 };
 #define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))

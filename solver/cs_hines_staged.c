@@ -1,0 +1,246 @@
+/* Host side of the "staged" GPU Hines variant (plain C, no CUDA): the layout, the per-structure
+ * schedule, and a host emulation of the kernel.
+ *
+ * The kernel (cs__k_staged in cs_hines_gpu.cu) gives every cell one thread, and a warp the cells
+ * of one group: up to 32 cells of one structure, interleaved (row i of lane j at
+ * base + i·C + j), so that one row of the group is one contiguous segment. The backward sweep
+ * reads each row's d, u, rhs once, staged into shared memory with cp.async a few steps ahead, and
+ * keeps the eliminated rows (a = u/d', b = rhs'/d') in shared memory for the forward sweep, which
+ * writes x once: the solve moves only the compulsory bytes (bench/NOTES.md, "staged").
+ *
+ * One thread per cell leaves a multiprocessor with ~1 warp (a medium-high group's eliminated rows
+ * take 163 KB in double), so each thread works on CS__STG_STREAMS rows at once, taken from
+ * independent subtrees: a step of the schedule is CS__STG_STREAMS slots, and a slot's row has all
+ * its children in earlier steps. A row whose last child was the same slot's row of the previous
+ * step takes that child's elimination from registers (carry); other children add theirs into
+ * the row's a/b storage before it is reached (gather). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_hines_gpu_impl.h"
+
+#define S CS__STG_STREAMS
+
+size_t cs__staged_warp_bytes(int rows, int cells, size_t elem)
+{
+    return ((size_t)rows * 2 + (size_t)CS__STG_RING * S * 3) * (size_t)cells * elem;
+}
+
+/* The schedule of one structure of n rows (lp local parents, lp[0] = -1) into sched (2·S ints
+ * per step, room for n steps). Returns the number of steps, or -1 when out of memory.
+ * A parent becomes ready in the step where its last child runs, and the next step's same slot
+ * takes it (carry), so every row but the leaves is carried and only leaves wait in the ready
+ * list: a slot without a carry takes the deepest waiting leaf (the longest chain to the root
+ * first, the classic critical-path priority). */
+static int cs__staged_schedule(int n, const int *lp, int *sched)
+{
+    int *remaining = calloc((size_t)n, sizeof(int)), *depth = malloc(sizeof(int) * (size_t)n);
+    int *bucket_head = malloc(sizeof(int) * (size_t)(n + 1)), *next = malloc(sizeof(int) * (size_t)n);
+    int *step_of = malloc(sizeof(int) * (size_t)n), *slot_of = malloc(sizeof(int) * (size_t)n);
+    int *first_gather = malloc(sizeof(int) * (size_t)n);
+    int nsteps = -1;
+    if (!remaining || !depth || !bucket_head || !next || !step_of || !slot_of || !first_gather) goto done;
+    for (int i = 0; i <= n; ++i) bucket_head[i] = -1;
+    for (int i = 0; i < n; ++i) {
+        depth[i] = i ? depth[lp[i]] + 1 : 0;
+        if (i) remaining[lp[i]]++;
+        step_of[i] = -1;
+        first_gather[i] = -1;
+    }
+    int top = 0; /* no bucket above top holds a leaf */
+    for (int i = n - 1; i >= 0; --i)
+        if (!remaining[i]) {
+            next[i] = bucket_head[depth[i]];
+            bucket_head[depth[i]] = i;
+            if (depth[i] > top) top = depth[i];
+        }
+    int done_rows = 0, t = 0, last[S];
+    for (int s = 0; s < S; ++s) last[s] = -1;
+    while (done_rows < n) {
+        int rows[S], taken = 0;
+        for (int s = 0; s < S; ++s) {
+            int c = last[s];
+            rows[s] = (c > 0 && remaining[lp[c]] == 0 && step_of[lp[c]] < 0) ? lp[c] : -1;
+            if (rows[s] >= 0) step_of[rows[s]] = t;
+        }
+        for (int s = 0; s < S; ++s) {
+            if (rows[s] >= 0) continue;
+            while (top > 0 && bucket_head[top] < 0) --top;
+            if (bucket_head[top] < 0) break;
+            rows[s] = bucket_head[top];
+            bucket_head[top] = next[rows[s]];
+            step_of[rows[s]] = t;
+        }
+        for (int s = 0; s < S; ++s) {
+            int r = rows[s];
+            sched[2 * (t * S + s)] = r;
+            sched[2 * (t * S + s) + 1] = 0;
+            last[s] = r;
+            if (r < 0) continue;
+            slot_of[r] = s;
+            ++taken;
+            if (r > 0) remaining[lp[r]]--;
+        }
+        if (!taken) { nsteps = -1; goto done; } /* cannot happen for a valid tree */
+        done_rows += taken;
+        ++t;
+    }
+    nsteps = t;
+    /* flags: carry when the parent is the same slot's row of the next step, gather otherwise */
+    for (int k = 0; k < nsteps * S; ++k) {
+        int r = sched[2 * k];
+        if (r < 0) continue;
+        int *f = &sched[2 * k + 1];
+        if (r == 0) { *f |= CS__STG_ROOT; continue; }
+        int p = lp[r], kp = step_of[p] * S + slot_of[p];
+        *f |= p << 8;
+        if (step_of[p] == step_of[r] + 1 && slot_of[p] == slot_of[r]) {
+            *f |= CS__STG_CARRY_OUT;
+            sched[2 * kp + 1] |= CS__STG_CARRY_IN;
+        } else {
+            sched[2 * kp + 1] |= CS__STG_GATHER_IN;
+            if (first_gather[p] < 0) { first_gather[p] = r; *f |= CS__STG_GATHER_FIRST; }
+        }
+    }
+done:
+    free(remaining); free(depth); free(bucket_head); free(next); free(step_of); free(slot_of); free(first_gather);
+    return nsteps;
+}
+
+cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
+                                 const cs_hines_gpu_options *opt, char *msg, size_t msglen)
+{
+    const int nsys = hp->nsys, nt = hp->nstruct;
+    int C = opt->block_size;
+    if (C > 0 && C != 4 && C != 8 && C != 16 && C != 32) {
+        snprintf(msg, msglen, "staged: block_size (cells per warp) must be 4, 8, 16 or 32, not %d", C);
+        return CS_SOLVER_ERR_INVALID;
+    }
+    if (C <= 0)
+        for (C = 32; C > 4 && cs__staged_warp_bytes(hp->max_n, C, 8) > CS__HINES_SMEM_BYTES_MAX; C /= 2) {}
+    if (cs__staged_warp_bytes(hp->max_n, C, 8) > CS__HINES_SMEM_BYTES_MAX) {
+        snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory with %d cells per warp "
+                 "(use interleaved or warp)", hp->max_n, C);
+        return CS_SOLVER_ERR_INVALID;
+    }
+    cs_solver_status st = CS_SOLVER_ERR_NOMEM;
+    int *count = calloc((size_t)nt, sizeof(int)), *first = malloc(sizeof(int) * (size_t)(nt + 1));
+    int *order = malloc(sizeof(int) * (size_t)nsys), *lp = malloc(sizeof(int) * (size_t)(hp->max_n + 1));
+    int *tmp = malloc(sizeof(int) * 2 * S * (size_t)hp->max_n);
+    hp->stype = malloc(sizeof(int) * 2 * (size_t)nt);
+    hp->cell_base = malloc(sizeof(int) * (size_t)nsys);
+    hp->cell_map = malloc(sizeof(int) * (size_t)nsys);
+    if (!count || !first || !order || !lp || !tmp || !hp->stype || !hp->cell_base || !hp->cell_map) goto fail;
+    /* cells by structure (stable), and each structure's schedule */
+    for (int s = 0; s < nsys; ++s) count[sid[s]]++;
+    first[0] = 0;
+    for (int t = 0; t < nt; ++t) first[t + 1] = first[t] + count[t];
+    for (int t = 0; t < nt; ++t) count[t] = 0;
+    for (int s = 0; s < nsys; ++s) order[first[sid[s]] + count[sid[s]]++] = s;
+    int cap = 0;
+    for (int t = 0; t < nt; ++t) {
+        int s0 = rep[t], o = hp->offset[s0], n = hp->offset[s0 + 1] - o;
+        for (int i = 0; i < n; ++i) lp[i] = i ? p[o + i] - o : -1;
+        int steps = cs__staged_schedule(n, lp, tmp);
+        if (steps < 0) goto fail;
+        if (hp->nstep + steps > cap) {
+            cap = 2 * (hp->nstep + steps);
+            int *g = realloc(hp->stg_sched, sizeof(int) * 2 * S * (size_t)cap);
+            if (!g) goto fail;
+            hp->stg_sched = g;
+        }
+        memcpy(hp->stg_sched + 2 * S * (size_t)hp->nstep, tmp, sizeof(int) * 2 * S * (size_t)steps);
+        hp->stype[2 * t] = hp->nstep;
+        hp->stype[2 * t + 1] = steps;
+        hp->nstep += steps;
+    }
+    hp->nstype = nt;
+    /* groups of C cells of one structure */
+    int ng = 0;
+    for (int t = 0; t < nt; ++t) ng += (count[t] + C - 1) / C;
+    hp->ngroup = ng;
+    hp->group_base = malloc(sizeof(int) * (size_t)ng);
+    hp->group_type = malloc(sizeof(int) * (size_t)ng);
+    hp->group_cells = malloc(sizeof(int) * (size_t)ng);
+    if (!hp->group_base || !hp->group_type || !hp->group_cells) goto fail;
+    long long size = 0;
+    for (int t = 0, g = 0; t < nt; ++t) {
+        int n = hp->offset[rep[t] + 1] - hp->offset[rep[t]];
+        for (int k = 0; k < count[t]; k += C, ++g) {
+            if (size + (long long)n * C > INT_MAX) {
+                snprintf(msg, msglen, "the staged internal layout exceeds %d elements", INT_MAX);
+                st = CS_SOLVER_ERR_INVALID;
+                goto fail;
+            }
+            int m = count[t] - k < C ? count[t] - k : C;
+            hp->group_base[g] = (int)size;
+            hp->group_type[g] = t;
+            hp->group_cells[g] = m;
+            for (int j = 0; j < m; ++j) hp->cell_base[order[first[t] + k + j]] = (int)size + j;
+            size += (long long)n * C;
+        }
+    }
+    for (int s = 0; s < nsys; ++s) hp->cell_map[s] = -1;
+    hp->cell_stride = C;
+    hp->internal_size = (int)size;
+    hp->stg_cells = C;
+    hp->stg_rows = hp->max_n;
+    snprintf(hp->describe, sizeof hp->describe, "staged cells/warp=%d groups=%d types=%d steps=%d (%.2f rows/step) size=%d (%.1f%% padding)",
+             C, ng, nt, hp->nstep, (double)hp->nrows / nsys * nt / (hp->nstep ? hp->nstep : 1), hp->internal_size,
+             100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
+    st = CS_SOLVER_OK;
+fail:
+    if (st == CS_SOLVER_ERR_NOMEM) snprintf(msg, msglen, "out of memory");
+    free(count); free(first); free(order); free(lp); free(tmp);
+    return st;
+}
+
+/* Mirrors cs__k_staged operation for operation, one cell at a time. */
+void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
+{
+    const int C = hp->stg_cells;
+    double *A = malloc(sizeof(double) * (size_t)hp->stg_rows), *B = malloc(sizeof(double) * (size_t)hp->stg_rows);
+    if (!A || !B) { free(A); free(B); return; }
+    for (int g = 0; g < hp->ngroup; ++g) {
+        const int *sc = hp->stg_sched + 2 * S * (size_t)hp->stype[2 * hp->group_type[g]];
+        const int nsteps = hp->stype[2 * hp->group_type[g] + 1];
+        for (int j = 0; j < hp->group_cells[g]; ++j) {
+            const long long base = (long long)hp->group_base[g] + j;
+            double cd[S] = {0}, cr[S] = {0}, xc[S] = {0};
+            for (int t = 0; t < nsteps; ++t)
+                for (int s = 0; s < S; ++s) {
+                    const int row = sc[2 * (t * S + s)], f = sc[2 * (t * S + s) + 1] & 0xff, par = sc[2 * (t * S + s) + 1] >> 8;
+                    if (row < 0) continue;
+                    const long long k = base + (long long)row * C;
+                    double dd = d[k], uu = u[k], rr = rhs[k];
+                    if (f & CS__STG_CARRY_IN) { dd += cd[s]; rr += cr[s]; }
+                    if (f & CS__STG_GATHER_IN) { dd += A[row]; rr += B[row]; }
+                    const double inv = 1.0 / dd, a = uu * inv, b = rr * inv;
+                    A[row] = a;
+                    B[row] = b;
+                    if (f & CS__STG_ROOT) continue;
+                    const double cdn = -(uu * uu) * inv, crn = -uu * b;
+                    if (f & CS__STG_CARRY_OUT) { cd[s] = cdn; cr[s] = crn; }
+                    else if (f & CS__STG_GATHER_FIRST) { A[par] = cdn; B[par] = crn; }
+                    else { A[par] += cdn; B[par] += crn; }
+                }
+            for (int t = nsteps - 1; t >= 0; --t)
+                for (int s = 0; s < S; ++s) {
+                    const int row = sc[2 * (t * S + s)], f = sc[2 * (t * S + s) + 1] & 0xff, par = sc[2 * (t * S + s) + 1] >> 8;
+                    if (row < 0) continue;
+                    const double a = A[row], b = B[row];
+                    double x;
+                    if (f & CS__STG_ROOT) x = b;
+                    else if (f & CS__STG_CARRY_OUT) x = b - a * xc[s];
+                    else x = b - a * B[par];
+                    xc[s] = x;
+                    if (f & CS__STG_GATHER_IN) B[row] = x;
+                    rhs[base + (long long)row * C] = x;
+                }
+        }
+    }
+    free(A);
+    free(B);
+}

@@ -1,0 +1,22 @@
+/* Private to the GPU Hines solvers: the "staged" kernel's launcher (solver/cs_hines_staged_gpu.cu),
+ * called by cs_hines_gpu.cu. CUDA types; include from .cu files only. */
+#ifndef CS_HINES_STAGED_GPU_H
+#define CS_HINES_STAGED_GPU_H
+
+#include <cuda_runtime.h>
+
+/* The plan's device arrays and shape (cs__hines_hplan's staged fields, uploaded). */
+struct cs__staged_dev {
+    int ngroup, cells, rows, nsm;
+    const int *group_base, *group_type;
+    const int2 *stype;  /* per type: first step, steps */
+    const int4 *sched;  /* two int4 per step: slots {row, flags | parent << 8} */
+};
+
+/* Opt the kernel for `cells` per warp into the shared memory it needs (both precisions). */
+cudaError_t cs__staged_set_attrs(int cells, int rows);
+/* One solve on `stream`: a persistent grid of one-warp blocks, as many as fit the device. */
+template <class T>
+cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream);
+
+#endif
