@@ -197,7 +197,7 @@ fail:
     return st;
 }
 
-/* Mirrors cs__k_staged operation for operation, one cell at a time. */
+/* Mirrors cs__k_staged operation for operation (but for the reciprocal's last bit), one cell at a time. */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
     const int C = hp->stg_cells;
@@ -217,11 +217,11 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
                     double dd = d[k], uu = u[k], rr = rhs[k];
                     if (f & CS__STG_CARRY_IN) { dd += cd[s]; rr += cr[s]; }
                     if (f & CS__STG_GATHER_IN) { dd += A[row]; rr += B[row]; }
-                    const double inv = 1.0 / dd, a = uu * inv, b = rr * inv;
+                    const double inv = 1.0 / dd, a = uu * inv, b = rr * inv; /* the GPU: 1/dd within 1 ulp */
                     A[row] = a;
                     B[row] = b;
                     if (f & CS__STG_ROOT) continue;
-                    const double cdn = -(uu * uu) * inv, crn = -uu * b;
+                    const double cdn = -a * uu, crn = -a * rr;
                     if (f & CS__STG_CARRY_OUT) { cd[s] = cdn; cr[s] = crn; }
                     else if (f & CS__STG_GATHER_FIRST) { A[par] = cdn; B[par] = crn; }
                     else { A[par] += cdn; B[par] += crn; }

@@ -27,6 +27,23 @@ __device__ __forceinline__ int cs__stg_word(const int4 &a, const int4 &b, int s)
     return s == 0 ? a.y : s == 1 ? a.w : s == 2 ? b.y : b.w;
 }
 
+/* 1/x without a slow path (a branch per row would keep the four rows' chains from overlapping):
+ * the hardware estimate, then one cubic Newton step in double (about 2^-22 → 1 ulp), one
+ * quadratic step in float. Inputs are diagonals of a diagonally dominant matrix: normal numbers. */
+__device__ __forceinline__ double cs__stg_rcp(double x)
+{
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+    const double e = fma(-x, r, 1.0);
+    return fma(r, fma(e, e, e), r);
+}
+__device__ __forceinline__ float cs__stg_rcp(float x)
+{
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return fmaf(r, fmaf(-x, r, 1.0f), r);
+}
+
 /* copy one step's rows (d, u, rhs of the group's C cells: one contiguous segment each) into a
  * ring slot laid out [slot][array][cell], 16 bytes per copy, then commit (empty when past the end) */
 template <class T, int C>
@@ -67,9 +84,9 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         T cd[S], cr[S], xc[S];
 #pragma unroll
         for (int s = 0; s < S; ++s) cd[s] = cr[s] = xc[s] = T(0);
-        int4 c0 = sc[0], c1 = sc[1];
+        int4 c0 = __ldg(sc), c1 = __ldg(sc + 1);
         int4 i0 = make_int4(-1, 0, -1, 0), i1 = i0;
-        if (RING - 1 < nsteps) { i0 = sc[2 * (RING - 1)]; i1 = sc[2 * (RING - 1) + 1]; }
+        if (RING - 1 < nsteps) { i0 = __ldg(sc + 2 * (RING - 1)); i1 = __ldg(sc + 2 * (RING - 1) + 1); }
         int ri = 0;
         for (int t = 0; t < nsteps; ++t) {
             __pipeline_wait_prior(RING - 2);
@@ -77,26 +94,47 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             const int wi = ri == 0 ? RING - 1 : ri - 1;
             cs__stg_issue<T, C>(ring + wi * S * 3 * C, i0, i1, t + RING - 1 < nsteps, base, d, u, rhs, lane);
             int4 n0 = c0, n1 = c1;
-            if (t + 1 < nsteps) { n0 = sc[2 * (t + 1)]; n1 = sc[2 * (t + 1) + 1]; }
-            if (t + RING < nsteps) { i0 = sc[2 * (t + RING)]; i1 = sc[2 * (t + RING) + 1]; }
+            if (t + 1 < nsteps) { n0 = __ldg(sc + 2 * (t + 1)); n1 = __ldg(sc + 2 * (t + 1) + 1); }
+            if (t + RING < nsteps) { i0 = __ldg(sc + 2 * (t + RING)); i1 = __ldg(sc + 2 * (t + RING) + 1); }
             if (on) {
+                /* in three phases so that the four rows' chains overlap: every load, then the
+                 * arithmetic, then the stores. Loads never meet this step's stores: a row's
+                 * children are in earlier steps, its parent in a later one. */
                 const T *rg = ring + ri * S * 3 * C;
+                T dd[S], uu[S], rr[S], ga[S], gb[S];
+#pragma unroll
+                for (int s = 0; s < S; ++s) {
+                    const int kr = max(cs__stg_row(c0, c1, s), 0) * C + lane;
+                    dd[s] = rg[(s * 3) * C + lane];
+                    uu[s] = rg[(s * 3 + 1) * C + lane];
+                    rr[s] = rg[(s * 3 + 2) * C + lane];
+                    ga[s] = A[kr]; /* the gathered sums where the flag says so, else unused */
+                    gb[s] = B[kr];
+                }
+                T av[S], bv[S], cdn[S], crn[S];
+#pragma unroll
+                for (int s = 0; s < S; ++s) {
+                    const int f = cs__stg_word(c0, c1, s);
+                    const T d1 = dd[s] + ((f & CS__STG_CARRY_IN) ? cd[s] : T(0)) + ((f & CS__STG_GATHER_IN) ? ga[s] : T(0));
+                    const T r1 = rr[s] + ((f & CS__STG_CARRY_IN) ? cr[s] : T(0)) + ((f & CS__STG_GATHER_IN) ? gb[s] : T(0));
+                    const T inv = cs__stg_rcp(d1);
+                    av[s] = uu[s] * inv;
+                    bv[s] = r1 * inv;
+                    cdn[s] = -av[s] * uu[s];
+                    crn[s] = -av[s] * r1;
+                    if (f & CS__STG_CARRY_OUT) { cd[s] = cdn[s]; cr[s] = crn[s]; }
+                }
 #pragma unroll
                 for (int s = 0; s < S; ++s) {
                     const int row = cs__stg_row(c0, c1, s), w = cs__stg_word(c0, c1, s), f = w & 0xff;
                     if (row < 0) continue;
                     const int kr = row * C + lane, kp = (w >> 8) * C + lane;
-                    T dd = rg[(s * 3) * C + lane], uu = rg[(s * 3 + 1) * C + lane], rr = rg[(s * 3 + 2) * C + lane];
-                    if (f & CS__STG_CARRY_IN) { dd += cd[s]; rr += cr[s]; }
-                    if (f & CS__STG_GATHER_IN) { dd += A[kr]; rr += B[kr]; }
-                    const T inv = T(1) / dd, a = uu * inv, b = rr * inv;
-                    A[kr] = a;
-                    B[kr] = b;
-                    if (f & CS__STG_ROOT) continue;
-                    const T cdn = -(uu * uu) * inv, crn = -uu * b;
-                    if (f & CS__STG_CARRY_OUT) { cd[s] = cdn; cr[s] = crn; }
-                    else if (f & CS__STG_GATHER_FIRST) { A[kp] = cdn; B[kp] = crn; }
-                    else { A[kp] += cdn; B[kp] += crn; }
+                    A[kr] = av[s];
+                    B[kr] = bv[s];
+                    if (f & (CS__STG_ROOT | CS__STG_CARRY_OUT)) continue;
+                    /* gathers one by one: two rows of a step may share a parent */
+                    if (f & CS__STG_GATHER_FIRST) { A[kp] = cdn[s]; B[kp] = crn[s]; }
+                    else { A[kp] += cdn[s]; B[kp] += crn[s]; }
                 }
             }
             c0 = n0; c1 = n1;
@@ -117,22 +155,26 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 cs__stg_issue<T, C>(ring + t * S * 3 * C, sc2[2 * t], sc2[2 * t + 1], t < nsteps2, base2, d, u, rhs, lane);
         }
         /* forward sweep: the steps in reverse; x goes to device memory once */
-        c0 = sc[2 * (nsteps - 1)]; c1 = sc[2 * (nsteps - 1) + 1];
+        c0 = __ldg(sc + 2 * (nsteps - 1)); c1 = __ldg(sc + 2 * (nsteps - 1) + 1);
         for (int t = nsteps - 1; t >= 0; --t) {
             int4 n0 = c0, n1 = c1;
-            if (t > 0) { n0 = sc[2 * (t - 1)]; n1 = sc[2 * (t - 1) + 1]; }
+            if (t > 0) { n0 = __ldg(sc + 2 * (t - 1)); n1 = __ldg(sc + 2 * (t - 1) + 1); }
             if (on) {
+                T av[S], bv[S], xp[S];
+#pragma unroll
+                for (int s = 0; s < S; ++s) {
+                    const int kr = max(cs__stg_row(c0, c1, s), 0) * C + lane;
+                    av[s] = A[kr];
+                    bv[s] = B[kr];
+                    xp[s] = B[(cs__stg_word(c0, c1, s) >> 8) * C + lane]; /* the parent's x when gathered */
+                }
 #pragma unroll
                 for (int s = 0; s < S; ++s) {
                     const int row = cs__stg_row(c0, c1, s), w = cs__stg_word(c0, c1, s), f = w & 0xff;
+                    const T x = (f & CS__STG_ROOT) ? bv[s] : bv[s] - av[s] * ((f & CS__STG_CARRY_OUT) ? xc[s] : xp[s]);
+                    xc[s] = x;
                     if (row < 0) continue;
                     const int kr = row * C + lane;
-                    const T a = A[kr], b = B[kr];
-                    T x;
-                    if (f & CS__STG_ROOT) x = b;
-                    else if (f & CS__STG_CARRY_OUT) x = b - a * xc[s];
-                    else x = b - a * B[(w >> 8) * C + lane];
-                    xc[s] = x;
                     if (f & CS__STG_GATHER_IN) B[kr] = x;
                     rhs[base + kr] = x;
                 }
