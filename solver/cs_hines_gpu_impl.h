@@ -42,11 +42,13 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 #define CS__WARP_BLOCK_ROWS 1280
 #define CS__WARP_MAX_GROUPS 32 /* launch groups (one stream each) before falling back to one launch */
 
-/* staged: rows one thread (one cell) works on at once, from independent subtrees, so that their
- * dependent chains (one division each) overlap; steps of inputs a warp keeps in flight with
- * cp.async (6 steps of 4 rows of d, u, rhs for 32 cells in double: 18 KB). */
+/* staged: each cell of a warp's group gets CS__STG_STREAMS lanes, each running one slot of every
+ * step (rows from independent subtrees, so their division chains overlap), hence
+ * CS__STG_CELLS cells per warp; CS__STG_RING steps of inputs in flight per warp through cp.async
+ * (12 steps of 4 rows of d, u, rhs for 8 cells in double: 9 KB). */
 #define CS__STG_STREAMS 4
-#define CS__STG_RING 6
+#define CS__STG_CELLS (32 / CS__STG_STREAMS)
+#define CS__STG_RING 12
 /* schedule flags of a staged slot (the low byte of its second int; the parent row above it) */
 enum {
     CS__STG_CARRY_IN = 1,     /* add this stream's carry: its previous row was a child */
@@ -124,7 +126,7 @@ typedef struct {
      * schedule of steps of CS__STG_STREAMS slots {row or -1, flags | parent << 8} (stg_sched); the
      * backward sweep runs it forwards, the forward sweep backwards. Per warp, shared memory holds
      * the eliminated rows (a, b) of its group and a ring of staged inputs. */
-    int stg_cells;     /* cells per warp (lanes in use): 32, 16, 8 or 4 */
+    int stg_cells;     /* cells per warp: CS__STG_CELLS */
     int stg_rows;      /* rows of the largest type (sizes the shared memory of every warp) */
     int *group_type;   /* [ngroup] */
     int *group_cells;  /* [ngroup] lanes with a cell (the others compute on padding) */

@@ -1,19 +1,17 @@
 /* Host side of the "staged" GPU Hines variant (plain C, no CUDA): the layout, the per-structure
  * schedule, and a host emulation of the kernel.
  *
- * The kernel (cs__k_staged in cs_hines_gpu.cu) gives every cell one thread, and a warp the cells
- * of one group: up to 32 cells of one structure, interleaved (row i of lane j at
- * base + i·C + j), so that one row of the group is one contiguous segment. The backward sweep
- * reads each row's d, u, rhs once, staged into shared memory with cp.async a few steps ahead, and
- * keeps the eliminated rows (a = u/d', b = rhs'/d') in shared memory for the forward sweep, which
- * writes x once: the solve moves only the compulsory bytes (bench/NOTES.md, "staged").
+ * The kernel (cs__k_staged in cs_hines_staged_gpu.cu) gives a warp the cells of one group: 8 cells
+ * of one structure, interleaved (row i of cell j at base + i·8 + j, so one row of the group is one
+ * 64-byte segment), and each cell 4 lanes. The backward sweep reads each row's d, u, rhs once,
+ * staged into shared memory with cp.async several steps ahead, and keeps the eliminated rows
+ * (a = u/d', b = rhs'/d') in shared memory for the forward sweep, which writes x once: the solve
+ * moves only the compulsory bytes (bench/NOTES.md, "staged").
  *
- * One thread per cell leaves a multiprocessor with ~1 warp (a medium-high group's eliminated rows
- * take 163 KB in double), so each thread works on CS__STG_STREAMS rows at once, taken from
- * independent subtrees: a step of the schedule is CS__STG_STREAMS slots, and a slot's row has all
- * its children in earlier steps. A row whose last child was the same slot's row of the previous
- * step takes that child's elimination from registers (carry); other children add theirs into
- * the row's a/b storage before it is reached (gather). */
+ * A step of a structure's schedule is CS__STG_STREAMS slots, one per lane of a cell, each a row
+ * whose children all ran in earlier steps. A row whose last child was its slot's row of the
+ * previous step takes that child's elimination from the lane's registers (carry); other children
+ * add theirs into the row's a/b storage before it is reached (gather). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +28,11 @@ size_t cs__staged_warp_bytes(int rows, int cells, size_t elem)
 
 /* The schedule of one structure of n rows (lp local parents, lp[0] = -1) into sched (2·S ints
  * per step, room for n steps). Returns the number of steps, or -1 when out of memory.
- * A parent becomes ready in the step where its last child runs, and the next step's same slot
- * takes it (carry), so every row but the leaves is carried and only leaves wait in the ready
- * list: a slot without a carry takes the deepest waiting leaf (the longest chain to the root
- * first, the classic critical-path priority). */
+ * The S slots of a step run on S lanes at once, so a step never holds two rows with the same
+ * parent (their gathers would race on it). A parent becomes ready in the step where its last
+ * child runs, and the next step's same slot takes it (carry) unless that would put two siblings
+ * in one step; rows not carried wait in a ready list by depth, and a free slot takes the deepest
+ * one it may (the longest chain to the root first: the classic critical-path priority). */
 static int cs__staged_schedule(int n, const int *lp, int *sched)
 {
     int *remaining = calloc((size_t)n, sizeof(int)), *depth = malloc(sizeof(int) * (size_t)n);
@@ -49,30 +48,48 @@ static int cs__staged_schedule(int n, const int *lp, int *sched)
         step_of[i] = -1;
         first_gather[i] = -1;
     }
-    int top = 0; /* no bucket above top holds a leaf */
+    int top = 0; /* no bucket above top holds a row */
+#define CS__PUSH(r)                                          \
+    do {                                                     \
+        next[r] = bucket_head[depth[r]];                     \
+        bucket_head[depth[r]] = (r);                         \
+        if (depth[r] > top) top = depth[r];                  \
+    } while (0)
     for (int i = n - 1; i >= 0; --i)
-        if (!remaining[i]) {
-            next[i] = bucket_head[depth[i]];
-            bucket_head[depth[i]] = i;
-            if (depth[i] > top) top = depth[i];
-        }
+        if (!remaining[i]) CS__PUSH(i);
     int done_rows = 0, t = 0, last[S];
     for (int s = 0; s < S; ++s) last[s] = -1;
     while (done_rows < n) {
         int rows[S], taken = 0;
+        /* carries first; a sibling of an earlier slot's row goes to the ready list instead */
         for (int s = 0; s < S; ++s) {
+            rows[s] = -1;
             int c = last[s];
-            rows[s] = (c > 0 && remaining[lp[c]] == 0 && step_of[lp[c]] < 0) ? lp[c] : -1;
-            if (rows[s] >= 0) step_of[rows[s]] = t;
+            if (c <= 0 || remaining[lp[c]] != 0 || step_of[lp[c]] >= 0) continue;
+            int p = lp[c], clash = 0;
+            for (int s2 = 0; s2 < s; ++s2) clash |= rows[s2] > 0 && p > 0 && lp[rows[s2]] == lp[p];
+            step_of[p] = t; /* taken now, or queued below */
+            if (clash) { step_of[p] = -1; CS__PUSH(p); continue; }
+            rows[s] = p;
         }
         for (int s = 0; s < S; ++s) {
             if (rows[s] >= 0) continue;
-            while (top > 0 && bucket_head[top] < 0) --top;
-            if (bucket_head[top] < 0) break;
-            rows[s] = bucket_head[top];
-            bucket_head[top] = next[rows[s]];
-            step_of[rows[s]] = t;
+            /* the deepest ready row whose parent no row of this step has */
+            int pick = -1;
+            for (int dpt = top; dpt >= 0 && pick < 0; --dpt)
+                for (int r = bucket_head[dpt], prev = -1; r >= 0; prev = r, r = next[r]) {
+                    int clash = 0;
+                    for (int s2 = 0; s2 < S; ++s2) clash |= rows[s2] > 0 && r > 0 && lp[rows[s2]] == lp[r];
+                    if (clash) continue;
+                    if (prev < 0) bucket_head[dpt] = next[r]; else next[prev] = next[r];
+                    pick = r;
+                    break;
+                }
+            if (pick < 0) break;
+            rows[s] = pick;
+            step_of[pick] = t;
         }
+        while (top > 0 && bucket_head[top] < 0) --top;
         for (int s = 0; s < S; ++s) {
             int r = rows[s];
             sched[2 * (t * S + s)] = r;
@@ -87,6 +104,7 @@ static int cs__staged_schedule(int n, const int *lp, int *sched)
         done_rows += taken;
         ++t;
     }
+#undef CS__PUSH
     nsteps = t;
     /* flags: carry when the parent is the same slot's row of the next step, gather otherwise */
     for (int k = 0; k < nsteps * S; ++k) {
@@ -112,17 +130,11 @@ done:
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, char *msg, size_t msglen)
 {
-    const int nsys = hp->nsys, nt = hp->nstruct;
-    int C = opt->block_size;
-    if (C > 0 && C != 4 && C != 8 && C != 16 && C != 32) {
-        snprintf(msg, msglen, "staged: block_size (cells per warp) must be 4, 8, 16 or 32, not %d", C);
-        return CS_SOLVER_ERR_INVALID;
-    }
-    if (C <= 0)
-        for (C = 32; C > 4 && cs__staged_warp_bytes(hp->max_n, C, 8) > CS__HINES_SMEM_BYTES_MAX; C /= 2) {}
+    const int nsys = hp->nsys, nt = hp->nstruct, C = CS__STG_CELLS;
+    (void)opt;
     if (cs__staged_warp_bytes(hp->max_n, C, 8) > CS__HINES_SMEM_BYTES_MAX) {
-        snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory with %d cells per warp "
-                 "(use interleaved or warp)", hp->max_n, C);
+        snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (at most %d rows; use interleaved or warp)",
+                 hp->max_n, (int)((CS__HINES_SMEM_BYTES_MAX / (C * 8) - CS__STG_RING * S * 3) / 2));
         return CS_SOLVER_ERR_INVALID;
     }
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;

@@ -386,6 +386,52 @@ static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_opti
     ck_assert_int_eq(maxrows, hp->block_rows);
 }
 
+/* staged: every type's schedule runs each row once, after all its children (in earlier steps),
+ * never two rows with one parent in a step (their lanes' gathers would race), and its carry flags
+ * pair a row with its parent in the same slot of the next step */
+static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, const char *what)
+{
+    (void)b;
+    for (int t = 0; t < hp->nstype; ++t) {
+        const int first = hp->stype[2 * t], steps = hp->stype[2 * t + 1];
+        const int *sc = hp->stg_sched + 2 * CS__STG_STREAMS * (size_t)first;
+        int n = 0;
+        for (int k = 0; k < steps * CS__STG_STREAMS; ++k) n += sc[2 * k] >= 0;
+        int *step = malloc(sizeof(int) * n), *slot = malloc(sizeof(int) * n), *par = malloc(sizeof(int) * n);
+        for (int i = 0; i < n; ++i) step[i] = -1;
+        for (int k = 0; k < steps * CS__STG_STREAMS; ++k) {
+            int r = sc[2 * k];
+            if (r < 0) continue;
+            ck_assert_msg(r < n && step[r] < 0, "%s: type %d row %d scheduled twice", what, t, r);
+            step[r] = k / CS__STG_STREAMS;
+            slot[r] = k % CS__STG_STREAMS;
+            par[r] = (sc[2 * k + 1] & CS__STG_ROOT) ? -1 : sc[2 * k + 1] >> 8;
+        }
+        for (int r = 0; r < n; ++r) {
+            ck_assert_msg(step[r] >= 0, "%s: type %d row %d never scheduled", what, t, r);
+            if (par[r] < 0) continue;
+            int p = par[r], f = sc[2 * (step[r] * CS__STG_STREAMS + slot[r]) + 1] & 0xff;
+            ck_assert_msg(step[p] > step[r], "%s: type %d row %d runs before its child %d", what, t, p, r);
+            ck_assert_msg(!(f & CS__STG_CARRY_OUT) == !(step[p] == step[r] + 1 && slot[p] == slot[r]),
+                          "%s: type %d row %d: carry flag", what, t, r);
+            for (int q = 0; q < n; ++q)
+                ck_assert_msg(q == r || par[q] != p || step[q] != step[r], "%s: type %d rows %d and %d share parent %d in a step",
+                              what, t, q, r, p);
+        }
+        free(step); free(slot); free(par);
+    }
+}
+
+/* staged keeps a warp's 8 cells' eliminated rows in shared memory: larger cells are refused */
+static int staged_too_large(const batch *b, const char *variant)
+{
+    int m = 0;
+    for (int s = 0; s < b->nsys; ++s)
+        if (b->offset[s + 1] - b->offset[s] > m) m = b->offset[s + 1] - b->offset[s];
+    return strcmp(variant, "staged") == 0 &&
+           cs__staged_warp_bytes(m, CS__STG_CELLS, sizeof(double)) > CS__HINES_SMEM_BYTES_MAX;
+}
+
 static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, const char *what)
 {
     int v = cs__hines_variant_lookup(opt->variant);
@@ -393,6 +439,10 @@ static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, con
     cs__hines_hplan hp;
     char msg[256];
     cs_solver_status st = cs__hines_hplan_build(b->nsys, b->offset, b->p, v, opt, 132, &hp, msg, sizeof msg);
+    if (staged_too_large(b, opt->variant)) {
+        ck_assert_msg(st == CS_SOLVER_ERR_INVALID && strstr(msg, "does not fit"), "%s staged: a too large cell: %s", what, msg);
+        return;
+    }
     ck_assert_msg(st == CS_SOLVER_OK, "%s %s: %s", what, opt->variant, msg);
     size_t ni = (size_t)hp.internal_size;
     double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));
@@ -414,6 +464,7 @@ static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, con
     double e = relerr(b->nrows, x, ref);
     ck_assert_msg(e <= TOL_D, "%s %s (host emulation: %s): error %.3g", what, opt->variant, hp.describe, e);
     if (hp.variant == CS__HV_WARP) check_warp_blocks(&hp, opt, what);
+    if (hp.variant == CS__HV_STAGED) check_staged_schedule(&hp, b, what);
     for (int shared = 0; cs__hines_hplan_fuses(&hp) && shared <= hp.uniform; ++shared) {
         /* the fused step, twice: the second finds the work arrays as the first left them */
         step_inputs si;
@@ -459,7 +510,6 @@ static const config g_configs[] = {
     {"warp", 0, 0, 0, 0},
     {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640},
     {"staged", 0, 0, 0, 0},
-    {"staged", 4, 0, 0, 0},
     {"auto", 0, 0, 0, 0},
 };
 #define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
@@ -719,6 +769,11 @@ static void check_gpu(const batch *b, const config *cf, const char *what)
     cs_hines_gpu_options o = make_opt(cf);
     cs_hines_plan *pl = NULL;
     cs_solver_status st = cs_hines_gpu_plan_create(b->nsys, b->offset, b->p, &o, &pl);
+    if (staged_too_large(b, cf->variant)) {
+        ck_assert_msg(st == CS_SOLVER_ERR_INVALID && strstr(cs_hines_gpu_last_error(), "does not fit"), "%s staged: a too large cell: %s",
+                      what, cs_hines_gpu_last_error());
+        return;
+    }
     ck_assert_msg(st == CS_SOLVER_OK, "%s %s: create: %s: %s", what, cf->variant, cs_solver_status_string(st), cs_hines_gpu_last_error());
     const char *desc = cs_hines_gpu_plan_describe(pl);
     int n = b->nrows;
