@@ -641,6 +641,16 @@ START_TEST(test_host_plans)
         check_host_plan(&cb, &o, "medium-high");
         check_host_plan(&mb, &o, "mixed");
     }
+    /* the benchmark's six trees (seeds 1000 + class) through staged, whose schedule has the most
+     * ways to go wrong (bench_hines.cu) */
+    for (int k = 0; k < 6; ++k) {
+        batch kb;
+        make_class_batch(&kb, k, 9, 1000 + k);
+        config sc = {"staged", 0, 0, 0, 0};
+        cs_hines_gpu_options o = make_opt(&sc);
+        check_host_plan(&kb, &o, cs_hines_table41[k].name);
+        batch_free(&kb);
+    }
     /* identical cells: uniform plans, so the fused step also runs with shared constants */
     load_cells();
     batch ub;
