@@ -23,7 +23,7 @@
 
 size_t cs__staged_warp_bytes(int rows, int cells, size_t elem)
 {
-    return ((size_t)rows * 2 + (size_t)CS__STG_RING * S * 3) * (size_t)cells * elem;
+    return ((size_t)(rows + 1) * 2 + (size_t)CS__STG_RING * S * 3) * (size_t)cells * elem; /* A, B (and a scratch row), ring */
 }
 
 /* The schedule of one structure of n rows (lp local parents, lp[0] = -1) into sched (2·S ints
@@ -134,7 +134,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     (void)opt;
     if (cs__staged_warp_bytes(hp->max_n, C, 8) > CS__HINES_SMEM_BYTES_MAX) {
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (at most %d rows; use interleaved or warp)",
-                 hp->max_n, (int)((CS__HINES_SMEM_BYTES_MAX / (C * 8) - CS__STG_RING * S * 3) / 2));
+                 hp->max_n, (int)((CS__HINES_SMEM_BYTES_MAX / (C * 8) - CS__STG_RING * S * 3) / 2 - 1));
         return CS_SOLVER_ERR_INVALID;
     }
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;

@@ -77,7 +77,9 @@ template <class T>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
 {
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
-    T *A = reinterpret_cast<T *>(cs__smem_stg), *B = A + (size_t)sd.rows * C, *ring = B + (size_t)sd.rows * C;
+    /* A and B hold rows + 1 rows: an empty slot's lane (and the root's parent) points at the last,
+     * which no other lane reads or writes, so its dummy accesses race with nothing */
+    T *A = reinterpret_cast<T *>(cs__smem_stg), *B = A + (size_t)(sd.rows + 1) * C, *ring = B + (size_t)(sd.rows + 1) * C;
     const int lane = threadIdx.x, s = lane / C, j = lane % C; /* slot s of cell j */
     cs__stg_copy<T> cp;
     cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), s, j);
@@ -101,7 +103,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             const int2 nxt = t + 1 < nsteps ? __ldg(sc + (t + 1) * S) : cur;
             iss = t + RING < nsteps ? __ldg(sc + (t + RING) * S) : make_int2(-1, 0);
             const int row = cur.x, f = cur.y & 0xff;
-            const int kr = max(row, 0) * C + j, kp = (cur.y >> 8) * C + j;
+            const int kr = (row >= 0 ? row : sd.rows) * C + j;
+            const int kp = (row >= 0 && !(f & CS__STG_ROOT) ? cur.y >> 8 : sd.rows) * C + j;
             const T *rg = rg0 + ri * S * 3 * C;
             const T dd = rg[0], uu = rg[C], rr = rg[2 * C];
             const T ga = (f & CS__STG_GATHER_IN) ? A[kr] : T(0), gb = (f & CS__STG_GATHER_IN) ? B[kr] : T(0);
@@ -141,9 +144,10 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             const int2 nxt = t > 0 ? __ldg(sc + (t - 1) * S) : cur;
             __syncwarp(); /* the parents' x of earlier steps visible */
             const int row = cur.x, f = cur.y & 0xff;
-            const int kr = max(row, 0) * C + j;
+            const int kr = (row >= 0 ? row : sd.rows) * C + j;
+            const int kp = (row >= 0 && !(f & CS__STG_ROOT) ? cur.y >> 8 : sd.rows) * C + j;
             const T a = A[kr], b = B[kr];
-            const T xp = (f & (CS__STG_ROOT | CS__STG_CARRY_OUT)) ? xc : B[(cur.y >> 8) * C + j];
+            const T xp = (f & (CS__STG_ROOT | CS__STG_CARRY_OUT)) ? xc : B[kp];
             const T x = (f & CS__STG_ROOT) ? b : b - a * xp;
             xc = x;
             if (row >= 0) {
