@@ -128,6 +128,7 @@ typedef struct {
      * the eliminated rows (a, b) of its group and a ring of staged inputs. */
     int stg_cells;     /* cells per warp: CS__STG_CELLS */
     int stg_rows;      /* rows of the largest type (sizes the shared memory of every warp) */
+    int stg_max_steps; /* steps of the longest schedule (staged in shared memory too) */
     int *group_type;   /* [ngroup] */
     int *group_cells;  /* [ngroup] lanes with a cell (the others compute on padding) */
     int nstype;
@@ -152,7 +153,7 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
  * bytes, and the host emulation (the kernel's order of operations). */
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, char *msg, size_t msglen);
-size_t cs__staged_warp_bytes(int rows, int cells, size_t elem);
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem);
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
 
 /* Internal index of local row i of system s (the conversions' map). */

@@ -21,9 +21,10 @@
 
 #define S CS__STG_STREAMS
 
-size_t cs__staged_warp_bytes(int rows, int cells, size_t elem)
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem)
 {
-    return ((size_t)(rows + 1) * 2 + (size_t)CS__STG_RING * S * 3) * (size_t)cells * elem; /* A, B (and a scratch row), ring */
+    /* A, B (and a scratch row), the ring, the schedule (S int2 per step) */
+    return ((size_t)(rows + 1) * 2 + (size_t)CS__STG_RING * S * 3) * (size_t)cells * elem + (size_t)max_steps * S * 8;
 }
 
 /* The schedule of one structure of n rows (lp local parents, lp[0] = -1) into sched (2·S ints
@@ -132,9 +133,12 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
 {
     const int nsys = hp->nsys, nt = hp->nstruct, C = CS__STG_CELLS;
     (void)opt;
-    if (cs__staged_warp_bytes(hp->max_n, C, 8) > CS__HINES_SMEM_BYTES_MAX) {
+    /* a schedule has at most max_n steps: the bound for the check before planning */
+    if (cs__staged_warp_bytes(hp->max_n, hp->max_n, C, 8) > CS__HINES_SMEM_BYTES_MAX) {
+        int m = hp->max_n;
+        while (m > 1 && cs__staged_warp_bytes(m, m, C, 8) > CS__HINES_SMEM_BYTES_MAX) --m;
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (at most %d rows; use interleaved or warp)",
-                 hp->max_n, (int)((CS__HINES_SMEM_BYTES_MAX / (C * 8) - CS__STG_RING * S * 3) / 2 - 1));
+                 hp->max_n, m);
         return CS_SOLVER_ERR_INVALID;
     }
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;
@@ -167,6 +171,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         hp->stype[2 * t] = hp->nstep;
         hp->stype[2 * t + 1] = steps;
         hp->nstep += steps;
+        if (steps > hp->stg_max_steps) hp->stg_max_steps = steps;
     }
     hp->nstype = nt;
     /* groups of C cells of one structure */

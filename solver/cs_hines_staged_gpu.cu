@@ -78,30 +78,41 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
 {
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
     /* A and B hold rows + 1 rows: an empty slot's lane (and the root's parent) points at the last,
-     * which no other lane reads or writes, so its dummy accesses race with nothing */
+     * which no other lane reads or writes, so its dummy accesses race with nothing. The schedule
+     * of the group's structure is staged too: read from device memory every step it missed L1
+     * and stalled the warp on L2 latency (a quarter of the samples, NOTES.md). */
     T *A = reinterpret_cast<T *>(cs__smem_stg), *B = A + (size_t)(sd.rows + 1) * C, *ring = B + (size_t)(sd.rows + 1) * C;
+    int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * 3 * C);
     const int lane = threadIdx.x, s = lane / C, j = lane % C; /* slot s of cell j */
     cs__stg_copy<T> cp;
     cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), s, j);
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
     const T *rg0 = ring + s * 3 * C + j; /* this lane's d in ring slot 0; u and rhs C and 2C further */
-    int g = blockIdx.x;
-    int2 ty = sd.stype[sd.group_type[g]];
-    const int2 *sc = sched + (size_t)ty.x * S + s; /* this lane's slot of step 0 */
-    int nsteps = ty.y;
+    const int2 *sc = ssc + s;            /* this lane's slot of step 0 */
+    int g = blockIdx.x, type = sd.group_type[g], nsteps = 0;
     long long base = sd.group_base[g];
-    for (int t = 0; t < RING - 1; ++t) cp.issue(base, t < nsteps ? __ldg(sc + t * S).x : -1, t);
+    bool staged = false; /* the group's first steps are in the ring already */
     for (;;) {
+        if (!staged) { /* a new structure (or the first group): its schedule, then the ring's first steps */
+            const int2 ty = sd.stype[type];
+            nsteps = ty.y;
+            __syncwarp();
+            for (int i = lane; i < ty.y * S; i += 32) ssc[i] = __ldg(sched + (size_t)ty.x * S + i);
+            __syncwarp();
+            for (int t = 0; t < RING - 1; ++t) cp.issue(base, t < nsteps ? sc[t * S].x : -1, t);
+        }
+        const int g2 = g + gridDim.x;
+        const int type2 = g2 < sd.ngroup ? sd.group_type[g2] : -1;
+        const long long base2 = g2 < sd.ngroup ? sd.group_base[g2] : 0;
         /* backward sweep: step t's inputs were issued RING-1 steps ago */
         T cd = T(0), cr = T(0);
-        int2 cur = __ldg(sc), iss = RING - 1 < nsteps ? __ldg(sc + (RING - 1) * S) : make_int2(-1, 0);
+        int2 cur = sc[0];
         int ri = 0;
         for (int t = 0; t < nsteps; ++t) {
             asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
             __syncwarp(); /* step t's copies and the last step's gathers visible; a ring slot freed */
-            cp.issue(base, iss.x, ri == 0 ? RING - 1 : ri - 1);
-            const int2 nxt = t + 1 < nsteps ? __ldg(sc + (t + 1) * S) : cur;
-            iss = t + RING < nsteps ? __ldg(sc + (t + RING) * S) : make_int2(-1, 0);
+            cp.issue(base, t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1, ri == 0 ? RING - 1 : ri - 1);
+            const int2 nxt = t + 1 < nsteps ? sc[(t + 1) * S] : cur;
             const int row = cur.x, f = cur.y & 0xff;
             const int kr = (row >= 0 ? row : sd.rows) * C + j;
             const int kp = (row >= 0 && !(f & CS__STG_ROOT) ? cur.y >> 8 : sd.rows) * C + j;
@@ -124,24 +135,17 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             cur = nxt;
             ri = ri + 1 == RING ? 0 : ri + 1;
         }
-        /* stage the next group's first steps while the forward sweep runs (the ring is free) */
-        const int g2 = g + gridDim.x;
-        const int2 *sc2 = sc;
-        int nsteps2 = 0;
-        long long base2 = 0;
+        /* the next group of the same structure: stage its first steps while the forward sweep
+         * runs (the ring is free) */
         __syncwarp();
-        if (g2 < sd.ngroup) {
-            const int2 ty2 = sd.stype[sd.group_type[g2]];
-            sc2 = sched + (size_t)ty2.x * S + s;
-            nsteps2 = ty2.y;
-            base2 = sd.group_base[g2];
-            for (int t = 0; t < RING - 1; ++t) cp.issue(base2, t < nsteps2 ? __ldg(sc2 + t * S).x : -1, t);
-        }
+        staged = type2 == type;
+        if (staged)
+            for (int t = 0; t < RING - 1; ++t) cp.issue(base2, t < nsteps ? sc[t * S].x : -1, t);
         /* forward sweep: the steps in reverse; x goes to device memory once */
         T xc = T(0);
-        cur = __ldg(sc + (nsteps - 1) * S);
+        cur = sc[(nsteps - 1) * S];
         for (int t = nsteps - 1; t >= 0; --t) {
-            const int2 nxt = t > 0 ? __ldg(sc + (t - 1) * S) : cur;
+            const int2 nxt = t > 0 ? sc[(t - 1) * S] : cur;
             __syncwarp(); /* the parents' x of earlier steps visible */
             const int row = cur.x, f = cur.y & 0xff;
             const int kr = (row >= 0 ? row : sd.rows) * C + j;
@@ -158,14 +162,14 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         }
         if (g2 >= sd.ngroup) break;
         __syncwarp(); /* the forward sweep's reads of A and B end before the next group writes them */
-        g = g2; sc = sc2; nsteps = nsteps2; base = base2;
+        g = g2; type = type2; base = base2;
     }
 }
 
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
 {
-    const size_t bytes = cs__staged_warp_bytes(sd.rows, C, sizeof(T));
+    const size_t bytes = cs__staged_warp_bytes(sd.rows, sd.max_steps, C, sizeof(T));
     int per_sm = 0;
     cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cs__k_staged<T>, 32, bytes);
     if (e != cudaSuccess) return e;
@@ -178,11 +182,11 @@ cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs
 template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *, const double *, double *, cudaStream_t);
 template cudaError_t cs__staged_launch<float>(const cs__staged_dev &, float *, const float *, float *, cudaStream_t);
 
-cudaError_t cs__staged_set_attrs(int rows)
+cudaError_t cs__staged_set_attrs(int rows, int max_steps)
 {
     cudaError_t e = cudaFuncSetAttribute(cs__k_staged<double>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)cs__staged_warp_bytes(rows, C, sizeof(double)));
+                                         (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(double)));
     if (e != cudaSuccess) return e;
     return cudaFuncSetAttribute(cs__k_staged<float>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)cs__staged_warp_bytes(rows, C, sizeof(float)));
+                                (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(float)));
 }

@@ -429,7 +429,7 @@ static int staged_too_large(const batch *b, const char *variant)
     for (int s = 0; s < b->nsys; ++s)
         if (b->offset[s + 1] - b->offset[s] > m) m = b->offset[s + 1] - b->offset[s];
     return strcmp(variant, "staged") == 0 &&
-           cs__staged_warp_bytes(m, CS__STG_CELLS, sizeof(double)) > CS__HINES_SMEM_BYTES_MAX;
+           cs__staged_warp_bytes(m, m, CS__STG_CELLS, sizeof(double)) > CS__HINES_SMEM_BYTES_MAX;
 }
 
 static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, const char *what)
