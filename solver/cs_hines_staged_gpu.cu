@@ -1,4 +1,5 @@
-/* The "staged" GPU Hines kernel: a warp per group of 8 cells of one structure, 4 lanes per cell
+/* The "staged" GPU Hines kernel: a warp per group of 8 cells of one structure, 4 lanes per cell,
+ * 8 rows per cell and step
  * (layout and schedule: cs_hines_staged.c, which also emulates this kernel on the host).
  *
  * Why: the solve's compulsory traffic is d, u, rhs read and x written once (32 B per row in
@@ -7,7 +8,7 @@
  * per multiprocessor whose level-by-level chains leave them latency-bound (bench/NOTES.md). Here
  * the eliminated rows (a, b: 16 B per row) stay in shared memory, the inputs stream in through a
  * cp.async ring several steps ahead, and a cell's 4 lanes each run one row per step from
- * independent subtrees. A first version gave each cell one lane running the 4 rows of a step
+ * independent subtrees (two rows per lane, so that their chains overlap). A first version gave each cell one lane running the 4 rows of a step
  * itself: 32 cells per warp filled shared memory with one warp per multiprocessor, which issued
  * one instruction every 2.75 cycles on one of the four schedulers (Nsight Compute, NOTES.md).
  * A block is one warp; the grid is persistent, and a warp stages the first steps of its next group
@@ -36,8 +37,8 @@ __device__ __forceinline__ float cs__stg_rcp(float x)
     return fmaf(r, fmaf(-x, r, 1.0f), r);
 }
 
-/* A lane's share of staging one step: its slot's row of d, u, rhs is 3 segments of C values
- * (16-byte chunks, CH per segment); the slot's C lanes copy them, lane j chunks j and j + C. */
+/* A lane's share of staging one slot of a step: the slot's row of d, u, rhs is 3 segments of C
+ * values (16-byte chunks, CH per segment); the slot's C lanes copy them, lane j chunks j and j + C. */
 template <class T>
 struct cs__stg_copy {
     static constexpr int PER = 16 / sizeof(T), CH = C / PER, N = 3 * CH;
@@ -58,20 +59,24 @@ struct cs__stg_copy {
             nchunk = h + 1;
         }
     }
-    /* copy row `row` (< 0: none) of the group at `base` into ring slot `slot`, then commit */
-    __device__ __forceinline__ void issue(long long base, int row, int slot) const
+    /* copy row `row` (< 0: none) of the group at `base` into ring slot `slot` (not committed) */
+    __device__ __forceinline__ void copy(long long base, int row, int slot) const
     {
-        if (row >= 0) {
-            const long long off = base + (long long)row * C;
+        if (row < 0) return;
+        const long long off = base + (long long)row * C;
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
-                if (h < nchunk)
-                    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst[h] + slot * (unsigned)(S * 3 * C * sizeof(T))),
-                                 "l"(src[h] + off));
-        }
-        asm volatile("cp.async.commit_group;");
+        for (int h = 0; h < 2; ++h)
+            if (h < nchunk)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst[h] + slot * (unsigned)(S * 3 * C * sizeof(T))),
+                             "l"(src[h] + off));
     }
 };
+
+__device__ __forceinline__ void cs__stg_commit() { asm volatile("cp.async.commit_group;"); }
+
+/* slots per lane: slot q + h·LANES for h < P, q = lane / C */
+#define LANES CS__STG_LANES
+#define P (S / LANES)
 
 template <class T>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
@@ -83,12 +88,13 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
      * and stalled the warp on L2 latency (a quarter of the samples, NOTES.md). */
     T *A = reinterpret_cast<T *>(cs__smem_stg), *B = A + (size_t)(sd.rows + 1) * C, *ring = B + (size_t)(sd.rows + 1) * C;
     int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * 3 * C);
-    const int lane = threadIdx.x, s = lane / C, j = lane % C; /* slot s of cell j */
-    cs__stg_copy<T> cp;
-    cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), s, j);
+    const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
+    cs__stg_copy<T> cp[P];
+#pragma unroll
+    for (int h = 0; h < P; ++h) cp[h].init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q + h * LANES, j);
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
-    const T *rg0 = ring + s * 3 * C + j; /* this lane's d in ring slot 0; u and rhs C and 2C further */
-    const int2 *sc = ssc + s;            /* this lane's slot of step 0 */
+    const T *rg0 = ring + q * 3 * C + j; /* this lane's first slot's d in ring slot 0; u, rhs C, 2C further */
+    const int2 *sc = ssc + q;            /* this lane's first slot of step 0 */
     int g = blockIdx.x, type = sd.group_type[g], nsteps = 0;
     long long base = sd.group_base[g];
     bool staged = false; /* the group's first steps are in the ring already */
@@ -99,40 +105,73 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             __syncwarp();
             for (int i = lane; i < ty.y * S; i += 32) ssc[i] = __ldg(sched + (size_t)ty.x * S + i);
             __syncwarp();
-            for (int t = 0; t < RING - 1; ++t) cp.issue(base, t < nsteps ? sc[t * S].x : -1, t);
+            for (int t = 0; t < RING - 1; ++t) {
+#pragma unroll
+                for (int h = 0; h < P; ++h) cp[h].copy(base, t < nsteps ? sc[t * S + h * LANES].x : -1, t);
+                cs__stg_commit();
+            }
         }
         const int g2 = g + gridDim.x;
         const int type2 = g2 < sd.ngroup ? sd.group_type[g2] : -1;
         const long long base2 = g2 < sd.ngroup ? sd.group_base[g2] : 0;
         /* backward sweep: step t's inputs were issued RING-1 steps ago */
-        T cd = T(0), cr = T(0);
-        int2 cur = sc[0];
+        T cd[P], cr[P];
+        int2 cur[P];
+#pragma unroll
+        for (int h = 0; h < P; ++h) { cd[h] = cr[h] = T(0); cur[h] = sc[h * LANES]; }
         int ri = 0;
         for (int t = 0; t < nsteps; ++t) {
             asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
             __syncwarp(); /* step t's copies and the last step's gathers visible; a ring slot freed */
-            cp.issue(base, t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1, ri == 0 ? RING - 1 : ri - 1);
-            const int2 nxt = t + 1 < nsteps ? sc[(t + 1) * S] : cur;
-            const int row = cur.x, f = cur.y & 0xff;
-            const int kr = (row >= 0 ? row : sd.rows) * C + j;
-            const int kp = (row >= 0 && !(f & CS__STG_ROOT) ? cur.y >> 8 : sd.rows) * C + j;
-            const T *rg = rg0 + ri * S * 3 * C;
-            const T dd = rg[0], uu = rg[C], rr = rg[2 * C];
-            const T ga = (f & CS__STG_GATHER_IN) ? A[kr] : T(0), gb = (f & CS__STG_GATHER_IN) ? B[kr] : T(0);
-            const T d1 = dd + ((f & CS__STG_CARRY_IN) ? cd : T(0)) + ga;
-            const T r1 = rr + ((f & CS__STG_CARRY_IN) ? cr : T(0)) + gb;
-            const T inv = cs__stg_rcp(d1);
-            const T a = uu * inv, b = r1 * inv, cdn = -a * uu, crn = -a * r1;
-            if (row >= 0) {
-                A[kr] = a;
-                B[kr] = b;
-                if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { /* no other row of the step has this parent */
-                    if (f & CS__STG_GATHER_FIRST) { A[kp] = cdn; B[kp] = crn; }
-                    else { A[kp] += cdn; B[kp] += crn; }
-                }
+            const int wi = ri == 0 ? RING - 1 : ri - 1;
+            int2 nxt[P];
+#pragma unroll
+            for (int h = 0; h < P; ++h) {
+                cp[h].copy(base, t + RING - 1 < nsteps ? sc[(t + RING - 1) * S + h * LANES].x : -1, wi);
+                nxt[h] = t + 1 < nsteps ? sc[(t + 1) * S + h * LANES] : cur[h];
             }
-            if (f & CS__STG_CARRY_OUT) { cd = cdn; cr = crn; }
-            cur = nxt;
+            cs__stg_commit();
+            /* the lane's P rows in three phases (loads, arithmetic, stores) so that their chains
+             * overlap; a row's children are in earlier steps, its parent in a later one */
+            int kr[P], kp[P], f[P];
+            T dd[P], uu[P], rr[P], ga[P], gb[P];
+#pragma unroll
+            for (int h = 0; h < P; ++h) {
+                const int row = cur[h].x;
+                f[h] = cur[h].y & 0xff;
+                kr[h] = (row >= 0 ? row : sd.rows) * C + j;
+                kp[h] = (row >= 0 && !(f[h] & CS__STG_ROOT) ? cur[h].y >> 8 : sd.rows) * C + j;
+                const T *rg = rg0 + (ri * S + h * LANES) * 3 * C;
+                dd[h] = rg[0];
+                uu[h] = rg[C];
+                rr[h] = rg[2 * C];
+                ga[h] = (f[h] & CS__STG_GATHER_IN) ? A[kr[h]] : T(0);
+                gb[h] = (f[h] & CS__STG_GATHER_IN) ? B[kr[h]] : T(0);
+            }
+            T a[P], b[P], cdn[P], crn[P];
+#pragma unroll
+            for (int h = 0; h < P; ++h) {
+                const T d1 = dd[h] + ((f[h] & CS__STG_CARRY_IN) ? cd[h] : T(0)) + ga[h];
+                const T r1 = rr[h] + ((f[h] & CS__STG_CARRY_IN) ? cr[h] : T(0)) + gb[h];
+                const T inv = cs__stg_rcp(d1);
+                a[h] = uu[h] * inv;
+                b[h] = r1 * inv;
+                cdn[h] = -a[h] * uu[h];
+                crn[h] = -a[h] * r1;
+            }
+#pragma unroll
+            for (int h = 0; h < P; ++h) {
+                if (cur[h].x >= 0) {
+                    A[kr[h]] = a[h];
+                    B[kr[h]] = b[h];
+                    if (!(f[h] & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { /* no other row of the step has this parent */
+                        if (f[h] & CS__STG_GATHER_FIRST) { A[kp[h]] = cdn[h]; B[kp[h]] = crn[h]; }
+                        else { A[kp[h]] += cdn[h]; B[kp[h]] += crn[h]; }
+                    }
+                }
+                if (f[h] & CS__STG_CARRY_OUT) { cd[h] = cdn[h]; cr[h] = crn[h]; }
+                cur[h] = nxt[h];
+            }
             ri = ri + 1 == RING ? 0 : ri + 1;
         }
         /* the next group of the same structure: stage its first steps while the forward sweep
@@ -140,25 +179,40 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         __syncwarp();
         staged = type2 == type;
         if (staged)
-            for (int t = 0; t < RING - 1; ++t) cp.issue(base2, t < nsteps ? sc[t * S].x : -1, t);
-        /* forward sweep: the steps in reverse; x goes to device memory once */
-        T xc = T(0);
-        cur = sc[(nsteps - 1) * S];
-        for (int t = nsteps - 1; t >= 0; --t) {
-            const int2 nxt = t > 0 ? sc[(t - 1) * S] : cur;
-            __syncwarp(); /* the parents' x of earlier steps visible */
-            const int row = cur.x, f = cur.y & 0xff;
-            const int kr = (row >= 0 ? row : sd.rows) * C + j;
-            const int kp = (row >= 0 && !(f & CS__STG_ROOT) ? cur.y >> 8 : sd.rows) * C + j;
-            const T a = A[kr], b = B[kr];
-            const T xp = (f & (CS__STG_ROOT | CS__STG_CARRY_OUT)) ? xc : B[kp];
-            const T x = (f & CS__STG_ROOT) ? b : b - a * xp;
-            xc = x;
-            if (row >= 0) {
-                if (f & CS__STG_GATHER_IN) B[kr] = x;
-                rhs[base + kr] = x;
+            for (int t = 0; t < RING - 1; ++t) {
+#pragma unroll
+                for (int h = 0; h < P; ++h) cp[h].copy(base2, t < nsteps ? sc[t * S + h * LANES].x : -1, t);
+                cs__stg_commit();
             }
-            cur = nxt;
+        /* forward sweep: the steps in reverse; x goes to device memory once */
+        T xc[P];
+#pragma unroll
+        for (int h = 0; h < P; ++h) { xc[h] = T(0); cur[h] = sc[(nsteps - 1) * S + h * LANES]; }
+        for (int t = nsteps - 1; t >= 0; --t) {
+            int2 nxt[P];
+#pragma unroll
+            for (int h = 0; h < P; ++h) nxt[h] = t > 0 ? sc[(t - 1) * S + h * LANES] : cur[h];
+            __syncwarp(); /* the parents' x of earlier steps visible */
+            T x[P];
+            int kr[P];
+#pragma unroll
+            for (int h = 0; h < P; ++h) {
+                const int row = cur[h].x, f = cur[h].y & 0xff;
+                kr[h] = (row >= 0 ? row : sd.rows) * C + j;
+                const int kp = (row >= 0 && !(f & CS__STG_ROOT) ? cur[h].y >> 8 : sd.rows) * C + j;
+                const T a = A[kr[h]], b = B[kr[h]];
+                const T xp = (f & (CS__STG_ROOT | CS__STG_CARRY_OUT)) ? xc[h] : B[kp];
+                x[h] = (f & CS__STG_ROOT) ? b : b - a * xp;
+                xc[h] = x[h];
+            }
+#pragma unroll
+            for (int h = 0; h < P; ++h) {
+                if (cur[h].x >= 0) {
+                    if (cur[h].y & CS__STG_GATHER_IN) B[kr[h]] = x[h];
+                    rhs[base + kr[h]] = x[h];
+                }
+                cur[h] = nxt[h];
+            }
         }
         if (g2 >= sd.ngroup) break;
         __syncwarp(); /* the forward sweep's reads of A and B end before the next group writes them */
