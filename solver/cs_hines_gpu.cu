@@ -556,7 +556,7 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         CS__TRY(cs__upload(&pl->d_group_base, hp->group_base, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_group_type, hp->group_type, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_stype, (const int2 *)hp->stype, (size_t)hp->nstype));
-        CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->nstep * 2));
+        CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->nstep * CS__STG_STREAMS / 2)); /* S int2 per step */
     } else {
         CS__TRY(cs__upload(&pl->d_slot_base, hp->slot_base, (size_t)hp->nslot));
         CS__TRY(cs__upload(&pl->d_slot_n, hp->slot_n, (size_t)hp->nslot));
