@@ -156,6 +156,7 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, char *msg, size_t msglen);
 size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem);
+int cs__staged_steps(int n, const int *lp); /* steps of one structure's schedule (-1: no memory) */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
 
 /* Internal index of local row i of system s (the conversions' map). */

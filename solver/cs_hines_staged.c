@@ -128,6 +128,15 @@ done:
     return nsteps;
 }
 
+int cs__staged_steps(int n, const int *lp)
+{
+    int *tmp = malloc(sizeof(int) * 2 * S * (size_t)n);
+    if (!tmp) return -1;
+    int steps = cs__staged_schedule(n, lp, tmp);
+    free(tmp);
+    return steps;
+}
+
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, char *msg, size_t msglen)
 {
