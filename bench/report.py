@@ -229,7 +229,7 @@ CP wins: its warps stay converged and coalesced, while NCP's diverge at their en
 
 
 # --------------------------------------------------------------------------------------------- Hines
-HINES_VARIANTS = ["flat", "interleaved", "block_interleaved BS=64", "block_shared", "variable", "fine", "warp"]
+HINES_VARIANTS = ["flat", "interleaved", "block_interleaved BS=64", "block_shared", "variable", "fine", "warp", "staged"]
 FINE_GRAINED = ["fine", "warp"]
 PER_CELL = ["flat", "interleaved", "block_interleaved BS=64", "block_shared", "variable"]
 CLASSES = ["small-low", "small-high", "medium-low", "medium-high", "big-low", "big-high"]
@@ -301,7 +301,7 @@ def hines(root, docs):
     # plot: solve time per variant for the plotted class
     fig, ax = plt.subplots(figsize=(8, 5))
     style = {"flat": "v-", "interleaved": "s-", "block_interleaved BS=64": "D-", "block_shared": "P-",
-             "variable": "x-", "fine": "o-", "warp": "*-"}
+             "variable": "x-", "fine": "o-", "warp": "*-", "staged": "d-"}
     for v in HINES_VARIANTS:
         pts = [(n, t(pcls, n, v)) for n in cells_all if t(pcls, n, v) is not None]
         ax.loglog(*zip(*pts), style[v], lw=2 if v in FINE_GRAINED else 1.3, label=f"GPU {v}")
@@ -362,7 +362,9 @@ Fastest GPU variant per class and batch, double: solve time [µs] (variant, % of
 Small batches are latency-bound: the one-thread-per-cell kernels then leave most of the GPU idle, and
 the fine-grained solvers (one thread per branch, level by level: `fine` with a CUDA block per pack of
 cells, `warp` with a warp per cell and the structure's schedule staged in shared memory) are the
-fastest. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
+fastest. At large batches `staged` (8 cells per warp, 4 lanes per cell on independent subtrees, the
+inputs streamed through shared memory and the eliminated rows kept there: only the compulsory bytes
+move) wins where its schedule keeps a cell's lanes busy (small-high, medium-high). At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
 the copy bandwidth); the Block-Interleaved block-size sweep (BS = 32…512) is flat
 ({g3(min(bi))}–{g3(max(bi))} µs).
 
@@ -617,11 +619,12 @@ def main():
          ok(t3["pct"] >= 80),
          "One thread per cell (interleaved) re-reads the cell from HBM in its second sweep: a 7.6 KB cell "
          "does not stay in L2 with 2 GB in flight, so ~64 B/row move for 32 compulsory (≤ 50 %). The warp "
-         "solver moves only the compulsory bytes (cell and schedule staged in shared memory) but is "
-         "latency-bound: shared memory holds ~24 cells per SM, and a cell's stay there (load, 15 levels × 2 "
-         "dependent sweeps, store) lasts ~18 µs, so ~1.3 cells/µs per SM finish where 80 % of copy needs "
-         "~2.5 (`bench/NOTES.md`, "
-         "\"Hines GPU\")."],
+         "and staged solvers move only the compulsory bytes but are latency-bound. warp: shared memory holds "
+         "~24 cells per SM, each staying ~18 µs. staged (session 4): the eliminated rows of 32 cells per SM "
+         "fill shared memory, 4 warps of 8 cells, one per scheduler, each issuing every ~4 cycles on "
+         "dependent chains (Nsight Compute: 0.27 issued per scheduler, stalls on fixed-latency "
+         "dependencies); two rows per lane did not help. 80 % needs ~2.5 cells/µs per SM; both reach "
+         "~1.35 (`bench/NOTES.md`, \"Hines GPU\")."],
         ["T4", "Hines 256 cells, any class: fine ≥ 5× one thread per cell",
          f"fine-grained (the faster of fine and warp) vs flat (one thread per cell): {min(x['vs_flat'] for x in t4):.1f}× ({t4_min['class']}) to "
          f"{max(x['vs_flat'] for x in t4):.1f}×; vs interleaved {min(x['vs_inter'] for x in t4):.1f}–"
