@@ -45,12 +45,14 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 /* staged: a step of a schedule has CS__STG_STREAMS slots (rows from independent subtrees); each
  * cell of a warp's group gets CS__STG_LANES lanes, each running CS__STG_STREAMS / CS__STG_LANES
  * slots of every step, hence CS__STG_CELLS cells per warp; CS__STG_RING steps of inputs in flight
- * per warp through cp.async (12 steps of 4 rows of d, u, rhs for 8 cells in double: 9 KB). Two
- * slots per lane (8 per step) measured the same in double and 14 % slower in float (NOTES.md). */
-#define CS__STG_STREAMS 4
-#define CS__STG_LANES 4
+ * per warp through cp.async (6 steps of 8 rows of d, u, rhs for 4 cells in double: 4.6 KB).
+ * 4 cells of 8 lanes make a medium-high warp 28 KB of shared memory, so 8 warps share a
+ * multiprocessor (2 per scheduler); 8 cells of 4 lanes (4 warps) and 8 cells with two slots per
+ * lane were latency-bound at one warp per scheduler (bench/NOTES.md). */
+#define CS__STG_STREAMS 8
+#define CS__STG_LANES 8
 #define CS__STG_CELLS (32 / CS__STG_LANES)
-#define CS__STG_RING 12
+#define CS__STG_RING 6
 /* schedule flags of a staged slot (the low byte of its second int; the parent row above it) */
 enum {
     CS__STG_CARRY_IN = 1,     /* add this stream's carry: its previous row was a child */

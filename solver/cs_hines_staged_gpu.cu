@@ -38,7 +38,9 @@ __device__ __forceinline__ float cs__stg_rcp(float x)
 }
 
 /* A lane's share of staging one slot of a step: the slot's row of d, u, rhs is 3 segments of C
- * values (16-byte chunks, CH per segment); the slot's C lanes copy them, lane j chunks j and j + C. */
+ * values (16-byte chunks, CH per segment); the slot's C lanes copy them, lane j chunks j and j + C.
+ * A ring slot is laid out [array][step slot][cell], so that the warp's 32 reads of one array are
+ * one contiguous run (no bank conflicts). */
 template <class T>
 struct cs__stg_copy {
     static constexpr int PER = 16 / sizeof(T), CH = C / PER, N = 3 * CH;
@@ -55,7 +57,7 @@ struct cs__stg_copy {
             if (q >= N) continue;
             const int k = q / CH, c = q - k * CH;
             src[h] = (k == 0 ? d : k == 1 ? u : rhs) + c * PER;
-            dst[h] = ring0 + (unsigned)(((s * 3 + k) * C + c * PER) * sizeof(T));
+            dst[h] = ring0 + (unsigned)(((k * S + s) * C + c * PER) * sizeof(T));
             nchunk = h + 1;
         }
     }
@@ -93,7 +95,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
 #pragma unroll
     for (int h = 0; h < P; ++h) cp[h].init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q + h * LANES, j);
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
-    const T *rg0 = ring + q * 3 * C + j; /* this lane's first slot's d in ring slot 0; u, rhs C, 2C further */
+    const T *rg0 = ring + q * C + j; /* this lane's first slot's d in ring slot 0 (laid out [k][slot][cell]) */
     const int2 *sc = ssc + q;            /* this lane's first slot of step 0 */
     int g = blockIdx.x, type = sd.group_type[g], nsteps = 0;
     long long base = sd.group_base[g];
@@ -141,10 +143,10 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 f[h] = cur[h].y & 0xff;
                 kr[h] = (row >= 0 ? row : sd.rows) * C + j;
                 kp[h] = (row >= 0 && !(f[h] & CS__STG_ROOT) ? cur[h].y >> 8 : sd.rows) * C + j;
-                const T *rg = rg0 + (ri * S + h * LANES) * 3 * C;
+                const T *rg = rg0 + ri * S * 3 * C + h * LANES * C;
                 dd[h] = rg[0];
-                uu[h] = rg[C];
-                rr[h] = rg[2 * C];
+                uu[h] = rg[S * C];
+                rr[h] = rg[2 * S * C];
                 ga[h] = (f[h] & CS__STG_GATHER_IN) ? A[kr[h]] : T(0);
                 gb[h] = (f[h] & CS__STG_GATHER_IN) ? B[kr[h]] : T(0);
             }
