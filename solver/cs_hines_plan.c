@@ -1002,16 +1002,15 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         const int fits = (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX;
         const int large = (long long)nsys >= 1024 * sms;
         /* staged, for one structure at large batches (session 4, bench/results-hines.md: 256000
-         * small-high 225 µs against warp 300, medium-high 1.44 ms against warp 1.48 and
-         * interleaved 1.57, float 0.72 against 0.88): where its schedule keeps a cell's 4 lanes
-         * busy (>= 3 rows per step; small-low's 1.25 and medium-low's 2.4 lose) and 3 warps fit
-         * a multiprocessor (big cells, 2 warps: 5.7-6.0 ms against interleaved's 3.4) */
+         * medium-high 0.98 ms against warp 1.48 and interleaved 1.57): where its schedule keeps a
+         * cell's 8 lanes busy (>= 5 rows per step; small-low has 1.25, medium-low 2.8) and 4 warps
+         * (2 per scheduler) fit a multiprocessor */
         int staged_fits = 0;
         if (hp->uniform && large && !opt.fused_step) {
             for (int i = 0; i < max_n; ++i) lp[i] = i ? p[i] : -1; /* system 0 (offset 0) */
             int steps = cs__staged_steps(max_n, lp);
-            staged_fits = steps > 0 && 3 * steps <= max_n &&
-                          3 * (cs__staged_warp_bytes(max_n, steps, CS__STG_CELLS, 8) + 1024) <= 228 * 1024;
+            staged_fits = steps > 0 && 5 * steps <= max_n &&
+                          4 * (cs__staged_warp_bytes(max_n, steps, CS__STG_CELLS, 8) + 1024) <= 228 * 1024;
         }
         if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
             variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;

@@ -599,12 +599,8 @@ START_TEST(test_auto_choice)
     make_class_batch(&medium, 3, 1100, 71);  /* medium-high: 319 rows */
     make_mixed_batch(&mixed, 1100, 0, 72);
     ck_assert_str_eq(auto_choice(&medium, 132, 0), "warp");        /* 8 per SM */
-    ck_assert_str_eq(auto_choice(&medium, 1, 0), "staged");        /* large: >= 3 rows per step */
+    ck_assert_str_eq(auto_choice(&medium, 1, 0), "staged");        /* large: >= 5 rows per step */
     ck_assert_str_eq(auto_choice(&small, 1, 0), "warp");           /* large, small cells, 1.3 rows per step */
-    batch big;
-    make_class_batch(&big, 4, 1100, 73);                           /* big-low: 2 staged warps per SM */
-    ck_assert_str_eq(auto_choice(&big, 1, 0), "interleaved");
-    batch_free(&big);
     ck_assert_str_eq(auto_choice(&mixed, 132, 0), "fine");
     ck_assert_str_eq(auto_choice(&mixed, 1, 0), "variable");
     ck_assert_str_eq(auto_choice(&medium, 132, 1), "warp");        /* fused: below 120 per SM */
