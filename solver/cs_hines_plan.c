@@ -1001,15 +1001,16 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         const long long sms = nsm > 0 ? nsm : 132;
         const int fits = (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX;
         const int large = (long long)nsys >= 1024 * sms;
-        /* staged, for one structure at large batches (session 4, bench/results-hines.md: 256000
-         * medium-high 0.98 ms against warp 1.48 and interleaved 1.57): where its schedule keeps a
-         * cell's 8 lanes busy (>= 5 rows per step; small-low has 1.25, medium-low 2.8) and 4 warps
-         * (2 per scheduler) fit a multiprocessor */
+        /* staged, for one structure at large batches (session 4, bench/results-hines.md, 256000
+         * cells: medium-high 0.99 ms against warp 1.47 and interleaved 1.56; big-high 3.40 ms, tied
+         * with interleaved): where its schedule keeps a cell's 8 lanes busy (>= 6 rows per step:
+         * big-low's 5.7 lost, 4.02 against 3.38 ms; medium-low's 2.8 and small-low's 1.25 lost
+         * more) and 4 warps (one per scheduler) fit a multiprocessor */
         int staged_fits = 0;
         if (hp->uniform && large && !opt.fused_step) {
             for (int i = 0; i < max_n; ++i) lp[i] = i ? p[i] : -1; /* system 0 (offset 0) */
             int steps = cs__staged_steps(max_n, lp);
-            staged_fits = steps > 0 && 5 * steps <= max_n &&
+            staged_fits = steps > 0 && 6 * steps <= max_n &&
                           4 * (cs__staged_warp_bytes(max_n, steps, CS__STG_CELLS, 8) + 1024) <= 228 * 1024;
         }
         if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
