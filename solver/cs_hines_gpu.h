@@ -25,21 +25,24 @@
  *                        ones), packs of one structure per CUDA block; the block stages the
  *                        structure's schedule and its packs' rows in shared memory (the rows of a
  *                        block must fit: about 4 500 rows in double precision)
- *   "staged"             groups of 8 cells of one structure per warp, 4 lanes per cell each running
+ *   "staged"             groups of 4 cells of one structure per warp, 8 lanes per cell each running
  *                        one row per step of a schedule of independent subtrees; the inputs stream
  *                        through shared memory (cp.async) and the eliminated rows stay there, so
  *                        the solve moves only the compulsory bytes (cells of at most ~1 700 rows
  *                        in double; block_size is not used)
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
  *                        cells of one structure: warp; from ~1000 cells per multiprocessor staged
- *                        when its schedule averages >= 3 rows per step and 3 warps fit a
+ *                        when its schedule averages >= 6 rows per step (of 8) and 4 warps fit a
  *                        multiprocessor, else warp for small cells (<= 128 rows), else
  *                        interleaved; mixed structures:
  *                        fine, variable from ~1000 per multiprocessor; interleaved / variable
  *                        when the cells are too large to stage, or for the fused step from
  *                        CS_HINES_FUSED_MIN_PER_SM systems per multiprocessor
- * The per-system variants use no workspace beyond the system itself; "fine" and "warp" use none
- * either (their shared-memory staging is on chip). Padding rows of an internal layout are never read.
+ * The per-system variants use no workspace beyond the system itself; "fine", "warp" and "staged"
+ * use none either (their shared-memory staging is on chip). Padding rows of an internal layout are
+ * never read, except by "staged": the padding cells of a group's last, partly filled rows are
+ * computed on (the results are written there and never used), and its internal-layout pointers
+ * must be 16-byte aligned (cp.async; cs_hines_gpu_malloc's are).
  *
  * Internal layout. Every variant keeps d, u, rhs in its own internal order of
  * cs_hines_gpu_plan_internal_size() elements per array (>= the number of rows; padding rows are

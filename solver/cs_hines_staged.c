@@ -1,9 +1,9 @@
 /* Host side of the "staged" GPU Hines variant (plain C, no CUDA): the layout, the per-structure
  * schedule, and a host emulation of the kernel.
  *
- * The kernel (cs__k_staged in cs_hines_staged_gpu.cu) gives a warp the cells of one group: 8 cells
- * of one structure, interleaved (row i of cell j at base + i·8 + j, so one row of the group is one
- * 64-byte segment), and each cell 4 lanes. The backward sweep reads each row's d, u, rhs once,
+ * The kernel (cs__k_staged in cs_hines_staged_gpu.cu) gives a warp the cells of one group:
+ * CS__STG_CELLS (4) cells of one structure, interleaved (row i of cell j at base + i·4 + j, so one
+ * row of the group is one 32-byte segment in double), and each cell CS__STG_LANES (8) lanes. The backward sweep reads each row's d, u, rhs once,
  * staged into shared memory with cp.async several steps ahead, and keeps the eliminated rows
  * (a = u/d', b = rhs'/d') in shared memory for the forward sweep, which writes x once: the solve
  * moves only the compulsory bytes (bench/NOTES.md, "staged").

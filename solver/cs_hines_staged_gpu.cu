@@ -1,5 +1,5 @@
-/* The "staged" GPU Hines kernel: a warp per group of 8 cells of one structure, 4 lanes per cell,
- * 8 rows per cell and step
+/* The "staged" GPU Hines kernel: a warp per group of CS__STG_CELLS (4) cells of one structure,
+ * CS__STG_LANES (8) lanes per cell, each lane one row per step of the structure's schedule
  * (layout and schedule: cs_hines_staged.c, which also emulates this kernel on the host).
  *
  * Why: the solve's compulsory traffic is d, u, rhs read and x written once (32 B per row in
@@ -7,10 +7,12 @@
  * memory and come back), and the shared-memory kernels ("fine", "warp") hold ~24 medium-high cells
  * per multiprocessor whose level-by-level chains leave them latency-bound (bench/NOTES.md). Here
  * the eliminated rows (a, b: 16 B per row) stay in shared memory, the inputs stream in through a
- * cp.async ring several steps ahead, and a cell's 4 lanes each run one row per step from
- * independent subtrees (two rows per lane, so that their chains overlap). A first version gave each cell one lane running the 4 rows of a step
- * itself: 32 cells per warp filled shared memory with one warp per multiprocessor, which issued
- * one instruction every 2.75 cycles on one of the four schedulers (Nsight Compute, NOTES.md).
+ * cp.async ring several steps ahead, and a cell's lanes run rows of independent subtrees.
+ * Occupancy is what sets the speed: the eliminated rows fill shared memory, and each warp is a
+ * chain of dependent steps, so the layout is chosen for the most warps per multiprocessor (8 for
+ * medium-high in double: 4 cells × 319 rows × 16 B = 20 KB each). Earlier layouts (32 cells of one
+ * lane, then 8 cells of 4 lanes, with one or two rows per lane) ran 1-4 warps per multiprocessor
+ * and were latency-bound (Nsight Compute, NOTES.md). The code allows S / LANES rows per lane (P).
  * A block is one warp; the grid is persistent, and a warp stages the first steps of its next group
  * while it runs the forward sweep of the current one. */
 #include "cs_hines_gpu_impl.h"
