@@ -362,9 +362,10 @@ Fastest GPU variant per class and batch, double: solve time [µs] (variant, % of
 Small batches are latency-bound: the one-thread-per-cell kernels then leave most of the GPU idle, and
 the fine-grained solvers (one thread per branch, level by level: `fine` with a CUDA block per pack of
 cells, `warp` with a warp per cell and the structure's schedule staged in shared memory) are the
-fastest. At large batches `staged` (8 cells per warp, 4 lanes per cell on independent subtrees, the
+fastest. At large batches `staged` (4 cells per warp, 8 lanes per cell on independent subtrees, the
 inputs streamed through shared memory and the eliminated rows kept there: only the compulsory bytes
-move) wins where its schedule keeps a cell's lanes busy (small-high, medium-high). At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
+move) wins where its schedule keeps a cell's lanes busy and 8 warps fit a multiprocessor
+(medium-high), and ties `interleaved` for big-high. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
 the copy bandwidth); the Block-Interleaved block-size sweep (BS = 32…512) is flat
 ({g3(min(bi))}–{g3(max(bi))} µs).
 
@@ -619,12 +620,11 @@ def main():
          ok(t3["pct"] >= 80),
          "One thread per cell (interleaved) re-reads the cell from HBM in its second sweep: a 7.6 KB cell "
          "does not stay in L2 with 2 GB in flight, so ~64 B/row move for 32 compulsory (≤ 50 %). The warp "
-         "and staged solvers move only the compulsory bytes but are latency-bound. warp: shared memory holds "
-         "~24 cells per SM, each staying ~18 µs. staged (session 4): the eliminated rows of 32 cells per SM "
-         "fill shared memory, 4 warps of 8 cells, one per scheduler, each issuing every ~4 cycles on "
-         "dependent chains (Nsight Compute: 0.27 issued per scheduler, stalls on fixed-latency "
-         "dependencies); two rows per lane did not help. 80 % needs ~2.5 cells/µs per SM; both reach "
-         "~1.35 (`bench/NOTES.md`, \"Hines GPU\")."],
+         "and staged solvers move only the compulsory bytes; their speed is set by how many cells' rows "
+         "shared memory holds and how busy their dependent chains keep the schedulers. staged (session 4: "
+         "4 cells per warp, 8 lanes per cell on independent subtrees, 8 warps per SM) reaches 63 %; its "
+         "earlier layouts with 1-4 warps per SM stayed at 11-43 %. 80 % needs more warps per SM (the "
+         "eliminated rows fill shared memory) or fuller lanes (`bench/NOTES.md`, \"Hines GPU\")."],
         ["T4", "Hines 256 cells, any class: fine ≥ 5× one thread per cell",
          f"fine-grained (the faster of fine and warp) vs flat (one thread per cell): {min(x['vs_flat'] for x in t4):.1f}× ({t4_min['class']}) to "
          f"{max(x['vs_flat'] for x in t4):.1f}×; vs interleaved {min(x['vs_inter'] for x in t4):.1f}–"
