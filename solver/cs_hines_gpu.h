@@ -26,13 +26,14 @@
  *                        structure's schedule and its packs' rows in shared memory (the rows of a
  *                        block must fit: about 4 500 rows in double precision)
  *   "staged"             groups of 4 cells of one structure per warp, 8 lanes per cell each running
- *                        one row per step of a schedule of independent subtrees; the inputs stream
+ *                        one row per step of a schedule of independent subtrees (trees re-rooted
+ *                        when that shortens the schedule); the inputs stream
  *                        through shared memory (cp.async) and the eliminated rows stay there, so
  *                        the solve moves only the compulsory bytes (cells of at most ~1 700 rows
  *                        in double; block_size is not used)
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
  *                        cells of one structure: warp; from ~1000 cells per multiprocessor staged
- *                        when its schedule averages >= 6 rows per step (of 8) and 4 warps fit a
+ *                        when its schedule averages >= 6 rows per step (of 8) and 8 warps fit a
  *                        multiprocessor, else warp for small cells (<= 128 rows), else
  *                        interleaved; mixed structures:
  *                        fine, variable from ~1000 per multiprocessor; interleaved / variable

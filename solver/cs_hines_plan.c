@@ -1002,16 +1002,16 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         const int fits = (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX;
         const int large = (long long)nsys >= 1024 * sms;
         /* staged, for one structure at large batches (session 4, bench/results-hines.md, 256000
-         * cells: medium-high 0.99 ms against warp 1.47 and interleaved 1.56; big-high 3.40 ms, tied
-         * with interleaved): where its schedule keeps a cell's 8 lanes busy (>= 6 rows per step:
-         * big-low's 5.7 lost, 4.02 against 3.38 ms; medium-low's 2.8 and small-low's 1.25 lost
-         * more) and 4 warps (one per scheduler) fit a multiprocessor */
+         * cells): its time goes with its schedule's steps over the warps that fit a multiprocessor.
+         * Medium-high (45 steps of 7.1 rows, 8 warps per SM) took 0.99 ms against warp 1.47 and
+         * interleaved 1.56; big-high (7.5 rows per step but 4 warps) tied with interleaved; the
+         * rest lost (low rows per step or few warps). So: >= 6 rows per step and 8 warps per SM. */
         int staged_fits = 0;
         if (hp->uniform && large && !opt.fused_step) {
             for (int i = 0; i < max_n; ++i) lp[i] = i ? p[i] : -1; /* system 0 (offset 0) */
             int steps = cs__staged_steps(max_n, lp);
             staged_fits = steps > 0 && 6 * steps <= max_n &&
-                          4 * (cs__staged_warp_bytes(max_n, steps, CS__STG_CELLS, 8) + 1024) <= 228 * 1024;
+                          8 * (cs__staged_warp_bytes(max_n, steps, CS__STG_CELLS, 8) + 1024) <= 228 * 1024;
         }
         if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
             variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;

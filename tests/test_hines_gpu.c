@@ -599,13 +599,13 @@ START_TEST(test_auto_choice)
     make_class_batch(&medium, 3, 1100, 71);  /* medium-high: 319 rows */
     make_mixed_batch(&mixed, 1100, 0, 72);
     ck_assert_str_eq(auto_choice(&medium, 132, 0), "warp");        /* 8 per SM */
-    ck_assert_str_eq(auto_choice(&medium, 1, 0), "staged");        /* large: >= 6 rows per step */
+    ck_assert_str_eq(auto_choice(&medium, 1, 0), "staged");        /* large: >= 6 rows per step, 8 warps per SM */
     ck_assert_str_eq(auto_choice(&small, 1, 0), "warp");           /* large, small cells, 1.5 rows per step */
     batch bl, bh;                                                  /* the benchmark's big trees */
-    make_class_batch(&bl, 4, 1100, 1004);                          /* big-low: 5.7 rows per step */
-    make_class_batch(&bh, 5, 1100, 1005);                          /* big-high: 7.5, 4 warps per SM */
-    ck_assert_str_eq(auto_choice(&bl, 1, 0), "interleaved");
-    ck_assert_str_eq(auto_choice(&bh, 1, 0), "staged");
+    make_class_batch(&bl, 4, 1100, 1004);                          /* big-low: 6.4 rows per step (re-rooted) */
+    make_class_batch(&bh, 5, 1100, 1005);                          /* big-high: 7.5 */
+    ck_assert_str_eq(auto_choice(&bl, 1, 0), "interleaved");       /* both: 4 warps per SM */
+    ck_assert_str_eq(auto_choice(&bh, 1, 0), "interleaved");
     batch_free(&bl); batch_free(&bh);
     ck_assert_str_eq(auto_choice(&mixed, 132, 0), "fine");
     ck_assert_str_eq(auto_choice(&mixed, 1, 0), "variable");
