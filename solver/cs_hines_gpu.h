@@ -26,8 +26,7 @@
  *                        structure's schedule and its packs' rows in shared memory (the rows of a
  *                        block must fit: about 4 500 rows in double precision)
  *   "staged"             groups of 4 cells of one structure per warp, 8 lanes per cell each running
- *                        one row per step of a schedule of independent subtrees (trees re-rooted
- *                        when that shortens the schedule); the inputs stream
+ *                        one row per step of a schedule of independent subtrees; the inputs stream
  *                        through shared memory (cp.async) and the eliminated rows stay there, so
  *                        the solve moves only the compulsory bytes (cells of at most ~1 700 rows
  *                        in double; block_size is not used)

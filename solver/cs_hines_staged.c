@@ -11,9 +11,7 @@
  * A step of a structure's schedule is CS__STG_STREAMS slots, one per lane of a cell, each a row
  * whose children all ran in earlier steps. A row whose last child was its slot's row of the
  * previous step takes that child's elimination from the lane's registers (carry); other children
- * add theirs into the row's a/b storage before it is reached (gather). A structure is re-rooted at
- * the centre of its longest path when that gives the shorter schedule (the conversions' maps then
- * carry the new order, as for "fine"). */
+ * add theirs into the row's a/b storage before it is reached (gather). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,86 +128,12 @@ done:
     return nsteps;
 }
 
-/* Re-root a structure (lp, tree order) at the centre of its longest path when that lowers its
- * height: the schedule can never be shorter than the height, and the low-branching cells are
- * exactly that long (small-low: 61 steps for 61 rows of height). On success (1) nlp holds the new
- * local parents (breadth-first order, parents first), nu[i] the new index of tree row i, and
- * usrc[k] the tree row whose coupling row k of the new order carries (-1 at the new root): the
- * row itself when its edge keeps its direction, its old child when the edge turned round.
- * 0: kept as it is; -1: out of memory. */
-static int cs__staged_reroot(int n, const int *lp, int *nlp, int *nu, int *usrc)
-{
-    if (n < 3) return 0;
-    int *first = calloc((size_t)n + 1, sizeof(int)), *adj = malloc(sizeof(int) * 2 * (size_t)n);
-    int *dist = malloc(sizeof(int) * (size_t)n), *par = malloc(sizeof(int) * (size_t)n);
-    int *queue = malloc(sizeof(int) * (size_t)n), *cur = malloc(sizeof(int) * (size_t)n);
-    int rc = -1;
-    if (!first || !adj || !dist || !par || !queue || !cur) goto done;
-    for (int i = 1; i < n; ++i) { first[lp[i] + 1]++; first[i + 1]++; }
-    for (int i = 0; i < n; ++i) first[i + 1] += first[i];
-    for (int i = 0; i < n; ++i) cur[i] = first[i];
-    for (int i = 1; i < n; ++i) { adj[cur[lp[i]]++] = i; adj[cur[i]++] = lp[i]; }
-    /* breadth-first from r: dist, par, queue (the order); returns the last (a farthest) node */
-#define CS__BFS(r)                                                                      \
-    do {                                                                                \
-        for (int i = 0; i < n; ++i) dist[i] = -1;                                       \
-        int h_ = 0, t_ = 0;                                                             \
-        dist[r] = 0; par[r] = -1; queue[t_++] = (r);                                    \
-        while (h_ < t_) {                                                               \
-            int v_ = queue[h_++];                                                       \
-            for (int k_ = first[v_]; k_ < first[v_ + 1]; ++k_)                          \
-                if (dist[adj[k_]] < 0) { dist[adj[k_]] = dist[v_] + 1; par[adj[k_]] = v_; queue[t_++] = adj[k_]; } \
-        }                                                                               \
-    } while (0)
-    CS__BFS(0);
-    const int height0 = dist[queue[n - 1]], a = queue[n - 1];
-    CS__BFS(a);
-    int c = queue[n - 1];
-    for (int k = 0; k < dist[queue[n - 1]] / 2; ++k) c = par[c];
-    CS__BFS(c);
-    rc = 0;
-    if (dist[queue[n - 1]] >= height0) goto done;
-#undef CS__BFS
-    for (int k = 0; k < n; ++k) nu[queue[k]] = k;
-    for (int k = 0; k < n; ++k) {
-        const int i = queue[k], q = par[i];
-        nlp[k] = q < 0 ? -1 : nu[q];
-        usrc[k] = q < 0 ? -1 : (i > 0 && lp[i] == q) ? i : q; /* q's old parent is i when the edge turned */
-    }
-    rc = 1;
-done:
-    free(first); free(adj); free(dist); free(par); free(queue); free(cur);
-    return rc;
-}
-
-/* The shorter of the schedules of the tree-order and the re-rooted structure, into sched (room for
- * n steps; tmp: as much, scratch). *rerooted tells which (nlp, nu, usrc then describe it).
- * Returns the steps, or -1 when out of memory. (Re-rooting lowers the height, but the greedy
- * schedule of the lower tree can be longer: big-high, 94 steps against 92.) */
-static int cs__staged_best(int n, const int *lp, int *sched, int *tmp, int *nlp, int *nu, int *usrc, int *rerooted)
-{
-    *rerooted = 0;
-    int steps = cs__staged_schedule(n, lp, sched);
-    int rr = steps < 0 ? -1 : cs__staged_reroot(n, lp, nlp, nu, usrc);
-    if (rr < 0) return -1;
-    if (rr) {
-        int steps2 = cs__staged_schedule(n, nlp, tmp);
-        if (steps2 < 0) return -1;
-        if (steps2 < steps) {
-            memcpy(sched, tmp, sizeof(int) * 2 * S * (size_t)steps2);
-            steps = steps2;
-            *rerooted = 1;
-        }
-    }
-    return steps;
-}
-
 int cs__staged_steps(int n, const int *lp)
 {
-    int *sched = malloc(sizeof(int) * 2 * S * (size_t)n), *tmp = malloc(sizeof(int) * 2 * S * (size_t)n);
-    int *nlp = malloc(sizeof(int) * (size_t)n), *nu = malloc(sizeof(int) * (size_t)n), *usrc = malloc(sizeof(int) * (size_t)n);
-    int rr, steps = (sched && tmp && nlp && nu && usrc) ? cs__staged_best(n, lp, sched, tmp, nlp, nu, usrc, &rr) : -1;
-    free(sched); free(tmp); free(nlp); free(nu); free(usrc);
+    int *tmp = malloc(sizeof(int) * 2 * S * (size_t)n);
+    if (!tmp) return -1;
+    int steps = cs__staged_schedule(n, lp, tmp);
+    free(tmp);
     return steps;
 }
 
@@ -230,12 +154,10 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     int *count = calloc((size_t)nt, sizeof(int)), *first = malloc(sizeof(int) * (size_t)(nt + 1));
     int *order = malloc(sizeof(int) * (size_t)nsys), *lp = malloc(sizeof(int) * (size_t)(hp->max_n + 1));
     int *tmp = malloc(sizeof(int) * 2 * S * (size_t)hp->max_n);
-    int *tmp2 = malloc(sizeof(int) * 2 * S * (size_t)hp->max_n);
-    int *tmap = NULL, *nlp = NULL, *nu = NULL, *usrc = NULL, nreroot = 0;
     hp->stype = malloc(sizeof(int) * 2 * (size_t)nt);
     hp->cell_base = malloc(sizeof(int) * (size_t)nsys);
     hp->cell_map = malloc(sizeof(int) * (size_t)nsys);
-    if (!count || !first || !order || !lp || !tmp || !tmp2 || !hp->stype || !hp->cell_base || !hp->cell_map) goto fail;
+    if (!count || !first || !order || !lp || !tmp || !hp->stype || !hp->cell_base || !hp->cell_map) goto fail;
     /* cells by structure (stable), and each structure's schedule */
     for (int s = 0; s < nsys; ++s) count[sid[s]]++;
     first[0] = 0;
@@ -243,30 +165,11 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     for (int t = 0; t < nt; ++t) count[t] = 0;
     for (int s = 0; s < nsys; ++s) order[first[sid[s]] + count[sid[s]]++] = s;
     int cap = 0;
-    long long nmap = 0;
-    for (int t = 0; t < nt; ++t) nmap += hp->offset[rep[t] + 1] - hp->offset[rep[t]];
-    tmap = malloc(sizeof(int) * (size_t)nt);
-    nlp = malloc(sizeof(int) * (size_t)hp->max_n);
-    nu = malloc(sizeof(int) * (size_t)hp->max_n);
-    usrc = malloc(sizeof(int) * (size_t)hp->max_n);
-    hp->lmap = malloc(sizeof(int) * (size_t)nmap);
-    hp->lusrc = malloc(sizeof(int) * (size_t)nmap);
-    if (!tmap || !nlp || !nu || !usrc || !hp->lmap || !hp->lusrc) goto fail;
     for (int t = 0; t < nt; ++t) {
         int s0 = rep[t], o = hp->offset[s0], n = hp->offset[s0 + 1] - o;
         for (int i = 0; i < n; ++i) lp[i] = i ? p[o + i] - o : -1;
-        int rr, steps = cs__staged_best(n, lp, tmp, tmp2, nlp, nu, usrc, &rr);
+        int steps = cs__staged_schedule(n, lp, tmp);
         if (steps < 0) goto fail;
-        tmap[t] = -1;
-        if (rr) { /* the type's map: tree row i sits at row nu[i] of the new order */
-            tmap[t] = hp->nlmap;
-            for (int i = 0; i < n; ++i) {
-                hp->lmap[hp->nlmap + i] = nu[i] * C;
-                hp->lusrc[hp->nlmap + i] = usrc[nu[i]];
-            }
-            hp->nlmap += n;
-            ++nreroot;
-        }
         if (hp->nstep + steps > cap) {
             cap = 2 * (hp->nstep + steps);
             int *g = realloc(hp->stg_sched, sizeof(int) * 2 * S * (size_t)cap);
@@ -301,24 +204,22 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             hp->group_base[g] = (int)size;
             hp->group_type[g] = t;
             hp->group_cells[g] = m;
-            for (int j = 0; j < m; ++j) {
-                hp->cell_base[order[first[t] + k + j]] = (int)size + j;
-                hp->cell_map[order[first[t] + k + j]] = tmap[t];
-            }
+            for (int j = 0; j < m; ++j) hp->cell_base[order[first[t] + k + j]] = (int)size + j;
             size += (long long)n * C;
         }
     }
+    for (int s = 0; s < nsys; ++s) hp->cell_map[s] = -1;
     hp->cell_stride = C;
     hp->internal_size = (int)size;
     hp->stg_cells = C;
     hp->stg_rows = hp->max_n;
-    snprintf(hp->describe, sizeof hp->describe, "staged cells/warp=%d groups=%d types=%d (%d re-rooted) steps=%d (%.2f rows/step) size=%d (%.1f%% padding)",
-             C, ng, nt, nreroot, hp->nstep, (double)hp->nrows / nsys * nt / (hp->nstep ? hp->nstep : 1), hp->internal_size,
+    snprintf(hp->describe, sizeof hp->describe, "staged cells/warp=%d groups=%d types=%d steps=%d (%.2f rows/step) size=%d (%.1f%% padding)",
+             C, ng, nt, hp->nstep, (double)hp->nrows / nsys * nt / (hp->nstep ? hp->nstep : 1), hp->internal_size,
              100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
     st = CS_SOLVER_OK;
 fail:
     if (st == CS_SOLVER_ERR_NOMEM) snprintf(msg, msglen, "out of memory");
-    free(count); free(first); free(order); free(lp); free(tmp); free(tmp2); free(tmap); free(nlp); free(nu); free(usrc);
+    free(count); free(first); free(order); free(lp); free(tmp);
     return st;
 }
 

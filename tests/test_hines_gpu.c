@@ -602,7 +602,7 @@ START_TEST(test_auto_choice)
     ck_assert_str_eq(auto_choice(&medium, 1, 0), "staged");        /* large: >= 6 rows per step, 8 warps per SM */
     ck_assert_str_eq(auto_choice(&small, 1, 0), "warp");           /* large, small cells, 1.5 rows per step */
     batch bl, bh;                                                  /* the benchmark's big trees */
-    make_class_batch(&bl, 4, 1100, 1004);                          /* big-low: 6.4 rows per step (re-rooted) */
+    make_class_batch(&bl, 4, 1100, 1004);                          /* big-low: 5.7 rows per step */
     make_class_batch(&bh, 5, 1100, 1005);                          /* big-high: 7.5 */
     ck_assert_str_eq(auto_choice(&bl, 1, 0), "interleaved");       /* both: 4 warps per SM */
     ck_assert_str_eq(auto_choice(&bh, 1, 0), "interleaved");
