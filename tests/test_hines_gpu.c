@@ -391,7 +391,22 @@ static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_opti
  * pair a row with its parent in the same slot of the next step */
 static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, const char *what)
 {
-    (void)b;
+    /* every system's type (the group holding its cell) has the system's own parents */
+    for (int sy = 0; sy < b->nsys; ++sy) {
+        int g = 0;
+        while (g + 1 < hp->ngroup && hp->group_base[g + 1] <= hp->cell_base[sy]) ++g;
+        const int t = hp->group_type[g], o = b->offset[sy], n = b->offset[sy + 1] - o;
+        const int *sc = hp->stg_sched + 2 * CS__STG_STREAMS * (size_t)hp->stype[2 * t];
+        int seen = 0;
+        for (int k = 0; k < hp->stype[2 * t + 1] * CS__STG_STREAMS; ++k) {
+            int r = sc[2 * k], w = sc[2 * k + 1];
+            if (r < 0) continue;
+            ck_assert_msg(r < n, "%s: system %d: row %d of %d", what, sy, r, n);
+            ck_assert_msg((w & CS__STG_ROOT) ? r == 0 : (w >> 8) == b->p[o + r] - o, "%s: system %d row %d: parent", what, sy, r);
+            ++seen;
+        }
+        ck_assert_msg(seen == n, "%s: system %d: %d of %d rows scheduled", what, sy, seen, n);
+    }
     for (int t = 0; t < hp->nstype; ++t) {
         const int first = hp->stype[2 * t], steps = hp->stype[2 * t + 1];
         const int *sc = hp->stg_sched + 2 * CS__STG_STREAMS * (size_t)first;
