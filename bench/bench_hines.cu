@@ -376,10 +376,18 @@ int main(int argc, char **argv)
         table_header("T3: 256 000 medium-high cells, double and float");
         Batch b;
         make_batch(b, {cls[3]}, std::vector<int>((size_t)std::min<long long>(256000, max_cells), 0));
-        const Cfg t3[] = {all[C_INTERLEAVED], all[C_WARP], all[C_STAGED], {"staged cells=16", "staged", 16, 0, 0, 0},
-                          all[C_AUTO]};
+        const Cfg no_reg = {"staged no-reg", "staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0};
+        const Cfg t3[] = {all[C_INTERLEAVED], all[C_WARP], all[C_STAGED], no_reg, all[C_AUTO]};
         for (const Cfg &c : t3) emit(b, "medium-high", c, "d", run_cfg(b, c, "d"), 0);
         for (const Cfg &c : t3) emit(b, "medium-high", c, "f", run_cfg(b, c, "f"), 0);
+        table_header("staged with and without register steps, 256 000 cells of every class, double");
+        for (int k = 0; k < 6 && max_cells >= 256000; ++k) {
+            if (k == 3) continue; /* above */
+            Batch c6;
+            make_batch(c6, {cls[k]}, std::vector<int>(256000, 0));
+            const Cfg cs6[] = {all[C_INTERLEAVED], all[C_STAGED], no_reg};
+            for (const Cfg &c : cs6) emit(c6, cs_hines_table41[k].name, c, "d", run_cfg(c6, c, "d"), 0);
+        }
         table_header("T4: 256 cells of every class, double");
         for (int k = 0; k < 6; ++k) {
             Batch s;

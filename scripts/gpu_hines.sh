@@ -34,7 +34,7 @@ cmake --build "$bld" -j "$(nproc)" --target test_hines_gpu >>"$out/build.log" 2>
 rc_test=na rc_bench=na rc_mem=na rc_race=na
 if [ -x "$bld/tests/test_hines_gpu" ]; then
   stamp test
-  (cd "$bld/tests" && timeout 90 ./test_hines_gpu) >"$out/test.log" 2>&1; rc_test=$?
+  (cd "$bld/tests" && timeout "${TEST_TIMEOUT:-150}" ./test_hines_gpu) >"$out/test.log" 2>&1; rc_test=$?
   grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test.log" | head -40
 fi
 if [ -x "$bld/bench/bench_hines" ]; then

@@ -522,7 +522,7 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
     if (hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double)) { /* once, for both precisions */
         size_t bytes = cs__staged_warp_bytes(hp->stg_rows, hp->stg_max_steps, hp->stg_cells, sizeof(double));
         if (bytes > (size_t)pl->smem_optin) {
-            cs__gpu_err("staged: a warp of %d cells of %d rows needs %zu bytes of shared memory, the device allows %d "
+            cs__gpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
                         "(use \"interleaved\" or \"warp\")", hp->stg_cells, hp->stg_rows, bytes, pl->smem_optin);
             return CS_SOLVER_ERR_UNAVAILABLE;
         }
@@ -719,7 +719,7 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
             cs__gpu_err("staged: d, u and rhs must be 16-byte aligned device pointers");
             return CS_SOLVER_ERR_INVALID;
         }
-        cs__staged_dev sd = {hp->ngroup, hp->stg_rows, hp->stg_max_steps, pl->nsm, pl->d_group_base,
+        cs__staged_dev sd = {hp->ngroup, hp->stg_rows, hp->stg_max_steps, pl->nsm, hp->stg_reg_steps, pl->d_group_base,
                              pl->d_group_type, pl->d_stype, pl->d_sched};
         CS__CU(cs__staged_launch<T>(sd, d, u, rhs, pl->stream));
         break;

@@ -74,12 +74,14 @@ extern "C" {
 
 typedef struct cs_hines_plan cs_hines_plan;
 
-/* Flags of the fine solver's set-up optimisations (all on by default). */
+/* Flags of the fine and staged solvers' set-up optimisations (all on by default). */
 enum {
     CS_HINES_FINE_NO_REROOT = 1, /* keep the tree-order root */
     CS_HINES_FINE_NO_SPLIT = 2,  /* do not split long branches */
     CS_HINES_FINE_NO_SORT = 4,   /* keep branches of a level in tree order instead of by length */
-    CS_HINES_FINE_GLOBAL = 8     /* work in device memory even when a pack fits in shared memory */
+    CS_HINES_FINE_GLOBAL = 8,    /* work in device memory even when a pack fits in shared memory */
+    CS_HINES_STAGED_NO_REG_STEPS = 16 /* staged: keep every eliminated row in shared memory, none in
+                                         registers (fewer registers, more shared memory per warp) */
 };
 
 typedef struct {
@@ -87,7 +89,7 @@ typedef struct {
     int block_size;      /* BS: block_interleaved (0 → 64), block_shared (0 → 64: threads per block),
                             variable (0 → 32: systems per padded group) */
     int threads;         /* CUDA threads per block: per-system variants (0 → 128), fine (0 → 128) */
-    int fine_flags;      /* CS_HINES_FINE_* (fine and warp) */
+    int fine_flags;      /* CS_HINES_FINE_* (fine and warp), CS_HINES_STAGED_* (staged) */
     int fine_pack_rows;  /* fine: most rows in one pack (0 → 1536, i.e. 36 KB of shared memory in
                             double precision, 18 KB in single); warp: most rows in one CUDA block
                             of packs (0 → 1280; a block always takes at least one pack) */

@@ -48,19 +48,31 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
  * per warp through cp.async (6 steps of 8 rows of d, u, rhs for 4 cells in double: 4.6 KB).
  * 4 cells of 8 lanes make a medium-high warp 28 KB of shared memory, so 8 warps share a
  * multiprocessor (2 per scheduler); 8 cells of 4 lanes (4 warps) and 8 cells with two slots per
- * lane were latency-bound at one warp per scheduler (bench/NOTES.md). */
+ * lane were latency-bound at one warp per scheduler (bench/NOTES.md).
+ * The eliminated rows of a schedule's first CS__STG_REG_STEPS steps may stay in registers instead
+ * (a lane runs one row per step, so they are its own): shared memory then holds only the later
+ * steps' rows and the rows that other lanes gather into, and more warps fit a multiprocessor. */
 #define CS__STG_STREAMS 8
 #define CS__STG_LANES 8
 #define CS__STG_CELLS (32 / CS__STG_LANES)
 #define CS__STG_RING 6
-/* schedule flags of a staged slot (the low byte of its second int; the parent row above it) */
+#define CS__STG_REG_STEPS 24
+/* registers per thread of the kernel without / with the register steps (ptxas, sm_90, double),
+ * for the planner's estimate of the warps per multiprocessor */
+#define CS__STG_REGS_PLAIN 62
+#define CS__STG_REGS_REG_STEPS 168
+/* schedule flags of a staged slot: the low byte of its second int, above it the shared-memory
+ * row of the parent (bits 8-19) and of the row itself (bits 20-31) */
 enum {
     CS__STG_CARRY_IN = 1,     /* add this stream's carry: its previous row was a child */
-    CS__STG_GATHER_IN = 2,    /* add the sums other children left in A/B[row]; forward: keep x in B */
+    CS__STG_GATHER_IN = 2,    /* add the sums other children left in A/B[own]; forward: keep x in B */
     CS__STG_CARRY_OUT = 4,    /* the parent is this stream's next row: pass the elimination in registers */
     CS__STG_GATHER_FIRST = 8, /* the first gathering child of the parent: store, do not add */
     CS__STG_ROOT = 16
 };
+#define CS__STG_PAR(w) ((int)(((unsigned)(w) >> 8) & 0xfffu))
+#define CS__STG_OWN(w) ((int)((unsigned)(w) >> 20))
+#define CS__STG_MAX_SMEM_ROWS 4095 /* 12 bits, the last one a scratch row */
 
 /* The host plan. All indices are int (the create function refuses batches whose internal size
  * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
@@ -127,12 +139,15 @@ typedef struct {
     int *launch_sched; /* [nlaunch] most schedule bytes of one block of the group */
     /* staged: groups (group_base, ngroup) of stg_cells cells of one structure, one warp each: row
      * i of the group's cell j at group_base[g] + i·stg_cells + j. Each structure (type) has a
-     * schedule of steps of CS__STG_STREAMS slots {row or -1, flags | parent << 8} (stg_sched); the
-     * backward sweep runs it forwards, the forward sweep backwards. Per warp, shared memory holds
-     * the eliminated rows (a, b) of its group and a ring of staged inputs. */
+     * schedule of steps of CS__STG_STREAMS slots {row or -1, flags | parent's shared row << 8 |
+     * own shared row << 20} (stg_sched); the backward sweep runs it forwards, the forward sweep
+     * backwards. Per warp, shared memory holds the eliminated rows (a, b) of its group that are
+     * not in registers (stg_rows of them, plus a scratch row), a ring of staged inputs, and the
+     * schedule. */
     int stg_cells;     /* cells per warp: CS__STG_CELLS */
-    int stg_rows;      /* rows of the largest type (sizes the shared memory of every warp) */
+    int stg_rows;      /* shared rows of the largest type (sizes the shared memory of every warp) */
     int stg_max_steps; /* steps of the longest schedule (staged in shared memory too) */
+    int stg_reg_steps; /* 0 or CS__STG_REG_STEPS: steps whose rows stay in registers */
     int *group_type;   /* [ngroup] */
     int *group_cells;  /* [ngroup] lanes with a cell (the others compute on padding) */
     int nstype;
@@ -158,7 +173,16 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, char *msg, size_t msglen);
 size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem);
-int cs__staged_steps(int n, const int *lp); /* steps of one structure's schedule (-1: no memory) */
+/* Estimated warps per multiprocessor (228 KB of shared memory, 64 K registers) of a warp of
+ * `bytes` of shared memory, with or without the register steps. */
+int cs__staged_warps_per_sm(size_t bytes, int reg_steps);
+/* One structure of n rows (lp: local parents): its schedule's steps and, with reg_steps register
+ * steps, its shared rows (-1: no memory). */
+int cs__staged_shape(int n, const int *lp, int reg_steps, int *shared_rows);
+/* Register steps or not, from the shared rows of each (the most of any structure): whichever fits
+ * more warps on a multiprocessor in double (a tie keeps every row in shared memory, which needs
+ * fewer registers). Sets *reg_steps and *rows; returns the warps per SM (0: does not fit). */
+int cs__staged_choose(int rows_plain, int rows_reg, int max_steps, int allow_reg, int *reg_steps, int *rows);
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
 
 /* Internal index of local row i of system s (the conversions' map). */

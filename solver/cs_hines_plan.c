@@ -1009,9 +1009,10 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         int staged_fits = 0;
         if (hp->uniform && large && !opt.fused_step) {
             for (int i = 0; i < max_n; ++i) lp[i] = i ? p[i] : -1; /* system 0 (offset 0) */
-            int steps = cs__staged_steps(max_n, lp);
-            staged_fits = steps > 0 && 6 * steps <= max_n &&
-                          8 * (cs__staged_warp_bytes(max_n, steps, CS__STG_CELLS, 8) + 1024) <= 228 * 1024;
+            int rows_plain, rows_reg, reg_steps, rows;
+            int steps = cs__staged_shape(max_n, lp, 0, &rows_plain);
+            if (steps > 0 && cs__staged_shape(max_n, lp, CS__STG_REG_STEPS, &rows_reg) > 0)
+                staged_fits = 6 * steps <= max_n && cs__staged_choose(rows_plain, rows_reg, steps, 1, &reg_steps, &rows) >= 8;
         }
         if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
             variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;

@@ -11,7 +11,13 @@
  * A step of a structure's schedule is CS__STG_STREAMS slots, one per lane of a cell, each a row
  * whose children all ran in earlier steps. A row whose last child was its slot's row of the
  * previous step takes that child's elimination from the lane's registers (carry); other children
- * add theirs into the row's a/b storage before it is reached (gather). */
+ * add theirs into the row's a/b storage before it is reached (gather).
+ *
+ * A lane runs one row per step, so the eliminated rows of the first CS__STG_REG_STEPS steps can
+ * stay in the lane's registers (the kernel unrolls those steps). Shared memory then holds only the
+ * later steps' rows and the rows that other lanes gather into or read x from: each gets a shared
+ * row, numbered here (cs__staged_assign), and the schedule names shared rows, not tree rows, for a
+ * row's own storage and its parent's. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,28 +134,66 @@ done:
     return nsteps;
 }
 
-int cs__staged_steps(int n, const int *lp)
+/* Shared rows of one structure's schedule (steps of S slots, parents still as tree rows:
+ * flags | parent << 8) with R register steps: a row gets one when it runs at step >= R or others
+ * gather into it. Returns their number (a scratch row follows them), or -1 when out of memory.
+ * With rewrite, the slots become flags | parent's shared row << 8 | own shared row << 20, the
+ * scratch row standing for none (empty slots, the root's parent, register rows). */
+static int cs__staged_assign(int n, int steps, int *sc, int R, int rewrite)
+{
+    int *own = malloc(sizeof(int) * (size_t)n), m = 0;
+    if (!own) return -1;
+    for (int k = 0; k < steps * S; ++k)
+        if (sc[2 * k] >= 0) own[sc[2 * k]] = (k / S >= R || (sc[2 * k + 1] & CS__STG_GATHER_IN)) ? m++ : -1;
+    for (int k = 0; rewrite && k < steps * S; ++k) {
+        const int r = sc[2 * k], w = sc[2 * k + 1], f = r < 0 ? 0 : w & 0xff;
+        const int pr = (r < 0 || (f & CS__STG_ROOT)) ? -1 : w >> 8;
+        const int o = r >= 0 && own[r] >= 0 ? own[r] : m, po = pr >= 0 && own[pr] >= 0 ? own[pr] : m;
+        sc[2 * k + 1] = (int)((unsigned)f | (unsigned)po << 8 | (unsigned)o << 20);
+    }
+    free(own);
+    return m;
+}
+
+int cs__staged_shape(int n, const int *lp, int reg_steps, int *shared_rows)
 {
     int *tmp = malloc(sizeof(int) * 2 * S * (size_t)n);
     if (!tmp) return -1;
     int steps = cs__staged_schedule(n, lp, tmp);
+    int m = steps < 0 ? -1 : cs__staged_assign(n, steps, tmp, reg_steps, 0);
     free(tmp);
+    if (m < 0) return -1;
+    *shared_rows = m;
     return steps;
+}
+
+int cs__staged_warps_per_sm(size_t bytes, int reg_steps)
+{
+    const int regs = reg_steps ? CS__STG_REGS_REG_STEPS : CS__STG_REGS_PLAIN;
+    const int by_regs = 65536 / (((regs * 32 + 255) / 256) * 256); /* registers go to warps in 256s */
+    const int by_smem = (int)((size_t)228 * 1024 / (bytes + 1024)); /* 1 KB reserved per block */
+    const int w = by_regs < by_smem ? by_regs : by_smem;
+    return w < 32 ? w : 32; /* blocks per multiprocessor */
+}
+
+int cs__staged_choose(int rows_plain, int rows_reg, int max_steps, int allow_reg, int *reg_steps, int *rows)
+{
+    int best = 0;
+    *reg_steps = 0;
+    *rows = rows_plain;
+    for (int c = 0; c < 1 + !!allow_reg; ++c) {
+        const int m = c ? rows_reg : rows_plain;
+        const size_t bytes = cs__staged_warp_bytes(m, max_steps, CS__STG_CELLS, 8);
+        const int w = m < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, c) : 0;
+        if (w > best) { best = w; *reg_steps = c ? CS__STG_REG_STEPS : 0; *rows = m; }
+    }
+    return best;
 }
 
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, char *msg, size_t msglen)
 {
     const int nsys = hp->nsys, nt = hp->nstruct, C = CS__STG_CELLS;
-    (void)opt;
-    /* a schedule has at most max_n steps: the bound for the check before planning */
-    if (cs__staged_warp_bytes(hp->max_n, hp->max_n, C, 8) > CS__HINES_SMEM_BYTES_MAX) {
-        int m = hp->max_n;
-        while (m > 1 && cs__staged_warp_bytes(m, m, C, 8) > CS__HINES_SMEM_BYTES_MAX) --m;
-        snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (at most %d rows; use interleaved or warp)",
-                 hp->max_n, m);
-        return CS_SOLVER_ERR_INVALID;
-    }
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;
     int *count = calloc((size_t)nt, sizeof(int)), *first = malloc(sizeof(int) * (size_t)(nt + 1));
     int *order = malloc(sizeof(int) * (size_t)nsys), *lp = malloc(sizeof(int) * (size_t)(hp->max_n + 1));
@@ -183,6 +227,30 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         if (steps > hp->stg_max_steps) hp->stg_max_steps = steps;
     }
     hp->nstype = nt;
+    /* shared rows with and without register steps (the most of any structure) */
+    int rows[2] = {0, 0};
+    for (int c = 0; c < 2; ++c)
+        for (int t = 0; t < nt; ++t) {
+            int m = cs__staged_assign(hp->offset[rep[t] + 1] - hp->offset[rep[t]], hp->stype[2 * t + 1],
+                                      hp->stg_sched + 2 * S * (size_t)hp->stype[2 * t], c ? CS__STG_REG_STEPS : 0, 0);
+            if (m < 0) goto fail;
+            if (m > rows[c]) rows[c] = m;
+        }
+    int best_r, best_rows;
+    const int best_w = cs__staged_choose(rows[0], rows[1], hp->stg_max_steps, !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS),
+                                         &best_r, &best_rows);
+    if (best_w < 1) {
+        snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (%d of its rows would need %zu bytes "
+                 "per warp, at most %d; use interleaved or warp)", hp->max_n, best_rows,
+                 cs__staged_warp_bytes(best_rows, hp->stg_max_steps, C, 8), CS__HINES_SMEM_BYTES_MAX);
+        st = CS_SOLVER_ERR_INVALID;
+        goto fail;
+    }
+    for (int t = 0; t < nt; ++t)
+        cs__staged_assign(hp->offset[rep[t] + 1] - hp->offset[rep[t]], hp->stype[2 * t + 1],
+                          hp->stg_sched + 2 * S * (size_t)hp->stype[2 * t], best_r, 1);
+    hp->stg_rows = best_rows;
+    hp->stg_reg_steps = best_r;
     /* groups of C cells of one structure */
     int ng = 0;
     for (int t = 0; t < nt; ++t) ng += (count[t] + C - 1) / C;
@@ -212,10 +280,11 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     hp->cell_stride = C;
     hp->internal_size = (int)size;
     hp->stg_cells = C;
-    hp->stg_rows = hp->max_n;
-    snprintf(hp->describe, sizeof hp->describe, "staged cells/warp=%d groups=%d types=%d steps=%d (%.2f rows/step) size=%d (%.1f%% padding)",
-             C, ng, nt, hp->nstep, (double)hp->nrows / nsys * nt / (hp->nstep ? hp->nstep : 1), hp->internal_size,
-             100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
+    snprintf(hp->describe, sizeof hp->describe,
+             "staged cells/warp=%d groups=%d types=%d steps=%d (%.2f rows/step) register steps=%d shared rows=%d "
+             "(~%d warps/SM) size=%d (%.1f%% padding)",
+             C, ng, nt, hp->nstep, (double)hp->nrows / nsys * nt / (hp->nstep ? hp->nstep : 1), best_r, best_rows, best_w,
+             hp->internal_size, 100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
     st = CS_SOLVER_OK;
 fail:
     if (st == CS_SOLVER_ERR_NOMEM) snprintf(msg, msglen, "out of memory");
@@ -223,12 +292,14 @@ fail:
     return st;
 }
 
-/* Mirrors cs__k_staged operation for operation (but for the reciprocal's last bit), one cell at a time. */
+/* Mirrors cs__k_staged operation for operation (but for the reciprocal's last bit), one cell at a
+ * time: A, B are the warp's shared rows, RA, RB the lanes' registers of the register steps. */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
-    const int C = hp->stg_cells;
-    double *A = malloc(sizeof(double) * (size_t)hp->stg_rows), *B = malloc(sizeof(double) * (size_t)hp->stg_rows);
-    if (!A || !B) { free(A); free(B); return; }
+    const int C = hp->stg_cells, R = hp->stg_reg_steps;
+    double *A = malloc(sizeof(double) * (size_t)(hp->stg_rows + 1)), *B = malloc(sizeof(double) * (size_t)(hp->stg_rows + 1));
+    double *RA = malloc(sizeof(double) * (size_t)(R * S + 1)), *RB = malloc(sizeof(double) * (size_t)(R * S + 1));
+    if (!A || !B || !RA || !RB) { free(A); free(B); free(RA); free(RB); return; }
     for (int g = 0; g < hp->ngroup; ++g) {
         const int *sc = hp->stg_sched + 2 * S * (size_t)hp->stype[2 * hp->group_type[g]];
         const int nsteps = hp->stype[2 * hp->group_type[g] + 1];
@@ -237,15 +308,16 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
             double cd[S] = {0}, cr[S] = {0}, xc[S] = {0};
             for (int t = 0; t < nsteps; ++t)
                 for (int s = 0; s < S; ++s) {
-                    const int row = sc[2 * (t * S + s)], f = sc[2 * (t * S + s) + 1] & 0xff, par = sc[2 * (t * S + s) + 1] >> 8;
+                    const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
+                    const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
                     if (row < 0) continue;
                     const long long k = base + (long long)row * C;
                     double dd = d[k], uu = u[k], rr = rhs[k];
                     if (f & CS__STG_CARRY_IN) { dd += cd[s]; rr += cr[s]; }
-                    if (f & CS__STG_GATHER_IN) { dd += A[row]; rr += B[row]; }
+                    if (f & CS__STG_GATHER_IN) { dd += A[own]; rr += B[own]; }
                     const double inv = 1.0 / dd, a = uu * inv, b = rr * inv; /* the GPU: 1/dd within 1 ulp */
-                    A[row] = a;
-                    B[row] = b;
+                    if (t < R) { RA[t * S + s] = a; RB[t * S + s] = b; }
+                    else { A[own] = a; B[own] = b; }
                     if (f & CS__STG_ROOT) continue;
                     const double cdn = -a * uu, crn = -a * rr;
                     if (f & CS__STG_CARRY_OUT) { cd[s] = cdn; cr[s] = crn; }
@@ -254,19 +326,19 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
                 }
             for (int t = nsteps - 1; t >= 0; --t)
                 for (int s = 0; s < S; ++s) {
-                    const int row = sc[2 * (t * S + s)], f = sc[2 * (t * S + s) + 1] & 0xff, par = sc[2 * (t * S + s) + 1] >> 8;
+                    const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
+                    const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
                     if (row < 0) continue;
-                    const double a = A[row], b = B[row];
+                    const double a = t < R ? RA[t * S + s] : A[own], b = t < R ? RB[t * S + s] : B[own];
                     double x;
                     if (f & CS__STG_ROOT) x = b;
                     else if (f & CS__STG_CARRY_OUT) x = b - a * xc[s];
                     else x = b - a * B[par];
                     xc[s] = x;
-                    if (f & CS__STG_GATHER_IN) B[row] = x;
+                    if (f & CS__STG_GATHER_IN) B[own] = x;
                     rhs[base + (long long)row * C] = x;
                 }
         }
     }
-    free(A);
-    free(B);
+    free(A); free(B); free(RA); free(RB);
 }

@@ -12,7 +12,8 @@
  * chain of dependent steps, so the layout is chosen for the most warps per multiprocessor (8 for
  * medium-high in double: 4 cells × 319 rows × 16 B = 20 KB each). Earlier layouts (32 cells of one
  * lane, then 8 cells of 4 lanes, with one or two rows per lane) ran 1-4 warps per multiprocessor
- * and were latency-bound (Nsight Compute, NOTES.md). The code allows S / LANES rows per lane (P).
+ * and were latency-bound (Nsight Compute, NOTES.md). Keeping the first steps' eliminated rows in
+ * registers (each lane's own, one per step) frees shared memory for more warps (12 for medium-high).
  * A block is one warp; the grid is persistent, and a warp stages the first steps of its next group
  * while it runs the forward sweep of the current one. */
 #include "cs_hines_gpu_impl.h"
@@ -78,27 +79,74 @@ struct cs__stg_copy {
 
 __device__ __forceinline__ void cs__stg_commit() { asm volatile("cp.async.commit_group;"); }
 
-/* slots per lane: slot q + h·LANES for h < P, q = lane / C */
-#define LANES CS__STG_LANES
-#define P (S / LANES)
+/* One step of the backward sweep on a lane: its slot's row e (from the schedule) is in ring slot
+ * t % RING; it first issues the copy of step t + RING - 1. The eliminated row goes to registers
+ * (ra, rb) in a register step, else to its shared row; its parent gets the elimination by the
+ * carry (cd, cr) or in the parent's shared row. */
+template <class T, bool IN_REGS>
+__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T> &cp, long long base, const int2 *sc, int t, int nsteps,
+                                                 int2 e, const T *rg0, T *A, T *B, int j, T &cd, T &cr, T &ra, T &rb)
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
+    __syncwarp(); /* step t's copies and the last step's gathers visible; a ring slot freed */
+    cp.copy(base, t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1, (t + RING - 1) % RING);
+    cs__stg_commit();
+    const int f = e.y & 0xff, kr = CS__STG_OWN(e.y) * C + j, kp = CS__STG_PAR(e.y) * C + j;
+    const T *rg = rg0 + (t % RING) * S * 3 * C;
+    const T dd = rg[0], uu = rg[S * C], rr = rg[2 * S * C];
+    const bool gin = f & CS__STG_GATHER_IN, cin = f & CS__STG_CARRY_IN;
+    const T d1 = dd + (cin ? cd : T(0)) + (gin ? A[kr] : T(0));
+    const T r1 = rr + (cin ? cr : T(0)) + (gin ? B[kr] : T(0));
+    const T inv = cs__stg_rcp(d1);
+    const T a = uu * inv, b = r1 * inv, cdn = -a * uu, crn = -a * r1;
+    if (e.x >= 0) {
+        if (IN_REGS) { ra = a; rb = b; }
+        else { A[kr] = a; B[kr] = b; }
+        if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { /* no other row of the step has this parent */
+            if (f & CS__STG_GATHER_FIRST) { A[kp] = cdn; B[kp] = crn; }
+            else { A[kp] += cdn; B[kp] += crn; }
+        }
+    }
+    if (f & CS__STG_CARRY_OUT) { cd = cdn; cr = crn; }
+}
 
-template <class T>
+/* One step of the forward sweep on a lane: x of its slot's row e from its eliminated row and its
+ * parent's x (the same slot's previous x for a carry, else the parent's shared row); x goes to
+ * device memory, and to the row's shared row when children in other slots read it. */
+template <class T, bool IN_REGS>
+__device__ __forceinline__ void cs__stg_forward(int2 e, T *A, T *B, T *out, int j, T &xc, T ra, T rb)
+{
+    __syncwarp(); /* the parents' x of earlier steps visible */
+    const int f = e.y & 0xff, kr = CS__STG_OWN(e.y) * C + j, kp = CS__STG_PAR(e.y) * C + j;
+    const T a = IN_REGS ? ra : A[kr], b = IN_REGS ? rb : B[kr];
+    const T xp = (f & (CS__STG_ROOT | CS__STG_CARRY_OUT)) ? xc : B[kp];
+    const T x = (f & CS__STG_ROOT) ? b : b - a * xp;
+    xc = x;
+    if (e.x >= 0) {
+        if (f & CS__STG_GATHER_IN) B[kr] = x;
+        out[(long long)e.x * C] = x;
+    }
+}
+
+/* R: register steps (0 or CS__STG_REG_STEPS); those steps are unrolled so that ra/rb stay
+ * registers. */
+template <class T, int R>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
 {
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
-    /* A and B hold rows + 1 rows: an empty slot's lane (and the root's parent) points at the last,
-     * which no other lane reads or writes, so its dummy accesses race with nothing. The schedule
+    /* A and B hold the shared rows and a scratch row: an empty slot's lane (and the root's parent,
+     * and a register row) points at it, and no lane reads what another wrote there. The schedule
      * of the group's structure is staged too: read from device memory every step it missed L1
      * and stalled the warp on L2 latency (a quarter of the samples, NOTES.md). */
     T *A = reinterpret_cast<T *>(cs__smem_stg), *B = A + (size_t)(sd.rows + 1) * C, *ring = B + (size_t)(sd.rows + 1) * C;
     int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * 3 * C);
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
-    cs__stg_copy<T> cp[P];
-#pragma unroll
-    for (int h = 0; h < P; ++h) cp[h].init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q + h * LANES, j);
+    cs__stg_copy<T> cp;
+    cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q, j);
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
-    const T *rg0 = ring + q * C + j; /* this lane's first slot's d in ring slot 0 (laid out [k][slot][cell]) */
-    const int2 *sc = ssc + q;            /* this lane's first slot of step 0 */
+    const T *rg0 = ring + q * C + j; /* this lane's d in ring slot 0 (laid out [k][slot][cell]) */
+    const int2 *sc = ssc + q;        /* this lane's slot of step 0 */
+    T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], unused;
     int g = blockIdx.x, type = sd.group_type[g], nsteps = 0;
     long long base = sd.group_base[g];
     bool staged = false; /* the group's first steps are in the ring already */
@@ -110,8 +158,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             for (int i = lane; i < ty.y * S; i += 32) ssc[i] = __ldg(sched + (size_t)ty.x * S + i);
             __syncwarp();
             for (int t = 0; t < RING - 1; ++t) {
-#pragma unroll
-                for (int h = 0; h < P; ++h) cp[h].copy(base, t < nsteps ? sc[t * S + h * LANES].x : -1, t);
+                cp.copy(base, t < nsteps ? sc[t * S].x : -1, t);
                 cs__stg_commit();
             }
         }
@@ -119,64 +166,19 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         const int type2 = g2 < sd.ngroup ? sd.group_type[g2] : -1;
         const long long base2 = g2 < sd.ngroup ? sd.group_base[g2] : 0;
         /* backward sweep: step t's inputs were issued RING-1 steps ago */
-        T cd[P], cr[P];
-        int2 cur[P];
+        T cd = T(0), cr = T(0);
+        int2 e = sc[0];
 #pragma unroll
-        for (int h = 0; h < P; ++h) { cd[h] = cr[h] = T(0); cur[h] = sc[h * LANES]; }
-        int ri = 0;
-        for (int t = 0; t < nsteps; ++t) {
-            asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
-            __syncwarp(); /* step t's copies and the last step's gathers visible; a ring slot freed */
-            const int wi = ri == 0 ? RING - 1 : ri - 1;
-            int2 nxt[P];
-#pragma unroll
-            for (int h = 0; h < P; ++h) {
-                cp[h].copy(base, t + RING - 1 < nsteps ? sc[(t + RING - 1) * S + h * LANES].x : -1, wi);
-                nxt[h] = t + 1 < nsteps ? sc[(t + 1) * S + h * LANES] : cur[h];
+        for (int t = 0; t < R; ++t)
+            if (t < nsteps) {
+                const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
+                cs__stg_backward<T, true>(cp, base, sc, t, nsteps, e, rg0, A, B, j, cd, cr, ra[t], rb[t]);
+                e = en;
             }
-            cs__stg_commit();
-            /* the lane's P rows in three phases (loads, arithmetic, stores) so that their chains
-             * overlap; a row's children are in earlier steps, its parent in a later one */
-            int kr[P], kp[P], f[P];
-            T dd[P], uu[P], rr[P], ga[P], gb[P];
-#pragma unroll
-            for (int h = 0; h < P; ++h) {
-                const int row = cur[h].x;
-                f[h] = cur[h].y & 0xff;
-                kr[h] = (row >= 0 ? row : sd.rows) * C + j;
-                kp[h] = (row >= 0 && !(f[h] & CS__STG_ROOT) ? cur[h].y >> 8 : sd.rows) * C + j;
-                const T *rg = rg0 + ri * S * 3 * C + h * LANES * C;
-                dd[h] = rg[0];
-                uu[h] = rg[S * C];
-                rr[h] = rg[2 * S * C];
-                ga[h] = (f[h] & CS__STG_GATHER_IN) ? A[kr[h]] : T(0);
-                gb[h] = (f[h] & CS__STG_GATHER_IN) ? B[kr[h]] : T(0);
-            }
-            T a[P], b[P], cdn[P], crn[P];
-#pragma unroll
-            for (int h = 0; h < P; ++h) {
-                const T d1 = dd[h] + ((f[h] & CS__STG_CARRY_IN) ? cd[h] : T(0)) + ga[h];
-                const T r1 = rr[h] + ((f[h] & CS__STG_CARRY_IN) ? cr[h] : T(0)) + gb[h];
-                const T inv = cs__stg_rcp(d1);
-                a[h] = uu[h] * inv;
-                b[h] = r1 * inv;
-                cdn[h] = -a[h] * uu[h];
-                crn[h] = -a[h] * r1;
-            }
-#pragma unroll
-            for (int h = 0; h < P; ++h) {
-                if (cur[h].x >= 0) {
-                    A[kr[h]] = a[h];
-                    B[kr[h]] = b[h];
-                    if (!(f[h] & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { /* no other row of the step has this parent */
-                        if (f[h] & CS__STG_GATHER_FIRST) { A[kp[h]] = cdn[h]; B[kp[h]] = crn[h]; }
-                        else { A[kp[h]] += cdn[h]; B[kp[h]] += crn[h]; }
-                    }
-                }
-                if (f[h] & CS__STG_CARRY_OUT) { cd[h] = cdn[h]; cr[h] = crn[h]; }
-                cur[h] = nxt[h];
-            }
-            ri = ri + 1 == RING ? 0 : ri + 1;
+        for (int t = R; t < nsteps; ++t) {
+            const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
+            cs__stg_backward<T, false>(cp, base, sc, t, nsteps, e, rg0, A, B, j, cd, cr, unused, unused);
+            e = en;
         }
         /* the next group of the same structure: stage its first steps while the forward sweep
          * runs (the ring is free) */
@@ -184,67 +186,61 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         staged = type2 == type;
         if (staged)
             for (int t = 0; t < RING - 1; ++t) {
-#pragma unroll
-                for (int h = 0; h < P; ++h) cp[h].copy(base2, t < nsteps ? sc[t * S + h * LANES].x : -1, t);
+                cp.copy(base2, t < nsteps ? sc[t * S].x : -1, t);
                 cs__stg_commit();
             }
         /* forward sweep: the steps in reverse; x goes to device memory once */
-        T xc[P];
-#pragma unroll
-        for (int h = 0; h < P; ++h) { xc[h] = T(0); cur[h] = sc[(nsteps - 1) * S + h * LANES]; }
-        for (int t = nsteps - 1; t >= 0; --t) {
-            int2 nxt[P];
-#pragma unroll
-            for (int h = 0; h < P; ++h) nxt[h] = t > 0 ? sc[(t - 1) * S + h * LANES] : cur[h];
-            __syncwarp(); /* the parents' x of earlier steps visible */
-            T x[P];
-            int kr[P];
-#pragma unroll
-            for (int h = 0; h < P; ++h) {
-                const int row = cur[h].x, f = cur[h].y & 0xff;
-                kr[h] = (row >= 0 ? row : sd.rows) * C + j;
-                const int kp = (row >= 0 && !(f & CS__STG_ROOT) ? cur[h].y >> 8 : sd.rows) * C + j;
-                const T a = A[kr[h]], b = B[kr[h]];
-                const T xp = (f & (CS__STG_ROOT | CS__STG_CARRY_OUT)) ? xc[h] : B[kp];
-                x[h] = (f & CS__STG_ROOT) ? b : b - a * xp;
-                xc[h] = x[h];
-            }
-#pragma unroll
-            for (int h = 0; h < P; ++h) {
-                if (cur[h].x >= 0) {
-                    if (cur[h].y & CS__STG_GATHER_IN) B[kr[h]] = x[h];
-                    rhs[base + kr[h]] = x[h];
-                }
-                cur[h] = nxt[h];
-            }
+        T xc = T(0);
+        T *out = rhs + base + j;
+        e = sc[(nsteps - 1) * S];
+        for (int t = nsteps - 1; t >= R; --t) {
+            const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
+            cs__stg_forward<T, false>(e, A, B, out, j, xc, unused, unused);
+            e = en;
         }
+#pragma unroll
+        for (int t = R - 1; t >= 0; --t)
+            if (t < nsteps) {
+                const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
+                cs__stg_forward<T, true>(e, A, B, out, j, xc, ra[t], rb[t]);
+                e = en;
+            }
         if (g2 >= sd.ngroup) break;
         __syncwarp(); /* the forward sweep's reads of A and B end before the next group writes them */
         g = g2; type = type2; base = base2;
     }
 }
 
-template <class T>
-cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
+template <class T, int R>
+static cudaError_t cs__staged_launch_r(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
 {
     const size_t bytes = cs__staged_warp_bytes(sd.rows, sd.max_steps, C, sizeof(T));
     int per_sm = 0;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cs__k_staged<T>, 32, bytes);
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cs__k_staged<T, R>, 32, bytes);
     if (e != cudaSuccess) return e;
     if (per_sm < 1) return cudaErrorInvalidConfiguration;
     long long grid = (long long)per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
-    cs__k_staged<T><<<(int)grid, 32, bytes, stream>>>(sd, d, u, rhs);
+    cs__k_staged<T, R><<<(int)grid, 32, bytes, stream>>>(sd, d, u, rhs);
     return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
+{
+    return sd.reg_steps ? cs__staged_launch_r<T, CS__STG_REG_STEPS>(sd, d, u, rhs, stream)
+                        : cs__staged_launch_r<T, 0>(sd, d, u, rhs, stream);
 }
 template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *, const double *, double *, cudaStream_t);
 template cudaError_t cs__staged_launch<float>(const cs__staged_dev &, float *, const float *, float *, cudaStream_t);
 
 cudaError_t cs__staged_set_attrs(int rows, int max_steps)
 {
-    cudaError_t e = cudaFuncSetAttribute(cs__k_staged<double>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(double)));
-    if (e != cudaSuccess) return e;
-    return cudaFuncSetAttribute(cs__k_staged<float>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(float)));
+    const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
+    const int bd = (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(double)), bf = (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(float));
+    cudaError_t e;
+    if ((e = cudaFuncSetAttribute(cs__k_staged<double, 0>, a, bd)) != cudaSuccess) return e;
+    if ((e = cudaFuncSetAttribute(cs__k_staged<double, CS__STG_REG_STEPS>, a, bd)) != cudaSuccess) return e;
+    if ((e = cudaFuncSetAttribute(cs__k_staged<float, 0>, a, bf)) != cudaSuccess) return e;
+    return cudaFuncSetAttribute(cs__k_staged<float, CS__STG_REG_STEPS>, a, bf);
 }

@@ -7,7 +7,7 @@
 
 /* The plan's device arrays and shape (cs__hines_hplan's staged fields, uploaded). */
 struct cs__staged_dev {
-    int ngroup, rows, max_steps, nsm;
+    int ngroup, rows, max_steps, nsm, reg_steps; /* rows: shared rows (plus a scratch row) */
     const int *group_base, *group_type;
     const int2 *stype;  /* per type: first step, steps */
     const int4 *sched;  /* per step CS__STG_STREAMS int2 slots {row, flags | parent << 8} */
