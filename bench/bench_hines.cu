@@ -12,10 +12,11 @@
  * once, and p read once per distinct structure; it is compared with a device-to-device copy
  * measured in the same run (bytes read + written).
  *
- * Usage: bench_hines [--quick] [--targets] [--md FILE] [--max-cells N]
+ * Usage: bench_hines [--quick] [--targets] [--t3] [--md FILE] [--max-cells N]
  *   --quick       fewer sizes and repetitions (a smoke run)
  *   --targets     only the cases of targets T3 (256 000 medium-high cells), T4 (256 cells of every
  *                 class) and T5 (mixed against uniform batches)
+ *   --t3          only T3's table (for profiling: scripts/gpu_hines_profile.sh)
  *   --md FILE     append the markdown tables to FILE (default: print only) */
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -299,12 +300,13 @@ static void table_header(const char *title)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, targets = 0;
+    int quick = 0, targets = 0, t3_only = 0;
     long long max_cells = 256000;
     const char *md = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--targets")) targets = 1;
+        else if (!strcmp(argv[i], "--t3")) targets = t3_only = 1;
         else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
         else if (!strcmp(argv[i], "--max-cells") && i + 1 < argc) max_cells = atoll(argv[++i]);
     }
@@ -380,6 +382,7 @@ int main(int argc, char **argv)
         const Cfg t3[] = {all[C_INTERLEAVED], all[C_WARP], all[C_STAGED], no_reg, all[C_AUTO]};
         for (const Cfg &c : t3) emit(b, "medium-high", c, "d", run_cfg(b, c, "d"), 0);
         for (const Cfg &c : t3) emit(b, "medium-high", c, "f", run_cfg(b, c, "f"), 0);
+        if (t3_only) return 0;
         table_header("staged with and without register steps, 256 000 cells of every class, double");
         for (int k = 0; k < 6 && max_cells >= 256000; ++k) {
             if (k == 3) continue; /* above */

@@ -43,10 +43,10 @@ if [ -x "$bld/bench/bench_hines" ]; then
 fi
 if [ -x "$bld/tests/test_hines_gpu" ] && command -v compute-sanitizer >/dev/null; then
   stamp memcheck
-  (cd "$bld/tests" && CS_TEST_SMALL=1 timeout 110 compute-sanitizer --tool memcheck --error-exitcode 9 ./test_hines_gpu) >"$out/memcheck.log" 2>&1; rc_mem=$?
+  (cd "$bld/tests" && CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./test_hines_gpu) >"$out/memcheck.log" 2>&1; rc_mem=$?
   tail -3 "$out/memcheck.log"
   stamp racecheck
-  (cd "$bld/tests" && CS_TEST_SMALL=1 timeout 110 compute-sanitizer --tool racecheck --error-exitcode 9 ./test_hines_gpu) >"$out/racecheck.log" 2>&1; rc_race=$?
+  (cd "$bld/tests" && CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./test_hines_gpu) >"$out/racecheck.log" 2>&1; rc_race=$?
   tail -3 "$out/racecheck.log"
 fi
 stamp "done: test=$rc_test bench=$rc_bench memcheck=$rc_mem racecheck=$rc_race"
