@@ -64,10 +64,8 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 /* schedule flags of a staged slot: the low byte of its second int, above it the shared-memory
  * row of the parent (bits 8-19) and of the row itself (bits 20-31) */
 enum {
-    CS__STG_CARRY_IN = 1,     /* add this stream's carry: its previous row was a child */
-    CS__STG_GATHER_IN = 2,    /* add the sums other children left in A/B[own]; forward: keep x in B */
+    CS__STG_GATHER_IN = 2,    /* other children add their sums into A/B[own]; forward: keep x in B */
     CS__STG_CARRY_OUT = 4,    /* the parent is this stream's next row: pass the elimination in registers */
-    CS__STG_GATHER_FIRST = 8, /* the first gathering child of the parent: store, do not add */
     CS__STG_ROOT = 16
 };
 #define CS__STG_PAR(w) ((int)(((unsigned)(w) >> 8) & 0xfffu))

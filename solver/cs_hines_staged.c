@@ -45,15 +45,13 @@ static int cs__staged_schedule(int n, const int *lp, int *sched)
     int *remaining = calloc((size_t)n, sizeof(int)), *depth = malloc(sizeof(int) * (size_t)n);
     int *bucket_head = malloc(sizeof(int) * (size_t)(n + 1)), *next = malloc(sizeof(int) * (size_t)n);
     int *step_of = malloc(sizeof(int) * (size_t)n), *slot_of = malloc(sizeof(int) * (size_t)n);
-    int *first_gather = malloc(sizeof(int) * (size_t)n);
     int nsteps = -1;
-    if (!remaining || !depth || !bucket_head || !next || !step_of || !slot_of || !first_gather) goto done;
+    if (!remaining || !depth || !bucket_head || !next || !step_of || !slot_of) goto done;
     for (int i = 0; i <= n; ++i) bucket_head[i] = -1;
     for (int i = 0; i < n; ++i) {
         depth[i] = i ? depth[lp[i]] + 1 : 0;
         if (i) remaining[lp[i]]++;
         step_of[i] = -1;
-        first_gather[i] = -1;
     }
     int top = 0; /* no bucket above top holds a row */
 #define CS__PUSH(r)                                          \
@@ -121,16 +119,11 @@ static int cs__staged_schedule(int n, const int *lp, int *sched)
         if (r == 0) { *f |= CS__STG_ROOT; continue; }
         int p = lp[r], kp = step_of[p] * S + slot_of[p];
         *f |= p << 8;
-        if (step_of[p] == step_of[r] + 1 && slot_of[p] == slot_of[r]) {
-            *f |= CS__STG_CARRY_OUT;
-            sched[2 * kp + 1] |= CS__STG_CARRY_IN;
-        } else {
-            sched[2 * kp + 1] |= CS__STG_GATHER_IN;
-            if (first_gather[p] < 0) { first_gather[p] = r; *f |= CS__STG_GATHER_FIRST; }
-        }
+        if (step_of[p] == step_of[r] + 1 && slot_of[p] == slot_of[r]) *f |= CS__STG_CARRY_OUT;
+        else sched[2 * kp + 1] |= CS__STG_GATHER_IN;
     }
 done:
-    free(remaining); free(depth); free(bucket_head); free(next); free(step_of); free(slot_of); free(first_gather);
+    free(remaining); free(depth); free(bucket_head); free(next); free(step_of); free(slot_of);
     return nsteps;
 }
 
@@ -306,6 +299,7 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
         for (int j = 0; j < hp->group_cells[g]; ++j) {
             const long long base = (long long)hp->group_base[g] + j;
             double cd[S] = {0}, cr[S] = {0}, xc[S] = {0};
+            for (int i = 0; i <= hp->stg_rows; ++i) A[i] = B[i] = 0.0; /* gathers add; the scratch row stays 0 */
             for (int t = 0; t < nsteps; ++t)
                 for (int s = 0; s < S; ++s) {
                     const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
@@ -313,16 +307,16 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
                     if (row < 0) continue;
                     const long long k = base + (long long)row * C;
                     double dd = d[k], uu = u[k], rr = rhs[k];
-                    if (f & CS__STG_CARRY_IN) { dd += cd[s]; rr += cr[s]; }
-                    if (f & CS__STG_GATHER_IN) { dd += A[own]; rr += B[own]; }
+                    dd += cd[s] + A[own]; /* the carry is 0 unless the slot's last row carried */
+                    rr += cr[s] + B[own];
                     const double inv = 1.0 / dd, a = uu * inv, b = rr * inv; /* the GPU: 1/dd within 1 ulp */
                     if (t < R) { RA[t * S + s] = a; RB[t * S + s] = b; }
                     else { A[own] = a; B[own] = b; }
-                    if (f & CS__STG_ROOT) continue;
                     const double cdn = -a * uu, crn = -a * rr;
-                    if (f & CS__STG_CARRY_OUT) { cd[s] = cdn; cr[s] = crn; }
-                    else if (f & CS__STG_GATHER_FIRST) { A[par] = cdn; B[par] = crn; }
-                    else { A[par] += cdn; B[par] += crn; }
+                    const int carry = (f & CS__STG_CARRY_OUT) != 0;
+                    cd[s] = carry ? cdn : 0.0;
+                    cr[s] = carry ? crn : 0.0;
+                    if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { A[par] += cdn; B[par] += crn; }
                 }
             for (int t = nsteps - 1; t >= 0; --t)
                 for (int s = 0; s < S; ++s) {

@@ -79,35 +79,32 @@ struct cs__stg_copy {
 
 __device__ __forceinline__ void cs__stg_commit() { asm volatile("cp.async.commit_group;"); }
 
-/* One step of the backward sweep on a lane: its slot's row e (from the schedule) is in ring slot
- * t % RING; it first issues the copy of step t + RING - 1. The eliminated row goes to registers
- * (ra, rb) in a register step, else to its shared row; its parent gets the elimination by the
- * carry (cd, cr) or in the parent's shared row. */
+/* One step of the backward sweep on a lane: its slot's row e (from the schedule) is in the ring
+ * slot at rg; it first issues the copy of row next_row (step t + RING - 1) into ring slot wslot.
+ * The eliminated row goes to registers (ra, rb) in a register step, else to its shared row; its
+ * parent gets the elimination by the carry (cd, cr: zero unless this row carries) or added into
+ * the parent's shared row. A/B[own] hold the sums of the gathering children: shared rows are
+ * zeroed for each group, and rows with none point at the scratch row, which stays zero. */
 template <class T, bool IN_REGS>
-__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T> &cp, long long base, const int2 *sc, int t, int nsteps,
-                                                 int2 e, const T *rg0, T *A, T *B, int j, T &cd, T &cr, T &ra, T &rb)
+__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T> &cp, long long base, int next_row, int wslot, int2 e,
+                                                 const T *rg, T *A, T *B, int j, T &cd, T &cr, T &ra, T &rb)
 {
     asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
-    __syncwarp(); /* step t's copies and the last step's gathers visible; a ring slot freed */
-    cp.copy(base, t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1, (t + RING - 1) % RING);
+    __syncwarp(); /* this step's copies and the last step's gathers visible; a ring slot freed */
+    cp.copy(base, next_row, wslot);
     cs__stg_commit();
     const int f = e.y & 0xff, kr = CS__STG_OWN(e.y) * C + j, kp = CS__STG_PAR(e.y) * C + j;
-    const T *rg = rg0 + (t % RING) * S * 3 * C;
-    const T dd = rg[0], uu = rg[S * C], rr = rg[2 * S * C];
-    const bool gin = f & CS__STG_GATHER_IN, cin = f & CS__STG_CARRY_IN;
-    const T d1 = dd + (cin ? cd : T(0)) + (gin ? A[kr] : T(0));
-    const T r1 = rr + (cin ? cr : T(0)) + (gin ? B[kr] : T(0));
+    const T d1 = rg[0] + cd + A[kr], uu = rg[S * C], r1 = rg[2 * S * C] + cr + B[kr];
     const T inv = cs__stg_rcp(d1);
     const T a = uu * inv, b = r1 * inv, cdn = -a * uu, crn = -a * r1;
     if (e.x >= 0) {
         if (IN_REGS) { ra = a; rb = b; }
         else { A[kr] = a; B[kr] = b; }
-        if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { /* no other row of the step has this parent */
-            if (f & CS__STG_GATHER_FIRST) { A[kp] = cdn; B[kp] = crn; }
-            else { A[kp] += cdn; B[kp] += crn; }
-        }
+        if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { A[kp] += cdn; B[kp] += crn; } /* no other row of the step has this parent */
     }
-    if (f & CS__STG_CARRY_OUT) { cd = cdn; cr = crn; }
+    const bool carry = f & CS__STG_CARRY_OUT;
+    cd = carry ? cdn : T(0);
+    cr = carry ? crn : T(0);
 }
 
 /* One step of the forward sweep on a lane: x of its slot's row e from its eliminated row and its
@@ -134,10 +131,10 @@ template <class T, int R>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
 {
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
-    /* A and B hold the shared rows and a scratch row: an empty slot's lane (and the root's parent,
-     * and a register row) points at it, and no lane reads what another wrote there. The schedule
-     * of the group's structure is staged too: read from device memory every step it missed L1
-     * and stalled the warp on L2 latency (a quarter of the samples, NOTES.md). */
+    /* A and B hold the shared rows and a scratch row (for empty slots, the root's parent and
+     * register rows without gathers: zero, never written). The schedule of the group's structure
+     * is staged too: read from device memory every step it missed L1 and stalled the warp on L2
+     * latency (a quarter of the samples, NOTES.md). */
     T *A = reinterpret_cast<T *>(cs__smem_stg), *B = A + (size_t)(sd.rows + 1) * C, *ring = B + (size_t)(sd.rows + 1) * C;
     int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * 3 * C);
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
@@ -145,12 +142,14 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q, j);
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
     const T *rg0 = ring + q * C + j; /* this lane's d in ring slot 0 (laid out [k][slot][cell]) */
+    constexpr int RS = S * 3 * C;    /* elements per ring slot */
     const int2 *sc = ssc + q;        /* this lane's slot of step 0 */
     T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], unused;
     int g = blockIdx.x, type = sd.group_type[g], nsteps = 0;
     long long base = sd.group_base[g];
     bool staged = false; /* the group's first steps are in the ring already */
     for (;;) {
+        for (int i = lane; i < (sd.rows + 1) * C; i += 32) A[i] = B[i] = T(0);
         if (!staged) { /* a new structure (or the first group): its schedule, then the ring's first steps */
             const int2 ty = sd.stype[type];
             nsteps = ty.y;
@@ -172,13 +171,16 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         for (int t = 0; t < R; ++t)
             if (t < nsteps) {
                 const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
-                cs__stg_backward<T, true>(cp, base, sc, t, nsteps, e, rg0, A, B, j, cd, cr, ra[t], rb[t]);
+                const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
+                cs__stg_backward<T, true>(cp, base, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, A, B, j, cd, cr, ra[t], rb[t]);
                 e = en;
             }
-        for (int t = R; t < nsteps; ++t) {
+        for (int t = R, ri = R % RING; t < nsteps; ++t) {
             const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
-            cs__stg_backward<T, false>(cp, base, sc, t, nsteps, e, rg0, A, B, j, cd, cr, unused, unused);
+            const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
+            cs__stg_backward<T, false>(cp, base, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, A, B, j, cd, cr, unused, unused);
             e = en;
+            ri = ri + 1 == RING ? 0 : ri + 1;
         }
         /* the next group of the same structure: stage its first steps while the forward sweep
          * runs (the ring is free) */
@@ -206,7 +208,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 e = en;
             }
         if (g2 >= sd.ngroup) break;
-        __syncwarp(); /* the forward sweep's reads of A and B end before the next group writes them */
+        __syncwarp(); /* the forward sweep's reads of A and B end before the next group zeroes them */
         g = g2; type = type2; base = base2;
     }
 }
