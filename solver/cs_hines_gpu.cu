@@ -526,7 +526,7 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
                         "(use \"interleaved\" or \"warp\")", hp->stg_cells, hp->stg_rows, bytes, pl->smem_optin);
             return CS_SOLVER_ERR_UNAVAILABLE;
         }
-        CS__CU(cs__staged_set_attrs(hp->stg_rows, hp->stg_max_steps));
+        CS__CU(cs__staged_set_attrs(hp->stg_cells, hp->stg_rows, hp->stg_max_steps));
     }
     if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
         size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);
@@ -556,7 +556,7 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         CS__TRY(cs__upload(&pl->d_group_base, hp->group_base, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_group_type, hp->group_type, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_stype, (const int2 *)hp->stype, (size_t)hp->nstype));
-        CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->nstep * CS__STG_STREAMS / 2)); /* S int2 per step */
+        CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->nstep * (32 / hp->stg_cells) / 2)); /* 32 / C int2 per step */
     } else {
         CS__TRY(cs__upload(&pl->d_slot_base, hp->slot_base, (size_t)hp->nslot));
         CS__TRY(cs__upload(&pl->d_slot_n, hp->slot_n, (size_t)hp->nslot));
@@ -719,7 +719,7 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
             cs__gpu_err("staged: d, u and rhs must be 16-byte aligned device pointers");
             return CS_SOLVER_ERR_INVALID;
         }
-        cs__staged_dev sd = {hp->ngroup, hp->stg_rows, hp->stg_max_steps, pl->nsm, hp->stg_reg_steps, pl->d_group_base,
+        cs__staged_dev sd = {hp->ngroup, hp->stg_rows, hp->stg_max_steps, pl->nsm, hp->stg_reg_steps, hp->stg_cells, pl->d_group_base,
                              pl->d_group_type, pl->d_stype, pl->d_sched};
         CS__CU(cs__staged_launch<T>(sd, d, u, rhs, pl->stream));
         break;

@@ -87,7 +87,8 @@ enum {
 typedef struct {
     const char *variant; /* a name above; NULL means "auto" */
     int block_size;      /* BS: block_interleaved (0 → 64), block_shared (0 → 64: threads per block),
-                            variable (0 → 32: systems per padded group) */
+                            variable (0 → 32: systems per padded group), staged (0 → chosen: 4, 2
+                            or 1 cells per warp) */
     int threads;         /* CUDA threads per block: per-system variants (0 → 128), fine (0 → 128) */
     int fine_flags;      /* CS_HINES_FINE_* (fine and warp), CS_HINES_STAGED_* (staged) */
     int fine_pack_rows;  /* fine: most rows in one pack (0 → 1536, i.e. 36 KB of shared memory in

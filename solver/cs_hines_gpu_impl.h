@@ -42,25 +42,25 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 #define CS__WARP_BLOCK_ROWS 1280
 #define CS__WARP_MAX_GROUPS 32 /* launch groups (one stream each) before falling back to one launch */
 
-/* staged: a step of a schedule has CS__STG_STREAMS slots (rows from independent subtrees); each
- * cell of a warp's group gets CS__STG_LANES lanes, each running CS__STG_STREAMS / CS__STG_LANES
- * slots of every step, hence CS__STG_CELLS cells per warp; CS__STG_RING steps of inputs in flight
- * per warp through cp.async (6 steps of 8 rows of d, u, rhs for 4 cells in double: 4.6 KB).
- * 4 cells of 8 lanes make a medium-high warp 28 KB of shared memory, so 8 warps share a
- * multiprocessor (2 per scheduler); 8 cells of 4 lanes (4 warps) and 8 cells with two slots per
- * lane were latency-bound at one warp per scheduler (bench/NOTES.md).
+/* staged: a warp takes a group of C cells of one structure (C = 4, 2 or 1, chosen per plan) and
+ * gives each cell S = 32 / C lanes; a step of a schedule has S slots (rows from independent
+ * subtrees), one per lane. CS__STG_RING steps of inputs are in flight per warp through cp.async
+ * (6 steps of 32 rows of d, u, rhs in double: 4.6 KB). 4 cells of 8 lanes make a medium-high warp
+ * 28 KB of shared memory, so 8 warps share a multiprocessor; 8 cells of 4 lanes (4 warps) and 8
+ * cells with two slots per lane were latency-bound at one warp per scheduler (bench/NOTES.md).
+ * Fewer cells per warp shorten the schedule of large cells (more slots per step) and shrink the
+ * shared memory per warp.
  * The eliminated rows of a schedule's first CS__STG_REG_STEPS steps may stay in registers instead
  * (a lane runs one row per step, so they are its own): shared memory then holds only the later
  * steps' rows and the rows that other lanes gather into, and more warps fit a multiprocessor. */
-#define CS__STG_STREAMS 8
-#define CS__STG_LANES 8
-#define CS__STG_CELLS (32 / CS__STG_LANES)
+#define CS__STG_MAX_SLOTS 32
 #define CS__STG_RING 6
 #define CS__STG_REG_STEPS 24
-/* registers per thread of the kernel without / with the register steps (ptxas, sm_90, double),
- * for the planner's estimate of the warps per multiprocessor */
-#define CS__STG_REGS_PLAIN 62
-#define CS__STG_REGS_REG_STEPS 168
+/* registers per thread of the double kernel without / with the register steps (ptxas, sm_90;
+ * with them: 128, 160, 164 for 1, 2, 4 cells per warp), for the planner's estimate of the warps
+ * per multiprocessor */
+#define CS__STG_REGS_PLAIN 64
+#define CS__STG_REGS_REG_STEPS(cells) ((cells) == 1 ? 128 : (cells) == 2 ? 160 : 164)
 /* schedule flags of a staged slot: the low byte of its second int, above it the shared-memory
  * row of the parent (bits 8-19) and of the row itself (bits 20-31) */
 enum {
@@ -137,12 +137,12 @@ typedef struct {
     int *launch_sched; /* [nlaunch] most schedule bytes of one block of the group */
     /* staged: groups (group_base, ngroup) of stg_cells cells of one structure, one warp each: row
      * i of the group's cell j at group_base[g] + i·stg_cells + j. Each structure (type) has a
-     * schedule of steps of CS__STG_STREAMS slots {row or -1, flags | parent's shared row << 8 |
+     * schedule of steps of 32 / stg_cells slots {row or -1, flags | parent's shared row << 8 |
      * own shared row << 20} (stg_sched); the backward sweep runs it forwards, the forward sweep
      * backwards. Per warp, shared memory holds the eliminated rows (a, b) of its group that are
      * not in registers (stg_rows of them, plus a scratch row), a ring of staged inputs, and the
      * schedule. */
-    int stg_cells;     /* cells per warp: CS__STG_CELLS */
+    int stg_cells;     /* cells per warp C (4, 2 or 1); a step has 32 / C slots */
     int stg_rows;      /* shared rows of the largest type (sizes the shared memory of every warp) */
     int stg_max_steps; /* steps of the longest schedule (staged in shared memory too) */
     int stg_reg_steps; /* 0 or CS__STG_REG_STEPS: steps whose rows stay in registers */
@@ -151,7 +151,7 @@ typedef struct {
     int nstype;
     int *stype;        /* [2·nstype] first step, steps */
     int nstep;
-    int *stg_sched;    /* [2·CS__STG_STREAMS·nstep] */
+    int *stg_sched;    /* [2·(32 / stg_cells)·nstep] */
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
     int max_levels;    /* most levels of one type */
@@ -169,18 +169,17 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
 /* staged (cs_hines_staged.c): the plan, the shared memory of one warp for elements of `elem`
  * bytes, and the host emulation (the kernel's order of operations). */
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
-                                 const cs_hines_gpu_options *opt, char *msg, size_t msglen);
+                                 const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
 size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem);
 /* Estimated warps per multiprocessor (228 KB of shared memory, 64 K registers) of a warp of
  * `bytes` of shared memory, with or without the register steps. */
-int cs__staged_warps_per_sm(size_t bytes, int reg_steps);
-/* One structure of n rows (lp: local parents): its schedule's steps and, with reg_steps register
- * steps, its shared rows (-1: no memory). */
-int cs__staged_shape(int n, const int *lp, int reg_steps, int *shared_rows);
-/* Register steps or not, from the shared rows of each (the most of any structure): whichever fits
- * more warps on a multiprocessor in double (a tie keeps every row in shared memory, which needs
- * fewer registers). Sets *reg_steps and *rows; returns the warps per SM (0: does not fit). */
-int cs__staged_choose(int rows_plain, int rows_reg, int max_steps, int allow_reg, int *reg_steps, int *rows);
+int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells);
+/* One structure of n rows (lp: local parents) in groups of `cells` cells: its schedule's steps
+ * and, with reg_steps register steps, its shared rows (-1: no memory). */
+int cs__staged_shape(int n, const int *lp, int cells, int reg_steps, int *shared_rows);
+/* The shape the planner picks for `count` cells of one structure on nsm multiprocessors (double):
+ * cells per warp, steps, warps per SM (0: does not fit). Returns 0, or -1 when out of memory. */
+int cs__staged_pick_one(int n, const int *lp, int count, int nsm, int *cells, int *steps, int *warps);
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
 
 /* Internal index of local row i of system s (the conversions' map). */

@@ -1009,10 +1009,9 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         int staged_fits = 0;
         if (hp->uniform && large && !opt.fused_step) {
             for (int i = 0; i < max_n; ++i) lp[i] = i ? p[i] : -1; /* system 0 (offset 0) */
-            int rows_plain, rows_reg, reg_steps, rows;
-            int steps = cs__staged_shape(max_n, lp, 0, &rows_plain);
-            if (steps > 0 && cs__staged_shape(max_n, lp, CS__STG_REG_STEPS, &rows_reg) > 0)
-                staged_fits = 6 * steps <= max_n && cs__staged_choose(rows_plain, rows_reg, steps, 1, &reg_steps, &rows) >= 8;
+            int cells, steps, warps;
+            if (cs__staged_pick_one(max_n, lp, nsys, (int)sms, &cells, &steps, &warps) == 0)
+                staged_fits = warps >= 8 && 4 * max_n >= 3 * steps * (32 / cells); /* >= 6 rows per step of 8 */
         }
         if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
             variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
@@ -1023,7 +1022,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     }
     hp->variant = variant;
     if (cs__hines_variant_is_fine(variant)) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);
-    else if (variant == CS__HV_STAGED) st = cs__plan_staged(hp, p, sid, rep, &opt, msg, msglen);
+    else if (variant == CS__HV_STAGED) st = cs__plan_staged(hp, p, sid, rep, &opt, nsm, msg, msglen);
     else if (variant >= 0 && variant < CS__HV_COUNT) st = cs__plan_cells(hp, p, sid, rep, &opt, msg, msglen);
     else { st = CS_SOLVER_ERR_INVALID; cs__msg(msg, msglen, "unknown variant %d", variant); }
     if (st != CS_SOLVER_OK) goto fail;

@@ -1,14 +1,15 @@
 /* Host side of the "staged" GPU Hines variant (plain C, no CUDA): the layout, the per-structure
  * schedule, and a host emulation of the kernel.
  *
- * The kernel (cs__k_staged in cs_hines_staged_gpu.cu) gives a warp the cells of one group:
- * CS__STG_CELLS (4) cells of one structure, interleaved (row i of cell j at base + i·4 + j, so one
- * row of the group is one 32-byte segment in double), and each cell CS__STG_LANES (8) lanes. The backward sweep reads each row's d, u, rhs once,
+ * The kernel (cs__k_staged in cs_hines_staged_gpu.cu) gives a warp the cells of one group: C
+ * cells of one structure (4, 2 or 1, chosen per plan), interleaved (row i of cell j at base + i·C
+ * + j, so one row of a group of 4 is one 32-byte segment in double), and each cell S = 32 / C
+ * lanes. The backward sweep reads each row's d, u, rhs once,
  * staged into shared memory with cp.async several steps ahead, and keeps the eliminated rows
  * (a = u/d', b = rhs'/d') in shared memory for the forward sweep, which writes x once: the solve
  * moves only the compulsory bytes (bench/NOTES.md, "staged").
  *
- * A step of a structure's schedule is CS__STG_STREAMS slots, one per lane of a cell, each a row
+ * A step of a structure's schedule is S slots, one per lane of a cell, each a row
  * whose children all ran in earlier steps. A row whose last child was its slot's row of the
  * previous step takes that child's elimination from the lane's registers (carry); other children
  * add theirs into the row's a/b storage before it is reached (gather).
@@ -25,12 +26,12 @@
 
 #include "cs_hines_gpu_impl.h"
 
-#define S CS__STG_STREAMS
-
 size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem)
 {
-    /* A, B (and a scratch row), the ring, the schedule (S int2 per step) */
-    return ((size_t)(rows + 1) * 2 + (size_t)CS__STG_RING * S * 3) * (size_t)cells * elem + (size_t)max_steps * S * 8;
+    /* A, B (and a scratch row), the ring (RING steps of S rows of 3 arrays for C cells: S·C = 32),
+     * the schedule (S int2 per step) */
+    const size_t S = (size_t)(32 / cells);
+    return ((size_t)(rows + 1) * 2 * (size_t)cells + (size_t)CS__STG_RING * 32 * 3) * elem + (size_t)max_steps * S * 8;
 }
 
 /* The schedule of one structure of n rows (lp local parents, lp[0] = -1) into sched (2·S ints
@@ -40,7 +41,7 @@ size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem)
  * child runs, and the next step's same slot takes it (carry) unless that would put two siblings
  * in one step; rows not carried wait in a ready list by depth, and a free slot takes the deepest
  * one it may (the longest chain to the root first: the classic critical-path priority). */
-static int cs__staged_schedule(int n, const int *lp, int *sched)
+static int cs__staged_schedule(int n, const int *lp, int S, int *sched)
 {
     int *remaining = calloc((size_t)n, sizeof(int)), *depth = malloc(sizeof(int) * (size_t)n);
     int *bucket_head = malloc(sizeof(int) * (size_t)(n + 1)), *next = malloc(sizeof(int) * (size_t)n);
@@ -62,10 +63,10 @@ static int cs__staged_schedule(int n, const int *lp, int *sched)
     } while (0)
     for (int i = n - 1; i >= 0; --i)
         if (!remaining[i]) CS__PUSH(i);
-    int done_rows = 0, t = 0, last[S];
+    int done_rows = 0, t = 0, last[CS__STG_MAX_SLOTS];
     for (int s = 0; s < S; ++s) last[s] = -1;
     while (done_rows < n) {
-        int rows[S], taken = 0;
+        int rows[CS__STG_MAX_SLOTS], taken = 0;
         /* carries first; a sibling of an earlier slot's row goes to the ready list instead */
         for (int s = 0; s < S; ++s) {
             rows[s] = -1;
@@ -132,7 +133,7 @@ done:
  * gather into it. Returns their number (a scratch row follows them), or -1 when out of memory.
  * With rewrite, the slots become flags | parent's shared row << 8 | own shared row << 20, the
  * scratch row standing for none (empty slots, the root's parent, register rows). */
-static int cs__staged_assign(int n, int steps, int *sc, int R, int rewrite)
+static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int rewrite)
 {
     int *own = malloc(sizeof(int) * (size_t)n), m = 0;
     if (!own) return -1;
@@ -148,102 +149,149 @@ static int cs__staged_assign(int n, int steps, int *sc, int R, int rewrite)
     return m;
 }
 
-int cs__staged_shape(int n, const int *lp, int reg_steps, int *shared_rows)
+int cs__staged_shape(int n, const int *lp, int cells, int reg_steps, int *shared_rows)
 {
-    int *tmp = malloc(sizeof(int) * 2 * S * (size_t)n);
+    const int S = 32 / cells;
+    int *tmp = malloc(sizeof(int) * 2 * (size_t)S * (size_t)n);
     if (!tmp) return -1;
-    int steps = cs__staged_schedule(n, lp, tmp);
-    int m = steps < 0 ? -1 : cs__staged_assign(n, steps, tmp, reg_steps, 0);
+    int steps = cs__staged_schedule(n, lp, S, tmp);
+    int m = steps < 0 ? -1 : cs__staged_assign(n, steps, tmp, S, reg_steps, 0);
     free(tmp);
     if (m < 0) return -1;
     *shared_rows = m;
     return steps;
 }
 
-int cs__staged_warps_per_sm(size_t bytes, int reg_steps)
+int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells)
 {
-    const int regs = reg_steps ? CS__STG_REGS_REG_STEPS : CS__STG_REGS_PLAIN;
+    const int regs = reg_steps ? CS__STG_REGS_REG_STEPS(cells) : CS__STG_REGS_PLAIN;
     const int by_regs = 65536 / (((regs * 32 + 255) / 256) * 256); /* registers go to warps in 256s */
     const int by_smem = (int)((size_t)228 * 1024 / (bytes + 1024)); /* 1 KB reserved per block */
     const int w = by_regs < by_smem ? by_regs : by_smem;
     return w < 32 ? w : 32; /* blocks per multiprocessor */
 }
 
-int cs__staged_choose(int rows_plain, int rows_reg, int max_steps, int allow_reg, int *reg_steps, int *rows)
+/* A plan's shape: cells per warp C, register steps R, and what they give. */
+typedef struct { int cells, reg_steps, rows, max_steps, warps; double est; } cs__staged_shape_t;
+
+/* Each shape (C of 4, 2, 1 or the one asked for; with or without register steps) of the
+ * structures (n[t] rows, cells count[t], local parents lp[t]): the estimated time, in steps of
+ * one warp, is the groups' steps shared by the warps that fit the device, or the longest
+ * schedule when there are fewer groups than warps. The shortest wins (ties: more cells per warp,
+ * then no register steps). Returns 0, or -1 when out of memory; best->warps = 0: nothing fits. */
+static int cs__staged_pick(int nt, const int *n, const int *count, int *const *lp, int max_n, int nsm, int want_cells,
+                           int allow_reg, cs__staged_shape_t *best)
 {
-    int best = 0;
-    *reg_steps = 0;
-    *rows = rows_plain;
-    for (int c = 0; c < 1 + !!allow_reg; ++c) {
-        const int m = c ? rows_reg : rows_plain;
-        const size_t bytes = cs__staged_warp_bytes(m, max_steps, CS__STG_CELLS, 8);
-        const int w = m < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, c) : 0;
-        if (w > best) { best = w; *reg_steps = c ? CS__STG_REG_STEPS : 0; *rows = m; }
+    int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * (size_t)max_n);
+    if (!tmp) return -1;
+    memset(best, 0, sizeof *best);
+    best->est = -1;
+    const int cands[3] = {4, 2, 1};
+    for (int k = 0; k < 3; ++k) {
+        const int C = want_cells ? want_cells : cands[k], S = 32 / C;
+        int max_steps = 0, rows[2] = {0, 0};
+        double work = 0;
+        for (int t = 0; t < nt; ++t) {
+            const int steps = cs__staged_schedule(n[t], lp[t], S, tmp);
+            if (steps < 0) { free(tmp); return -1; }
+            if (steps > max_steps) max_steps = steps;
+            work += (double)((count[t] + C - 1) / C) * steps;
+            for (int c = 0; c < 2; ++c) {
+                const int m = cs__staged_assign(n[t], steps, tmp, S, c ? CS__STG_REG_STEPS : 0, 0);
+                if (m < 0) { free(tmp); return -1; }
+                if (m > rows[c]) rows[c] = m;
+            }
+        }
+        for (int c = 0; c < 1 + !!allow_reg; ++c) {
+            const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, 8);
+            const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, c, C) : 0;
+            if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
+            if (!w) continue;
+            double est = work / ((double)w * nsm);
+            if (est < max_steps) est = max_steps;
+            if (best->est < 0 || est < best->est) {
+                cs__staged_shape_t sh = {C, c ? CS__STG_REG_STEPS : 0, rows[c], max_steps, w, est};
+                *best = sh;
+            }
+        }
+        if (want_cells) break;
     }
-    return best;
+    free(tmp);
+    return 0;
+}
+
+int cs__staged_pick_one(int n, const int *lp, int count, int nsm, int *cells, int *steps, int *warps)
+{
+    int *lps[1] = {(int *)lp};
+    cs__staged_shape_t sh;
+    if (cs__staged_pick(1, &n, &count, lps, n, nsm, 0, 1, &sh) < 0) return -1;
+    *cells = sh.cells;
+    *steps = sh.max_steps;
+    *warps = sh.warps;
+    return 0;
 }
 
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
-                                 const cs_hines_gpu_options *opt, char *msg, size_t msglen)
+                                 const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen)
 {
-    const int nsys = hp->nsys, nt = hp->nstruct, C = CS__STG_CELLS;
+    const int nsys = hp->nsys, nt = hp->nstruct;
+    if (opt->block_size && opt->block_size != 1 && opt->block_size != 2 && opt->block_size != 4) {
+        snprintf(msg, msglen, "staged: cells per warp (block size) must be 1, 2 or 4, not %d", opt->block_size);
+        return CS_SOLVER_ERR_INVALID;
+    }
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;
     int *count = calloc((size_t)nt, sizeof(int)), *first = malloc(sizeof(int) * (size_t)(nt + 1));
-    int *order = malloc(sizeof(int) * (size_t)nsys), *lp = malloc(sizeof(int) * (size_t)(hp->max_n + 1));
-    int *tmp = malloc(sizeof(int) * 2 * S * (size_t)hp->max_n);
+    int *order = malloc(sizeof(int) * (size_t)nsys), *nrow = malloc(sizeof(int) * (size_t)nt);
+    int **lp = calloc((size_t)nt, sizeof(int *));
+    int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * (size_t)hp->max_n);
     hp->stype = malloc(sizeof(int) * 2 * (size_t)nt);
     hp->cell_base = malloc(sizeof(int) * (size_t)nsys);
     hp->cell_map = malloc(sizeof(int) * (size_t)nsys);
-    if (!count || !first || !order || !lp || !tmp || !hp->stype || !hp->cell_base || !hp->cell_map) goto fail;
-    /* cells by structure (stable), and each structure's schedule */
+    if (!count || !first || !order || !nrow || !lp || !tmp || !hp->stype || !hp->cell_base || !hp->cell_map) goto fail;
+    /* cells by structure (stable), and each structure's local parents */
     for (int s = 0; s < nsys; ++s) count[sid[s]]++;
     first[0] = 0;
     for (int t = 0; t < nt; ++t) first[t + 1] = first[t] + count[t];
     for (int t = 0; t < nt; ++t) count[t] = 0;
     for (int s = 0; s < nsys; ++s) order[first[sid[s]] + count[sid[s]]++] = s;
-    int cap = 0;
     for (int t = 0; t < nt; ++t) {
-        int s0 = rep[t], o = hp->offset[s0], n = hp->offset[s0 + 1] - o;
-        for (int i = 0; i < n; ++i) lp[i] = i ? p[o + i] - o : -1;
-        int steps = cs__staged_schedule(n, lp, tmp);
-        if (steps < 0) goto fail;
-        if (hp->nstep + steps > cap) {
-            cap = 2 * (hp->nstep + steps);
-            int *g = realloc(hp->stg_sched, sizeof(int) * 2 * S * (size_t)cap);
-            if (!g) goto fail;
-            hp->stg_sched = g;
-        }
-        memcpy(hp->stg_sched + 2 * S * (size_t)hp->nstep, tmp, sizeof(int) * 2 * S * (size_t)steps);
-        hp->stype[2 * t] = hp->nstep;
-        hp->stype[2 * t + 1] = steps;
-        hp->nstep += steps;
-        if (steps > hp->stg_max_steps) hp->stg_max_steps = steps;
+        const int o = hp->offset[rep[t]];
+        nrow[t] = hp->offset[rep[t] + 1] - o;
+        if (!(lp[t] = malloc(sizeof(int) * (size_t)nrow[t]))) goto fail;
+        for (int i = 0; i < nrow[t]; ++i) lp[t][i] = i ? p[o + i] - o : -1;
     }
-    hp->nstype = nt;
-    /* shared rows with and without register steps (the most of any structure) */
-    int rows[2] = {0, 0};
-    for (int c = 0; c < 2; ++c)
-        for (int t = 0; t < nt; ++t) {
-            int m = cs__staged_assign(hp->offset[rep[t] + 1] - hp->offset[rep[t]], hp->stype[2 * t + 1],
-                                      hp->stg_sched + 2 * S * (size_t)hp->stype[2 * t], c ? CS__STG_REG_STEPS : 0, 0);
-            if (m < 0) goto fail;
-            if (m > rows[c]) rows[c] = m;
-        }
-    int best_r, best_rows;
-    const int best_w = cs__staged_choose(rows[0], rows[1], hp->stg_max_steps, !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS),
-                                         &best_r, &best_rows);
-    if (best_w < 1) {
+    cs__staged_shape_t sh;
+    if (cs__staged_pick(nt, nrow, count, lp, hp->max_n, nsm > 0 ? nsm : 132, opt->block_size,
+                        !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS), &sh) < 0)
+        goto fail;
+    if (!sh.warps) {
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (%d of its rows would need %zu bytes "
-                 "per warp, at most %d; use interleaved or warp)", hp->max_n, best_rows,
-                 cs__staged_warp_bytes(best_rows, hp->stg_max_steps, C, 8), CS__HINES_SMEM_BYTES_MAX);
+                 "per warp, at most %d; use interleaved or warp)", hp->max_n, sh.rows,
+                 cs__staged_warp_bytes(sh.rows, sh.max_steps, sh.cells, 8), CS__HINES_SMEM_BYTES_MAX);
         st = CS_SOLVER_ERR_INVALID;
         goto fail;
     }
-    for (int t = 0; t < nt; ++t)
-        cs__staged_assign(hp->offset[rep[t] + 1] - hp->offset[rep[t]], hp->stype[2 * t + 1],
-                          hp->stg_sched + 2 * S * (size_t)hp->stype[2 * t], best_r, 1);
-    hp->stg_rows = best_rows;
-    hp->stg_reg_steps = best_r;
+    const int C = sh.cells, S = 32 / C;
+    /* each structure's schedule with the chosen shape, its rows named by shared row */
+    int cap = 0;
+    for (int t = 0; t < nt; ++t) {
+        int steps = cs__staged_schedule(nrow[t], lp[t], S, tmp);
+        if (steps < 0 || cs__staged_assign(nrow[t], steps, tmp, S, sh.reg_steps, 1) < 0) goto fail;
+        if (hp->nstep + steps > cap) {
+            cap = 2 * (hp->nstep + steps);
+            int *g = realloc(hp->stg_sched, sizeof(int) * 2 * (size_t)S * (size_t)cap);
+            if (!g) goto fail;
+            hp->stg_sched = g;
+        }
+        memcpy(hp->stg_sched + 2 * (size_t)S * (size_t)hp->nstep, tmp, sizeof(int) * 2 * (size_t)S * (size_t)steps);
+        hp->stype[2 * t] = hp->nstep;
+        hp->stype[2 * t + 1] = steps;
+        hp->nstep += steps;
+    }
+    hp->nstype = nt;
+    hp->stg_max_steps = sh.max_steps;
+    hp->stg_rows = sh.rows;
+    hp->stg_reg_steps = sh.reg_steps;
     /* groups of C cells of one structure */
     int ng = 0;
     for (int t = 0; t < nt; ++t) ng += (count[t] + C - 1) / C;
@@ -254,9 +302,8 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     if (!hp->group_base || !hp->group_type || !hp->group_cells) goto fail;
     long long size = 0;
     for (int t = 0, g = 0; t < nt; ++t) {
-        int n = hp->offset[rep[t] + 1] - hp->offset[rep[t]];
         for (int k = 0; k < count[t]; k += C, ++g) {
-            if (size + (long long)n * C > INT_MAX) {
+            if (size + (long long)nrow[t] * C > INT_MAX) {
                 snprintf(msg, msglen, "the staged internal layout exceeds %d elements", INT_MAX);
                 st = CS_SOLVER_ERR_INVALID;
                 goto fail;
@@ -266,7 +313,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             hp->group_type[g] = t;
             hp->group_cells[g] = m;
             for (int j = 0; j < m; ++j) hp->cell_base[order[first[t] + k + j]] = (int)size + j;
-            size += (long long)n * C;
+            size += (long long)nrow[t] * C;
         }
     }
     for (int s = 0; s < nsys; ++s) hp->cell_map[s] = -1;
@@ -274,14 +321,15 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     hp->internal_size = (int)size;
     hp->stg_cells = C;
     snprintf(hp->describe, sizeof hp->describe,
-             "staged cells/warp=%d groups=%d types=%d steps=%d (%.2f rows/step) register steps=%d shared rows=%d "
+             "staged cells/warp=%d groups=%d types=%d steps=%d (%.2f rows/step of %d) register steps=%d shared rows=%d "
              "(~%d warps/SM) size=%d (%.1f%% padding)",
-             C, ng, nt, hp->nstep, (double)hp->nrows / nsys * nt / (hp->nstep ? hp->nstep : 1), best_r, best_rows, best_w,
+             C, ng, nt, hp->nstep, (double)hp->nrows / nsys * nt / (hp->nstep ? hp->nstep : 1), S, sh.reg_steps, sh.rows, sh.warps,
              hp->internal_size, 100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
     st = CS_SOLVER_OK;
 fail:
     if (st == CS_SOLVER_ERR_NOMEM) snprintf(msg, msglen, "out of memory");
-    free(count); free(first); free(order); free(lp); free(tmp);
+    for (int t = 0; lp && t < nt; ++t) free(lp[t]);
+    free(count); free(first); free(order); free(nrow); free(lp); free(tmp);
     return st;
 }
 
@@ -289,7 +337,7 @@ fail:
  * time: A, B are the warp's shared rows, RA, RB the lanes' registers of the register steps. */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
-    const int C = hp->stg_cells, R = hp->stg_reg_steps;
+    const int C = hp->stg_cells, S = 32 / C, R = hp->stg_reg_steps;
     double *A = malloc(sizeof(double) * (size_t)(hp->stg_rows + 1)), *B = malloc(sizeof(double) * (size_t)(hp->stg_rows + 1));
     double *RA = malloc(sizeof(double) * (size_t)(R * S + 1)), *RB = malloc(sizeof(double) * (size_t)(R * S + 1));
     if (!A || !B || !RA || !RB) { free(A); free(B); free(RA); free(RB); return; }
@@ -298,7 +346,7 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
         const int nsteps = hp->stype[2 * hp->group_type[g] + 1];
         for (int j = 0; j < hp->group_cells[g]; ++j) {
             const long long base = (long long)hp->group_base[g] + j;
-            double cd[S] = {0}, cr[S] = {0}, xc[S] = {0};
+            double cd[CS__STG_MAX_SLOTS] = {0}, cr[CS__STG_MAX_SLOTS] = {0}, xc[CS__STG_MAX_SLOTS] = {0};
             for (int i = 0; i <= hp->stg_rows; ++i) A[i] = B[i] = 0.0; /* gathers add; the scratch row stays 0 */
             for (int t = 0; t < nsteps; ++t)
                 for (int s = 0; s < S; ++s) {

@@ -1,6 +1,6 @@
-/* The "staged" GPU Hines kernel: a warp per group of CS__STG_CELLS (4) cells of one structure,
- * CS__STG_LANES (8) lanes per cell, each lane one row per step of the structure's schedule
- * (layout and schedule: cs_hines_staged.c, which also emulates this kernel on the host).
+/* The "staged" GPU Hines kernel: a warp per group of C (4, 2 or 1) cells of one structure, S = 32 / C
+ * lanes per cell, each lane one row per step of the structure's schedule (layout, schedule and the
+ * choice of C: cs_hines_staged.c, which also emulates this kernel on the host).
  *
  * Why: the solve's compulsory traffic is d, u, rhs read and x written once (32 B per row in
  * double). The per-cell "interleaved" kernel moves twice that (the eliminated rows go to device
@@ -19,8 +19,6 @@
 #include "cs_hines_gpu_impl.h"
 #include "cs_hines_staged_gpu.h"
 
-#define S CS__STG_STREAMS
-#define C CS__STG_CELLS
 #define RING CS__STG_RING
 
 /* 1/x without a slow path (a branch per row would serialise the lanes' flags): the hardware
@@ -41,21 +39,22 @@ __device__ __forceinline__ float cs__stg_rcp(float x)
 }
 
 /* A lane's share of staging one slot of a step: the slot's row of d, u, rhs is 3 segments of C
- * values (16-byte chunks, CH per segment); the slot's C lanes copy them, lane j chunks j and j + C.
- * A ring slot is laid out [array][step slot][cell], so that the warp's 32 reads of one array are
- * one contiguous run (no bank conflicts). */
-template <class T>
+ * values, copied in chunks of CB bytes (16, or the whole segment when it is smaller); the slot's
+ * C lanes copy them, lane j chunks j, j + C, ... A ring slot is laid out [array][step slot][cell],
+ * so that the warp's 32 reads of one array are one contiguous run (no bank conflicts). */
+template <class T, int C>
 struct cs__stg_copy {
-    static constexpr int PER = 16 / sizeof(T), CH = C / PER, N = 3 * CH;
-    const T *src[2];      /* the chunk's array at the group's base, chunk offset included */
-    unsigned dst[2];      /* shared-memory address within ring slot 0 */
+    static constexpr int S = 32 / C, SEG = C * (int)sizeof(T), CB = SEG < 16 ? SEG : 16;
+    static constexpr int PER = CB / (int)sizeof(T), CH = SEG / CB, N = 3 * CH, H = (N + C - 1) / C;
+    const T *src[H]; /* the chunk's array at the group's base, chunk offset included */
+    unsigned dst[H]; /* shared-memory address within ring slot 0 */
     int nchunk;
 
     __device__ void init(const T *d, const T *u, const T *rhs, unsigned ring0, int s, int j)
     {
         nchunk = 0;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < H; ++h) {
             const int q = j + h * C;
             if (q >= N) continue;
             const int k = q / CH, c = q - k * CH;
@@ -70,10 +69,12 @@ struct cs__stg_copy {
         if (row < 0) return;
         const long long off = base + (long long)row * C;
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-            if (h < nchunk)
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst[h] + slot * (unsigned)(S * 3 * C * sizeof(T))),
-                             "l"(src[h] + off));
+        for (int h = 0; h < H; ++h)
+            if (h < nchunk) {
+                const unsigned to = dst[h] + slot * (unsigned)(S * 3 * C * sizeof(T));
+                if (CB == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src[h] + off));
+                else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(src[h] + off), "n"(CB));
+            }
     }
 };
 
@@ -85,8 +86,8 @@ __device__ __forceinline__ void cs__stg_commit() { asm volatile("cp.async.commit
  * parent gets the elimination by the carry (cd, cr: zero unless this row carries) or added into
  * the parent's shared row. A/B[own] hold the sums of the gathering children: shared rows are
  * zeroed for each group, and rows with none point at the scratch row, which stays zero. */
-template <class T, bool IN_REGS>
-__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T> &cp, long long base, int next_row, int wslot, int2 e,
+template <class T, int C, bool IN_REGS>
+__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T, C> &cp, long long base, int next_row, int wslot, int2 e,
                                                  const T *rg, T *A, T *B, int j, T &cd, T &cr, T &ra, T &rb)
 {
     asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
@@ -94,7 +95,7 @@ __device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T> &cp, long
     cp.copy(base, next_row, wslot);
     cs__stg_commit();
     const int f = e.y & 0xff, kr = CS__STG_OWN(e.y) * C + j, kp = CS__STG_PAR(e.y) * C + j;
-    const T d1 = rg[0] + cd + A[kr], uu = rg[S * C], r1 = rg[2 * S * C] + cr + B[kr];
+    const T d1 = rg[0] + cd + A[kr], uu = rg[32], r1 = rg[64] + cr + B[kr]; /* arrays 32 = S·C apart */
     const T inv = cs__stg_rcp(d1);
     const T a = uu * inv, b = r1 * inv, cdn = -a * uu, crn = -a * r1;
     if (e.x >= 0) {
@@ -110,7 +111,7 @@ __device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T> &cp, long
 /* One step of the forward sweep on a lane: x of its slot's row e from its eliminated row and its
  * parent's x (the same slot's previous x for a carry, else the parent's shared row); x goes to
  * device memory, and to the row's shared row when children in other slots read it. */
-template <class T, bool IN_REGS>
+template <class T, int C, bool IN_REGS>
 __device__ __forceinline__ void cs__stg_forward(int2 e, T *A, T *B, T *out, int j, T &xc, T ra, T rb)
 {
     __syncwarp(); /* the parents' x of earlier steps visible */
@@ -125,11 +126,12 @@ __device__ __forceinline__ void cs__stg_forward(int2 e, T *A, T *B, T *out, int 
     }
 }
 
-/* R: register steps (0 or CS__STG_REG_STEPS); those steps are unrolled so that ra/rb stay
+/* C: cells per warp; R: register steps (0 or CS__STG_REG_STEPS), unrolled so that ra/rb stay
  * registers. */
-template <class T, int R>
+template <class T, int C, int R>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
 {
+    constexpr int S = 32 / C;
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
     /* A and B hold the shared rows and a scratch row (for empty slots, the root's parent and
      * register rows without gathers: zero, never written). The schedule of the group's structure
@@ -138,7 +140,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     T *A = reinterpret_cast<T *>(cs__smem_stg), *B = A + (size_t)(sd.rows + 1) * C, *ring = B + (size_t)(sd.rows + 1) * C;
     int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * 3 * C);
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
-    cs__stg_copy<T> cp;
+    cs__stg_copy<T, C> cp;
     cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q, j);
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
     const T *rg0 = ring + q * C + j; /* this lane's d in ring slot 0 (laid out [k][slot][cell]) */
@@ -172,13 +174,13 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             if (t < nsteps) {
                 const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
                 const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
-                cs__stg_backward<T, true>(cp, base, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, A, B, j, cd, cr, ra[t], rb[t]);
+                cs__stg_backward<T, C, true>(cp, base, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, A, B, j, cd, cr, ra[t], rb[t]);
                 e = en;
             }
         for (int t = R, ri = R % RING; t < nsteps; ++t) {
             const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
             const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
-            cs__stg_backward<T, false>(cp, base, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, A, B, j, cd, cr, unused, unused);
+            cs__stg_backward<T, C, false>(cp, base, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, A, B, j, cd, cr, unused, unused);
             e = en;
             ri = ri + 1 == RING ? 0 : ri + 1;
         }
@@ -197,14 +199,14 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         e = sc[(nsteps - 1) * S];
         for (int t = nsteps - 1; t >= R; --t) {
             const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
-            cs__stg_forward<T, false>(e, A, B, out, j, xc, unused, unused);
+            cs__stg_forward<T, C, false>(e, A, B, out, j, xc, unused, unused);
             e = en;
         }
 #pragma unroll
         for (int t = R - 1; t >= 0; --t)
             if (t < nsteps) {
                 const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
-                cs__stg_forward<T, true>(e, A, B, out, j, xc, ra[t], rb[t]);
+                cs__stg_forward<T, C, true>(e, A, B, out, j, xc, ra[t], rb[t]);
                 e = en;
             }
         if (g2 >= sd.ngroup) break;
@@ -213,36 +215,56 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     }
 }
 
-template <class T, int R>
+template <class T, int C, int R>
 static cudaError_t cs__staged_launch_r(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
 {
     const size_t bytes = cs__staged_warp_bytes(sd.rows, sd.max_steps, C, sizeof(T));
     int per_sm = 0;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cs__k_staged<T, R>, 32, bytes);
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cs__k_staged<T, C, R>, 32, bytes);
     if (e != cudaSuccess) return e;
     if (per_sm < 1) return cudaErrorInvalidConfiguration;
     long long grid = (long long)per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
-    cs__k_staged<T, R><<<(int)grid, 32, bytes, stream>>>(sd, d, u, rhs);
+    cs__k_staged<T, C, R><<<(int)grid, 32, bytes, stream>>>(sd, d, u, rhs);
     return cudaGetLastError();
+}
+
+template <class T, int C>
+static cudaError_t cs__staged_launch_c(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
+{
+    return sd.reg_steps ? cs__staged_launch_r<T, C, CS__STG_REG_STEPS>(sd, d, u, rhs, stream)
+                        : cs__staged_launch_r<T, C, 0>(sd, d, u, rhs, stream);
 }
 
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
 {
-    return sd.reg_steps ? cs__staged_launch_r<T, CS__STG_REG_STEPS>(sd, d, u, rhs, stream)
-                        : cs__staged_launch_r<T, 0>(sd, d, u, rhs, stream);
+    switch (sd.cells) {
+    case 4: return cs__staged_launch_c<T, 4>(sd, d, u, rhs, stream);
+    case 2: return cs__staged_launch_c<T, 2>(sd, d, u, rhs, stream);
+    case 1: return cs__staged_launch_c<T, 1>(sd, d, u, rhs, stream);
+    default: return cudaErrorInvalidValue;
+    }
 }
 template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *, const double *, double *, cudaStream_t);
 template cudaError_t cs__staged_launch<float>(const cs__staged_dev &, float *, const float *, float *, cudaStream_t);
 
-cudaError_t cs__staged_set_attrs(int rows, int max_steps)
+template <class T, int C>
+static cudaError_t cs__staged_set_attrs_c(int rows, int max_steps)
 {
-    const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
-    const int bd = (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(double)), bf = (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(float));
+    const int bytes = (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(T));
+    cudaError_t e = cudaFuncSetAttribute(cs__k_staged<T, C, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (e != cudaSuccess) return e;
+    return cudaFuncSetAttribute(cs__k_staged<T, C, CS__STG_REG_STEPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+cudaError_t cs__staged_set_attrs(int cells, int rows, int max_steps)
+{
     cudaError_t e;
-    if ((e = cudaFuncSetAttribute(cs__k_staged<double, 0>, a, bd)) != cudaSuccess) return e;
-    if ((e = cudaFuncSetAttribute(cs__k_staged<double, CS__STG_REG_STEPS>, a, bd)) != cudaSuccess) return e;
-    if ((e = cudaFuncSetAttribute(cs__k_staged<float, 0>, a, bf)) != cudaSuccess) return e;
-    return cudaFuncSetAttribute(cs__k_staged<float, CS__STG_REG_STEPS>, a, bf);
+    switch (cells) {
+    case 4: e = cs__staged_set_attrs_c<double, 4>(rows, max_steps); return e ? e : cs__staged_set_attrs_c<float, 4>(rows, max_steps);
+    case 2: e = cs__staged_set_attrs_c<double, 2>(rows, max_steps); return e ? e : cs__staged_set_attrs_c<float, 2>(rows, max_steps);
+    case 1: e = cs__staged_set_attrs_c<double, 1>(rows, max_steps); return e ? e : cs__staged_set_attrs_c<float, 1>(rows, max_steps);
+    default: return cudaErrorInvalidValue;
+    }
 }

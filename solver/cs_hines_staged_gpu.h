@@ -7,15 +7,15 @@
 
 /* The plan's device arrays and shape (cs__hines_hplan's staged fields, uploaded). */
 struct cs__staged_dev {
-    int ngroup, rows, max_steps, nsm, reg_steps; /* rows: shared rows (plus a scratch row) */
+    int ngroup, rows, max_steps, nsm, reg_steps, cells; /* rows: shared rows (plus a scratch row) */
     const int *group_base, *group_type;
     const int2 *stype;  /* per type: first step, steps */
-    const int4 *sched;  /* per step CS__STG_STREAMS int2 slots {row, flags | parent << 8} */
+    const int4 *sched;  /* per step 32 / cells int2 slots {row, flags | shared rows} */
 };
 
-/* Opt the kernel into the shared memory a warp needs for cells of `rows` rows whose schedules have
- * at most max_steps steps (both precisions). */
-cudaError_t cs__staged_set_attrs(int rows, int max_steps);
+/* Opt the kernels for groups of `cells` cells into the shared memory a warp needs for `rows`
+ * shared rows and schedules of at most max_steps steps (both precisions). */
+cudaError_t cs__staged_set_attrs(int cells, int rows, int max_steps);
 /* One solve on `stream`: a persistent grid of one-warp blocks, as many as fit the device. */
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream);

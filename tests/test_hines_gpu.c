@@ -392,7 +392,7 @@ static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_opti
  * the plan's, exist for every row kept in shared memory or gathered into, and name the parent */
 static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, const char *what)
 {
-    const int S = CS__STG_STREAMS, R = hp->stg_reg_steps;
+    const int S = 32 / hp->stg_cells, R = hp->stg_reg_steps;
     ck_assert_msg(R == 0 || R == CS__STG_REG_STEPS, "%s: register steps %d", what, R);
     for (int t = 0; t < hp->nstype; ++t) {
         const int first = hp->stype[2 * t], steps = hp->stype[2 * t + 1];
@@ -558,6 +558,8 @@ static const config g_configs[] = {
     {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640},
     {"staged", 0, 0, 0, 0},
     {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0},
+    {"staged", 2, 0, 0, 0}, /* cells per warp */
+    {"staged", 1, 0, 0, 0},
     {"auto", 0, 0, 0, 0},
 };
 #define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
@@ -652,8 +654,8 @@ START_TEST(test_auto_choice)
     batch bl, bh;                                                  /* the benchmark's big trees */
     make_class_batch(&bl, 4, 1100, 1004);                          /* big-low: 5.7 rows per step */
     make_class_batch(&bh, 5, 1100, 1005);                          /* big-high: 7.5 */
-    ck_assert_str_eq(auto_choice(&bl, 1, 0), "interleaved");       /* both: 4 warps per SM */
-    ck_assert_str_eq(auto_choice(&bh, 1, 0), "interleaved");
+    ck_assert_str_eq(auto_choice(&bl, 1, 0), "interleaved");       /* 5 warps per SM */
+    ck_assert_str_eq(auto_choice(&bh, 1, 0), "staged");            /* 2 cells per warp: 13.6 rows per step of 16, 9 warps */
     batch_free(&bl); batch_free(&bh);
     ck_assert_str_eq(auto_choice(&mixed, 132, 0), "fine");
     ck_assert_str_eq(auto_choice(&mixed, 1, 0), "variable");
@@ -704,13 +706,37 @@ START_TEST(test_host_plans)
             config sc = {"staged", 0, 0, f ? CS_HINES_STAGED_NO_REG_STEPS : 0, 0};
             cs_hines_gpu_options o = make_opt(&sc);
             check_host_plan(&kb, &o, cs_hines_table41[k].name);
-            /* register steps where they fit more warps: medium-high 12 against 8 (shared memory);
-             * small-high fits 19 without them and 12 with (registers) */
-            cs__hines_hplan hp;
-            char msg[256];
-            ck_assert_int_eq(cs__hines_hplan_build(kb.nsys, kb.offset, kb.p, CS__HV_STAGED, &o, 132, &hp, msg, sizeof msg), CS_SOLVER_OK);
-            if (k == 3 || k == 1) ck_assert_int_eq(hp.stg_reg_steps, !f && k == 3 ? CS__STG_REG_STEPS : 0);
-            cs__hines_hplan_free(&hp);
+        }
+        batch_free(&kb);
+    }
+    /* the shape staged picks. Few cells (9, on 132 multiprocessors): the shortest schedule, so
+     * fewer cells per warp for the branchy classes (medium-high 29 steps of 16 slots against 45
+     * of 8; big-high 39 of 32 against 92 of 8). Many (1100 on one): the most cells per unit of
+     * time; register steps where they fit more warps: medium-high 12 against 8 (shared memory),
+     * small-high fits 19 without them and 12 with (registers); big-high 2 cells per warp (9 warps
+     * of 51 steps against 5 of 92). */
+    const struct { int cls, count, nsm, flags, cells, reg; } shapes[] = {
+        {3, 9, 132, 0, 2, 0}, {5, 9, 132, 0, 1, 0}, {0, 9, 132, 0, 4, 0},
+        {3, 1100, 1, 0, 4, CS__STG_REG_STEPS}, {3, 1100, 1, CS_HINES_STAGED_NO_REG_STEPS, 2, 0}, /* 11 warps of 29 steps against 8 of 45 */
+        {1, 1100, 1, 0, 4, 0}, {5, 1100, 1, 0, 2, CS__STG_REG_STEPS},
+    };
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
+        batch kb;
+        make_class_batch(&kb, shapes[k].cls, shapes[k].count, 1000 + shapes[k].cls);
+        config sc = {"staged", 0, 0, shapes[k].flags, 0};
+        cs_hines_gpu_options o = make_opt(&sc);
+        cs__hines_hplan hp;
+        char msg[256];
+        ck_assert_int_eq(cs__hines_hplan_build(kb.nsys, kb.offset, kb.p, CS__HV_STAGED, &o, shapes[k].nsm, &hp, msg, sizeof msg),
+                         CS_SOLVER_OK);
+        ck_assert_msg(hp.stg_cells == shapes[k].cells && hp.stg_reg_steps == shapes[k].reg, "%s × %d: %s",
+                      cs_hines_table41[shapes[k].cls].name, shapes[k].count, hp.describe);
+        cs__hines_hplan_free(&hp);
+        if (k == 0) { /* cells per warp must be 1, 2 or 4 */
+            o.block_size = 3;
+            ck_assert_int_eq(cs__hines_hplan_build(kb.nsys, kb.offset, kb.p, CS__HV_STAGED, &o, 132, &hp, msg, sizeof msg),
+                             CS_SOLVER_ERR_INVALID);
+            ck_assert_msg(strstr(msg, "cells per warp") != NULL, "%s", msg);
         }
         batch_free(&kb);
     }
