@@ -715,8 +715,10 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
         CS__TRY(cs__warp_launch<T>(pl, d, u, rhs));
         break;
     case CS__HV_STAGED: {
-        if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & 15) { /* cp.async copies 16 bytes */
-            cs__gpu_err("staged: d, u and rhs must be 16-byte aligned device pointers");
+        /* cp.async copies a group's row of C cells in chunks of up to 16 bytes */
+        const size_t align = hp->stg_cells * sizeof(T) < 16 ? hp->stg_cells * sizeof(T) : 16;
+        if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & (align - 1)) {
+            cs__gpu_err("staged: d, u and rhs must be %zu-byte aligned device pointers", align);
             return CS_SOLVER_ERR_INVALID;
         }
         cs__staged_dev sd = {hp->ngroup, hp->stg_rows, hp->stg_max_steps, pl->nsm, hp->stg_reg_steps, hp->stg_cells, pl->d_group_base,

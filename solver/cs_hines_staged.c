@@ -178,7 +178,15 @@ typedef struct { int cells, reg_steps, rows, max_steps, warps; double est; } cs_
  * structures (n[t] rows, cells count[t], local parents lp[t]): the estimated time, in steps of
  * one warp, is the groups' steps shared by the warps that fit the device, or the longest
  * schedule when there are fewer groups than warps. The shortest wins (ties: more cells per warp,
- * then no register steps). Returns 0, or -1 when out of memory; best->warps = 0: nothing fits. */
+ * then no register steps).
+ * A step of fewer cells costs more where the device is full: on the H200, medium-high with 2
+ * cells per warp (11 warps of 29 steps) took 1.30 ms against 1.00 ms with 4 (8 warps of 45),
+ * where steps over warps predicted 0.94×; big-high with 2 (9 warps of 51 steps, 2.85 ms) against
+ * 4 (5 of 92, 2.98 ms) predicted 0.62× (bench/NOTES.md). So the throughput term is weighted by
+ * CS__STG_STEP_COST(C): 1.5 for 2 cells; 2 for 1 cell (not measured at large batches: kept for
+ * small ones, where the schedule's length decides). Returns 0, or -1 when out of memory;
+ * best->warps = 0: nothing fits. */
+#define CS__STG_STEP_COST(cells) ((cells) == 4 ? 1.0 : (cells) == 2 ? 1.5 : 2.0)
 static int cs__staged_pick(int nt, const int *n, const int *count, int *const *lp, int max_n, int nsm, int want_cells,
                            int allow_reg, cs__staged_shape_t *best)
 {
@@ -207,7 +215,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
             const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, c, C) : 0;
             if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
             if (!w) continue;
-            double est = work / ((double)w * nsm);
+            double est = work * CS__STG_STEP_COST(C) / ((double)w * nsm);
             if (est < max_steps) est = max_steps;
             if (best->est < 0 || est < best->est) {
                 cs__staged_shape_t sh = {C, c ? CS__STG_REG_STEPS : 0, rows[c], max_steps, w, est};
