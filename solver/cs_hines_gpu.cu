@@ -519,14 +519,15 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
         if (bytes > 48 * 1024)
             CS__CU(cudaFuncSetAttribute(cs__k_warp<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     }
-    if (hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double)) { /* once, for both precisions */
-        size_t bytes = cs__staged_warp_bytes(hp->stg_rows, hp->stg_max_steps, hp->stg_cells, sizeof(double));
+    for (int l = 0; hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double) && l < hp->stg_nlaunch; ++l) { /* both precisions */
+        const int *L = hp->stg_launch + CS__SL_N * l;
+        size_t bytes = cs__staged_warp_bytes(L[CS__SL_ROWS], L[CS__SL_STEPS], L[CS__SL_CELLS], sizeof(double));
         if (bytes > (size_t)pl->smem_optin) {
             cs__gpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
-                        "(use \"interleaved\" or \"warp\")", hp->stg_cells, hp->stg_rows, bytes, pl->smem_optin);
+                        "(use \"interleaved\" or \"warp\")", L[CS__SL_CELLS], L[CS__SL_ROWS], bytes, pl->smem_optin);
             return CS_SOLVER_ERR_UNAVAILABLE;
         }
-        CS__CU(cs__staged_set_attrs(hp->stg_cells, hp->stg_rows, hp->stg_max_steps));
+        CS__CU(cs__staged_set_attrs(L[CS__SL_CELLS], L[CS__SL_REG], L[CS__SL_ROWS], L[CS__SL_STEPS]));
     }
     if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
         size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);
@@ -556,7 +557,7 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         CS__TRY(cs__upload(&pl->d_group_base, hp->group_base, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_group_type, hp->group_type, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_stype, (const int2 *)hp->stype, (size_t)hp->nstype));
-        CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->nstep * (32 / hp->stg_cells) / 2)); /* 32 / C int2 per step */
+        CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->stg_nslot / 2)); /* int2 slots, 8·k per step */
     } else {
         CS__TRY(cs__upload(&pl->d_slot_base, hp->slot_base, (size_t)hp->nslot));
         CS__TRY(cs__upload(&pl->d_slot_n, hp->slot_n, (size_t)hp->nslot));
@@ -714,18 +715,20 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
     case CS__HV_WARP:
         CS__TRY(cs__warp_launch<T>(pl, d, u, rhs));
         break;
-    case CS__HV_STAGED: {
-        /* cp.async copies a group's row of C cells in chunks of up to 16 bytes */
-        const size_t align = hp->stg_cells * sizeof(T) < 16 ? hp->stg_cells * sizeof(T) : 16;
-        if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & (align - 1)) {
-            cs__gpu_err("staged: d, u and rhs must be %zu-byte aligned device pointers", align);
-            return CS_SOLVER_ERR_INVALID;
+    case CS__HV_STAGED:
+        for (int l = 0; l < hp->stg_nlaunch; ++l) { /* one after the other on the stream */
+            const int *L = hp->stg_launch + CS__SL_N * l;
+            /* cp.async copies a group's row of C cells in chunks of up to 16 bytes */
+            const size_t align = L[CS__SL_CELLS] * sizeof(T) < 16 ? L[CS__SL_CELLS] * sizeof(T) : 16;
+            if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & (align - 1)) {
+                cs__gpu_err("staged: d, u and rhs must be %zu-byte aligned device pointers", align);
+                return CS_SOLVER_ERR_INVALID;
+            }
+            cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS],
+                                 pl->d_group_base + L[CS__SL_FIRST], pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched};
+            CS__CU(cs__staged_launch<T>(sd, d, u, rhs, pl->stream));
         }
-        cs__staged_dev sd = {hp->ngroup, hp->stg_rows, hp->stg_max_steps, pl->nsm, hp->stg_reg_steps, hp->stg_cells, pl->d_group_base,
-                             pl->d_group_type, pl->d_stype, pl->d_sched};
-        CS__CU(cs__staged_launch<T>(sd, d, u, rhs, pl->stream));
         break;
-    }
     case CS__HV_FINE:
         if (cs__fine_smem(pl, sizeof(T)))
             cs__k_fine<T, true><<<hp->npack, hp->threads, (size_t)hp->max_pack_rows * 3 * sizeof(T), pl->stream>>>(

@@ -71,6 +71,8 @@ enum {
 #define CS__STG_PAR(w) ((int)(((unsigned)(w) >> 8) & 0xfffu))
 #define CS__STG_OWN(w) ((int)((unsigned)(w) >> 20))
 #define CS__STG_MAX_SMEM_ROWS 4095 /* 12 bits, the last one a scratch row */
+/* fields of a staged launch */
+enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_N };
 
 /* The host plan. All indices are int (the create function refuses batches whose internal size
  * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
@@ -135,27 +137,27 @@ typedef struct {
     int *launch_first; /* [nlaunch+1] first block of each launch group */
     int *launch_rows;  /* [nlaunch] most rows of one block of the group */
     int *launch_sched; /* [nlaunch] most schedule bytes of one block of the group */
-    /* staged: groups (group_base, ngroup) of stg_cells cells of one structure, one warp each: row
-     * i of the group's cell j at group_base[g] + i·stg_cells + j. Each structure (type) has a
-     * schedule of steps of 32 / stg_cells slots {row or -1, flags | parent's shared row << 8 |
-     * own shared row << 20} (stg_sched); the backward sweep runs it forwards, the forward sweep
+    /* staged: groups (group_base, ngroup) of C cells of one structure, one warp each: row i of
+     * the group's cell j at group_base[g] + i·C + j (conversions through lmap). Each structure
+     * (type) has a schedule of steps of 32 / C slots {row or -1, flags | parent's shared row << 8
+     * | own shared row << 20} (stg_sched); the backward sweep runs it forwards, the forward sweep
      * backwards. Per warp, shared memory holds the eliminated rows (a, b) of its group that are
-     * not in registers (stg_rows of them, plus a scratch row), a ring of staged inputs, and the
-     * schedule. */
-    int stg_cells;     /* cells per warp C (4, 2 or 1); a step has 32 / C slots */
-    int stg_rows;      /* shared rows of the largest type (sizes the shared memory of every warp) */
-    int stg_max_steps; /* steps of the longest schedule (staged in shared memory too) */
-    int stg_reg_steps; /* 0 or CS__STG_REG_STEPS: steps whose rows stay in registers */
+     * not in registers (shared rows, plus a scratch row), a ring of staged inputs, and the
+     * schedule. Structures of one shape (C, register steps) share a launch; their groups are
+     * consecutive. */
+    int stg_nlaunch;
+    int *stg_launch;      /* [CS__SL_N·stg_nlaunch] */
+    int *stg_type_launch; /* [nstype] */
     int *group_type;   /* [ngroup] */
     int *group_cells;  /* [ngroup] lanes with a cell (the others compute on padding) */
     int nstype;
-    int *stype;        /* [2·nstype] first step, steps */
-    int nstep;
-    int *stg_sched;    /* [2·(32 / stg_cells)·nstep] */
+    int *stype;        /* [2·nstype] first slot of the type's schedule in stg_sched, steps */
+    int stg_nslot;
+    int *stg_sched;    /* [2·stg_nslot] */
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
     int max_levels;    /* most levels of one type */
-    char describe[256];
+    char describe[640];
 } cs__hines_hplan;
 
 /* Build the host plan. nsm: multiprocessors of the device (to size packs for small batches).

@@ -239,6 +239,55 @@ int cs__staged_pick_one(int n, const int *lp, int count, int nsm, int *cells, in
     return 0;
 }
 
+/* The launches: one shape for all structures, or, for several structures of large batches, each
+ * structure its own shape (structures of one shape and the same warps per multiprocessor share a
+ * launch, so that a small structure is not sized for a large one), whichever the estimate
+ * (cs__staged_pick) finds faster; launches run one after the other, so their estimates add.
+ * launch_of[t] and shapes[] (room for nt) are filled; returns the number of launches, 0 when
+ * nothing fits, or -1 when out of memory. */
+static int cs__staged_launches(int nt, const int *nrow, const int *count, int *const *lp, int max_n, int nsm,
+                               const cs_hines_gpu_options *opt, int *launch_of, cs__staged_shape_t *shapes)
+{
+    const int allow_reg = !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS);
+    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, allow_reg, &shapes[0]) < 0) return -1;
+    for (int t = 0; t < nt; ++t) launch_of[t] = 0;
+    if (nt == 1 || opt->block_size) return shapes[0].warps ? 1 : 0;
+    /* each structure's own shape, then the structures of one shape together */
+    int *own = malloc(sizeof(int) * (size_t)nt), *sub_n = malloc(sizeof(int) * (size_t)nt), *sub_count = malloc(sizeof(int) * (size_t)nt);
+    int **sub_lp = malloc(sizeof(int *) * (size_t)nt), nl = 0, rc = -1;
+    cs__staged_shape_t *split = malloc(sizeof *split * (size_t)nt);
+    if (!own || !sub_n || !sub_count || !sub_lp || !split) goto done;
+    for (int t = 0; t < nt; ++t) {
+        cs__staged_shape_t sh;
+        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, allow_reg, &sh) < 0) goto done;
+        if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
+        int l = 0;
+        while (l < nl && !(split[l].cells == sh.cells && split[l].reg_steps == sh.reg_steps && split[l].warps == sh.warps)) ++l;
+        if (l == nl) split[nl++] = sh;
+        own[t] = l;
+    }
+    double est = 0;
+    for (int l = 0; l < nl; ++l) { /* the launch's own estimate (its largest structure sizes it) */
+        int m = 0, mx = 0;
+        for (int t = 0; t < nt; ++t)
+            if (own[t] == l) { sub_n[m] = nrow[t]; sub_count[m] = count[t]; sub_lp[m++] = lp[t]; mx = nrow[t] > mx ? nrow[t] : mx; }
+        cs__staged_shape_t sh;
+        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps > 0, &sh) < 0) goto done;
+        if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; }
+        split[l] = sh;
+        est += sh.est;
+    }
+    rc = shapes[0].warps ? 1 : 0;
+    if (nl > 1 && (!shapes[0].warps || est < shapes[0].est)) {
+        for (int l = 0; l < nl; ++l) shapes[l] = split[l];
+        for (int t = 0; t < nt; ++t) launch_of[t] = own[t];
+        rc = nl;
+    }
+done:
+    free(own); free(sub_n); free(sub_count); free(sub_lp); free(split);
+    return rc;
+}
+
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen)
 {
@@ -250,94 +299,128 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;
     int *count = calloc((size_t)nt, sizeof(int)), *first = malloc(sizeof(int) * (size_t)(nt + 1));
     int *order = malloc(sizeof(int) * (size_t)nsys), *nrow = malloc(sizeof(int) * (size_t)nt);
-    int **lp = calloc((size_t)nt, sizeof(int *));
+    int **lp = calloc((size_t)nt, sizeof(int *)), *lmoff = malloc(sizeof(int) * (size_t)nt);
     int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * (size_t)hp->max_n);
+    cs__staged_shape_t *shapes = NULL;
     hp->stype = malloc(sizeof(int) * 2 * (size_t)nt);
+    hp->stg_type_launch = malloc(sizeof(int) * (size_t)nt);
     hp->cell_base = malloc(sizeof(int) * (size_t)nsys);
     hp->cell_map = malloc(sizeof(int) * (size_t)nsys);
-    if (!count || !first || !order || !nrow || !lp || !tmp || !hp->stype || !hp->cell_base || !hp->cell_map) goto fail;
+    if (!count || !first || !order || !nrow || !lp || !lmoff || !tmp || !hp->stype || !hp->stg_type_launch || !hp->cell_base ||
+        !hp->cell_map)
+        goto fail;
     /* cells by structure (stable), and each structure's local parents */
     for (int s = 0; s < nsys; ++s) count[sid[s]]++;
     first[0] = 0;
     for (int t = 0; t < nt; ++t) first[t + 1] = first[t] + count[t];
     for (int t = 0; t < nt; ++t) count[t] = 0;
     for (int s = 0; s < nsys; ++s) order[first[sid[s]] + count[sid[s]]++] = s;
+    long long nl_map = 0;
     for (int t = 0; t < nt; ++t) {
         const int o = hp->offset[rep[t]];
         nrow[t] = hp->offset[rep[t] + 1] - o;
+        lmoff[t] = (int)nl_map;
+        nl_map += nrow[t];
         if (!(lp[t] = malloc(sizeof(int) * (size_t)nrow[t]))) goto fail;
         for (int i = 0; i < nrow[t]; ++i) lp[t][i] = i ? p[o + i] - o : -1;
     }
-    cs__staged_shape_t sh;
-    if (cs__staged_pick(nt, nrow, count, lp, hp->max_n, nsm > 0 ? nsm : 132, opt->block_size,
-                        !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS), &sh) < 0)
-        goto fail;
-    if (!sh.warps) {
+    if (!(shapes = malloc(sizeof *shapes * (size_t)nt))) goto fail;
+    const int nl = cs__staged_launches(nt, nrow, count, lp, hp->max_n, nsm > 0 ? nsm : 132, opt, hp->stg_type_launch, shapes);
+    if (nl < 0) goto fail;
+    if (nl == 0) {
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (%d of its rows would need %zu bytes "
-                 "per warp, at most %d; use interleaved or warp)", hp->max_n, sh.rows,
-                 cs__staged_warp_bytes(sh.rows, sh.max_steps, sh.cells, 8), CS__HINES_SMEM_BYTES_MAX);
+                 "per warp, at most %d; use interleaved or warp)", hp->max_n, shapes[0].rows,
+                 cs__staged_warp_bytes(shapes[0].rows, shapes[0].max_steps, shapes[0].cells, 8), CS__HINES_SMEM_BYTES_MAX);
         st = CS_SOLVER_ERR_INVALID;
         goto fail;
     }
-    const int C = sh.cells, S = 32 / C;
-    /* each structure's schedule with the chosen shape, its rows named by shared row */
+    /* each structure's schedule with its launch's shape, its rows named by shared row; the
+     * conversion map of each structure (row i of cell j at cell_base + i·C) */
     int cap = 0;
+    hp->nlmap = (int)nl_map;
+    hp->lmap = malloc(sizeof(int) * (size_t)(nl_map ? nl_map : 1));
+    hp->lusrc = malloc(sizeof(int) * (size_t)(nl_map ? nl_map : 1));
+    if (!hp->lmap || !hp->lusrc) goto fail;
     for (int t = 0; t < nt; ++t) {
+        const cs__staged_shape_t *sh = &shapes[hp->stg_type_launch[t]];
+        const int S = 32 / sh->cells;
         int steps = cs__staged_schedule(nrow[t], lp[t], S, tmp);
-        if (steps < 0 || cs__staged_assign(nrow[t], steps, tmp, S, sh.reg_steps, 1) < 0) goto fail;
-        if (hp->nstep + steps > cap) {
-            cap = 2 * (hp->nstep + steps);
-            int *g = realloc(hp->stg_sched, sizeof(int) * 2 * (size_t)S * (size_t)cap);
+        if (steps < 0 || cs__staged_assign(nrow[t], steps, tmp, S, sh->reg_steps, 1) < 0) goto fail;
+        if (hp->stg_nslot + steps * S > cap) {
+            cap = 2 * (hp->stg_nslot + steps * S);
+            int *g = realloc(hp->stg_sched, sizeof(int) * 2 * (size_t)cap);
             if (!g) goto fail;
             hp->stg_sched = g;
         }
-        memcpy(hp->stg_sched + 2 * (size_t)S * (size_t)hp->nstep, tmp, sizeof(int) * 2 * (size_t)S * (size_t)steps);
-        hp->stype[2 * t] = hp->nstep;
+        memcpy(hp->stg_sched + 2 * (size_t)hp->stg_nslot, tmp, sizeof(int) * 2 * (size_t)S * (size_t)steps);
+        hp->stype[2 * t] = hp->stg_nslot;
         hp->stype[2 * t + 1] = steps;
-        hp->nstep += steps;
+        hp->stg_nslot += steps * S;
+        for (int i = 0; i < nrow[t]; ++i) {
+            hp->lmap[lmoff[t] + i] = i * sh->cells;
+            hp->lusrc[lmoff[t] + i] = i ? i : -1;
+        }
     }
     hp->nstype = nt;
-    hp->stg_max_steps = sh.max_steps;
-    hp->stg_rows = sh.rows;
-    hp->stg_reg_steps = sh.reg_steps;
-    /* groups of C cells of one structure */
+    /* groups of C cells of one structure, launch by launch */
     int ng = 0;
-    for (int t = 0; t < nt; ++t) ng += (count[t] + C - 1) / C;
+    for (int t = 0; t < nt; ++t) ng += (count[t] + shapes[hp->stg_type_launch[t]].cells - 1) / shapes[hp->stg_type_launch[t]].cells;
     hp->ngroup = ng;
     hp->group_base = malloc(sizeof(int) * (size_t)ng);
     hp->group_type = malloc(sizeof(int) * (size_t)ng);
     hp->group_cells = malloc(sizeof(int) * (size_t)ng);
-    if (!hp->group_base || !hp->group_type || !hp->group_cells) goto fail;
+    hp->stg_nlaunch = nl;
+    hp->stg_launch = malloc(sizeof(int) * CS__SL_N * (size_t)nl);
+    if (!hp->group_base || !hp->group_type || !hp->group_cells || !hp->stg_launch) goto fail;
     long long size = 0;
-    for (int t = 0, g = 0; t < nt; ++t) {
-        for (int k = 0; k < count[t]; k += C, ++g) {
-            if (size + (long long)nrow[t] * C > INT_MAX) {
-                snprintf(msg, msglen, "the staged internal layout exceeds %d elements", INT_MAX);
-                st = CS_SOLVER_ERR_INVALID;
-                goto fail;
+    int g = 0;
+    for (int l = 0; l < nl; ++l) {
+        const int C = shapes[l].cells;
+        int *L = hp->stg_launch + CS__SL_N * l;
+        L[CS__SL_FIRST] = g;
+        L[CS__SL_CELLS] = C;
+        L[CS__SL_REG] = shapes[l].reg_steps;
+        L[CS__SL_ROWS] = shapes[l].rows;
+        L[CS__SL_STEPS] = shapes[l].max_steps;
+        for (int t = 0; t < nt; ++t) {
+            if (hp->stg_type_launch[t] != l) continue;
+            for (int k = 0; k < count[t]; k += C, ++g) {
+                if (size + (long long)nrow[t] * C > INT_MAX) {
+                    snprintf(msg, msglen, "the staged internal layout exceeds %d elements", INT_MAX);
+                    st = CS_SOLVER_ERR_INVALID;
+                    goto fail;
+                }
+                int m = count[t] - k < C ? count[t] - k : C;
+                hp->group_base[g] = (int)size;
+                hp->group_type[g] = t;
+                hp->group_cells[g] = m;
+                for (int j = 0; j < m; ++j) {
+                    hp->cell_base[order[first[t] + k + j]] = (int)size + j;
+                    hp->cell_map[order[first[t] + k + j]] = lmoff[t];
+                }
+                size += (long long)nrow[t] * C;
             }
-            int m = count[t] - k < C ? count[t] - k : C;
-            hp->group_base[g] = (int)size;
-            hp->group_type[g] = t;
-            hp->group_cells[g] = m;
-            for (int j = 0; j < m; ++j) hp->cell_base[order[first[t] + k + j]] = (int)size + j;
-            size += (long long)nrow[t] * C;
         }
+        L[CS__SL_GROUPS] = g - L[CS__SL_FIRST];
     }
-    for (int s = 0; s < nsys; ++s) hp->cell_map[s] = -1;
-    hp->cell_stride = C;
+    hp->cell_stride = 0; /* every cell goes through lmap */
     hp->internal_size = (int)size;
-    hp->stg_cells = C;
-    snprintf(hp->describe, sizeof hp->describe,
-             "staged cells/warp=%d groups=%d types=%d steps=%d (%.2f rows/step of %d) register steps=%d shared rows=%d "
-             "(~%d warps/SM) size=%d (%.1f%% padding)",
-             C, ng, nt, hp->nstep, (double)hp->nrows / nsys * nt / (hp->nstep ? hp->nstep : 1), S, sh.reg_steps, sh.rows, sh.warps,
-             hp->internal_size, 100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
+    int len = snprintf(hp->describe, sizeof hp->describe, "staged groups=%d types=%d size=%d (%.1f%% padding); launches:", ng, nt,
+                       hp->internal_size, 100.0 * (hp->internal_size - hp->nrows) / (hp->internal_size ? hp->internal_size : 1));
+    for (int l = 0; l < nl && len > 0 && len < (int)sizeof hp->describe; ++l) {
+        double rows = 0, steps = 0;
+        for (int t = 0; t < nt; ++t)
+            if (hp->stg_type_launch[t] == l) { rows += nrow[t]; steps += hp->stype[2 * t + 1]; }
+        len += snprintf(hp->describe + len, sizeof hp->describe - (size_t)len,
+                        " [cells/warp=%d groups=%d %.2f rows/step of %d, register steps=%d, shared rows=%d, ~%d warps/SM]",
+                        shapes[l].cells, hp->stg_launch[CS__SL_N * l + CS__SL_GROUPS], rows / (steps ? steps : 1), 32 / shapes[l].cells,
+                        shapes[l].reg_steps, shapes[l].rows, shapes[l].warps);
+    }
     st = CS_SOLVER_OK;
 fail:
     if (st == CS_SOLVER_ERR_NOMEM) snprintf(msg, msglen, "out of memory");
     for (int t = 0; lp && t < nt; ++t) free(lp[t]);
-    free(count); free(first); free(order); free(nrow); free(lp); free(tmp);
+    free(count); free(first); free(order); free(nrow); free(lp); free(lmoff); free(tmp); free(shapes);
     return st;
 }
 
@@ -345,49 +428,56 @@ fail:
  * time: A, B are the warp's shared rows, RA, RB the lanes' registers of the register steps. */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
-    const int C = hp->stg_cells, S = 32 / C, R = hp->stg_reg_steps;
-    double *A = malloc(sizeof(double) * (size_t)(hp->stg_rows + 1)), *B = malloc(sizeof(double) * (size_t)(hp->stg_rows + 1));
-    double *RA = malloc(sizeof(double) * (size_t)(R * S + 1)), *RB = malloc(sizeof(double) * (size_t)(R * S + 1));
+    int rows = 0;
+    for (int l = 0; l < hp->stg_nlaunch; ++l)
+        if (hp->stg_launch[CS__SL_N * l + CS__SL_ROWS] > rows) rows = hp->stg_launch[CS__SL_N * l + CS__SL_ROWS];
+    const size_t nreg = (size_t)CS__STG_REG_STEPS * CS__STG_MAX_SLOTS;
+    double *A = malloc(sizeof(double) * (size_t)(rows + 1)), *B = malloc(sizeof(double) * (size_t)(rows + 1));
+    double *RA = malloc(sizeof(double) * nreg), *RB = malloc(sizeof(double) * nreg);
     if (!A || !B || !RA || !RB) { free(A); free(B); free(RA); free(RB); return; }
-    for (int g = 0; g < hp->ngroup; ++g) {
-        const int *sc = hp->stg_sched + 2 * S * (size_t)hp->stype[2 * hp->group_type[g]];
-        const int nsteps = hp->stype[2 * hp->group_type[g] + 1];
-        for (int j = 0; j < hp->group_cells[g]; ++j) {
-            const long long base = (long long)hp->group_base[g] + j;
-            double cd[CS__STG_MAX_SLOTS] = {0}, cr[CS__STG_MAX_SLOTS] = {0}, xc[CS__STG_MAX_SLOTS] = {0};
-            for (int i = 0; i <= hp->stg_rows; ++i) A[i] = B[i] = 0.0; /* gathers add; the scratch row stays 0 */
-            for (int t = 0; t < nsteps; ++t)
-                for (int s = 0; s < S; ++s) {
-                    const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
-                    const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
-                    if (row < 0) continue;
-                    const long long k = base + (long long)row * C;
-                    double dd = d[k], uu = u[k], rr = rhs[k];
-                    dd += cd[s] + A[own]; /* the carry is 0 unless the slot's last row carried */
-                    rr += cr[s] + B[own];
-                    const double inv = 1.0 / dd, a = uu * inv, b = rr * inv; /* the GPU: 1/dd within 1 ulp */
-                    if (t < R) { RA[t * S + s] = a; RB[t * S + s] = b; }
-                    else { A[own] = a; B[own] = b; }
-                    const double cdn = -a * uu, crn = -a * rr;
-                    const int carry = (f & CS__STG_CARRY_OUT) != 0;
-                    cd[s] = carry ? cdn : 0.0;
-                    cr[s] = carry ? crn : 0.0;
-                    if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { A[par] += cdn; B[par] += crn; }
-                }
-            for (int t = nsteps - 1; t >= 0; --t)
-                for (int s = 0; s < S; ++s) {
-                    const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
-                    const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
-                    if (row < 0) continue;
-                    const double a = t < R ? RA[t * S + s] : A[own], b = t < R ? RB[t * S + s] : B[own];
-                    double x;
-                    if (f & CS__STG_ROOT) x = b;
-                    else if (f & CS__STG_CARRY_OUT) x = b - a * xc[s];
-                    else x = b - a * B[par];
-                    xc[s] = x;
-                    if (f & CS__STG_GATHER_IN) B[own] = x;
-                    rhs[base + (long long)row * C] = x;
-                }
+    for (int l = 0; l < hp->stg_nlaunch; ++l) {
+        const int *L = hp->stg_launch + CS__SL_N * l;
+        const int C = L[CS__SL_CELLS], S = 32 / C, R = L[CS__SL_REG];
+        for (int g = L[CS__SL_FIRST]; g < L[CS__SL_FIRST] + L[CS__SL_GROUPS]; ++g) {
+            const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * hp->group_type[g]];
+            const int nsteps = hp->stype[2 * hp->group_type[g] + 1];
+            for (int j = 0; j < hp->group_cells[g]; ++j) {
+                const long long base = (long long)hp->group_base[g] + j;
+                double cd[CS__STG_MAX_SLOTS] = {0}, cr[CS__STG_MAX_SLOTS] = {0}, xc[CS__STG_MAX_SLOTS] = {0};
+                for (int i = 0; i <= L[CS__SL_ROWS]; ++i) A[i] = B[i] = 0.0; /* gathers add; the scratch row stays 0 */
+                for (int t = 0; t < nsteps; ++t)
+                    for (int s = 0; s < S; ++s) {
+                        const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
+                        const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
+                        if (row < 0) continue;
+                        const long long k = base + (long long)row * C;
+                        double dd = d[k], uu = u[k], rr = rhs[k];
+                        dd += cd[s] + A[own]; /* the carry is 0 unless the slot's last row carried */
+                        rr += cr[s] + B[own];
+                        const double inv = 1.0 / dd, a = uu * inv, b = rr * inv; /* the GPU: 1/dd within 1 ulp */
+                        if (t < R) { RA[t * S + s] = a; RB[t * S + s] = b; }
+                        else { A[own] = a; B[own] = b; }
+                        const double cdn = -a * uu, crn = -a * rr;
+                        const int carry = (f & CS__STG_CARRY_OUT) != 0;
+                        cd[s] = carry ? cdn : 0.0;
+                        cr[s] = carry ? crn : 0.0;
+                        if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { A[par] += cdn; B[par] += crn; }
+                    }
+                for (int t = nsteps - 1; t >= 0; --t)
+                    for (int s = 0; s < S; ++s) {
+                        const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
+                        const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
+                        if (row < 0) continue;
+                        const double a = t < R ? RA[t * S + s] : A[own], b = t < R ? RB[t * S + s] : B[own];
+                        double x;
+                        if (f & CS__STG_ROOT) x = b;
+                        else if (f & CS__STG_CARRY_OUT) x = b - a * xc[s];
+                        else x = b - a * B[par];
+                        xc[s] = x;
+                        if (f & CS__STG_GATHER_IN) B[own] = x;
+                        rhs[base + (long long)row * C] = x;
+                    }
+            }
         }
     }
     free(A); free(B); free(RA); free(RB);

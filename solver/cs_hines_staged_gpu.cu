@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             const int2 ty = sd.stype[type];
             nsteps = ty.y;
             __syncwarp();
-            for (int i = lane; i < ty.y * S; i += 32) ssc[i] = __ldg(sched + (size_t)ty.x * S + i);
+            for (int i = lane; i < ty.y * S; i += 32) ssc[i] = __ldg(sched + (size_t)ty.x + i);
             __syncwarp();
             for (int t = 0; t < RING - 1; ++t) {
                 cp.copy(base, t < nsteps ? sc[t * S].x : -1, t);
@@ -250,21 +250,26 @@ template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *,
 template cudaError_t cs__staged_launch<float>(const cs__staged_dev &, float *, const float *, float *, cudaStream_t);
 
 template <class T, int C>
-static cudaError_t cs__staged_set_attrs_c(int rows, int max_steps)
+static cudaError_t cs__staged_set_attrs_c(int reg_steps, int rows, int max_steps)
 {
     const int bytes = (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(T));
-    cudaError_t e = cudaFuncSetAttribute(cs__k_staged<T, C, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (e != cudaSuccess) return e;
-    return cudaFuncSetAttribute(cs__k_staged<T, C, CS__STG_REG_STEPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    return reg_steps ? cudaFuncSetAttribute(cs__k_staged<T, C, CS__STG_REG_STEPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)
+                     : cudaFuncSetAttribute(cs__k_staged<T, C, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
-cudaError_t cs__staged_set_attrs(int cells, int rows, int max_steps)
+template <int C>
+static cudaError_t cs__staged_set_attrs_both(int reg_steps, int rows, int max_steps)
 {
-    cudaError_t e;
+    cudaError_t e = cs__staged_set_attrs_c<double, C>(reg_steps, rows, max_steps);
+    return e != cudaSuccess ? e : cs__staged_set_attrs_c<float, C>(reg_steps, rows, max_steps);
+}
+
+cudaError_t cs__staged_set_attrs(int cells, int reg_steps, int rows, int max_steps)
+{
     switch (cells) {
-    case 4: e = cs__staged_set_attrs_c<double, 4>(rows, max_steps); return e ? e : cs__staged_set_attrs_c<float, 4>(rows, max_steps);
-    case 2: e = cs__staged_set_attrs_c<double, 2>(rows, max_steps); return e ? e : cs__staged_set_attrs_c<float, 2>(rows, max_steps);
-    case 1: e = cs__staged_set_attrs_c<double, 1>(rows, max_steps); return e ? e : cs__staged_set_attrs_c<float, 1>(rows, max_steps);
+    case 4: return cs__staged_set_attrs_both<4>(reg_steps, rows, max_steps);
+    case 2: return cs__staged_set_attrs_both<2>(reg_steps, rows, max_steps);
+    case 1: return cs__staged_set_attrs_both<1>(reg_steps, rows, max_steps);
     default: return cudaErrorInvalidValue;
     }
 }
