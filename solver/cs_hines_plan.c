@@ -441,24 +441,56 @@ static int cs__farthest(int n, const int *adj_first, const int *adj, int s, int 
     return last;
 }
 
+/* The tree of n rows (local parents lp) as adjacency lists (CSR); 0, or -1 when out of memory. */
+static int cs__tree_adjacency(int n, const int *lp, int **adj_first_out, int **adj_out)
+{
+    int *adj_first = calloc((size_t)n + 1, sizeof(int)), *adj = malloc(sizeof(int) * (2 * (size_t)n + 1));
+    int *cur = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!adj_first || !adj || !cur) { free(adj_first); free(adj); free(cur); return -1; }
+    for (int i = 1; i < n; ++i) { adj_first[lp[i] + 1]++; adj_first[i + 1]++; }
+    for (int i = 0; i < n; ++i) adj_first[i + 1] += adj_first[i];
+    for (int i = 0; i < n; ++i) cur[i] = adj_first[i];
+    for (int i = 1; i < n; ++i) { adj[cur[lp[i]]++] = i; adj[cur[i]++] = lp[i]; }
+    free(cur);
+    *adj_first_out = adj_first;
+    *adj_out = adj;
+    return 0;
+}
+
+int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *usrc)
+{
+    int *adj_first = NULL, *adj = NULL, h = -1;
+    int *dist = malloc(sizeof(int) * (size_t)n), *par = malloc(sizeof(int) * (size_t)n), *queue = malloc(sizeof(int) * (size_t)n);
+    if (!dist || !par || !queue || cs__tree_adjacency(n, lp, &adj_first, &adj)) goto done;
+    const int a = cs__farthest(n, adj_first, adj, 0, dist, par, queue);
+    int c = cs__farthest(n, adj_first, adj, a, dist, par, queue);
+    for (int k = 0, half = dist[c] / 2; k < half; ++k) c = par[c];
+    cs__farthest(n, adj_first, adj, c, dist, par, queue); /* breadth-first from the centre: the new order */
+    h = 0;
+    for (int k = 0; k < n; ++k) new_of_old[queue[k]] = k;
+    for (int k = 0; k < n; ++k) {
+        const int v = queue[k];
+        lp_new[k] = par[v] < 0 ? -1 : new_of_old[par[v]];
+        usrc[v] = par[v] < 0 ? -1 : par[v] == lp[v] ? v : par[v]; /* a reversed edge's coupling sits at the old child */
+        if (dist[v] > h) h = dist[v];
+    }
+done:
+    free(adj_first); free(adj); free(dist); free(par); free(queue);
+    return h;
+}
+
 /* The schedule of one structure: re-rooted at the better of the tree-order root and the
  * centre of the longest path (minimises the tree's height in rows), then split. */
 static int cs__plan_structure(int n, const int *lp, int flags, cs__fstruct *out)
 {
-    int *adj_first = calloc((size_t)n + 1, sizeof(int)), *adj = malloc(sizeof(int) * (2 * (size_t)n + 1));
+    int *adj_first = NULL, *adj = NULL;
     cs__fwork w;
     w.np = malloc(sizeof(int) * n); w.order = malloc(sizeof(int) * n); w.nk = malloc(sizeof(int) * (n + 1));
     w.kf = malloc(sizeof(int) * (n + 1)); w.kids = malloc(sizeof(int) * (n + 1)); w.tmp = malloc(sizeof(int) * (n + 1));
     int *dist = malloc(sizeof(int) * n), *par = malloc(sizeof(int) * n);
     int rc = -1;
-    if (!adj_first || !adj || !w.np || !w.order || !w.nk || !w.kf || !w.kids || !w.tmp || !dist || !par) goto done;
-    for (int i = 1; i < n; ++i) { adj_first[lp[i] + 1]++; adj_first[i + 1]++; }
-    for (int i = 0; i < n; ++i) adj_first[i + 1] += adj_first[i];
-    {
-        int *cur = w.tmp;
-        for (int i = 0; i < n; ++i) cur[i] = adj_first[i];
-        for (int i = 1; i < n; ++i) { adj[cur[lp[i]]++] = i; adj[cur[i]++] = lp[i]; }
-    }
+    if (!w.np || !w.order || !w.nk || !w.kf || !w.kids || !w.tmp || !dist || !par || cs__tree_adjacency(n, lp, &adj_first, &adj))
+        goto done;
     int split = !(flags & CS_HINES_FINE_NO_SPLIT);
     if (cs__build_fstruct(n, lp, adj_first, adj, 0, split, &w, out)) goto done;
     if (!(flags & CS_HINES_FINE_NO_REROOT) && n > 2) {

@@ -455,14 +455,38 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
         }
         free(step); free(slot); free(own); free(row_of);
     }
-    /* every system's type (the group holding its cell) has the system's own parents */
+    /* every system's type (the group holding its cell) is the system's own tree, maybe re-rooted:
+     * lmap numbers its rows (each once), lusrc names each row's edge to its new parent (its own
+     * to its parent, or a child's, reversed), and the schedule runs that tree */
     for (int sy = 0; sy < b->nsys; ++sy) {
         int g = 0;
         while (g + 1 < hp->ngroup && hp->group_base[g + 1] <= hp->cell_base[sy]) ++g;
         const int t = hp->group_type[g], o = b->offset[sy], n = b->offset[sy + 1] - o, steps = hp->stype[2 * t + 1];
-        const int S = 32 / hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS];
+        const int C = hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS], S = 32 / C, m0 = hp->cell_map[sy];
         const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * t];
         int *step = malloc(sizeof(int) * n), *slot = malloc(sizeof(int) * n), *stamp = malloc(sizeof(int) * n), seen = 0;
+        int *rowof = malloc(sizeof(int) * n), *par = malloc(sizeof(int) * n), roots = 0;
+        TEST_CHECK(m0 >= 0 && m0 + n <= hp->nlmap, "%s: system %d: conversion map", what, sy);
+        for (int r = 0; r < n; ++r) par[r] = -2;
+        for (int i = 0; i < n; ++i) {
+            rowof[i] = hp->lmap[m0 + i] / C;
+            TEST_CHECK(hp->lmap[m0 + i] % C == 0 && rowof[i] >= 0 && rowof[i] < n && par[rowof[i]] == -2, "%s: system %d: row %d mapped twice",
+                       what, sy, i);
+            par[rowof[i]] = -1;
+        }
+        for (int i = 0; i < n; ++i) {
+            const int us = hp->lusrc[m0 + i], lpi = b->p[o + i] < 0 ? -1 : b->p[o + i] - o;
+            int np = -1;
+            if (us == i) np = lpi;
+            else if (us >= 0) {
+                TEST_CHECK(us < n && b->p[o + us] - o == i, "%s: system %d row %d: coupling from %d, not a child", what, sy, i, us);
+                np = us;
+            }
+            TEST_CHECK(us >= 0 ? np >= 0 : 1, "%s: system %d row %d: edge", what, sy, i);
+            roots += np < 0;
+            par[rowof[i]] = np < 0 ? -1 : rowof[np];
+        }
+        TEST_CHECK(roots == 1 && par[0] == -1, "%s: system %d: %d roots", what, sy, roots);
         for (int k = 0; k < steps * S; ++k) {
             int r = sc[2 * k];
             if (r < 0) continue;
@@ -476,28 +500,28 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
             const int w = sc[2 * (step[r] * S + slot[r]) + 1], f = w & 0xff;
             if (r == 0) { TEST_CHECK(f & CS__STG_ROOT, "%s: system %d: root flag", what, sy); continue; }
             TEST_CHECK(!(f & CS__STG_ROOT), "%s: system %d row %d: root flag", what, sy, r);
-            const int p = b->p[o + r] - o, wp = sc[2 * (step[p] * S + slot[p]) + 1];
+            const int p = par[r], wp = sc[2 * (step[p] * S + slot[p]) + 1];
             TEST_CHECK(step[p] > step[r], "%s: system %d row %d runs before its child %d", what, sy, p, r);
             const int carry = step[p] == step[r] + 1 && slot[p] == slot[r];
             TEST_CHECK(!(f & CS__STG_CARRY_OUT) == !carry, "%s: system %d row %d: carry flag", what, sy, r);
             if (!(f & CS__STG_CARRY_OUT))
-                TEST_CHECK((wp & CS__STG_GATHER_IN) && CS__STG_PAR(w) == CS__STG_OWN(wp),
-                              "%s: system %d row %d: its parent's shared row", what, sy, r);
+                TEST_CHECK((wp & CS__STG_GATHER_IN) && CS__STG_PAR(w) == CS__STG_OWN(wp), "%s: system %d row %d: its parent's shared row",
+                           what, sy, r);
         }
         for (int tt = 0; tt < steps; ++tt) { /* no two rows of a step share a parent */
             for (int k = 0; k < S; ++k) {
                 const int r = sc[2 * (tt * S + k)];
-                if (r > 0) stamp[b->p[o + r] - o] = -1;
+                if (r > 0) stamp[par[r]] = -1;
             }
             for (int k = 0; k < S; ++k) {
                 const int r = sc[2 * (tt * S + k)];
                 if (r <= 0) continue;
-                const int p = b->p[o + r] - o;
-                TEST_CHECK(stamp[p] < 0, "%s: system %d rows %d and %d share parent %d in step %d", what, sy, stamp[p], r, p, tt);
-                stamp[p] = r;
+                TEST_CHECK(stamp[par[r]] < 0, "%s: system %d rows %d and %d share parent %d in step %d", what, sy, stamp[par[r]], r,
+                           par[r], tt);
+                stamp[par[r]] = r;
             }
         }
-        free(step); free(slot); free(stamp);
+        free(step); free(slot); free(stamp); free(rowof); free(par);
     }
 }
 
