@@ -522,12 +522,20 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
     for (int l = 0; hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double) && l < hp->stg_nlaunch; ++l) { /* both precisions */
         const int *L = hp->stg_launch + CS__SL_N * l;
         size_t bytes = cs__staged_warp_bytes(L[CS__SL_ROWS], L[CS__SL_STEPS], L[CS__SL_CELLS], sizeof(double));
+        /* launches of one kernel (cells, register steps) share its attribute: the largest of them */
+        int rows = 0, steps = 0;
+        for (int l2 = 0; l2 < hp->stg_nlaunch; ++l2) {
+            const int *L2 = hp->stg_launch + CS__SL_N * l2;
+            if (L2[CS__SL_CELLS] != L[CS__SL_CELLS] || L2[CS__SL_REG] != L[CS__SL_REG]) continue;
+            rows = L2[CS__SL_ROWS] > rows ? L2[CS__SL_ROWS] : rows;
+            steps = L2[CS__SL_STEPS] > steps ? L2[CS__SL_STEPS] : steps;
+        }
         if (bytes > (size_t)pl->smem_optin) {
             cs__gpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
                         "(use \"interleaved\" or \"warp\")", L[CS__SL_CELLS], L[CS__SL_ROWS], bytes, pl->smem_optin);
             return CS_SOLVER_ERR_UNAVAILABLE;
         }
-        CS__CU(cs__staged_set_attrs(L[CS__SL_CELLS], L[CS__SL_REG], L[CS__SL_ROWS], L[CS__SL_STEPS]));
+        CS__CU(cs__staged_set_attrs(L[CS__SL_CELLS], L[CS__SL_REG], rows, steps));
     }
     if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
         size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);

@@ -179,9 +179,10 @@ int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells);
 /* One structure of n rows (lp: local parents) in groups of `cells` cells: its schedule's steps
  * and, with reg_steps register steps, its shared rows (-1: no memory). */
 int cs__staged_shape(int n, const int *lp, int cells, int reg_steps, int *shared_rows);
-/* The shape the planner picks for `count` cells of one structure on nsm multiprocessors (double):
- * cells per warp, steps, warps per SM (0: does not fit). Returns 0, or -1 when out of memory. */
-int cs__staged_pick_one(int n, const int *lp, int count, int nsm, int *cells, int *steps, int *warps);
+/* The share of the lanes that a staged plan keeps busy (rows over slots, all groups). */
+double cs__staged_lane_use(const cs__hines_hplan *hp);
+/* Free the arrays cs__plan_staged allocated (and only those), e.g. of a plan that was tried. */
+void cs__staged_release(cs__hines_hplan *hp);
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
 
 /* The tree of n rows (local parents lp) rooted at the centre of its longest path and numbered

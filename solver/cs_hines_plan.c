@@ -1033,21 +1033,27 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         const long long sms = nsm > 0 ? nsm : 132;
         const int fits = (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX;
         const int large = (long long)nsys >= 1024 * sms;
-        /* staged, for one structure at large batches (session 4, bench/results-hines.md, 256000
-         * cells): its time goes with its schedule's steps over the warps that fit a multiprocessor.
-         * Medium-high (45 steps of 7.1 rows, 8 warps per SM) took 0.99 ms against warp 1.47 and
-         * interleaved 1.56; big-high (7.5 rows per step but 4 warps) tied with interleaved; the
-         * rest lost (low rows per step or few warps). So: >= 6 rows per step and 8 warps per SM. */
-        int staged_fits = 0;
-        if (hp->uniform && large && !opt.fused_step) {
-            for (int i = 0; i < max_n; ++i) lp[i] = i ? p[i] : -1; /* system 0 (offset 0) */
-            int cells, steps, warps;
-            if (cs__staged_pick_one(max_n, lp, nsys, (int)sms, &cells, &steps, &warps) == 0)
-                staged_fits = warps >= 8 && 4 * max_n >= 3 * steps * (32 / cells); /* >= 6 rows per step of 8 */
+        /* staged, whenever its lanes are at least half busy (session 5, H200, double; every
+         * variant in one run): at 256000 cells it was the fastest for small-high (232 µs against
+         * warp 296), medium-low (876 against interleaved 1486), medium-high (887 against 1574),
+         * big-low (3083 against 3408) and big-high (2847 against 3421), whose lanes are 56-89 %
+         * busy; small-low (30 %) lost to warp (428 against ~333). At 256 cells it matched or beat
+         * warp in every class (medium-high 14.8 against 20.9 µs, big-high 18.3 against 35.6).
+         * Mixed batches: each structure gets its own shape (2560 mixed cells: 45 µs against fine
+         * 50). The staged plan is built to be measured: its lanes' use decides. */
+        if (!opt.fused_step) {
+            cs__hines_hplan trial = *hp;
+            char m2[256];
+            if (cs__plan_staged(&trial, p, sid, rep, &opt, nsm, m2, sizeof m2) == CS_SOLVER_OK && cs__staged_lane_use(&trial) >= 0.5) {
+                *hp = trial;
+                hp->variant = CS__HV_STAGED;
+                free(sid); free(rep); free(lp);
+                return CS_SOLVER_OK;
+            }
+            cs__staged_release(&trial); /* only its own arrays: the rest is hp's */
         }
         if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
             variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
-        else if (staged_fits) variant = CS__HV_STAGED;
         else if (hp->uniform && fits && (!large || max_n <= 128)) variant = CS__HV_WARP;
         else if (!hp->uniform && fits && !large) variant = CS__HV_FINE;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;

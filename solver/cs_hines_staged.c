@@ -228,17 +228,6 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
     return 0;
 }
 
-int cs__staged_pick_one(int n, const int *lp, int count, int nsm, int *cells, int *steps, int *warps)
-{
-    int *lps[1] = {(int *)lp};
-    cs__staged_shape_t sh;
-    if (cs__staged_pick(1, &n, &count, lps, n, nsm, 0, 1, &sh) < 0) return -1;
-    *cells = sh.cells;
-    *steps = sh.max_steps;
-    *warps = sh.warps;
-    return 0;
-}
-
 /* The launches: one shape for all structures, or, for several structures of large batches, each
  * structure its own shape (structures of one shape and the same warps per multiprocessor share a
  * launch, so that a small structure is not sized for a large one), whichever the estimate
@@ -458,6 +447,28 @@ fail:
     free(renum); free(usrc);
     free(count); free(first); free(order); free(nrow); free(lp); free(lmoff); free(tmp); free(shapes);
     return st;
+}
+
+double cs__staged_lane_use(const cs__hines_hplan *hp)
+{
+    double rows = 0, lanes = 0;
+    for (int g = 0; g < hp->ngroup; ++g) {
+        const int t = hp->group_type[g], C = hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS];
+        const int steps = hp->stype[2 * t + 1];
+        const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * t];
+        int n = 0;
+        for (int k = 0; k < steps * (32 / C); ++k) n += sc[2 * k] >= 0;
+        rows += (double)n * C;
+        lanes += (double)steps * 32;
+    }
+    return lanes > 0 ? rows / lanes : 0;
+}
+
+void cs__staged_release(cs__hines_hplan *hp)
+{
+    int **a[] = {&hp->stype, &hp->stg_type_launch, &hp->cell_base, &hp->cell_map, &hp->lmap, &hp->lusrc, &hp->stg_sched,
+                 &hp->group_base, &hp->group_type, &hp->group_cells, &hp->stg_launch};
+    for (size_t k = 0; k < sizeof a / sizeof a[0]; ++k) { free(*a[k]); *a[k] = NULL; }
 }
 
 /* Mirrors cs__k_staged operation for operation (but for the reciprocal's last bit), one cell at a

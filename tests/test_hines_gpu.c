@@ -709,17 +709,21 @@ START_TEST(test_auto_choice)
     make_class_batch(&small, 0, 1100, 70);   /* small-low: 76 rows */
     make_class_batch(&medium, 3, 1100, 71);  /* medium-high: 319 rows */
     make_mixed_batch(&mixed, 1100, 0, 72);
-    ck_assert_str_eq(auto_choice(&medium, 132, 0), "warp");        /* 8 per SM */
-    ck_assert_str_eq(auto_choice(&medium, 1, 0), "staged");        /* large: >= 6 rows per step, 8 warps per SM */
-    ck_assert_str_eq(auto_choice(&small, 1, 0), "warp");           /* large, small cells, 1.5 rows per step */
-    batch bl, bh;                                                  /* the benchmark's big trees */
-    make_class_batch(&bl, 4, 1100, 1004);                          /* big-low: 5.7 rows per step */
-    make_class_batch(&bh, 5, 1100, 1005);                          /* big-high: 7.5 */
-    ck_assert_str_eq(auto_choice(&bl, 1, 0), "interleaved");       /* 5 warps per SM */
-    ck_assert_str_eq(auto_choice(&bh, 1, 0), "staged");            /* 2 cells per warp: 13.6 rows per step of 16, 9 warps */
-    batch_free(&bl); batch_free(&bh);
-    ck_assert_str_eq(auto_choice(&mixed, 132, 0), "fine");
-    ck_assert_str_eq(auto_choice(&mixed, 1, 0), "variable");
+    /* solve alone: staged where its lanes are at least half busy (medium-high 89 %), at any size */
+    ck_assert_str_eq(auto_choice(&medium, 132, 0), "staged");
+    ck_assert_str_eq(auto_choice(&medium, 1, 0), "staged");
+    ck_assert_str_eq(auto_choice(&small, 132, 0), "warp");         /* small-low: 30 % even re-rooted */
+    ck_assert_str_eq(auto_choice(&small, 1, 0), "warp");           /* large, small cells */
+    batch bl, bh, sh;                                              /* the benchmark's trees */
+    make_class_batch(&bl, 4, 1100, 1004);                          /* big-low: 6.4 rows per step of 8 re-rooted */
+    make_class_batch(&bh, 5, 1100, 1005);                          /* big-high: 13.6 rows per step of 16 */
+    make_class_batch(&sh, 1, 1100, 1001);                          /* small-high: 4.5 rows per step of 8 */
+    ck_assert_str_eq(auto_choice(&bl, 1, 0), "staged");
+    ck_assert_str_eq(auto_choice(&bh, 1, 0), "staged");
+    ck_assert_str_eq(auto_choice(&sh, 1, 0), "staged");
+    batch_free(&bl); batch_free(&bh); batch_free(&sh);
+    ck_assert_str_eq(auto_choice(&mixed, 132, 0), "staged");       /* mixed: each structure its shape */
+    ck_assert_str_eq(auto_choice(&mixed, 1, 0), "staged");
     ck_assert_str_eq(auto_choice(&medium, 132, 1), "warp");        /* fused: below 120 per SM */
     ck_assert_str_eq(auto_choice(&medium, 8, 1), "interleaved");   /* fused: 137 per SM */
     ck_assert_str_eq(auto_choice(&mixed, 8, 1), "variable");
@@ -1084,6 +1088,12 @@ START_TEST(test_gpu_mixed)
     batch b;
     make_mixed_batch(&b, g_small ? 14 : 120, 1, 60);
     check_all_configs(&b, "mixed");
+    batch_free(&b);
+    /* large enough that staged gives each structure its own launch (several launches of one
+     * kernel with different shared memory) */
+    make_mixed_batch(&b, 12000, 0, 61);
+    config sc = {"staged", 0, 0, 0, 0};
+    check_gpu(&b, &sc, "large mixed");
     batch_free(&b);
 }
 END_TEST
