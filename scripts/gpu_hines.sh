@@ -7,7 +7,7 @@
 #   needs .devlibs (../shared/device/make-devlibs.sh) for HDF5 and Check; the morphologies are
 #   read from CS_MORPH_DIR, else ../shared/data/morphologies, else build-hines-data/morphologies
 #   (a copy that travels with the run: carry "build-hines-data").
-#   BENCH_ARGS adds arguments to bench_hines (e.g. --quick).
+#   BENCH_ARGS adds arguments to bench_hines (e.g. --quick); SANITIZE=0 skips compute-sanitizer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -41,7 +41,7 @@ if [ -x "$bld/bench/bench_hines" ]; then
   stamp bench
   timeout "${BENCH_TIMEOUT:-330}" "$bld/bench/bench_hines" ${BENCH_ARGS:-} --md "$out/results-hines.md" >"$out/bench.log" 2>&1; rc_bench=$?
 fi
-if [ -x "$bld/tests/test_hines_gpu" ] && command -v compute-sanitizer >/dev/null; then
+if [ "${SANITIZE:-1}" != 0 ] && [ -x "$bld/tests/test_hines_gpu" ] && command -v compute-sanitizer >/dev/null; then
   stamp memcheck
   (cd "$bld/tests" && CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./test_hines_gpu) >"$out/memcheck.log" 2>&1; rc_mem=$?
   tail -3 "$out/memcheck.log"
