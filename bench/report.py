@@ -360,12 +360,13 @@ Fastest GPU variant per class and batch, double: solve time [µs] (variant, % of
 ![Hines: solve time per variant against batch size, {pcls}](perf-hines.png)
 
 Small batches are latency-bound: the one-thread-per-cell kernels then leave most of the GPU idle, and
-the fine-grained solvers (one thread per branch, level by level: `fine` with a CUDA block per pack of
-cells, `warp` with a warp per cell and the structure's schedule staged in shared memory) are the
-fastest. At large batches `staged` (4 cells per warp, 8 lanes per cell on independent subtrees, the
-inputs streamed through shared memory and the eliminated rows kept there: only the compulsory bytes
-move) wins where its schedule keeps a cell's lanes busy and 8 warps fit a multiprocessor
-(medium-high), and ties `interleaved` for big-high. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
+the fine-grained solvers (several threads per cell: `fine` with a CUDA block per pack of cells, `warp`
+with a warp per cell, `staged` with 8 to 32 lanes per cell) are the fastest. `staged` (a warp takes 4,
+2 or 1 cells of one structure, each lane one row per step of a list schedule on independent subtrees;
+the inputs stream through shared memory, the eliminated rows stay in shared memory and, for the first
+24 steps, in registers: only the compulsory bytes move; low trees re-rooted at their centre; each
+structure of a mixed batch gets its own shape and launch) is the fastest wherever its lanes are at
+least half busy, at every size; small-low (30 % busy) is left to `warp` and `fine`. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
 the copy bandwidth); the Block-Interleaved block-size sweep (BS = 32…512) is flat
 ({g3(min(bi))}–{g3(max(bi))} µs).
 
@@ -621,10 +622,11 @@ def main():
          "One thread per cell (interleaved) re-reads the cell from HBM in its second sweep: a 7.6 KB cell "
          "does not stay in L2 with 2 GB in flight, so ~64 B/row move for 32 compulsory (≤ 50 %). The warp "
          "and staged solvers move only the compulsory bytes; their speed is set by how many cells' rows "
-         "shared memory holds and how busy their dependent chains keep the schedulers. staged (session 4: "
-         "4 cells per warp, 8 lanes per cell on independent subtrees, 8 warps per SM) reaches 63 %; its "
-         "earlier layouts with 1-4 warps per SM stayed at 11-43 %. 80 % needs more warps per SM (the "
-         "eliminated rows fill shared memory) or fuller lanes (`bench/NOTES.md`, \"Hines GPU\")."],
+         "shared memory holds and how busy their dependent chains keep the schedulers. staged reached 63 % "
+         "with 8 warps per SM (session 4); keeping the first 24 steps' eliminated rows in registers fits 12 "
+         "(68-70 %, session 5). Nsight Compute then shows the warps latency-bound on each step's dependent "
+         "chain (0.5 instructions issued per cycle per scheduler, ~3 warps each, DRAM at 57 % of peak); "
+         "fewer instructions per step (−12 %) gained 2 % (`bench/NOTES.md`, \"Session 5\")."],
         ["T4", "Hines 256 cells, any class: fine ≥ 5× one thread per cell",
          f"fine-grained (the faster of fine and warp) vs flat (one thread per cell): {min(x['vs_flat'] for x in t4):.1f}× ({t4_min['class']}) to "
          f"{max(x['vs_flat'] for x in t4):.1f}×; vs interleaved {min(x['vs_inter'] for x in t4):.1f}–"
@@ -637,12 +639,12 @@ def main():
                                                    for x in t5),
          ok(len(t5_ok) == len(t5)) + (f" (met at {', '.join(format(x['cells'], ',').replace(',', ' ') for x in t5_ok)} only)"
                                       if t5_ok and len(t5_ok) < len(t5) else ""),
-         "A mixed batch's time is set by its largest cells: their critical paths (big-high: 24 levels, "
-         "~6 rounds of 32 branches at the leaves) are about twice medium-high's, at the same rows per "
-         "multiprocessor in shared memory, so the fine-grained solvers finish big cells' rows at about half "
-         "the rate; at 256 000 the sorted, padded `variable` layout pays for its padding and divergence. The "
-         "warp solver made uniform batches faster (the denominator) more than mixed ones "
-         "(`bench/NOTES.md`, \"Hines GPU\")."],
+         "staged solves each structure of a large mixed batch with its own shape, one launch after the "
+         "other, so the mixed batch costs about the sum of its classes' uniform times: at 256 000 cells the "
+         "big classes (64 % of the rows) run at 44-47 % of copy against medium-high's 68 %, which alone puts "
+         "the ratio near 1.4. At small batches the mixed batch waits for its slowest cell's schedule "
+         "(big-low: 108 steps even re-rooted, against medium-high's 29), a latency no variant hides "
+         "(`bench/NOTES.md`, \"Session 5\")."],
         ["T6", "Full step, ≥ 65 536 cells: ≥ 1000× NEURON 1 core; ≥ 10× NEURON all cores, Arbor all cores, "
                "our OpenMP all cores",
          "; ".join(f"{sp(x['cells'])} cells: {sci(x['cs'])} cs/s = **{x['n1']:.0f}×** NEURON 1 thread, "
