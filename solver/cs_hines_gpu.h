@@ -25,16 +25,22 @@
  *                        ones), packs of one structure per CUDA block; the block stages the
  *                        structure's schedule and its packs' rows in shared memory (the rows of a
  *                        block must fit: about 4 500 rows in double precision)
- *   "staged"             groups of 4 cells of one structure per warp, 8 lanes per cell each running
- *                        one row per step of a schedule of independent subtrees; the inputs stream
- *                        through shared memory (cp.async) and the eliminated rows stay there, so
- *                        the solve moves only the compulsory bytes (cells of at most ~1 700 rows
- *                        in double; block_size is not used)
+ *   "staged"             groups of C cells of one structure per warp (C = 4, 2 or 1: 8, 16 or 32
+ *                        lanes per cell), each lane running one row per step of a list schedule of
+ *                        independent subtrees; the inputs stream through shared memory (cp.async),
+ *                        the eliminated rows stay in shared memory and, for the first 24 steps
+ *                        where that fits more warps, in registers, so the solve moves only the
+ *                        compulsory bytes. The planner re-roots low trees at their centre, picks C
+ *                        and the register steps by an estimate (the groups' steps over the warps
+ *                        that fit, or the longest schedule for small batches), and gives each
+ *                        structure of a large mixed batch its own shape and launch. block_size
+ *                        forces C; CS_HINES_FINE_NO_REROOT and CS_HINES_STAGED_NO_REG_STEPS turn
+ *                        parts off. Cells too large for shared memory are refused
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
- *                        cells of one structure: warp; from ~1000 cells per multiprocessor staged
- *                        when its schedule averages >= 6 rows per step (of 8) and 8 warps fit a
- *                        multiprocessor, else warp for small cells (<= 128 rows), else
- *                        interleaved; mixed structures:
+ *                        for the solve alone staged whenever its lanes are at least half busy
+ *                        (every class of Table 4.1 but small-low, mixed batches too); otherwise
+ *                        cells of one structure: warp below ~1000 cells per multiprocessor, warp
+ *                        for small cells (<= 128 rows), else interleaved; mixed structures:
  *                        fine, variable from ~1000 per multiprocessor; interleaved / variable
  *                        when the cells are too large to stage, or for the fused step from
  *                        CS_HINES_FUSED_MIN_PER_SM systems per multiprocessor
@@ -42,7 +48,8 @@
  * use none either (their shared-memory staging is on chip). Padding rows of an internal layout are
  * never read, except by "staged": the padding cells of a group's last, partly filled rows are
  * computed on (the results are written there and never used), and its internal-layout pointers
- * must be 16-byte aligned (cp.async; cs_hines_gpu_malloc's are).
+ * must be aligned to the bytes of one row of a group, at most 16 (cp.async; cs_hines_gpu_malloc's
+ * are).
  *
  * Internal layout. Every variant keeps d, u, rhs in its own internal order of
  * cs_hines_gpu_plan_internal_size() elements per array (>= the number of rows; padding rows are
@@ -76,7 +83,7 @@ typedef struct cs_hines_plan cs_hines_plan;
 
 /* Flags of the fine and staged solvers' set-up optimisations (all on by default). */
 enum {
-    CS_HINES_FINE_NO_REROOT = 1, /* keep the tree-order root */
+    CS_HINES_FINE_NO_REROOT = 1, /* keep the tree-order root (fine, warp, staged) */
     CS_HINES_FINE_NO_SPLIT = 2,  /* do not split long branches */
     CS_HINES_FINE_NO_SORT = 4,   /* keep branches of a level in tree order instead of by length */
     CS_HINES_FINE_GLOBAL = 8,    /* work in device memory even when a pack fits in shared memory */
