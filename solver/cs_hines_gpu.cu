@@ -635,9 +635,8 @@ extern "C" cs_solver_status cs_hines_gpu_plan_row_map(const cs_hines_plan *pl, i
     if (!pl || !internal_of_row) { cs__gpu_err("cs_hines_gpu_plan_row_map: NULL argument"); return CS_SOLVER_ERR_INVALID; }
     const cs__hines_hplan *hp = &pl->hp;
     for (int s = 0; s < hp->nsys; ++s) {
-        int o = hp->offset[s], n = hp->offset[s + 1] - o, m = hp->cell_map[s];
-        for (int i = 0; i < n; ++i)
-            internal_of_row[o + i] = hp->cell_base[s] + (m < 0 ? i * hp->cell_stride : hp->lmap[m + i]);
+        int o = hp->offset[s], n = hp->offset[s + 1] - o;
+        for (int i = 0; i < n; ++i) internal_of_row[o + i] = (int)cs__hines_hplan_internal_index(hp, s, i);
     }
     return CS_SOLVER_OK;
 }

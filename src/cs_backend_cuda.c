@@ -116,11 +116,14 @@ static cs_status upload_new(void **dst, const void *src, size_t bytes, const cha
     return cs_cuda_upload(*dst, src, bytes);
 }
 
-static cs_cuda_mech_kind kind_of(const cs_mech_type *t) {
+/* The kernel of a mechanism type; -1 for a type without one (a mechanism added to the CPU code
+ * but not here must fail at set-up, not run as another). */
+static int kind_of(const cs_mech_type *t) {
     if (t == &cs_mech_hh) return CS_CUDA_HH;
     if (t == &cs_mech_pas) return CS_CUDA_PAS;
     if (t == &cs_mech_expsyn) return CS_CUDA_EXPSYN;
-    return CS_CUDA_ICLAMP;
+    if (t == &cs_mech_iclamp) return CS_CUDA_ICLAMP;
+    return -1;
 }
 
 /* Mechanism groups: instances of one type, their CVs mapped to the internal layout; states
@@ -158,6 +161,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
     for (int m = 0; m < s->nmech && st == CS_OK; ++m) {
         const cs_mech_type *t = types[m];
         int n = count[m], np = t->nparam, ns = t->nstate;
+        if (kind_of(t) < 0) { st = cs_error_set(CS_ERR_UNSUPPORTED, "mechanism \"%s\" has no CUDA kernel: use --backend cpu", t->name); break; }
         int *node = malloc((size_t)n * sizeof *node);
         double *w = malloc((size_t)n * sizeof *w);
         double *par = malloc((size_t)(np ? np : 1) * (size_t)n * sizeof *par);
@@ -178,7 +182,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius};
             t->init(&view);
             cs_cuda_mech *cm = &s->mech[m];
-            cm->kind = kind_of(t);
+            cm->kind = (cs_cuda_mech_kind)kind_of(t);
             cm->n = n;
             st = upload_new((void **)&cm->node, node, (size_t)n * sizeof *node, "mechanism CVs");
             if (st == CS_OK) st = upload_new((void **)&cm->weight, w, (size_t)n * sizeof *w, "mechanism weights");
