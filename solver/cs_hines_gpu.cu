@@ -445,6 +445,7 @@ struct cs_hines_plan {
     int2 *d_stype;
     int4 *d_sched;
     int nsm;                /* multiprocessors of the device */
+    int *stg_blocks;        /* staged: blocks per multiprocessor of each launch, double and float */
     size_t bs_smem_elems;   /* block_shared: max group rows · G */
     int smem_optin;         /* bytes of shared memory a block may opt in to */
     void *buf_tree;         /* 3 tree-order arrays (host-pointer path), bytes below */
@@ -481,6 +482,7 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
         cudaEventDestroy(pl->ev_join);
     }
     cs__hines_hplan_free(&pl->hp);
+    free(pl->stg_blocks);
     free(pl);
 }
 
@@ -494,6 +496,16 @@ static bool cs__fine_smem(const cs_hines_plan *pl, size_t elem)
 static size_t cs__warp_smem(const cs__hines_hplan *hp, size_t elem)
 {
     return (size_t)hp->sched_bytes + (size_t)hp->block_rows * 3 * elem;
+}
+
+/* staged: launch l of the plan (blocks per multiprocessor: of precision prec, 0 double, 1 float) */
+static cs__staged_dev cs__staged_dev_of(const cs_hines_plan *pl, int l, int prec)
+{
+    const int *L = pl->hp.stg_launch + CS__SL_N * l;
+    cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS],
+                         pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->d_group_base + L[CS__SL_FIRST],
+                         pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched};
+    return sd;
 }
 
 template <class T>
@@ -519,23 +531,27 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
         if (bytes > 48 * 1024)
             CS__CU(cudaFuncSetAttribute(cs__k_warp<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     }
-    for (int l = 0; hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double) && l < hp->stg_nlaunch; ++l) { /* both precisions */
-        const int *L = hp->stg_launch + CS__SL_N * l;
-        size_t bytes = cs__staged_warp_bytes(L[CS__SL_ROWS], L[CS__SL_STEPS], L[CS__SL_CELLS], sizeof(double));
-        /* launches of one kernel (cells, register steps) share its attribute: the largest of them */
-        int rows = 0, steps = 0;
-        for (int l2 = 0; l2 < hp->stg_nlaunch; ++l2) {
-            const int *L2 = hp->stg_launch + CS__SL_N * l2;
-            if (L2[CS__SL_CELLS] != L[CS__SL_CELLS] || L2[CS__SL_REG] != L[CS__SL_REG]) continue;
-            rows = L2[CS__SL_ROWS] > rows ? L2[CS__SL_ROWS] : rows;
-            steps = L2[CS__SL_STEPS] > steps ? L2[CS__SL_STEPS] : steps;
+    if (hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double)) { /* once, for both precisions */
+        pl->stg_blocks = (int *)calloc(2 * (size_t)hp->stg_nlaunch, sizeof(int));
+        if (!pl->stg_blocks) { cs__gpu_err("out of memory"); return CS_SOLVER_ERR_NOMEM; }
+        for (int l = 0; l < hp->stg_nlaunch; ++l) {
+            const cs__staged_dev sd = cs__staged_dev_of(pl, l, 0);
+            /* launches of one kernel (cells, register steps) share its attribute: the largest of them */
+            int rows = 0, steps = 0;
+            for (int l2 = 0; l2 < hp->stg_nlaunch; ++l2) {
+                const int *L2 = hp->stg_launch + CS__SL_N * l2;
+                if (L2[CS__SL_CELLS] != sd.cells || L2[CS__SL_REG] != sd.reg_steps) continue;
+                rows = L2[CS__SL_ROWS] > rows ? L2[CS__SL_ROWS] : rows;
+                steps = L2[CS__SL_STEPS] > steps ? L2[CS__SL_STEPS] : steps;
+            }
+            const size_t bytes = cs__staged_warp_bytes(rows, steps, sd.cells, sizeof(double));
+            if (bytes > (size_t)pl->smem_optin) {
+                cs__gpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
+                            "(use \"interleaved\" or \"warp\")", sd.cells, rows, bytes, pl->smem_optin);
+                return CS_SOLVER_ERR_UNAVAILABLE;
+            }
+            CS__CU(cs__staged_prepare(sd, rows, steps, pl->stg_blocks + 2 * l));
         }
-        if (bytes > (size_t)pl->smem_optin) {
-            cs__gpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
-                        "(use \"interleaved\" or \"warp\")", L[CS__SL_CELLS], L[CS__SL_ROWS], bytes, pl->smem_optin);
-            return CS_SOLVER_ERR_UNAVAILABLE;
-        }
-        CS__CU(cs__staged_set_attrs(L[CS__SL_CELLS], L[CS__SL_REG], rows, steps));
     }
     if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
         size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);
@@ -724,15 +740,13 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
         break;
     case CS__HV_STAGED:
         for (int l = 0; l < hp->stg_nlaunch; ++l) { /* one after the other on the stream */
-            const int *L = hp->stg_launch + CS__SL_N * l;
+            const cs__staged_dev sd = cs__staged_dev_of(pl, l, sizeof(T) == sizeof(float));
             /* cp.async copies a group's row of C cells in chunks of up to 16 bytes */
-            const size_t align = L[CS__SL_CELLS] * sizeof(T) < 16 ? L[CS__SL_CELLS] * sizeof(T) : 16;
+            const size_t align = sd.cells * sizeof(T) < 16 ? sd.cells * sizeof(T) : 16;
             if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & (align - 1)) {
                 cs__gpu_err("staged: d, u and rhs must be %zu-byte aligned device pointers", align);
                 return CS_SOLVER_ERR_INVALID;
             }
-            cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS],
-                                 pl->d_group_base + L[CS__SL_FIRST], pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched};
             CS__CU(cs__staged_launch<T>(sd, d, u, rhs, pl->stream));
         }
         break;

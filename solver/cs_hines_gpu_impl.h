@@ -173,12 +173,6 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
 size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem);
-/* Estimated warps per multiprocessor (228 KB of shared memory, 64 K registers) of a warp of
- * `bytes` of shared memory, with or without the register steps. */
-int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells);
-/* One structure of n rows (lp: local parents) in groups of `cells` cells: its schedule's steps
- * and, with reg_steps register steps, its shared rows (-1: no memory). */
-int cs__staged_shape(int n, const int *lp, int cells, int reg_steps, int *shared_rows);
 /* The share of the lanes that a staged plan keeps busy (rows over slots, all groups). */
 double cs__staged_lane_use(const cs__hines_hplan *hp);
 /* Free the arrays cs__plan_staged allocated (and only those), e.g. of a plan that was tried. */

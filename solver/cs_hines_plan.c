@@ -441,6 +441,16 @@ static int cs__farthest(int n, const int *adj_first, const int *adj, int s, int 
     return last;
 }
 
+/* The centre of the tree's longest path (the root that makes the tree lowest); dist, par, queue:
+ * n ints of work each */
+static int cs__tree_centre(int n, const int *adj_first, const int *adj, int *dist, int *par, int *queue)
+{
+    const int a = cs__farthest(n, adj_first, adj, 0, dist, par, queue);
+    int c = cs__farthest(n, adj_first, adj, a, dist, par, queue);
+    for (int k = 0, half = dist[c] / 2; k < half; ++k) c = par[c];
+    return c;
+}
+
 /* The tree of n rows (local parents lp) as adjacency lists (CSR); 0, or -1 when out of memory. */
 static int cs__tree_adjacency(int n, const int *lp, int **adj_first_out, int **adj_out)
 {
@@ -462,9 +472,7 @@ int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *u
     int *adj_first = NULL, *adj = NULL, h = -1;
     int *dist = malloc(sizeof(int) * (size_t)n), *par = malloc(sizeof(int) * (size_t)n), *queue = malloc(sizeof(int) * (size_t)n);
     if (!dist || !par || !queue || cs__tree_adjacency(n, lp, &adj_first, &adj)) goto done;
-    const int a = cs__farthest(n, adj_first, adj, 0, dist, par, queue);
-    int c = cs__farthest(n, adj_first, adj, a, dist, par, queue);
-    for (int k = 0, half = dist[c] / 2; k < half; ++k) c = par[c];
+    const int c = cs__tree_centre(n, adj_first, adj, dist, par, queue);
     cs__farthest(n, adj_first, adj, c, dist, par, queue); /* breadth-first from the centre: the new order */
     h = 0;
     for (int k = 0; k < n; ++k) new_of_old[queue[k]] = k;
@@ -494,10 +502,7 @@ static int cs__plan_structure(int n, const int *lp, int flags, cs__fstruct *out)
     int split = !(flags & CS_HINES_FINE_NO_SPLIT);
     if (cs__build_fstruct(n, lp, adj_first, adj, 0, split, &w, out)) goto done;
     if (!(flags & CS_HINES_FINE_NO_REROOT) && n > 2) {
-        int a = cs__farthest(n, adj_first, adj, 0, dist, par, w.order);
-        int b = cs__farthest(n, adj_first, adj, a, dist, par, w.order);
-        int half = dist[b] / 2, c = b;
-        for (int k = 0; k < half; ++k) c = par[c];
+        const int c = cs__tree_centre(n, adj_first, adj, dist, par, w.order);
         if (c != 0) {
             cs__fstruct alt;
             if (cs__build_fstruct(n, lp, adj_first, adj, c, split, &w, &alt)) { cs__fs_free(&alt); goto done; }

@@ -149,20 +149,9 @@ static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int rewrit
     return m;
 }
 
-int cs__staged_shape(int n, const int *lp, int cells, int reg_steps, int *shared_rows)
-{
-    const int S = 32 / cells;
-    int *tmp = malloc(sizeof(int) * 2 * (size_t)S * (size_t)n);
-    if (!tmp) return -1;
-    int steps = cs__staged_schedule(n, lp, S, tmp);
-    int m = steps < 0 ? -1 : cs__staged_assign(n, steps, tmp, S, reg_steps, 0);
-    free(tmp);
-    if (m < 0) return -1;
-    *shared_rows = m;
-    return steps;
-}
-
-int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells)
+/* Estimated warps per multiprocessor (228 KB of shared memory, 64 K registers) of a warp of
+ * `bytes` of shared memory, with or without the register steps. */
+static int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells)
 {
     const int regs = reg_steps ? CS__STG_REGS_REG_STEPS(cells) : CS__STG_REGS_PLAIN;
     const int by_regs = 65536 / (((regs * 32 + 255) / 256) * 256); /* registers go to warps in 256s */
@@ -280,7 +269,7 @@ done:
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen)
 {
-    const int nsys = hp->nsys, nt = hp->nstruct;
+    const int nsys = hp->nsys, nt = hp->nstruct, sms = nsm > 0 ? nsm : 132;
     if (opt->block_size && opt->block_size != 1 && opt->block_size != 2 && opt->block_size != 4) {
         snprintf(msg, msglen, "staged: cells per warp (block size) must be 1, 2 or 4, not %d", opt->block_size);
         return CS_SOLVER_ERR_INVALID;
@@ -322,17 +311,17 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             depth[i] = i ? depth[lp[t][i]] + 1 : 0;
             if (depth[i] > h0) h0 = depth[i];
         }
-        int *nl_ = malloc(sizeof(int) * (size_t)nrow[t]), *lpn = malloc(sizeof(int) * (size_t)nrow[t]);
+        int *renumbered = malloc(sizeof(int) * (size_t)nrow[t]), *lpn = malloc(sizeof(int) * (size_t)nrow[t]);
         int *us = malloc(sizeof(int) * (size_t)nrow[t]);
-        const int h1 = nl_ && lpn && us ? cs__tree_recentre(nrow[t], lp[t], nl_, lpn, us) : -1;
+        const int h1 = renumbered && lpn && us ? cs__tree_recentre(nrow[t], lp[t], renumbered, lpn, us) : -1;
         int better = 0;
         if (h1 >= 0 && h1 < h0) {
             cs__staged_shape_t a, b;
             int *lpa[1] = {lp[t]}, *lpb[1] = {lpn};
-            const int want = opt->block_size, reg = !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS), m = nsm > 0 ? nsm : 132;
-            if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], m, want, reg, &a) < 0 ||
-                cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], m, want, reg, &b) < 0) {
-                free(nl_); free(lpn); free(us);
+            const int want = opt->block_size, reg = !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS);
+            if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], sms, want, reg, &a) < 0 ||
+                cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], sms, want, reg, &b) < 0) {
+                free(renumbered); free(lpn); free(us);
                 goto fail;
             }
             better = b.warps && (!a.warps || b.est < a.est);
@@ -340,15 +329,15 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         if (better) {
             free(lp[t]);
             lp[t] = lpn;
-            renum[t] = nl_;
+            renum[t] = renumbered;
             usrc[t] = us;
         } else {
-            free(nl_); free(lpn); free(us);
+            free(renumbered); free(lpn); free(us);
             if (h1 < 0) goto fail;
         }
     }
     if (!(shapes = malloc(sizeof *shapes * (size_t)nt))) goto fail;
-    const int nl = cs__staged_launches(nt, nrow, count, lp, hp->max_n, nsm > 0 ? nsm : 132, opt, hp->stg_type_launch, shapes);
+    const int nl = cs__staged_launches(nt, nrow, count, lp, hp->max_n, sms, opt, hp->stg_type_launch, shapes);
     if (nl < 0) goto fail;
     if (nl == 0) {
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (%d of its rows would need %zu bytes "
@@ -442,8 +431,11 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     st = CS_SOLVER_OK;
 fail:
     if (st == CS_SOLVER_ERR_NOMEM) snprintf(msg, msglen, "out of memory");
-    for (int t = 0; lp && renum && usrc && t < nt; ++t) { free(lp[t]); free(renum[t]); free(usrc[t]); }
-    if (!renum || !usrc) for (int t = 0; lp && t < nt; ++t) free(lp[t]);
+    for (int t = 0; t < nt; ++t) {
+        if (lp) free(lp[t]);
+        if (renum) free(renum[t]);
+        if (usrc) free(usrc[t]);
+    }
     free(renum); free(usrc);
     free(count); free(first); free(order); free(nrow); free(lp); free(lmoff); free(tmp); free(shapes);
     return st;
@@ -451,16 +443,21 @@ fail:
 
 double cs__staged_lane_use(const cs__hines_hplan *hp)
 {
+    /* per structure its rows (the schedule's filled slots), then per group its slots and rows */
+    int *n = calloc((size_t)hp->nstype, sizeof(int));
+    if (!n) return 0;
+    for (int t = 0; t < hp->nstype; ++t) {
+        const int S = 32 / hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS];
+        const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * t];
+        for (int k = 0; k < hp->stype[2 * t + 1] * S; ++k) n[t] += sc[2 * k] >= 0;
+    }
     double rows = 0, lanes = 0;
     for (int g = 0; g < hp->ngroup; ++g) {
-        const int t = hp->group_type[g], C = hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS];
-        const int steps = hp->stype[2 * t + 1];
-        const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * t];
-        int n = 0;
-        for (int k = 0; k < steps * (32 / C); ++k) n += sc[2 * k] >= 0;
-        rows += (double)n * C;
-        lanes += (double)steps * 32;
+        const int t = hp->group_type[g];
+        rows += (double)n[t] * hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS];
+        lanes += (double)hp->stype[2 * t + 1] * 32;
     }
+    free(n);
     return lanes > 0 ? rows / lanes : 0;
 }
 

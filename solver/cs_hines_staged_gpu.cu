@@ -215,61 +215,49 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     }
 }
 
-template <class T, int C, int R>
-static cudaError_t cs__staged_launch_r(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
+/* The kernel of a shape (cells per warp, register steps), or nullptr */
+template <class T>
+static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps)
 {
-    const size_t bytes = cs__staged_warp_bytes(sd.rows, sd.max_steps, C, sizeof(T));
-    int per_sm = 0;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cs__k_staged<T, C, R>, 32, bytes);
-    if (e != cudaSuccess) return e;
-    if (per_sm < 1) return cudaErrorInvalidConfiguration;
-    long long grid = (long long)per_sm * sd.nsm;
-    if (grid > sd.ngroup) grid = sd.ngroup;
-    cs__k_staged<T, C, R><<<(int)grid, 32, bytes, stream>>>(sd, d, u, rhs);
-    return cudaGetLastError();
+    switch (cells * 2 + (reg_steps != 0)) {
+    case 8: return cs__k_staged<T, 4, 0>;
+    case 9: return cs__k_staged<T, 4, CS__STG_REG_STEPS>;
+    case 4: return cs__k_staged<T, 2, 0>;
+    case 5: return cs__k_staged<T, 2, CS__STG_REG_STEPS>;
+    case 2: return cs__k_staged<T, 1, 0>;
+    case 3: return cs__k_staged<T, 1, CS__STG_REG_STEPS>;
+    default: return nullptr;
+    }
 }
 
-template <class T, int C>
-static cudaError_t cs__staged_launch_c(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
+template <class T>
+static cudaError_t cs__staged_prepare_t(const cs__staged_dev &sd, int attr_rows, int attr_steps, int *blocks_per_sm)
 {
-    return sd.reg_steps ? cs__staged_launch_r<T, C, CS__STG_REG_STEPS>(sd, d, u, rhs, stream)
-                        : cs__staged_launch_r<T, C, 0>(sd, d, u, rhs, stream);
+    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps);
+    if (!k) return cudaErrorInvalidValue;
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sizeof(T)));
+    if (e != cudaSuccess) return e;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sizeof(T)));
+    if (e != cudaSuccess) return e;
+    return *blocks_per_sm < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
+}
+
+cudaError_t cs__staged_prepare(const cs__staged_dev &sd, int attr_rows, int attr_steps, int blocks_per_sm[2])
+{
+    cudaError_t e = cs__staged_prepare_t<double>(sd, attr_rows, attr_steps, &blocks_per_sm[0]);
+    return e != cudaSuccess ? e : cs__staged_prepare_t<float>(sd, attr_rows, attr_steps, &blocks_per_sm[1]);
 }
 
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
 {
-    switch (sd.cells) {
-    case 4: return cs__staged_launch_c<T, 4>(sd, d, u, rhs, stream);
-    case 2: return cs__staged_launch_c<T, 2>(sd, d, u, rhs, stream);
-    case 1: return cs__staged_launch_c<T, 1>(sd, d, u, rhs, stream);
-    default: return cudaErrorInvalidValue;
-    }
+    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps);
+    if (!k) return cudaErrorInvalidValue;
+    long long grid = (long long)sd.blocks_per_sm * sd.nsm;
+    if (grid > sd.ngroup) grid = sd.ngroup;
+    k<<<(int)grid, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sizeof(T)), stream>>>(sd, d, u, rhs);
+    return cudaGetLastError();
 }
 template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *, const double *, double *, cudaStream_t);
 template cudaError_t cs__staged_launch<float>(const cs__staged_dev &, float *, const float *, float *, cudaStream_t);
-
-template <class T, int C>
-static cudaError_t cs__staged_set_attrs_c(int reg_steps, int rows, int max_steps)
-{
-    const int bytes = (int)cs__staged_warp_bytes(rows, max_steps, C, sizeof(T));
-    return reg_steps ? cudaFuncSetAttribute(cs__k_staged<T, C, CS__STG_REG_STEPS>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)
-                     : cudaFuncSetAttribute(cs__k_staged<T, C, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-}
-
-template <int C>
-static cudaError_t cs__staged_set_attrs_both(int reg_steps, int rows, int max_steps)
-{
-    cudaError_t e = cs__staged_set_attrs_c<double, C>(reg_steps, rows, max_steps);
-    return e != cudaSuccess ? e : cs__staged_set_attrs_c<float, C>(reg_steps, rows, max_steps);
-}
-
-cudaError_t cs__staged_set_attrs(int cells, int reg_steps, int rows, int max_steps)
-{
-    switch (cells) {
-    case 4: return cs__staged_set_attrs_both<4>(reg_steps, rows, max_steps);
-    case 2: return cs__staged_set_attrs_both<2>(reg_steps, rows, max_steps);
-    case 1: return cs__staged_set_attrs_both<1>(reg_steps, rows, max_steps);
-    default: return cudaErrorInvalidValue;
-    }
-}

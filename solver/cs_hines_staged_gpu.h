@@ -5,17 +5,22 @@
 
 #include <cuda_runtime.h>
 
-/* The plan's device arrays and shape (cs__hines_hplan's staged fields, uploaded). */
+/* One launch of a plan: its device arrays (cs__hines_hplan's staged fields, uploaded, from the
+ * launch's first group) and shape. */
 struct cs__staged_dev {
     int ngroup, rows, max_steps, nsm, reg_steps, cells; /* rows: shared rows (plus a scratch row) */
+    int blocks_per_sm;  /* one-warp blocks that fit a multiprocessor (cs__staged_prepare) */
     const int *group_base, *group_type;
     const int2 *stype;  /* per type: first slot, steps */
     const int4 *sched;  /* per step 32 / cells int2 slots {row, flags | shared rows} */
 };
+template <class T>
+using cs__staged_kernel_t = void (*)(cs__staged_dev, T *, const T *, T *);
 
-/* Opt the kernel for groups of `cells` cells with reg_steps register steps into the shared memory
- * a warp needs for `rows` shared rows and schedules of at most max_steps steps (both precisions). */
-cudaError_t cs__staged_set_attrs(int cells, int reg_steps, int rows, int max_steps);
+/* At plan creation, for both precisions: opt the launch's kernel into the shared memory of
+ * attr_rows shared rows and attr_steps steps (the most of the launches that share the kernel), and
+ * the blocks per multiprocessor of this launch ([0] double, [1] float). */
+cudaError_t cs__staged_prepare(const cs__staged_dev &sd, int attr_rows, int attr_steps, int blocks_per_sm[2]);
 /* One solve on `stream`: a persistent grid of one-warp blocks, as many as fit the device. */
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream);

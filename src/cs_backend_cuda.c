@@ -160,8 +160,8 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
     cs_status st = CS_OK;
     for (int m = 0; m < s->nmech && st == CS_OK; ++m) {
         const cs_mech_type *t = types[m];
-        int n = count[m], np = t->nparam, ns = t->nstate;
-        if (kind_of(t) < 0) { st = cs_error_set(CS_ERR_UNSUPPORTED, "mechanism \"%s\" has no CUDA kernel: use --backend cpu", t->name); break; }
+        const int n = count[m], np = t->nparam, ns = t->nstate, kind = kind_of(t);
+        if (kind < 0) { st = cs_error_set(CS_ERR_UNSUPPORTED, "mechanism \"%s\" has no CUDA kernel: use --backend cpu", t->name); break; }
         int *node = malloc((size_t)n * sizeof *node);
         double *w = malloc((size_t)n * sizeof *w);
         double *par = malloc((size_t)(np ? np : 1) * (size_t)n * sizeof *par);
@@ -182,7 +182,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius};
             t->init(&view);
             cs_cuda_mech *cm = &s->mech[m];
-            cm->kind = (cs_cuda_mech_kind)kind_of(t);
+            cm->kind = (cs_cuda_mech_kind)kind;
             cm->n = n;
             st = upload_new((void **)&cm->node, node, (size_t)n * sizeof *node, "mechanism CVs");
             if (st == CS_OK) st = upload_new((void **)&cm->weight, w, (size_t)n * sizeof *w, "mechanism weights");

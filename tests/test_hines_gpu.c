@@ -386,16 +386,16 @@ static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_opti
     ck_assert_int_eq(maxrows, hp->block_rows);
 }
 
-/* staged: every type's schedule runs each row once, after all its children (in earlier steps),
- * never two rows with one parent in a step (their lanes' gathers would race), its carry flags pair
- * a row with its parent in the same slot of the next step, and its shared rows are distinct, fit
- * the plan's, exist for every row kept in shared memory or gathered into, and name the parent */
 /* an assertion for hot loops: Check's ck_assert_* writes to a pipe even when it passes */
-#define TEST_CHECK(cond, ...)                     \
+#define TEST_CHECK(cond, ...)                   \
     do {                                        \
         if (!(cond)) ck_abort_msg(__VA_ARGS__); \
     } while (0)
 
+/* staged: every type's schedule runs each row once, after all its children (in earlier steps),
+ * never two rows with one parent in a step (their lanes' gathers would race), its carry flags pair
+ * a row with its parent in the same slot of the next step, and its shared rows are distinct, fit
+ * the plan's, exist for every row kept in shared memory or gathered into, and name the parent */
 static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, const char *what)
 {
     /* the launches cover the groups in order, each group's type in its launch */
