@@ -409,19 +409,23 @@ __global__ void cs__k_warp(const int *__restrict__ block_first, const int *__res
 }
 
 /* one warp per system; coupling arrays follow the re-rooted edges (lusrc) and the root's
- * coupling is 0 in the internal layout and not written back */
+ * coupling is 0 in the internal layout and not written back. Rows are taken in internal order
+ * (lorder), so the internal side is a contiguous run per warp instruction and the tree side, a
+ * gather within the system's few kilobytes, comes from L1 (staged stores rows in schedule order:
+ * in tree order this conversion took 2.3× as long, bench/NOTES.md). */
 template <class T, bool TO_INTERNAL>
 __global__ void cs__k_convert(int nsys, const int *__restrict__ offset, const int *__restrict__ cell_base,
                               const int *__restrict__ cell_map, int stride, const int *__restrict__ lmap,
-                              const int *__restrict__ lusrc, int coupling, const T *__restrict__ src,
-                              T *__restrict__ dst)
+                              const int *__restrict__ lusrc, const int *__restrict__ lorder, int coupling,
+                              const T *__restrict__ src, T *__restrict__ dst)
 {
     const int s = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5);
     const int lane = threadIdx.x & 31;
     if (s >= nsys) return;
     const int o = offset[s], n = offset[s + 1] - o, m = cell_map[s];
     const long long cb = cell_base[s];
-    for (int i = lane; i < n; i += 32) {
+    for (int q = lane; q < n; q += 32) {
+        const int i = m < 0 ? q : lorder[m + q];
         const long long k = cb + (m < 0 ? (long long)i * stride : (long long)lmap[m + i]);
         int tr = i;
         if (coupling) tr = m < 0 ? (i == 0 ? -1 : i) : lusrc[m + i];
@@ -435,7 +439,7 @@ struct cs_hines_plan {
     cs__hines_hplan hp;
     int device;
     cudaStream_t stream;
-    int *d_offset, *d_cell_base, *d_cell_map, *d_lmap, *d_lusrc;
+    int *d_offset, *d_cell_base, *d_cell_map, *d_lmap, *d_lusrc, *d_lorder;
     int *d_slot_base, *d_slot_n, *d_p_local, *d_group_base, *d_group_rows;
     int *d_pack_base, *d_pack_type, *d_level_start, *d_children, *d_block_first;
     cudaStream_t *launch_stream; /* warp: one stream per launch group (created at the first solve) */
@@ -467,7 +471,7 @@ static cs_solver_status cs__upload(T **dst, const T *src, size_t n)
 extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
 {
     if (!pl) return;
-    void *ptrs[] = {pl->d_offset, pl->d_cell_base, pl->d_cell_map, pl->d_lmap, pl->d_lusrc,
+    void *ptrs[] = {pl->d_offset, pl->d_cell_base, pl->d_cell_map, pl->d_lmap, pl->d_lusrc, pl->d_lorder,
                     pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
                     pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children, pl->d_block_first,
                     pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_stype, pl->d_sched,
@@ -569,6 +573,7 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
     CS__TRY(cs__upload(&pl->d_cell_map, hp->cell_map, (size_t)hp->nsys));
     CS__TRY(cs__upload(&pl->d_lmap, hp->lmap, (size_t)hp->nlmap));
     CS__TRY(cs__upload(&pl->d_lusrc, hp->lusrc, (size_t)hp->nlmap));
+    CS__TRY(cs__upload(&pl->d_lorder, hp->lorder, (size_t)hp->nlmap));
     if (cs__hines_variant_is_fine(hp->variant)) {
         if (hp->variant == CS__HV_WARP) CS__TRY(cs__upload(&pl->d_block_first, hp->block_first, (size_t)hp->nblock + 1));
         CS__TRY(cs__upload(&pl->d_pack_base, hp->pack_base, (size_t)hp->npack));
@@ -823,10 +828,10 @@ static cs_solver_status cs__convert(cs_hines_plan *pl, int to_internal, cs_hines
     const int grid = (int)((nthreads + th - 1) / th);
     if (to_internal)
         cs__k_convert<T, true><<<grid, th, 0, pl->stream>>>(hp->nsys, pl->d_offset, pl->d_cell_base, pl->d_cell_map, hp->cell_stride,
-                                                           pl->d_lmap, pl->d_lusrc, kind == CS_HINES_COUPLING, src, dst);
+                                                           pl->d_lmap, pl->d_lusrc, pl->d_lorder, kind == CS_HINES_COUPLING, src, dst);
     else
         cs__k_convert<T, false><<<grid, th, 0, pl->stream>>>(hp->nsys, pl->d_offset, pl->d_cell_base, pl->d_cell_map, hp->cell_stride,
-                                                            pl->d_lmap, pl->d_lusrc, kind == CS_HINES_COUPLING, src, dst);
+                                                            pl->d_lmap, pl->d_lusrc, pl->d_lorder, kind == CS_HINES_COUPLING, src, dst);
     CS__CU(cudaGetLastError());
     return CS_SOLVER_OK;
 }

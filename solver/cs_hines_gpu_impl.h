@@ -95,6 +95,9 @@ typedef struct {
     int cell_stride;
     int nlmap;
     int *lmap, *lusrc; /* [nlmap] */
+    int *lorder;       /* [nlmap] per structure, its rows by increasing lmap: the device conversion
+                        * walks a system in internal order, so a warp's writes (to internal) or
+                        * reads (from internal) are one contiguous run */
 
     /* per-system variants (flat, interleaved, block_interleaved, block_shared, variable) */
     int nslot;         /* threads with a system (padding slots have slot_n = 0) */

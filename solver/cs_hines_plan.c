@@ -521,7 +521,7 @@ done:
 void cs__hines_hplan_free(cs__hines_hplan *hp)
 {
     if (!hp) return;
-    free(hp->offset); free(hp->cell_base); free(hp->cell_map); free(hp->lmap); free(hp->lusrc);
+    free(hp->offset); free(hp->cell_base); free(hp->cell_map); free(hp->lmap); free(hp->lusrc); free(hp->lorder);
     free(hp->slot_base); free(hp->slot_n); free(hp->p_local); free(hp->group_base); free(hp->group_rows);
     free(hp->pack_base); free(hp->pack_type); free(hp->type_info); free(hp->level_start);
     free(hp->tasks); free(hp->children); free(hp->block_first); free(hp->launch_first); free(hp->launch_rows);
@@ -962,6 +962,33 @@ fail:
     return st;
 }
 
+static int cs__cmp_int2(const void *a, const void *b)
+{
+    const int x = ((const int *)a)[0], y = ((const int *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* lorder: each structure's rows sorted by their internal offset (lmap). Returns 0, or -1 when out
+ * of memory. */
+static int cs__hplan_order_maps(cs__hines_hplan *hp)
+{
+    if (!hp->nlmap) return 0;
+    int *pairs = malloc(sizeof(int) * 2 * (size_t)hp->max_n);
+    unsigned char *done = calloc((size_t)hp->nlmap, 1);
+    hp->lorder = malloc(sizeof(int) * (size_t)hp->nlmap);
+    if (!pairs || !done || !hp->lorder) { free(pairs); free(done); return -1; }
+    for (int s = 0; s < hp->nsys; ++s) {
+        const int m = hp->cell_map[s], n = hp->offset[s + 1] - hp->offset[s];
+        if (m < 0 || done[m]) continue;
+        done[m] = 1;
+        for (int i = 0; i < n; ++i) { pairs[2 * i] = hp->lmap[m + i]; pairs[2 * i + 1] = i; }
+        qsort(pairs, (size_t)n, 2 * sizeof(int), cs__cmp_int2);
+        for (int q = 0; q < n; ++q) hp->lorder[m + q] = pairs[2 * q + 1];
+    }
+    free(pairs); free(done);
+    return 0;
+}
+
 cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p, int variant,
                                        const cs_hines_gpu_options *opt_in, int nsm,
                                        cs__hines_hplan *hp, char *msg, size_t msglen)
@@ -1053,7 +1080,10 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
                 *hp = trial;
                 hp->variant = CS__HV_STAGED;
                 free(sid); free(rep); free(lp);
-                return CS_SOLVER_OK;
+                if (cs__hplan_order_maps(hp) == 0) return CS_SOLVER_OK;
+                cs__msg(msg, msglen, "out of memory");
+                cs__hines_hplan_free(hp);
+                return CS_SOLVER_ERR_NOMEM;
             }
             cs__staged_release(&trial); /* only its own arrays: the rest is hp's */
         }
@@ -1069,6 +1099,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     else if (variant >= 0 && variant < CS__HV_COUNT) st = cs__plan_cells(hp, p, sid, rep, &opt, msg, msglen);
     else { st = CS_SOLVER_ERR_INVALID; cs__msg(msg, msglen, "unknown variant %d", variant); }
     if (st != CS_SOLVER_OK) goto fail;
+    if (cs__hplan_order_maps(hp) < 0) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); goto fail; }
     free(sid); free(rep); free(lp);
     return CS_SOLVER_OK;
 fail:

@@ -364,14 +364,22 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             if (!g) goto fail;
             hp->stg_sched = g;
         }
+        /* rows stored in the schedule's order, so that a step's rows are one contiguous run: its
+         * copies and stores touch 2-3 lines of 128 bytes per array instead of one line per row
+         * (the L2's tag lookups, not its bytes, were the busiest unit: bench/NOTES.md) */
+        int *pos = malloc(sizeof(int) * (size_t)nrow[t]), np = 0;
+        if (!pos) goto fail;
+        for (int k = 0; k < steps * S; ++k)
+            if (tmp[2 * k] >= 0) { pos[tmp[2 * k]] = np; tmp[2 * k] = np++; }
         memcpy(hp->stg_sched + 2 * (size_t)hp->stg_nslot, tmp, sizeof(int) * 2 * (size_t)S * (size_t)steps);
         hp->stype[2 * t] = hp->stg_nslot;
         hp->stype[2 * t + 1] = steps;
         hp->stg_nslot += steps * S;
-        for (int i = 0; i < nrow[t]; ++i) { /* old row i is the schedule's row renum[i] */
-            hp->lmap[lmoff[t] + i] = (renum[t] ? renum[t][i] : i) * sh->cells;
+        for (int i = 0; i < nrow[t]; ++i) { /* old row i is tree row renum[i], stored at its place in the schedule */
+            hp->lmap[lmoff[t] + i] = pos[renum[t] ? renum[t][i] : i] * sh->cells;
             hp->lusrc[lmoff[t] + i] = usrc[t] ? usrc[t][i] : i ? i : -1;
         }
+        free(pos);
     }
     hp->nstype = nt;
     /* groups of C cells of one structure, launch by launch */
@@ -469,7 +477,8 @@ void cs__staged_release(cs__hines_hplan *hp)
 }
 
 /* Mirrors cs__k_staged operation for operation (but for the reciprocal's last bit), one cell at a
- * time: A, B are the warp's shared rows, RA, RB the lanes' registers of the register steps. */
+ * time: A, B are the warp's shared rows (the kernel keeps a row's a, b as one pair), RA, RB the lanes'
+ * registers of the register steps. */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
     int rows = 0;
@@ -495,13 +504,13 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
                         const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
                         if (row < 0) continue;
                         const long long k = base + (long long)row * C;
-                        double dd = d[k], uu = u[k], rr = rhs[k];
-                        dd += cd[s] + A[own]; /* the carry is 0 unless the slot's last row carried */
-                        rr += cr[s] + B[own];
+                        const double uu = u[k];
+                        const double dd = (d[k] + A[own]) + cd[s]; /* the carry is 0 unless the slot's last row carried */
+                        const double rr = (rhs[k] + B[own]) + cr[s];
                         const double inv = 1.0 / dd, a = uu * inv, b = rr * inv; /* the GPU: 1/dd within 1 ulp */
                         if (t < R) { RA[t * S + s] = a; RB[t * S + s] = b; }
                         else { A[own] = a; B[own] = b; }
-                        const double cdn = -a * uu, crn = -a * rr;
+                        const double cdn = -((uu * uu) * inv), crn = -((uu * rr) * inv);
                         const int carry = (f & CS__STG_CARRY_OUT) != 0;
                         cd[s] = carry ? cdn : 0.0;
                         cr[s] = carry ? crn : 0.0;
@@ -513,10 +522,8 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
                         const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
                         if (row < 0) continue;
                         const double a = t < R ? RA[t * S + s] : A[own], b = t < R ? RB[t * S + s] : B[own];
-                        double x;
-                        if (f & CS__STG_ROOT) x = b;
-                        else if (f & CS__STG_CARRY_OUT) x = b - a * xc[s];
-                        else x = b - a * B[par];
+                        const double xp = (f & CS__STG_ROOT) ? 0.0 : (f & CS__STG_CARRY_OUT) ? xc[s] : B[par];
+                        const double x = b - a * xp;
                         xc[s] = x;
                         if (f & CS__STG_GATHER_IN) B[own] = x;
                         rhs[base + (long long)row * C] = x;

@@ -46,7 +46,8 @@ template <class T, int C>
 struct cs__stg_copy {
     static constexpr int S = 32 / C, SEG = C * (int)sizeof(T), CB = SEG < 16 ? SEG : 16;
     static constexpr int PER = CB / (int)sizeof(T), CH = SEG / CB, N = 3 * CH, H = (N + C - 1) / C;
-    const T *src[H]; /* the chunk's array at the group's base, chunk offset included */
+    static constexpr unsigned SLOT_BYTES = (unsigned)(S * 3 * C * sizeof(T));
+    const T *src[H]; /* the chunk's array, chunk offset included */
     unsigned dst[H]; /* shared-memory address within ring slot 0 */
     int nchunk;
 
@@ -56,6 +57,8 @@ struct cs__stg_copy {
 #pragma unroll
         for (int h = 0; h < H; ++h) {
             const int q = j + h * C;
+            src[h] = d; /* a chunk this lane does not have is never copied */
+            dst[h] = ring0;
             if (q >= N) continue;
             const int k = q / CH, c = q - k * CH;
             src[h] = (k == 0 ? d : k == 1 ? u : rhs) + c * PER;
@@ -63,67 +66,92 @@ struct cs__stg_copy {
             nchunk = h + 1;
         }
     }
-    /* copy row `row` (< 0: none) of the group at `base` into ring slot `slot` (not committed) */
-    __device__ __forceinline__ void copy(long long base, int row, int slot) const
+    /* the chunks' sources for the group at `base` */
+    __device__ __forceinline__ void at(long long base, const T *g[H]) const
     {
-        if (row < 0) return;
-        const long long off = base + (long long)row * C;
 #pragma unroll
-        for (int h = 0; h < H; ++h)
-            if (h < nchunk) {
-                const unsigned to = dst[h] + slot * (unsigned)(S * 3 * C * sizeof(T));
-                if (CB == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src[h] + off));
-                else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to), "l"(src[h] + off), "n"(CB));
-            }
+        for (int h = 0; h < H; ++h) g[h] = src[h] + base;
+    }
+    /* copy row `row` (< 0: none) of the group whose sources are g into ring slot `slot` (not
+     * committed). Predicated, not branched: the step stays one basic block, so the compiler can
+     * interleave the copy's address arithmetic with the step's floating-point chain. */
+    __device__ __forceinline__ void copy(const T *const g[H], int row, int slot) const
+    {
+#pragma unroll
+        for (int h = 0; h < H; ++h) {
+            const unsigned to = dst[h] + (unsigned)slot * SLOT_BYTES;
+            const T *from = g[h] + row * C;
+            const int on = row >= 0 && h < nchunk;
+            if (CB == 16)
+                asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p cp.async.cg.shared.global [%0], [%1], 16; }" ::"r"(to),
+                             "l"(from), "r"(on));
+            else
+                asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p cp.async.ca.shared.global [%0], [%1], %3; }" ::"r"(to),
+                             "l"(from), "r"(on), "n"(CB));
+        }
     }
 };
 
 __device__ __forceinline__ void cs__stg_commit() { asm volatile("cp.async.commit_group;"); }
 
+/* a row's eliminated pair (a, b) in shared memory: one 16-byte access (double) instead of two */
+template <class T> struct cs__stg_pair;
+template <> struct cs__stg_pair<double> { using type = double2; };
+template <> struct cs__stg_pair<float> { using type = float2; };
+
 /* One step of the backward sweep on a lane: its slot's row e (from the schedule) is in the ring
  * slot at rg; it first issues the copy of row next_row (step t + RING - 1) into ring slot wslot.
  * The eliminated row goes to registers (ra, rb) in a register step, else to its shared row; its
  * parent gets the elimination by the carry (cd, cr: zero unless this row carries) or added into
- * the parent's shared row. A/B[own] hold the sums of the gathering children: shared rows are
- * zeroed for each group, and rows with none point at the scratch row, which stays zero. */
+ * the parent's shared row. AB[own] holds the sums of the gathering children: shared rows are
+ * zeroed for each group, and rows with none point at the scratch row, which stays zero.
+ * No branches: every load is made (a slot without a row, or a row without a shared parent, reads
+ * the scratch row) and every store is predicated, so a step is one basic block.
+ * The carry chain (cd → d1 → 1/d1 → cd of the next step) is kept short: u² and u·r' are formed
+ * beside the reciprocal, so that cdn and crn are one product after it. */
 template <class T, int C, bool IN_REGS>
-__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T, C> &cp, long long base, int next_row, int wslot, int2 e,
-                                                 const T *rg, T *A, T *B, int j, T &cd, T &cr, T &ra, T &rb)
+__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T, C> &cp, const T *const *gp, int next_row, int wslot, int2 e,
+                                                 const T *rg, typename cs__stg_pair<T>::type *AB, T &cd, T &cr, T &ra, T &rb)
 {
+    using T2 = typename cs__stg_pair<T>::type;
     asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
     __syncwarp(); /* this step's copies and the last step's gathers visible; a ring slot freed */
-    cp.copy(base, next_row, wslot);
+    cp.copy(gp, next_row, wslot);
     cs__stg_commit();
-    const int f = e.y & 0xff, kr = CS__STG_OWN(e.y) * C + j, kp = CS__STG_PAR(e.y) * C + j;
-    const T d1 = rg[0] + cd + A[kr], uu = rg[32], r1 = rg[64] + cr + B[kr]; /* arrays 32 = S·C apart */
+    const int f = e.y & 0xff;
+    T2 *own = AB + CS__STG_OWN(e.y) * C, *par = AB + CS__STG_PAR(e.y) * C; /* AB: this lane's cell */
+    const T2 so = *own, sp = *par; /* no other lane writes the parent's row in this step */
+    const T d1 = (rg[0] + so.x) + cd, uu = rg[32], r1 = (rg[64] + so.y) + cr; /* arrays 32 = S·C apart */
     const T inv = cs__stg_rcp(d1);
-    const T a = uu * inv, b = r1 * inv, cdn = -a * uu, crn = -a * r1;
-    if (e.x >= 0) {
-        if (IN_REGS) { ra = a; rb = b; }
-        else { A[kr] = a; B[kr] = b; }
-        if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { A[kp] += cdn; B[kp] += crn; } /* no other row of the step has this parent */
-    }
-    const bool carry = f & CS__STG_CARRY_OUT;
+    const T uu2 = uu * uu, ur = uu * r1;
+    const T a = uu * inv, b = r1 * inv, cdn = -(uu2 * inv), crn = -(ur * inv);
+    const bool real = e.x >= 0, carry = f & CS__STG_CARRY_OUT;
+    if (IN_REGS) { ra = a; rb = b; }
+    else if (real) *own = T2{a, b};
+    if (real && !(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) *par = T2{sp.x + cdn, sp.y + crn};
     cd = carry ? cdn : T(0);
     cr = carry ? crn : T(0);
 }
 
 /* One step of the forward sweep on a lane: x of its slot's row e from its eliminated row and its
- * parent's x (the same slot's previous x for a carry, else the parent's shared row); x goes to
- * device memory, and to the row's shared row when children in other slots read it. */
+ * parent's x (the same slot's previous x for a carry, none for the root, else the parent's shared
+ * row); x goes to device memory, and to the row's shared row when children in other slots read it.
+ * Branch-free like the backward step. */
 template <class T, int C, bool IN_REGS>
-__device__ __forceinline__ void cs__stg_forward(int2 e, T *A, T *B, T *out, int j, T &xc, T ra, T rb)
+__device__ __forceinline__ void cs__stg_forward(int2 e, typename cs__stg_pair<T>::type *AB, T *out, T &xc, T ra, T rb)
 {
+    using T2 = typename cs__stg_pair<T>::type;
     __syncwarp(); /* the parents' x of earlier steps visible */
-    const int f = e.y & 0xff, kr = CS__STG_OWN(e.y) * C + j, kp = CS__STG_PAR(e.y) * C + j;
-    const T a = IN_REGS ? ra : A[kr], b = IN_REGS ? rb : B[kr];
-    const T xp = (f & (CS__STG_ROOT | CS__STG_CARRY_OUT)) ? xc : B[kp];
-    const T x = (f & CS__STG_ROOT) ? b : b - a * xp;
+    const int f = e.y & 0xff;
+    T2 *own = AB + CS__STG_OWN(e.y) * C;
+    const T xs = AB[CS__STG_PAR(e.y) * C].y;
+    const T2 ab = IN_REGS ? T2{ra, rb} : *own;
+    const T xp = (f & CS__STG_ROOT) ? T(0) : (f & CS__STG_CARRY_OUT) ? xc : xs;
+    const T x = ab.y - ab.x * xp;
     xc = x;
-    if (e.x >= 0) {
-        if (f & CS__STG_GATHER_IN) B[kr] = x;
-        out[(long long)e.x * C] = x;
-    }
+    const bool real = e.x >= 0;
+    if (real && (f & CS__STG_GATHER_IN)) own->y = x;
+    if (real) out[e.x * C] = x;
 }
 
 /* C: cells per warp; R: register steps (0 or CS__STG_REG_STEPS), unrolled so that ra/rb stay
@@ -131,16 +159,20 @@ __device__ __forceinline__ void cs__stg_forward(int2 e, T *A, T *B, T *out, int 
 template <class T, int C, int R>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
 {
+    using T2 = typename cs__stg_pair<T>::type;
+    using copy_t = cs__stg_copy<T, C>;
     constexpr int S = 32 / C;
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
-    /* A and B hold the shared rows and a scratch row (for empty slots, the root's parent and
-     * register rows without gathers: zero, never written). The schedule of the group's structure
-     * is staged too: read from device memory every step it missed L1 and stalled the warp on L2
-     * latency (a quarter of the samples, NOTES.md). */
-    T *A = reinterpret_cast<T *>(cs__smem_stg), *B = A + (size_t)(sd.rows + 1) * C, *ring = B + (size_t)(sd.rows + 1) * C;
+    /* AB holds the shared rows' (a, b) pairs and a scratch row (for empty slots, the root's parent
+     * and register rows without gathers: zero, never written). The schedule of the group's
+     * structure is staged too: read from device memory every step it missed L1 and stalled the
+     * warp on L2 latency (a quarter of the samples, NOTES.md). */
+    T2 *AB0 = reinterpret_cast<T2 *>(cs__smem_stg);
+    T *ring = reinterpret_cast<T *>(AB0 + (size_t)(sd.rows + 1) * C);
     int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * 3 * C);
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
-    cs__stg_copy<T, C> cp;
+    T2 *AB = AB0 + j;
+    copy_t cp;
     cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q, j);
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
     const T *rg0 = ring + q * C + j; /* this lane's d in ring slot 0 (laid out [k][slot][cell]) */
@@ -149,9 +181,12 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], unused;
     int g = blockIdx.x, type = sd.group_type[g], nsteps = 0;
     long long base = sd.group_base[g];
+    const T *gp[copy_t::H];
+    cp.at(base, gp);
     bool staged = false; /* the group's first steps are in the ring already */
     for (;;) {
-        for (int i = lane; i < (sd.rows + 1) * C; i += 32) A[i] = B[i] = T(0);
+        const T2 zero{T(0), T(0)};
+        for (int i = lane; i < (sd.rows + 1) * C; i += 32) AB0[i] = zero;
         if (!staged) { /* a new structure (or the first group): its schedule, then the ring's first steps */
             const int2 ty = sd.stype[type];
             nsteps = ty.y;
@@ -159,7 +194,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             for (int i = lane; i < ty.y * S; i += 32) ssc[i] = __ldg(sched + (size_t)ty.x + i);
             __syncwarp();
             for (int t = 0; t < RING - 1; ++t) {
-                cp.copy(base, t < nsteps ? sc[t * S].x : -1, t);
+                cp.copy(gp, t < nsteps ? sc[t * S].x : -1, t);
                 cs__stg_commit();
             }
         }
@@ -174,13 +209,13 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             if (t < nsteps) {
                 const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
                 const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
-                cs__stg_backward<T, C, true>(cp, base, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, A, B, j, cd, cr, ra[t], rb[t]);
+                cs__stg_backward<T, C, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, cd, cr, ra[t], rb[t]);
                 e = en;
             }
         for (int t = R, ri = R % RING; t < nsteps; ++t) {
             const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
             const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
-            cs__stg_backward<T, C, false>(cp, base, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, A, B, j, cd, cr, unused, unused);
+            cs__stg_backward<T, C, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, cd, cr, unused, unused);
             e = en;
             ri = ri + 1 == RING ? 0 : ri + 1;
         }
@@ -188,29 +223,30 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
          * runs (the ring is free) */
         __syncwarp();
         staged = type2 == type;
+        T *out = rhs + base + j;
+        if (g2 < sd.ngroup) cp.at(base2, gp);
         if (staged)
             for (int t = 0; t < RING - 1; ++t) {
-                cp.copy(base2, t < nsteps ? sc[t * S].x : -1, t);
+                cp.copy(gp, t < nsteps ? sc[t * S].x : -1, t);
                 cs__stg_commit();
             }
         /* forward sweep: the steps in reverse; x goes to device memory once */
         T xc = T(0);
-        T *out = rhs + base + j;
         e = sc[(nsteps - 1) * S];
         for (int t = nsteps - 1; t >= R; --t) {
             const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
-            cs__stg_forward<T, C, false>(e, A, B, out, j, xc, unused, unused);
+            cs__stg_forward<T, C, false>(e, AB, out, xc, unused, unused);
             e = en;
         }
 #pragma unroll
         for (int t = R - 1; t >= 0; --t)
             if (t < nsteps) {
                 const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
-                cs__stg_forward<T, C, true>(e, A, B, out, j, xc, ra[t], rb[t]);
+                cs__stg_forward<T, C, true>(e, AB, out, xc, ra[t], rb[t]);
                 e = en;
             }
         if (g2 >= sd.ngroup) break;
-        __syncwarp(); /* the forward sweep's reads of A and B end before the next group zeroes them */
+        __syncwarp(); /* the forward sweep's reads of AB end before the next group zeroes them */
         g = g2; type = type2; base = base2;
     }
 }

@@ -486,7 +486,7 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
             roots += np < 0;
             par[rowof[i]] = np < 0 ? -1 : rowof[np];
         }
-        TEST_CHECK(roots == 1 && par[0] == -1, "%s: system %d: %d roots", what, sy, roots);
+        TEST_CHECK(roots == 1, "%s: system %d: %d roots", what, sy, roots);
         for (int k = 0; k < steps * S; ++k) {
             int r = sc[2 * k];
             if (r < 0) continue;
@@ -498,7 +498,7 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
         TEST_CHECK(seen == n, "%s: system %d: %d of %d rows scheduled", what, sy, seen, n);
         for (int r = 0; r < n; ++r) {
             const int w = sc[2 * (step[r] * S + slot[r]) + 1], f = w & 0xff;
-            if (r == 0) { TEST_CHECK(f & CS__STG_ROOT, "%s: system %d: root flag", what, sy); continue; }
+            if (par[r] < 0) { TEST_CHECK(f & CS__STG_ROOT, "%s: system %d: root flag", what, sy); continue; }
             TEST_CHECK(!(f & CS__STG_ROOT), "%s: system %d row %d: root flag", what, sy, r);
             const int p = par[r], wp = sc[2 * (step[p] * S + slot[p]) + 1];
             TEST_CHECK(step[p] > step[r], "%s: system %d row %d runs before its child %d", what, sy, p, r);
@@ -511,11 +511,11 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
         for (int tt = 0; tt < steps; ++tt) { /* no two rows of a step share a parent */
             for (int k = 0; k < S; ++k) {
                 const int r = sc[2 * (tt * S + k)];
-                if (r > 0) stamp[par[r]] = -1;
+                if (r >= 0 && par[r] >= 0) stamp[par[r]] = -1;
             }
             for (int k = 0; k < S; ++k) {
                 const int r = sc[2 * (tt * S + k)];
-                if (r <= 0) continue;
+                if (r < 0 || par[r] < 0) continue;
                 TEST_CHECK(stamp[par[r]] < 0, "%s: system %d rows %d and %d share parent %d in step %d", what, sy, stamp[par[r]], r,
                            par[r], tt);
                 stamp[par[r]] = r;
@@ -568,6 +568,19 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
     ck_assert_msg(e <= TOL_D, "%s %s (host emulation: %s): error %.3g", what, opt->variant, hp.describe, e);
     if (hp.variant == CS__HV_WARP) check_warp_blocks(&hp, opt, what);
     if (hp.variant == CS__HV_STAGED) check_staged_schedule(&hp, b, what);
+    /* the device conversion's order: each mapped system's rows once, by increasing internal index */
+    for (int sy = 0; sy < b->nsys; ++sy) {
+        const int m = hp.cell_map[sy], n = b->offset[sy + 1] - b->offset[sy];
+        if (m < 0) continue;
+        unsigned char *seen = calloc((size_t)n, 1);
+        for (int q = 0; q < n; ++q) {
+            const int i = hp.lorder[m + q];
+            TEST_CHECK(i >= 0 && i < n && !seen[i], "%s: system %d: lorder[%d] = %d", what, sy, q, i);
+            TEST_CHECK(q == 0 || hp.lmap[m + i] > hp.lmap[m + hp.lorder[m + q - 1]], "%s: system %d: lorder not increasing at %d", what, sy, q);
+            seen[i] = 1;
+        }
+        free(seen);
+    }
     for (int shared = 0; cs__hines_hplan_fuses(&hp) && shared <= hp.uniform; ++shared) {
         /* the fused step, twice: the second finds the work arrays as the first left them */
         step_inputs si;
