@@ -409,29 +409,48 @@ __global__ void cs__k_warp(const int *__restrict__ block_first, const int *__res
 }
 
 /* one warp per system; coupling arrays follow the re-rooted edges (lusrc) and the root's
- * coupling is 0 in the internal layout and not written back. Rows are taken in internal order
- * (lorder), so the internal side is a contiguous run per warp instruction and the tree side, a
- * gather within the system's few kilobytes, comes from L1 (staged stores rows in schedule order:
- * in tree order this conversion took 2.3× as long, bench/NOTES.md). */
+ * coupling is 0 in the internal layout and not written back. A system with a row map (lmap) and
+ * at most stage_rows rows goes through shared memory: its tree-order values are read (or
+ * written) as one contiguous run, and its internal rows are taken in internal order (lorder), so
+ * both sides of the copy are contiguous. Taken in tree order instead, the internal side scattered
+ * once staged stored rows in schedule order (medium-high 2.6 → 6.1 ms); taken in internal order
+ * without staging, the tree side did (big-high 5.0 → 7.6 ms; bench/NOTES.md). */
 template <class T, bool TO_INTERNAL>
 __global__ void cs__k_convert(int nsys, const int *__restrict__ offset, const int *__restrict__ cell_base,
                               const int *__restrict__ cell_map, int stride, const int *__restrict__ lmap,
-                              const int *__restrict__ lusrc, const int *__restrict__ lorder, int coupling,
+                              const int *__restrict__ lusrc, const int *__restrict__ lorder, int coupling, int stage_rows,
                               const T *__restrict__ src, T *__restrict__ dst)
 {
+    extern __shared__ __align__(16) unsigned char cs__smem_conv[];
     const int s = (int)((blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5);
     const int lane = threadIdx.x & 31;
-    if (s >= nsys) return;
+    if (s >= nsys) return; /* the whole warp */
     const int o = offset[s], n = offset[s + 1] - o, m = cell_map[s];
     const long long cb = cell_base[s];
-    for (int q = lane; q < n; q += 32) {
-        const int i = m < 0 ? q : lorder[m + q];
-        const long long k = cb + (m < 0 ? (long long)i * stride : (long long)lmap[m + i]);
-        int tr = i;
-        if (coupling) tr = m < 0 ? (i == 0 ? -1 : i) : lusrc[m + i];
-        if (TO_INTERNAL) dst[k] = tr < 0 ? T(0) : src[o + tr];
-        else if (tr >= 0) dst[o + tr] = src[k];
+    if (m < 0 || n > stage_rows) {
+        for (int q = lane; q < n; q += 32) {
+            const int i = m < 0 ? q : lorder[m + q];
+            const long long k = cb + (m < 0 ? (long long)i * stride : (long long)lmap[m + i]);
+            int tr = i;
+            if (coupling) tr = m < 0 ? (i == 0 ? -1 : i) : lusrc[m + i];
+            if (TO_INTERNAL) dst[k] = tr < 0 ? T(0) : src[o + tr];
+            else if (tr >= 0) dst[o + tr] = src[k];
+        }
+        return;
     }
+    T *tree = reinterpret_cast<T *>(cs__smem_conv) + (size_t)(threadIdx.x >> 5) * stage_rows; /* this system, tree order */
+    if (TO_INTERNAL || coupling) /* from internal, the row without an edge keeps its value */
+        for (int i = lane; i < n; i += 32) tree[i] = TO_INTERNAL ? src[o + i] : dst[o + i];
+    __syncwarp();
+    for (int q = lane; q < n; q += 32) {
+        const int i = lorder[m + q], tr = coupling ? lusrc[m + i] : i;
+        const long long k = cb + lmap[m + i];
+        if (TO_INTERNAL) dst[k] = tr < 0 ? T(0) : tree[tr];
+        else if (tr >= 0) tree[tr] = src[k];
+    }
+    if (TO_INTERNAL) return;
+    __syncwarp();
+    for (int i = lane; i < n; i += 32) dst[o + i] = tree[i];
 }
 
 /* ---- the plan ------------------------------------------------------------------------------- */
@@ -823,15 +842,21 @@ static cs_solver_status cs__convert(cs_hines_plan *pl, int to_internal, cs_hines
     if (!pl || !src || !dst) { cs__gpu_err("cs_hines_gpu conversion: NULL argument"); return CS_SOLVER_ERR_INVALID; }
     const cs__hines_hplan *hp = &pl->hp;
     CS__CU(cudaSetDevice(pl->device));
-    const int th = 256;
+    /* warps per block: 8, fewer when 8 systems of the largest size would not fit 96 KB of shared
+     * memory; a system too large for one warp's share is converted directly (no staging) */
+    const size_t row_bytes = (size_t)hp->max_n * sizeof(T), cap = 96 * 1024;
+    const int warps = row_bytes * 8 <= cap ? 8 : row_bytes <= cap ? (int)(cap / row_bytes) : 8;
+    const int stage_rows = hp->nlmap > 0 && row_bytes <= cap ? hp->max_n : 0; /* only mapped plans stage */
+    const size_t smem = stage_rows ? (size_t)warps * row_bytes : 0;
+    const int th = 32 * warps;
     const long long nthreads = (long long)hp->nsys * 32;
     const int grid = (int)((nthreads + th - 1) / th);
-    if (to_internal)
-        cs__k_convert<T, true><<<grid, th, 0, pl->stream>>>(hp->nsys, pl->d_offset, pl->d_cell_base, pl->d_cell_map, hp->cell_stride,
-                                                           pl->d_lmap, pl->d_lusrc, pl->d_lorder, kind == CS_HINES_COUPLING, src, dst);
-    else
-        cs__k_convert<T, false><<<grid, th, 0, pl->stream>>>(hp->nsys, pl->d_offset, pl->d_cell_base, pl->d_cell_map, hp->cell_stride,
-                                                            pl->d_lmap, pl->d_lusrc, pl->d_lorder, kind == CS_HINES_COUPLING, src, dst);
+    const int coupling = kind == CS_HINES_COUPLING;
+    void (*k)(int, const int *, const int *, const int *, int, const int *, const int *, const int *, int, int, const T *, T *) =
+        to_internal ? cs__k_convert<T, true> : cs__k_convert<T, false>;
+    if (smem > 48 * 1024) CS__CU(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    k<<<grid, th, smem, pl->stream>>>(hp->nsys, pl->d_offset, pl->d_cell_base, pl->d_cell_map, hp->cell_stride, pl->d_lmap, pl->d_lusrc,
+                                      pl->d_lorder, coupling, stage_rows, src, dst);
     CS__CU(cudaGetLastError());
     return CS_SOLVER_OK;
 }
