@@ -461,10 +461,12 @@ struct cs_hines_plan {
     int *d_offset, *d_cell_base, *d_cell_map, *d_lmap, *d_lusrc, *d_lorder;
     int *d_slot_base, *d_slot_n, *d_p_local, *d_group_base, *d_group_rows;
     int *d_pack_base, *d_pack_type, *d_level_start, *d_children, *d_block_first;
-    cudaStream_t *launch_stream; /* warp: one stream per launch group (created at the first solve) */
+    cudaStream_t *launch_stream; /* warp, staged: one stream per launch (created at the first solve) */
+    int nlaunch_stream;
     cudaEvent_t ev_fork, ev_join;
     int4 *d_type_info, *d_tasks;
     int *d_group_type;      /* staged */
+    int *d_stg_next;        /* staged: a group counter per launch */
     int2 *d_stype;
     int4 *d_sched;
     int nsm;                /* multiprocessors of the device */
@@ -493,12 +495,12 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
     void *ptrs[] = {pl->d_offset, pl->d_cell_base, pl->d_cell_map, pl->d_lmap, pl->d_lusrc, pl->d_lorder,
                     pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
                     pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children, pl->d_block_first,
-                    pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_stype, pl->d_sched,
+                    pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_stg_next, pl->d_stype, pl->d_sched,
                     pl->buf_tree, pl->buf_int};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
         if (ptrs[i]) cudaFree(ptrs[i]);
     if (pl->launch_stream) {
-        for (int g = 0; g < pl->hp.nlaunch; ++g)
+        for (int g = 0; g < pl->nlaunch_stream; ++g)
             if (pl->launch_stream[g]) cudaStreamDestroy(pl->launch_stream[g]);
         free(pl->launch_stream);
         cudaEventDestroy(pl->ev_fork);
@@ -527,7 +529,7 @@ static cs__staged_dev cs__staged_dev_of(const cs_hines_plan *pl, int l, int prec
     const int *L = pl->hp.stg_launch + CS__SL_N * l;
     cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS],
                          pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->d_group_base + L[CS__SL_FIRST],
-                         pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched};
+                         pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + l : NULL};
     return sd;
 }
 
@@ -604,6 +606,7 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
     } else if (hp->variant == CS__HV_STAGED) {
         CS__TRY(cs__upload(&pl->d_group_base, hp->group_base, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_group_type, hp->group_type, (size_t)hp->ngroup));
+        CS__CU(cudaMalloc((void **)&pl->d_stg_next, sizeof(int) * (size_t)hp->stg_nlaunch));
         CS__TRY(cs__upload(&pl->d_stype, (const int2 *)hp->stype, (size_t)hp->nstype));
         CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->stg_nslot / 2)); /* int2 slots, 8·k per step */
     } else {
@@ -696,35 +699,81 @@ extern "C" cs_solver_status cs_hines_gpu_sync(cs_hines_plan *pl)
 }
 
 /* ---- launchers -------------------------------------------------------------------------------- */
-/* warp: one launch per launch group, each with the shared memory its blocks need; with several
- * groups they run concurrently on their own streams, forked from and joined back to the plan's
- * stream with events (so the plan's stream sees one solve, as with every other variant). */
+/* Launches that may run at once (warp's launch groups, staged's shapes: disjoint groups of cells)
+ * run on streams of their own, forked from the plan's stream and joined back to it with events, so
+ * that the plan's stream sees one solve, as with every other variant. The streams are created at
+ * the first solve. cs__fork before the launches, cs__launch_stream for launch l, cs__join after it. */
+static cs_solver_status cs__fork(cs_hines_plan *pl, int n)
+{
+    if (n < 2) return CS_SOLVER_OK;
+    if (!pl->launch_stream) {
+        pl->launch_stream = (cudaStream_t *)calloc((size_t)n, sizeof(cudaStream_t));
+        if (!pl->launch_stream) { cs__gpu_err("cs_hines_gpu: out of host memory"); return CS_SOLVER_ERR_NOMEM; }
+        pl->nlaunch_stream = n;
+        CS__CU(cudaEventCreateWithFlags(&pl->ev_fork, cudaEventDisableTiming));
+        CS__CU(cudaEventCreateWithFlags(&pl->ev_join, cudaEventDisableTiming));
+        for (int g = 0; g < n; ++g) CS__CU(cudaStreamCreateWithFlags(&pl->launch_stream[g], cudaStreamNonBlocking));
+    }
+    CS__CU(cudaEventRecord(pl->ev_fork, pl->stream));
+    return CS_SOLVER_OK;
+}
+static cs_solver_status cs__launch_stream(cs_hines_plan *pl, int n, int l, cudaStream_t *st)
+{
+    *st = n > 1 ? pl->launch_stream[l] : pl->stream;
+    if (n > 1) CS__CU(cudaStreamWaitEvent(*st, pl->ev_fork, 0));
+    return CS_SOLVER_OK;
+}
+static cs_solver_status cs__join(cs_hines_plan *pl, int n, cudaStream_t st)
+{
+    if (n < 2) return CS_SOLVER_OK;
+    CS__CU(cudaEventRecord(pl->ev_join, st));
+    CS__CU(cudaStreamWaitEvent(pl->stream, pl->ev_join, 0));
+    return CS_SOLVER_OK;
+}
+
+/* warp: one launch per launch group, each with the shared memory its blocks need */
 template <class T>
 static cs_solver_status cs__warp_launch(cs_hines_plan *pl, T *d, const T *u, T *rhs)
 {
     const cs__hines_hplan *hp = &pl->hp;
     const int ng = hp->nlaunch;
-    if (ng > 1 && !pl->launch_stream) {
-        pl->launch_stream = (cudaStream_t *)calloc((size_t)ng, sizeof(cudaStream_t));
-        if (!pl->launch_stream) { cs__gpu_err("warp: out of host memory"); return CS_SOLVER_ERR_NOMEM; }
-        CS__CU(cudaEventCreateWithFlags(&pl->ev_fork, cudaEventDisableTiming));
-        CS__CU(cudaEventCreateWithFlags(&pl->ev_join, cudaEventDisableTiming));
-        for (int g = 0; g < ng; ++g) CS__CU(cudaStreamCreateWithFlags(&pl->launch_stream[g], cudaStreamNonBlocking));
-    }
-    if (ng > 1) CS__CU(cudaEventRecord(pl->ev_fork, pl->stream));
+    CS__TRY(cs__fork(pl, ng));
     for (int g = 0; g < ng; ++g) {
         const int b0 = hp->launch_first[g], nb = hp->launch_first[g + 1] - b0;
         const size_t bytes = (size_t)hp->launch_sched[g] + (size_t)hp->launch_rows[g] * 3 * sizeof(T);
-        cudaStream_t st = ng > 1 ? pl->launch_stream[g] : pl->stream;
-        if (ng > 1) CS__CU(cudaStreamWaitEvent(st, pl->ev_fork, 0));
+        cudaStream_t st;
+        CS__TRY(cs__launch_stream(pl, ng, g, &st));
         cs__k_warp<T><<<nb, 32 * hp->block_warps, bytes, st>>>(pl->d_block_first + b0, pl->d_pack_base, pl->d_pack_type,
                                                                pl->d_type_info, pl->d_level_start, pl->d_tasks,
                                                                pl->d_children, hp->launch_sched[g], d, u, rhs);
         CS__CU(cudaGetLastError());
-        if (ng > 1) {
-            CS__CU(cudaEventRecord(pl->ev_join, st));
-            CS__CU(cudaStreamWaitEvent(pl->stream, pl->ev_join, 0));
+        CS__TRY(cs__join(pl, ng, st));
+    }
+    return CS_SOLVER_OK;
+}
+
+/* staged: one launch per shape; concurrently, so that each launch's last partial wave of groups
+ * overlaps the next launch (a mixed batch of 256 000 cells took 1.19 ms one launch after the other,
+ * against 1.10 ms for its classes' shares of their uniform times: bench/NOTES.md) */
+template <class T>
+static cs_solver_status cs__staged_launches(cs_hines_plan *pl, T *d, const T *u, T *rhs)
+{
+    const int nl = pl->hp.stg_nlaunch;
+    for (int l = 0; l < nl; ++l) {
+        /* cp.async copies a group's row of C cells in chunks of up to 16 bytes */
+        const int cells = pl->hp.stg_launch[CS__SL_N * l + CS__SL_CELLS];
+        const size_t align = cells * sizeof(T) < 16 ? cells * sizeof(T) : 16;
+        if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & (align - 1)) {
+            cs__gpu_err("staged: d, u and rhs must be %zu-byte aligned device pointers", align);
+            return CS_SOLVER_ERR_INVALID;
         }
+    }
+    CS__TRY(cs__fork(pl, nl));
+    for (int l = 0; l < nl; ++l) {
+        cudaStream_t st;
+        CS__TRY(cs__launch_stream(pl, nl, l, &st));
+        CS__CU(cs__staged_launch<T>(cs__staged_dev_of(pl, l, sizeof(T) == sizeof(float)), d, u, rhs, st));
+        CS__TRY(cs__join(pl, nl, st));
     }
     return CS_SOLVER_OK;
 }
@@ -763,16 +812,7 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
         CS__TRY(cs__warp_launch<T>(pl, d, u, rhs));
         break;
     case CS__HV_STAGED:
-        for (int l = 0; l < hp->stg_nlaunch; ++l) { /* one after the other on the stream */
-            const cs__staged_dev sd = cs__staged_dev_of(pl, l, sizeof(T) == sizeof(float));
-            /* cp.async copies a group's row of C cells in chunks of up to 16 bytes */
-            const size_t align = sd.cells * sizeof(T) < 16 ? sd.cells * sizeof(T) : 16;
-            if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & (align - 1)) {
-                cs__gpu_err("staged: d, u and rhs must be %zu-byte aligned device pointers", align);
-                return CS_SOLVER_ERR_INVALID;
-            }
-            CS__CU(cs__staged_launch<T>(sd, d, u, rhs, pl->stream));
-        }
+        CS__TRY(cs__staged_launches<T>(pl, d, u, rhs));
         break;
     case CS__HV_FINE:
         if (cs__fine_smem(pl, sizeof(T)))

@@ -220,7 +220,8 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
 /* The launches: one shape for all structures, or, for several structures of large batches, each
  * structure its own shape (structures of one shape and the same warps per multiprocessor share a
  * launch, so that a small structure is not sized for a large one), whichever the estimate
- * (cs__staged_pick) finds faster; launches run one after the other, so their estimates add.
+ * (cs__staged_pick) finds faster; the launches share the device, so their estimates add. They are
+ * ordered longest first (they run concurrently: cs_hines_gpu.cu).
  * launch_of[t] and shapes[] (room for nt) are filled; returns the number of launches, 0 when
  * nothing fits, or -1 when out of memory. */
 static int cs__staged_launches(int nt, const int *nrow, const int *count, int *const *lp, int max_n, int nsm,
@@ -257,8 +258,14 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     }
     rc = shapes[0].warps ? 1 : 0;
     if (nl > 1 && (!shapes[0].warps || est < shapes[0].est)) {
-        for (int l = 0; l < nl; ++l) shapes[l] = split[l];
-        for (int t = 0; t < nt; ++t) launch_of[t] = own[t];
+        /* the longest first: the launches run at once, and the shorter ones fill the longer's last wave */
+        int *rank = sub_n; /* free again */
+        for (int l = 0; l < nl; ++l) {
+            rank[l] = 0;
+            for (int l2 = 0; l2 < nl; ++l2) rank[l] += split[l2].est > split[l].est || (split[l2].est == split[l].est && l2 < l);
+        }
+        for (int l = 0; l < nl; ++l) shapes[rank[l]] = split[l];
+        for (int t = 0; t < nt; ++t) launch_of[t] = rank[own[t]];
         rc = nl;
     }
 done:

@@ -14,8 +14,8 @@
  * lane, then 8 cells of 4 lanes, with one or two rows per lane) ran 1-4 warps per multiprocessor
  * and were latency-bound (Nsight Compute, NOTES.md). Keeping the first steps' eliminated rows in
  * registers (each lane's own, one per step) frees shared memory for more warps (12 for medium-high).
- * A block is one warp; the grid is persistent, and a warp stages the first steps of its next group
- * while it runs the forward sweep of the current one. */
+ * A block is one warp; the grid is persistent (groups handed out by a counter), and a warp stages
+ * the first steps of its next group while it runs the forward sweep of the current one. */
 #include "cs_hines_gpu_impl.h"
 #include "cs_hines_staged_gpu.h"
 
@@ -198,7 +198,12 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 cs__stg_commit();
             }
         }
-        const int g2 = g + gridDim.x;
+        /* the warp's next group, handed out as warps finish: with launches running at once, a
+         * warp that starts late takes fewer groups instead of ending late (a fixed g + gridDim.x
+         * made the 256 000-cell mixed batch 5 % slower concurrently than one launch after another) */
+        int g2 = 0;
+        if (lane == 0) g2 = (int)gridDim.x + atomicAdd(sd.next, 1);
+        g2 = __shfl_sync(0xffffffffu, g2, 0);
         const int type2 = g2 < sd.ngroup ? sd.group_type[g2] : -1;
         const long long base2 = g2 < sd.ngroup ? sd.group_base[g2] : 0;
         /* backward sweep: step t's inputs were issued RING-1 steps ago */
@@ -292,6 +297,8 @@ cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs
     if (!k) return cudaErrorInvalidValue;
     long long grid = (long long)sd.blocks_per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
+    cudaError_t e = cudaMemsetAsync(sd.next, 0, sizeof(int), stream);
+    if (e != cudaSuccess) return e;
     k<<<(int)grid, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sizeof(T)), stream>>>(sd, d, u, rhs);
     return cudaGetLastError();
 }
