@@ -364,8 +364,9 @@ the fine-grained solvers (several threads per cell: `fine` with a CUDA block per
 with a warp per cell, `staged` with 8 to 32 lanes per cell) are the fastest. `staged` (a warp takes 4,
 2 or 1 cells of one structure, each lane one row per step of a list schedule on independent subtrees;
 the inputs stream through shared memory, the eliminated rows stay in shared memory and, for the first
-24 steps, in registers: only the compulsory bytes move; low trees re-rooted at their centre; each
-structure of a mixed batch gets its own shape and launch) is the fastest wherever its lanes are at
+24 steps, in registers: only the compulsory bytes move; rows stored in the schedule's order, so a
+step's rows are one contiguous run; low trees re-rooted at their centre; each structure of a mixed
+batch gets its own shape and launch, the launches running at once) is the fastest wherever its lanes are at
 least half busy, at every size; small-low (30 % busy) is left to `warp` and `fine`. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
 the copy bandwidth); the Block-Interleaved block-size sweep (BS = 32…512) is flat
 ({g3(min(bi))}–{g3(max(bi))} µs).
@@ -621,12 +622,12 @@ def main():
          ok(t3["pct"] >= 80),
          "One thread per cell (interleaved) re-reads the cell from HBM in its second sweep: a 7.6 KB cell "
          "does not stay in L2 with 2 GB in flight, so ~64 B/row move for 32 compulsory (≤ 50 %). The warp "
-         "and staged solvers move only the compulsory bytes; their speed is set by how many cells' rows "
-         "shared memory holds and how busy their dependent chains keep the schedulers. staged reached 63 % "
-         "with 8 warps per SM (session 4); keeping the first 24 steps' eliminated rows in registers fits 12 "
-         "(68-70 %, session 5). Nsight Compute then shows the warps latency-bound on each step's dependent "
-         "chain (0.5 instructions issued per cycle per scheduler, ~3 warps each, DRAM at 57 % of peak); "
-         "fewer instructions per step (−12 %) gained 2 % (`bench/NOTES.md`, \"Session 5\")."],
+         "and staged solvers move only the compulsory bytes. staged reached 63 % with 8 warps per SM "
+         "(session 4) and 68-70 % with the first 24 steps' eliminated rows in registers (12 warps, "
+         "session 5). Session 6: Nsight Compute showed the L2's tag lookups as the busiest unit (81 %): "
+         "each of a step's 8 rows was its own 32-byte request. Stored in schedule order, a step's rows are "
+         "one run (tag lookups 52 %); with branch-free steps and groups handed out by a counter, 88-90 % "
+         "(`bench/NOTES.md`, \"Session 6\")."],
         ["T4", "Hines 256 cells, any class: fine ≥ 5× one thread per cell",
          f"fine-grained (the faster of fine and warp) vs flat (one thread per cell): {min(x['vs_flat'] for x in t4):.1f}× ({t4_min['class']}) to "
          f"{max(x['vs_flat'] for x in t4):.1f}×; vs interleaved {min(x['vs_inter'] for x in t4):.1f}–"
@@ -639,12 +640,13 @@ def main():
                                                    for x in t5),
          ok(len(t5_ok) == len(t5)) + (f" (met at {', '.join(format(x['cells'], ',').replace(',', ' ') for x in t5_ok)} only)"
                                       if t5_ok and len(t5_ok) < len(t5) else ""),
-         "staged solves each structure of a large mixed batch with its own shape, one launch after the "
-         "other, so the mixed batch costs about the sum of its classes' uniform times: at 256 000 cells the "
-         "big classes (64 % of the rows) run at 44-47 % of copy against medium-high's 68 %, which alone puts "
-         "the ratio near 1.4. At small batches the mixed batch waits for its slowest cell's schedule "
-         "(big-low: 108 steps even re-rooted, against medium-high's 29), a latency no variant hides "
-         "(`bench/NOTES.md`, \"Session 5\")."],
+         "staged solves each structure of a large mixed batch with its own shape, in launches that run at "
+         "once, so the mixed batch costs about the sum of its classes' uniform times: at 256 000 cells "
+         "big-low (a third of the rows) runs at 53 % of copy, big-high at 78 %, small-low at 41 %, against "
+         "medium-high's 90 %. big-low is held to 5 warps per SM by its eliminated rows (695 rows × 4 cells "
+         "× 16 B must stay on chip at the turn of the sweeps). At small batches the mixed batch waits for "
+         "its slowest cell's schedule (big-low: 108 steps even re-rooted, against medium-high's 29), a "
+         "latency no variant hides (`bench/NOTES.md`, \"Session 6\")."],
         ["T6", "Full step, ≥ 65 536 cells: ≥ 1000× NEURON 1 core; ≥ 10× NEURON all cores, Arbor all cores, "
                "our OpenMP all cores",
          "; ".join(f"{sp(x['cells'])} cells: {sci(x['cs'])} cs/s = **{x['n1']:.0f}×** NEURON 1 thread, "

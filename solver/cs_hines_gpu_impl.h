@@ -56,11 +56,13 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 #define CS__STG_MAX_SLOTS 32
 #define CS__STG_RING 6
 #define CS__STG_REG_STEPS 24
-/* registers per thread of the double kernel without / with the register steps (ptxas, sm_90;
- * with them: 128, 160, 164 for 1, 2, 4 cells per warp), for the planner's estimate of the warps
- * per multiprocessor */
-#define CS__STG_REGS_PLAIN 64
-#define CS__STG_REGS_REG_STEPS(cells) ((cells) == 1 ? 128 : (cells) == 2 ? 160 : 164)
+/* registers per thread of the double kernel without / with the register steps (ptxas -v, sm_90,
+ * session 6: 64, 66, 68 without; 168, 154, 159 with them, for 1, 2, 4 cells per warp; the largest
+ * without), for the planner's estimate of the warps per multiprocessor. Re-read after a kernel
+ * change: the launch takes the real occupancy from the runtime, the planner's choice of shape
+ * does not. */
+#define CS__STG_REGS_PLAIN 68
+#define CS__STG_REGS_REG_STEPS(cells) ((cells) == 1 ? 168 : (cells) == 2 ? 154 : 159)
 /* schedule flags of a staged slot: the low byte of its second int, above it the shared-memory
  * row of the parent (bits 8-19) and of the row itself (bits 20-31) */
 enum {
@@ -141,7 +143,8 @@ typedef struct {
     int *launch_rows;  /* [nlaunch] most rows of one block of the group */
     int *launch_sched; /* [nlaunch] most schedule bytes of one block of the group */
     /* staged: groups (group_base, ngroup) of C cells of one structure, one warp each: row i of
-     * the group's cell j at group_base[g] + i·C + j (conversions through lmap). Each structure
+     * the group's cell j at group_base[g] + i·C + j, rows numbered in schedule order (conversions
+     * through lmap). Each structure
      * (type) has a schedule of steps of 32 / C slots {row or -1, flags | parent's shared row << 8
      * | own shared row << 20} (stg_sched); the backward sweep runs it forwards, the forward sweep
      * backwards. Per warp, shared memory holds the eliminated rows (a, b) of its group that are

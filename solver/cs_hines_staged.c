@@ -4,7 +4,8 @@
  * The kernel (cs__k_staged in cs_hines_staged_gpu.cu) gives a warp the cells of one group: C
  * cells of one structure (4, 2 or 1, chosen per plan), interleaved (row i of cell j at base + i·C
  * + j, so one row of a group of 4 is one 32-byte segment in double), and each cell S = 32 / C
- * lanes. The backward sweep reads each row's d, u, rhs once,
+ * lanes. Rows are numbered in the order of the structure's schedule, so that a step's rows are one
+ * contiguous run in device memory. The backward sweep reads each row's d, u, rhs once,
  * staged into shared memory with cp.async several steps ahead, and keeps the eliminated rows
  * (a = u/d', b = rhs'/d') in shared memory for the forward sweep, which writes x once: the solve
  * moves only the compulsory bytes (bench/NOTES.md, "staged").

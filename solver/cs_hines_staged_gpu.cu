@@ -15,7 +15,11 @@
  * and were latency-bound (Nsight Compute, NOTES.md). Keeping the first steps' eliminated rows in
  * registers (each lane's own, one per step) frees shared memory for more warps (12 for medium-high).
  * A block is one warp; the grid is persistent (groups handed out by a counter), and a warp stages
- * the first steps of its next group while it runs the forward sweep of the current one. */
+ * the first steps of its next group while it runs the forward sweep of the current one.
+ * With 12 warps per multiprocessor medium-high stayed at 68 % of copy: every step's 8 rows were 8
+ * separate 32-byte requests, and the L2's tag lookups were its busiest unit (81 %). Storing rows
+ * in schedule order (cs_hines_staged.c) made a step's rows one run: 88 % (branch-free steps,
+ * below, had given 2 %; NOTES.md, "Session 6"). */
 #include "cs_hines_gpu_impl.h"
 #include "cs_hines_staged_gpu.h"
 
