@@ -30,10 +30,13 @@
  *                        independent subtrees; the inputs stream through shared memory (cp.async),
  *                        the eliminated rows stay in shared memory and, for the first 24 steps
  *                        where that fits more warps, in registers, so the solve moves only the
- *                        compulsory bytes. The planner re-roots low trees at their centre, picks C
- *                        and the register steps by an estimate (the groups' steps over the warps
- *                        that fit, or the longest schedule for small batches), and gives each
- *                        structure of a large mixed batch its own shape and launch. block_size
+ *                        compulsory bytes. A structure's rows are stored in the order of its
+ *                        schedule (a step's rows are one run of device memory). The planner
+ *                        re-roots low trees at their centre, picks C and the register steps by an
+ *                        estimate (the groups' steps over the warps that fit, or the longest
+ *                        schedule for small batches), and gives each structure of a large mixed
+ *                        batch its own shape and launch; the launches run at once, their groups
+ *                        handed out to the warps as they finish. block_size
  *                        forces C; CS_HINES_FINE_NO_REROOT and CS_HINES_STAGED_NO_REG_STEPS turn
  *                        parts off. Cells too large for shared memory are refused
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
@@ -45,7 +48,8 @@
  *                        when the cells are too large to stage, or for the fused step from
  *                        CS_HINES_FUSED_MIN_PER_SM systems per multiprocessor
  * The per-system variants use no workspace beyond the system itself; "fine", "warp" and "staged"
- * use none either (their shared-memory staging is on chip). Padding rows of an internal layout are
+ * use none either (their shared-memory staging is on chip; staged's plan holds one group counter
+ * per launch). Padding rows of an internal layout are
  * never read, except by "staged": the padding cells of a group's last, partly filled rows are
  * computed on (the results are written there and never used), and its internal-layout pointers
  * must be aligned to the bytes of one row of a group, at most 16 (cp.async; cs_hines_gpu_malloc's
@@ -55,7 +59,7 @@
  * cs_hines_gpu_plan_internal_size() elements per array (>= the number of rows; padding rows are
  * never read). A simulator that keeps its state on the device in that order converts once with
  * cs_hines_gpu_to_internal_*() and then calls cs_hines_gpu_solve_internal_*() every step.
- * Re-rooting ("fine", "warp") changes which coupling a row of the internal u holds, so u converts with
+ * Re-rooting ("fine", "warp", "staged") changes which coupling a row of the internal u holds, so u converts with
  * CS_HINES_COUPLING and node arrays (d, rhs, voltages) with CS_HINES_NODE.
  *
  * Pointers. The tree-order solves accept host or device pointers (told apart with
