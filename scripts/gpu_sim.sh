@@ -31,7 +31,7 @@ echo "-- GPU vs CPU (test_backend_cuda)"
 grep -E "^[0-9]+: (ok|FAIL|largest)" "$out/ctest.log" | grep -E "FAIL|largest|out of GPU|\[fine\]|\[auto\]" | head -40
 echo "== compute-sanitizer (memcheck, racecheck) on the CUDA backend"
 # auto runs the fine solver on this small ring; interleaved runs the fused step
-for solver in auto interleaved; do
+for solver in auto interleaved staged; do
   for tool in memcheck racecheck; do
     compute-sanitizer --tool $tool --error-exitcode 9 "$bld/cablesim" run models/validation/ring4.json \
       --backend cuda --solver $solver --tfinal 10 -o "$out/san-$tool.h5" -q >"$out/sanitizer-$tool-$solver.log" 2>&1
@@ -40,7 +40,7 @@ for solver in auto interleaved; do
 done
 echo "== the built-in example, CPU (all cores) and GPU"
 "$bld/cablesim" run models/default.json --no-output --backend cpu | grep -E "compartment-steps|solve  |solver share"
-for v in auto flat interleaved fine; do
+for v in auto flat interleaved fine staged; do
   echo "-- cuda $v"; "$bld/cablesim" run models/default.json --no-output --backend cuda --solver $v 2>&1 | grep -E "error|compartment-steps|solver share"
 done
 echo "== larger rings (random busyring cells, 20 ms): compartment-steps per second"

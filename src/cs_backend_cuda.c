@@ -117,10 +117,9 @@ static cs_status upload_new(void **dst, const void *src, size_t bytes, const cha
 }
 
 /* The kernel of a mechanism type; -1 for a type without one (a mechanism added to the CPU code
- * but not here must fail at set-up, not run as another). */
+ * but not here must fail at set-up, not run as another). Folded types (pas) never get here. */
 static int kind_of(const cs_mech_type *t) {
     if (t == &cs_mech_hh) return CS_CUDA_HH;
-    if (t == &cs_mech_pas) return CS_CUDA_PAS;
     if (t == &cs_mech_expsyn) return CS_CUDA_EXPSYN;
     if (t == &cs_mech_iclamp) return CS_CUDA_ICLAMP;
     return -1;

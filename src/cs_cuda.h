@@ -11,7 +11,8 @@
 
 #define CS_CUDA_MAX_MECH 8
 
-typedef enum { CS_CUDA_HH, CS_CUDA_PAS, CS_CUDA_EXPSYN, CS_CUDA_ICLAMP } cs_cuda_mech_kind;
+/* the mechanisms with a current kernel; pas has none: it folds into the matrix at set-up */
+typedef enum { CS_CUDA_HH, CS_CUDA_EXPSYN, CS_CUDA_ICLAMP } cs_cuda_mech_kind;
 
 typedef struct {
     cs_cuda_mech_kind kind;

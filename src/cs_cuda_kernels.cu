@@ -151,16 +151,6 @@ __global__ void k_hh_current(int n, const int *node, const double *w, const doub
     G[c] += w[k] * g;
 }
 
-__global__ void k_pas_current(int n, const int *node, const double *w, const double *p,
-                              const double *v, double *I, double *G) {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
-    int c = node[k];
-    double g = p[CS_PAS_G * n + k];
-    I[c] += w[k] * g * (v[c] - p[CS_PAS_E * n + k]);
-    G[c] += w[k] * g;
-}
-
 __global__ void k_expsyn_current(int n, const int *node, const double *p, const double *st,
                                  const double *v, double *I, double *G) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -189,9 +179,6 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, double t_mid, doub
         switch (m->kind) {
         case CS_CUDA_HH:
             k_hh_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->weight, m->param, m->state, s->v, s->i, s->g);
-            break;
-        case CS_CUDA_PAS:
-            k_pas_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->weight, m->param, s->v, s->i, s->g);
             break;
         case CS_CUDA_EXPSYN:
             k_expsyn_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, m->state, s->v, s->i, s->g);
