@@ -626,7 +626,7 @@ def main():
          "(session 4) and 68-70 % with the first 24 steps' eliminated rows in registers (12 warps, "
          "session 5). Session 6: Nsight Compute showed the L2's tag lookups as the busiest unit (81 %): "
          "each of a step's 8 rows was its own 32-byte request. Stored in schedule order, a step's rows are "
-         "one run (tag lookups 52 %); with branch-free steps and groups handed out by a counter, 88-90 % "
+         "one run (tag lookups 52 %); with branch-free steps and groups handed out by a counter, 88-92 % "
          "(`bench/NOTES.md`, \"Session 6\")."],
         ["T4", "Hines 256 cells, any class: fine ≥ 5× one thread per cell",
          f"fine-grained (the faster of fine and warp) vs flat (one thread per cell): {min(x['vs_flat'] for x in t4):.1f}× ({t4_min['class']}) to "
@@ -642,8 +642,8 @@ def main():
                                       if t5_ok and len(t5_ok) < len(t5) else ""),
          "staged solves each structure of a large mixed batch with its own shape, in launches that run at "
          "once, so the mixed batch costs about the sum of its classes' uniform times: at 256 000 cells "
-         "big-low (a third of the rows) runs at 53 % of copy, big-high at 78 %, small-low at 41 %, against "
-         "medium-high's 90 %. big-low is held to 5 warps per SM by its eliminated rows (695 rows × 4 cells "
+         "big-low (a third of the rows) runs at 54 % of copy, big-high at 78 %, small-low at 41 %, against "
+         "medium-high's 92 %. big-low is held to 5 warps per SM by its eliminated rows (695 rows × 4 cells "
          "× 16 B must stay on chip at the turn of the sweeps). At small batches the mixed batch waits for "
          "its slowest cell's schedule (big-low: 108 steps even re-rooted, against medium-high's 29), a "
          "latency no variant hides (`bench/NOTES.md`, \"Session 6\")."],

@@ -466,7 +466,7 @@ struct cs_hines_plan {
     cudaEvent_t ev_fork, ev_join;
     int4 *d_type_info, *d_tasks;
     int *d_group_type;      /* staged */
-    int *d_stg_next;        /* staged: a group counter per launch */
+    int *d_stg_next;        /* staged: two counters per launch (cs__staged_dev.next) */
     int2 *d_stype;
     int4 *d_sched;
     int nsm;                /* multiprocessors of the device */
@@ -529,7 +529,7 @@ static cs__staged_dev cs__staged_dev_of(const cs_hines_plan *pl, int l, int prec
     const int *L = pl->hp.stg_launch + CS__SL_N * l;
     cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS],
                          pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->d_group_base + L[CS__SL_FIRST],
-                         pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + l : NULL};
+                         pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + 2 * l : NULL};
     return sd;
 }
 
@@ -606,7 +606,8 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
     } else if (hp->variant == CS__HV_STAGED) {
         CS__TRY(cs__upload(&pl->d_group_base, hp->group_base, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_group_type, hp->group_type, (size_t)hp->ngroup));
-        CS__CU(cudaMalloc((void **)&pl->d_stg_next, sizeof(int) * (size_t)hp->stg_nlaunch));
+        CS__CU(cudaMalloc((void **)&pl->d_stg_next, sizeof(int) * 2 * (size_t)hp->stg_nlaunch));
+        CS__CU(cudaMemset(pl->d_stg_next, 0, sizeof(int) * 2 * (size_t)hp->stg_nlaunch));
         CS__TRY(cs__upload(&pl->d_stype, (const int2 *)hp->stype, (size_t)hp->nstype));
         CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->stg_nslot / 2)); /* int2 slots, 8·k per step */
     } else {

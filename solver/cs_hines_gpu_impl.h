@@ -57,12 +57,12 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 #define CS__STG_RING 6
 #define CS__STG_REG_STEPS 24
 /* registers per thread of the double kernel without / with the register steps (ptxas -v, sm_90,
- * session 6: 64, 66, 68 without; 168, 154, 159 with them, for 1, 2, 4 cells per warp; the largest
+ * session 6: 64, 66, 68 without; 168, 154, 162 with them, for 1, 2, 4 cells per warp; the largest
  * without), for the planner's estimate of the warps per multiprocessor. Re-read after a kernel
  * change: the launch takes the real occupancy from the runtime, the planner's choice of shape
  * does not. */
 #define CS__STG_REGS_PLAIN 68
-#define CS__STG_REGS_REG_STEPS(cells) ((cells) == 1 ? 168 : (cells) == 2 ? 154 : 159)
+#define CS__STG_REGS_REG_STEPS(cells) ((cells) == 1 ? 168 : (cells) == 2 ? 154 : 162)
 /* schedule flags of a staged slot: the low byte of its second int, above it the shared-memory
  * row of the parent (bits 8-19) and of the row itself (bits 20-31) */
 enum {

@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 cs__stg_commit();
             }
         }
-        /* the warp's next group, handed out as warps finish: with launches running at once, a
+        /* the warp's next group, handed out as warps finish (next[0]): with launches running at once, a
          * warp that starts late takes fewer groups instead of ending late (a fixed g + gridDim.x
          * made the 256 000-cell mixed batch 5 % slower concurrently than one launch after another) */
         int g2 = 0;
@@ -258,6 +258,16 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         __syncwarp(); /* the forward sweep's reads of AB end before the next group zeroes them */
         g = g2; type = type2; base = base2;
     }
+    /* the last warp to finish zeroes the counter for the next solve (a memset before each launch
+     * cost ~1 µs per solve at small batches): every warp's last atomicAdd on next[0] comes before
+     * its increment of next[1] */
+    if (lane == 0) {
+        __threadfence();
+        if (atomicAdd(sd.next + 1, 1) == (int)gridDim.x - 1) {
+            sd.next[0] = 0;
+            sd.next[1] = 0;
+        }
+    }
 }
 
 /* The kernel of a shape (cells per warp, register steps), or nullptr */
@@ -301,8 +311,6 @@ cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs
     if (!k) return cudaErrorInvalidValue;
     long long grid = (long long)sd.blocks_per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
-    cudaError_t e = cudaMemsetAsync(sd.next, 0, sizeof(int), stream);
-    if (e != cudaSuccess) return e;
     k<<<(int)grid, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sizeof(T)), stream>>>(sd, d, u, rhs);
     return cudaGetLastError();
 }

@@ -13,7 +13,8 @@ struct cs__staged_dev {
     const int *group_base, *group_type;
     const int2 *stype;  /* per type: first slot, steps */
     const int4 *sched;  /* per step 32 / cells int2 slots {row, flags | shared rows} */
-    int *next;          /* groups handed out after the first gridDim.x (zeroed before each launch) */
+    int *next;          /* [2]: groups handed out after the first gridDim.x, warps done (zero
+                         * between launches: the last warp resets both) */
 };
 template <class T>
 using cs__staged_kernel_t = void (*)(cs__staged_dev, T *, const T *, T *);
