@@ -355,7 +355,8 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         goto fail;
     }
     /* each structure's schedule with its launch's shape, its rows named by shared row; the
-     * conversion map of each structure (row i of cell j at cell_base + i·C) */
+     * conversion map of each structure (tree row i of cell j at cell_base + pos·C, pos the row's
+     * place in the schedule) */
     int cap = 0;
     hp->nlmap = (int)nl_map;
     hp->lmap = malloc(sizeof(int) * (size_t)(nl_map ? nl_map : 1));

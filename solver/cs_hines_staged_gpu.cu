@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         g = g2; type = type2; base = base2;
     }
     /* the last warp to finish zeroes the counter for the next solve (a memset before each launch
-     * cost ~1 µs per solve at small batches): every warp's last atomicAdd on next[0] comes before
+     * cost 0.2-0.3 µs per solve at 256 cells): every warp's last atomicAdd on next[0] comes before
      * its increment of next[1] */
     if (lane == 0) {
         __threadfence();
