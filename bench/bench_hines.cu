@@ -12,11 +12,14 @@
  * once, and p read once per distinct structure; it is compared with a device-to-device copy
  * measured in the same run (bytes read + written).
  *
- * Usage: bench_hines [--quick] [--targets] [--t3] [--md FILE] [--max-cells N]
+ * Usage: bench_hines [--quick] [--targets] [--t3] [--staged] [--md FILE] [--max-cells N]
  *   --quick       fewer sizes and repetitions (a smoke run)
  *   --targets     only the cases of targets T3 (256 000 medium-high cells), T4 (256 cells of every
  *                 class) and T5 (mixed against uniform batches)
  *   --t3          only T3's table (for profiling: scripts/gpu_hines_profile.sh)
+ *   --staged      only the staged solver: every class at 256 and 256 000 cells, the mixed batch
+ *                 at 256, 25 600 and 256 000 against its uniform batch (one short device call per
+ *                 kernel change)
  *   --md FILE     append the markdown tables to FILE (default: print only) */
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -300,13 +303,14 @@ static void table_header(const char *title)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, targets = 0, t3_only = 0;
+    int quick = 0, targets = 0, t3_only = 0, staged_only = 0;
     long long max_cells = 256000;
     const char *md = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (!strcmp(argv[i], "--targets")) targets = 1;
         else if (!strcmp(argv[i], "--t3")) targets = t3_only = 1;
+        else if (!strcmp(argv[i], "--staged")) staged_only = targets = 1; /* targets: skips the full tables */
         else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
         else if (!strcmp(argv[i], "--max-cells") && i + 1 < argc) max_cells = atoll(argv[++i]);
     }
@@ -374,7 +378,17 @@ int main(int argc, char **argv)
     const int nall = (int)(sizeof all / sizeof all[0]);
     enum { C_FLAT = 0, C_INTERLEAVED = 1, C_BI = 2, C_VARIABLE = 4, C_FINE = 5, C_FINE_NOSPLIT = 6, C_FINE_NOOPT = 7, C_WARP = 8, C_STAGED = 9 };
     const int C_AUTO = nall - 1;
-    if (targets) { /* only the cases of T3, T4 and T5 (one short device call) */
+    if (staged_only) {
+        table_header("staged: every class at 256 and 256 000 cells, double");
+        for (long long n : {256LL, 256000LL})
+            for (int k = 0; k < 6; ++k) {
+                Batch c6;
+                make_batch(c6, {cls[k]}, std::vector<int>((size_t)std::min(n, max_cells), 0));
+                emit(c6, cs_hines_table41[k].name, all[C_STAGED], "d", run_cfg(c6, all[C_STAGED], "d"), 0);
+            }
+        sizes = {256, 25600, 256000};
+    }
+    if (targets && !staged_only) { /* only the cases of T3, T4 and T5 (one short device call) */
         table_header("T3: 256 000 medium-high cells, double and float");
         Batch b;
         make_batch(b, {cls[3]}, std::vector<int>((size_t)std::min<long long>(256000, max_cells), 0));
@@ -488,6 +502,7 @@ int main(int argc, char **argv)
         double tsm = cpu_time_us(m, 0);
         const int pick[] = {C_INTERLEAVED, C_BI, C_VARIABLE, C_FINE, C_WARP, C_STAGED, C_AUTO};
         for (int c : pick) {
+            if (staged_only && c != C_STAGED) continue;
             Result rm = run_cfg(m, all[c], "d");
             emit(m, "mixed", all[c], "d", rm, tsm);
             Result ru = run_cfg(u, all[c], "d");

@@ -56,13 +56,19 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 #define CS__STG_MAX_SLOTS 32
 #define CS__STG_RING 6
 #define CS__STG_REG_STEPS 24
-/* registers per thread of the double kernel without / with the register steps (ptxas -v, sm_90,
- * session 6: 64, 66, 68 without; 168, 154, 162 with them, for 1, 2, 4 cells per warp; the largest
- * without), for the planner's estimate of the warps per multiprocessor. Re-read after a kernel
- * change: the launch takes the real occupancy from the runtime, the planner's choice of shape
- * does not. */
-#define CS__STG_REGS_PLAIN 68
-#define CS__STG_REGS_REG_STEPS(cells) ((cells) == 1 ? 168 : (cells) == 2 ? 154 : 162)
+/* More register steps for 4 cells per warp, where shared memory, not registers, holds the warps
+ * (big-low: 5 warps of 695-row cells with 24 steps, 6 with 40; 227 registers). Taken only by plans
+ * of one launch: beside other launches running at once, its registers crowd them out (bench/NOTES.md,
+ * "Session 7"). 0: none for that C; CS__STG_REG_STEPS_MAX: the most of any shape. */
+#define CS__STG_REG_STEPS_MORE(cells) ((cells) == 4 ? 40 : 0)
+#define CS__STG_REG_STEPS_MAX 40
+/* registers per thread of the double kernel of C cells per warp and R register steps (ptxas -v,
+ * sm_90: 64, 66, 68 without register steps for 1, 2, 4 cells, the largest taken; 168, 154, 162
+ * with 24; 227 with 40 for 4), for the planner's estimate of the warps per multiprocessor.
+ * Re-read after a kernel change: the launch takes the real occupancy from the runtime, the
+ * planner's choice of shape does not. */
+#define CS__STG_REGS(cells, R) \
+    ((R) == 0 ? 68 : (R) == CS__STG_REG_STEPS ? ((cells) == 1 ? 168 : (cells) == 2 ? 154 : 162) : 227)
 /* schedule flags of a staged slot: the low byte of its second int, above it the shared-memory
  * row of the parent (bits 8-19) and of the row itself (bits 20-31) */
 enum {

@@ -154,7 +154,7 @@ static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int rewrit
  * `bytes` of shared memory, with or without the register steps. */
 static int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells)
 {
-    const int regs = reg_steps ? CS__STG_REGS_REG_STEPS(cells) : CS__STG_REGS_PLAIN;
+    const int regs = CS__STG_REGS(cells, reg_steps);
     const int by_regs = 65536 / (((regs * 32 + 255) / 256) * 256); /* registers go to warps in 256s */
     const int by_smem = (int)((size_t)228 * 1024 / (bytes + 1024)); /* 1 KB reserved per block */
     const int w = by_regs < by_smem ? by_regs : by_smem;
@@ -164,11 +164,12 @@ static int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells)
 /* A plan's shape: cells per warp C, register steps R, and what they give. */
 typedef struct { int cells, reg_steps, rows, max_steps, warps; double est; } cs__staged_shape_t;
 
-/* Each shape (C of 4, 2, 1 or the one asked for; with or without register steps) of the
- * structures (n[t] rows, cells count[t], local parents lp[t]): the estimated time, in steps of
- * one warp, is the groups' steps shared by the warps that fit the device, or the longest
- * schedule when there are fewer groups than warps. The shortest wins (ties: more cells per warp,
- * then no register steps).
+/* Each shape (C of 4, 2, 1 or the one asked for; register steps none, CS__STG_REG_STEPS or
+ * CS__STG_REG_STEPS_MORE(C); want_reg: -1 any, -2 any but the MORE, >= 0 only that) of the
+ * structures (n[t] rows, cells
+ * count[t], local parents lp[t]): the estimated time, in steps of one warp, is the groups' steps
+ * shared by the warps that fit the device, or the longest schedule when there are fewer groups
+ * than warps. The shortest wins (ties: more cells per warp, then fewer register steps).
  * A step of fewer cells costs more where the device is full: on the H200, medium-high with 2
  * cells per warp (11 warps of 29 steps) took 1.30 ms against 1.00 ms with 4 (8 warps of 45),
  * where steps over warps predicted 0.94×; big-high with 2 (9 warps of 51 steps, 2.85 ms) against
@@ -178,7 +179,7 @@ typedef struct { int cells, reg_steps, rows, max_steps, warps; double est; } cs_
  * best->warps = 0: nothing fits. */
 #define CS__STG_STEP_COST(cells) ((cells) == 4 ? 1.0 : (cells) == 2 ? 1.5 : 2.0)
 static int cs__staged_pick(int nt, const int *n, const int *count, int *const *lp, int max_n, int nsm, int want_cells,
-                           int allow_reg, cs__staged_shape_t *best)
+                           int want_reg, cs__staged_shape_t *best)
 {
     int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * (size_t)max_n);
     if (!tmp) return -1;
@@ -187,28 +188,31 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
     const int cands[3] = {4, 2, 1};
     for (int k = 0; k < 3; ++k) {
         const int C = want_cells ? want_cells : cands[k], S = 32 / C;
-        int max_steps = 0, rows[2] = {0, 0};
+        /* the register steps tried: none, CS__STG_REG_STEPS, more where C has a kernel for it */
+        const int regs[3] = {0, CS__STG_REG_STEPS, want_reg == -2 ? 0 : CS__STG_REG_STEPS_MORE(C)};
+        int max_steps = 0, rows[3] = {0, 0, 0};
         double work = 0;
         for (int t = 0; t < nt; ++t) {
             const int steps = cs__staged_schedule(n[t], lp[t], S, tmp);
             if (steps < 0) { free(tmp); return -1; }
             if (steps > max_steps) max_steps = steps;
             work += (double)((count[t] + C - 1) / C) * steps;
-            for (int c = 0; c < 2; ++c) {
-                const int m = cs__staged_assign(n[t], steps, tmp, S, c ? CS__STG_REG_STEPS : 0, 0);
+            for (int c = 0; c < 3; ++c) {
+                const int m = c == 2 && !regs[c] ? 0 : cs__staged_assign(n[t], steps, tmp, S, regs[c], 0);
                 if (m < 0) { free(tmp); return -1; }
                 if (m > rows[c]) rows[c] = m;
             }
         }
-        for (int c = 0; c < 1 + !!allow_reg; ++c) {
+        for (int c = 0; c < 3; ++c) {
+            if ((c == 2 && !regs[c]) || (want_reg >= 0 && regs[c] != want_reg)) continue;
             const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, 8);
-            const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, c, C) : 0;
+            const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, regs[c], C) : 0;
             if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
             if (!w) continue;
             double est = work * CS__STG_STEP_COST(C) / ((double)w * nsm);
             if (est < max_steps) est = max_steps;
             if (best->est < 0 || est < best->est) {
-                cs__staged_shape_t sh = {C, c ? CS__STG_REG_STEPS : 0, rows[c], max_steps, w, est};
+                cs__staged_shape_t sh = {C, regs[c], rows[c], max_steps, w, est};
                 *best = sh;
             }
         }
@@ -228,18 +232,21 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
 static int cs__staged_launches(int nt, const int *nrow, const int *count, int *const *lp, int max_n, int nsm,
                                const cs_hines_gpu_options *opt, int *launch_of, cs__staged_shape_t *shapes)
 {
-    const int allow_reg = !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS);
-    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, allow_reg, &shapes[0]) < 0) return -1;
+    const int want_reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
+    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, &shapes[0]) < 0) return -1;
     for (int t = 0; t < nt; ++t) launch_of[t] = 0;
     if (nt == 1 || opt->block_size) return shapes[0].warps ? 1 : 0;
     /* each structure's own shape, then the structures of one shape together */
     int *own = malloc(sizeof(int) * (size_t)nt), *sub_n = malloc(sizeof(int) * (size_t)nt), *sub_count = malloc(sizeof(int) * (size_t)nt);
     int **sub_lp = malloc(sizeof(int *) * (size_t)nt), nl = 0, rc = -1;
+    /* launches that run at once: no CS__STG_REG_STEPS_MORE (its registers leave no room for the
+     * others: the 25 600-cell mixed batch took 145 → 175 µs with big-low's 40 steps) */
+    const int split_reg = want_reg == 0 ? 0 : -2;
     cs__staged_shape_t *split = malloc(sizeof *split * (size_t)nt);
     if (!own || !sub_n || !sub_count || !sub_lp || !split) goto done;
     for (int t = 0; t < nt; ++t) {
         cs__staged_shape_t sh;
-        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, allow_reg, &sh) < 0) goto done;
+        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, &sh) < 0) goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
         int l = 0;
         while (l < nl && !(split[l].cells == sh.cells && split[l].reg_steps == sh.reg_steps && split[l].warps == sh.warps)) ++l;
@@ -252,7 +259,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
         for (int t = 0; t < nt; ++t)
             if (own[t] == l) { sub_n[m] = nrow[t]; sub_count[m] = count[t]; sub_lp[m++] = lp[t]; mx = nrow[t] > mx ? nrow[t] : mx; }
         cs__staged_shape_t sh;
-        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps > 0, &sh) < 0) goto done;
+        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, &sh) < 0) goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; }
         split[l] = sh;
         est += sh.est;
@@ -326,7 +333,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         if (h1 >= 0 && h1 < h0) {
             cs__staged_shape_t a, b;
             int *lpa[1] = {lp[t]}, *lpb[1] = {lpn};
-            const int want = opt->block_size, reg = !(opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS);
+            const int want = opt->block_size, reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
             if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], sms, want, reg, &a) < 0 ||
                 cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], sms, want, reg, &b) < 0) {
                 free(renumbered); free(lpn); free(us);
@@ -493,7 +500,7 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
     int rows = 0;
     for (int l = 0; l < hp->stg_nlaunch; ++l)
         if (hp->stg_launch[CS__SL_N * l + CS__SL_ROWS] > rows) rows = hp->stg_launch[CS__SL_N * l + CS__SL_ROWS];
-    const size_t nreg = (size_t)CS__STG_REG_STEPS * CS__STG_MAX_SLOTS;
+    const size_t nreg = (size_t)CS__STG_REG_STEPS_MAX * CS__STG_MAX_SLOTS;
     double *A = malloc(sizeof(double) * (size_t)(rows + 1)), *B = malloc(sizeof(double) * (size_t)(rows + 1));
     double *RA = malloc(sizeof(double) * nreg), *RB = malloc(sizeof(double) * nreg);
     if (!A || !B || !RA || !RB) { free(A); free(B); free(RA); free(RB); return; }

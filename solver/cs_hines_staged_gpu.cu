@@ -158,7 +158,7 @@ __device__ __forceinline__ void cs__stg_forward(int2 e, typename cs__stg_pair<T>
     if (real) out[e.x * C] = x;
 }
 
-/* C: cells per warp; R: register steps (0 or CS__STG_REG_STEPS), unrolled so that ra/rb stay
+/* C: cells per warp; R: register steps (0, CS__STG_REG_STEPS or CS__STG_REG_STEPS_MORE(C)), unrolled so that ra/rb stay
  * registers. */
 template <class T, int C, int R>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
@@ -274,6 +274,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
 template <class T>
 static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps)
 {
+    if (cells == 4 && reg_steps == CS__STG_REG_STEPS_MORE(4)) return cs__k_staged<T, 4, CS__STG_REG_STEPS_MORE(4)>;
+    if (reg_steps != 0 && reg_steps != CS__STG_REG_STEPS) return nullptr;
     switch (cells * 2 + (reg_steps != 0)) {
     case 8: return cs__k_staged<T, 4, 0>;
     case 9: return cs__k_staged<T, 4, CS__STG_REG_STEPS>;

@@ -404,7 +404,9 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
         const int *L = hp->stg_launch + CS__SL_N * l;
         TEST_CHECK(L[CS__SL_FIRST] == g_next && L[CS__SL_GROUPS] > 0, "%s: launch %d", what, l);
         TEST_CHECK((L[CS__SL_CELLS] == 4 || L[CS__SL_CELLS] == 2 || L[CS__SL_CELLS] == 1) &&
-                      (L[CS__SL_REG] == 0 || L[CS__SL_REG] == CS__STG_REG_STEPS), "%s: launch %d shape", what, l);
+                      (L[CS__SL_REG] == 0 || L[CS__SL_REG] == CS__STG_REG_STEPS ||
+                       (L[CS__SL_REG] == CS__STG_REG_STEPS_MORE(L[CS__SL_CELLS]) && L[CS__SL_REG] > 0)),
+                   "%s: launch %d shape", what, l);
         for (int g = L[CS__SL_FIRST]; g < L[CS__SL_FIRST] + L[CS__SL_GROUPS]; ++g) {
             const int t = hp->group_type[g];
             TEST_CHECK(hp->stg_type_launch[t] == l && hp->stype[2 * t + 1] <= L[CS__SL_STEPS], "%s: group %d", what, g);
@@ -792,11 +794,12 @@ START_TEST(test_host_plans)
      * of 8; big-high 39 of 32 against 92 of 8). Many (1100 on one): the most cells per unit of
      * time; register steps where they fit more warps: medium-high 12 against 8 (shared memory),
      * small-high fits 19 without them and 12 with (registers); big-high 2 cells per warp (9 warps
-     * of 51 steps against 5 of 92). */
+     * of 51 steps against 5 of 92); big-low 40 register steps (6 warps of 108 steps against 5 with
+     * 24). */
     const struct { int cls, count, nsm, flags, cells, reg; } shapes[] = {
         {3, 9, 132, 0, 2, 0}, {5, 9, 132, 0, 1, 0}, {0, 9, 132, 0, 4, 0},
         {3, 1100, 1, 0, 4, CS__STG_REG_STEPS}, {3, 1100, 1, CS_HINES_STAGED_NO_REG_STEPS, 4, 0}, /* 8 warps of 45 steps; 2 cells: 11 of 29, but at 1.5× the cost */
-        {1, 1100, 1, 0, 4, 0}, {5, 1100, 1, 0, 2, CS__STG_REG_STEPS},
+        {1, 1100, 1, 0, 4, 0}, {5, 1100, 1, 0, 2, CS__STG_REG_STEPS}, {4, 1100, 1, 0, 4, CS__STG_REG_STEPS_MORE(4)},
     };
     /* a large mixed batch: each structure its own launch and shape (6 launches; big-high 2 cells
      * per warp), emulated */
@@ -810,6 +813,8 @@ START_TEST(test_host_plans)
         char msg[256];
         ck_assert_int_eq(cs__hines_hplan_build(lm.nsys, lm.offset, lm.p, CS__HV_STAGED, &lo, 1, &hp, msg, sizeof msg), CS_SOLVER_OK);
         ck_assert_msg(hp.stg_nlaunch >= 4, "large mixed: %s", hp.describe);
+        for (int l = 0; l < hp.stg_nlaunch; ++l) /* launches that run at once keep to 24 register steps */
+            ck_assert_msg(hp.stg_launch[CS__SL_N * l + CS__SL_REG] <= CS__STG_REG_STEPS, "large mixed: %s", hp.describe);
         cs__hines_hplan_free(&hp);
     }
     batch_free(&lm);
@@ -826,6 +831,7 @@ START_TEST(test_host_plans)
                       "%s × %d: %s",
                       cs_hines_table41[shapes[k].cls].name, shapes[k].count, hp.describe);
         cs__hines_hplan_free(&hp);
+        if (shapes[k].reg > CS__STG_REG_STEPS) check_host_plan_nsm(&kb, &o, shapes[k].nsm, "more register steps"); /* emulated */
         if (k == 0) { /* cells per warp must be 1, 2 or 4 */
             o.block_size = 3;
             ck_assert_int_eq(cs__hines_hplan_build(kb.nsys, kb.offset, kb.p, CS__HV_STAGED, &o, 132, &hp, msg, sizeof msg),
@@ -1111,6 +1117,26 @@ START_TEST(test_gpu_mixed)
 }
 END_TEST
 
+/* enough big-low cells (1250 groups of 4: several rounds of 5 warps per multiprocessor on up to
+ * 250 of them) that staged keeps 40 steps' eliminated rows in registers: the kernel of
+ * CS__STG_REG_STEPS_MORE, against the CPU */
+START_TEST(test_gpu_more_reg_steps)
+{
+    batch b;
+    make_class_batch(&b, 4, 5000, 62);
+    config sc = {"staged", 0, 0, 0, 0};
+    cs_hines_gpu_options o = make_opt(&sc);
+    cs_hines_plan *pl = NULL;
+    ck_assert_int_eq(cs_hines_gpu_plan_create(b.nsys, b.offset, b.p, &o, &pl), CS_SOLVER_OK);
+    char want[32];
+    snprintf(want, sizeof want, "register steps=%d,", CS__STG_REG_STEPS_MORE(4));
+    ck_assert_msg(strstr(cs_hines_gpu_plan_describe(pl), want) != NULL, "%s", cs_hines_gpu_plan_describe(pl));
+    cs_hines_gpu_plan_destroy(pl);
+    check_gpu(&b, &sc, "big-low, more register steps");
+    batch_free(&b);
+}
+END_TEST
+
 START_TEST(test_gpu_errors)
 {
     int off[2] = {0, 3}, p[3] = {-1, 0, 0};
@@ -1154,6 +1180,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_classes);
     tcase_add_test(tc, test_gpu_cells);
     tcase_add_test(tc, test_gpu_mixed);
+    tcase_add_test(tc, test_gpu_more_reg_steps);
     suite_add_tcase(s, tc);
     return s;
 }
