@@ -646,7 +646,12 @@ def main():
          "medium-high's 92 %. big-low is held to 5 warps per SM by its eliminated rows (695 rows × 4 cells "
          "× 16 B must stay on chip at the turn of the sweeps). At small batches the mixed batch waits for "
          "its slowest cell's schedule (big-low: 108 steps even re-rooted, against medium-high's 29), a "
-         "latency no variant hides (`bench/NOTES.md`, \"Session 6\")."],
+         "latency no variant hides (`bench/NOTES.md`, \"Session 6\"). Session 7 (`bench/results-hines-staged.md`): "
+         "big-low's steps cost ~0.1 µs whether the device is loaded or idle (an L2 prefetch changed "
+         "nothing), so it is bound by its 108 dependent steps; 40 register steps (6 warps per SM) took "
+         "it to 2324 µs (58 %), the ratios stayed 1.47 (25 600) and 1.55 (256 000). A Hines (leaf-first) "
+         "order cannot go below the tree's radius (106 rows); fewer steps need eliminating interior rows "
+         "of long sections too (odd-even reduction, with fill), the next piece of work for T5."],
         ["T6", "Full step, ≥ 65 536 cells: ≥ 1000× NEURON 1 core; ≥ 10× NEURON all cores, Arbor all cores, "
                "our OpenMP all cores",
          "; ".join(f"{sp(x['cells'])} cells: {sci(x['cs'])} cs/s = **{x['n1']:.0f}×** NEURON 1 thread, "

@@ -7,7 +7,8 @@
 #   needs .devlibs (../shared/device/make-devlibs.sh) for HDF5 and Check; the morphologies are
 #   read from CS_MORPH_DIR, else ../shared/data/morphologies, else build-hines-data/morphologies
 #   (a copy that travels with the run: carry "build-hines-data").
-#   BENCH_ARGS adds arguments to bench_hines (e.g. --quick); SANITIZE=0 skips compute-sanitizer.
+#   BENCH_ARGS adds arguments to bench_hines (e.g. --quick, or --staged: the staged solver alone,
+#   about a minute); SANITIZE=0 skips compute-sanitizer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

@@ -166,10 +166,10 @@ typedef struct { int cells, reg_steps, rows, max_steps, warps; double est; } cs_
 
 /* Each shape (C of 4, 2, 1 or the one asked for; register steps none, CS__STG_REG_STEPS or
  * CS__STG_REG_STEPS_MORE(C); want_reg: -1 any, -2 any but the MORE, >= 0 only that) of the
- * structures (n[t] rows, cells
- * count[t], local parents lp[t]): the estimated time, in steps of one warp, is the groups' steps
- * shared by the warps that fit the device, or the longest schedule when there are fewer groups
- * than warps. The shortest wins (ties: more cells per warp, then fewer register steps).
+ * structures (n[t] rows, cells count[t], local parents lp[t]): the estimated time, in steps of
+ * one warp, is the groups' steps shared by the warps that fit the device, or the longest schedule
+ * when there are fewer groups than warps. The shortest wins (ties: more cells per warp, then
+ * fewer register steps).
  * A step of fewer cells costs more where the device is full: on the H200, medium-high with 2
  * cells per warp (11 warps of 29 steps) took 1.30 ms against 1.00 ms with 4 (8 warps of 45),
  * where steps over warps predicted 0.94×; big-high with 2 (9 warps of 51 steps, 2.85 ms) against
