@@ -29,7 +29,8 @@
  *                        lanes per cell), each lane running one row per step of a list schedule of
  *                        independent subtrees; the inputs stream through shared memory (cp.async),
  *                        the eliminated rows stay in shared memory and, for the first 24 steps
- *                        where that fits more warps, in registers, so the solve moves only the
+ *                        (40 with C = 4 in a plan of one launch) where that fits more warps, in
+ *                        registers, so the solve moves only the
  *                        compulsory bytes. A structure's rows are stored in the order of its
  *                        schedule (a step's rows are one run of device memory). The planner
  *                        re-roots low trees at their centre, picks C and the register steps by an

@@ -15,8 +15,9 @@
  * previous step takes that child's elimination from the lane's registers (carry); other children
  * add theirs into the row's a/b storage before it is reached (gather).
  *
- * A lane runs one row per step, so the eliminated rows of the first CS__STG_REG_STEPS steps can
- * stay in the lane's registers (the kernel unrolls those steps). Shared memory then holds only the
+ * A lane runs one row per step, so the eliminated rows of the first R steps (CS__STG_REG_STEPS,
+ * or CS__STG_REG_STEPS_MORE(C) in a plan of one launch) can stay in the lane's registers (the
+ * kernel unrolls those steps). Shared memory then holds only the
  * later steps' rows and the rows that other lanes gather into or read x from: each gets a shared
  * row, numbered here (cs__staged_assign), and the schedule names shared rows, not tree rows, for a
  * row's own storage and its parent's. */
