@@ -246,8 +246,10 @@ def hines(root, docs):
     for r in as_dicts(find_table(tables, "Uniform batches, double")):
         uni[(r["class"], int(num(r["cells"])), r["config"])] = r
     mixed_rows = as_dicts(find_table(tables, "Mixed batches"))
-    mixed, last = {}, None
+    mixed, last, alone = {}, None, {}
     for r in mixed_rows:
+        if r["class"] == "mixed/alone":  # the mixed batch against its own cells as six uniform batches
+            alone[int(num(r["cells"]))] = float(search(r"ratio ([0-9.]+)", r["solve [µs]"], "mixed/alone ratio"))
         if r["class"] == "mixed":
             last = r
         elif r["class"].startswith("uniform") and last is not None and last["config"] == r["config"]:
@@ -296,7 +298,10 @@ def hines(root, docs):
         bu = min((mixed[(n, c)][1], c) for c in cfgs)
         f, w = mixed.get((n, "fine")), mixed.get((n, "warp"))
         t5.append({"cells": n, "ucells": mixed[(n, cfgs[0])][2], "fine": f[0] / f[1] if f else None,
-                   "warp": w[0] / w[1] if w else None, "best": bm[0] / bu[0], "bm": bm, "bu": bu})
+                   "warp": w[0] / w[1] if w else None, "best": bm[0] / bu[0], "bm": bm, "bu": bu,
+                   "alone": alone.get(n),
+                   # staged's % of copy per class at the largest size, for the T5 remark
+                   "pct": {c: pct(c, 256000, "staged") for c in CLASSES}})
 
     # plot: solve time per variant for the plotted class
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -342,9 +347,11 @@ def hines(root, docs):
     mix_rows = [[f"{x['cells']:,}".replace(",", " "), f"{x['ucells']:,}".replace(",", " "),
                  f"{x['fine']:.2f}", f"{x['warp']:.2f}" if x["warp"] else "–",
                  f"{g3(x['bm'][0])} ({x['bm'][1].split(' ')[0]})",
-                 f"{g3(x['bu'][0])} ({x['bu'][1].split(' ')[0]})", f"{x['best']:.2f}"] for x in t5]
+                 f"{g3(x['bu'][0])} ({x['bu'][1].split(' ')[0]})", f"{x['best']:.2f}",
+                 f"{x['alone']:.2f}" if x["alone"] is not None else "–"] for x in t5]
     mtab = md_table(["mixed cells", "uniform cells (same rows)", "fine: mixed / uniform", "warp: mixed / uniform",
-                     "best mixed [µs]", "best uniform [µs]", "best / best"], mix_rows)
+                     "best mixed [µs]", "best uniform [µs]", "best / best",
+                     "staged: mixed / its cells as six uniform batches"], mix_rows)
     big = max(cells_all)
     best_big = min((t(pcls, big, v), v) for v in HINES_VARIANTS if t(pcls, big, v) is not None)
     section = f"""## 2. Hines batch (branched cells)
@@ -372,7 +379,8 @@ the copy bandwidth); the Block-Interleaved block-size sweep (BS = 32…512) is f
 ({g3(min(bi))}–{g3(max(bi))} µs).
 
 **Mixed batches** (the six classes round-robin) against a uniform medium-high batch with the same number
-of compartments:
+of compartments (T5), and, in the last column, against the mixed batch's own cells solved as six uniform
+batches one after another (what mixing itself costs, apart from the classes' own speeds):
 
 {mtab}
 """
@@ -597,6 +605,7 @@ def main():
     t4_min = min(t4, key=lambda x: x["vs_flat"])
     t4_minbest = min(t4, key=lambda x: x["vs_best"])
     t5_ok = [x for x in t5 if x["best"] <= 1.25]
+    t5_big = max(t5, key=lambda x: x["cells"])  # the largest mixed batch, for the T5 remark
     n1, n7, g7 = fs["n1"], fs["n7"], fs["g7"]
     t7f, t7u = t7["fused"], t7["unfused"]
     t1_ok = t1["frac"] <= 0.5 and t1["pct"] >= 85
@@ -640,18 +649,17 @@ def main():
                                                    for x in t5),
          ok(len(t5_ok) == len(t5)) + (f" (met at {', '.join(format(x['cells'], ',').replace(',', ' ') for x in t5_ok)} only)"
                                       if t5_ok and len(t5_ok) < len(t5) else ""),
-         "staged solves each structure of a large mixed batch with its own shape, in launches that run at "
-         "once, so the mixed batch costs about the sum of its classes' uniform times: at 256 000 cells "
-         "big-low (a third of the rows) runs at 54 % of copy, big-high at 78 %, small-low at 41 %, against "
-         "medium-high's 92 %. big-low is held to 5 warps per SM by its eliminated rows (695 rows × 4 cells "
-         "× 16 B must stay on chip at the turn of the sweeps). At small batches the mixed batch waits for "
-         "its slowest cell's schedule (big-low: 108 steps even re-rooted, against medium-high's 29), a "
-         "latency no variant hides (`bench/NOTES.md`, \"Session 6\"). Session 7 (`bench/results-hines-staged.md`): "
-         "big-low's steps cost ~0.1 µs whether the device is loaded or idle (an L2 prefetch changed "
-         "nothing), so it is bound by its 108 dependent steps; 40 register steps (6 warps per SM) took "
-         "it to 2324 µs (58 %), the ratios stayed 1.47 (25 600) and 1.55 (256 000). A Hines (leaf-first) "
-         "order cannot go below the tree's radius (106 rows); fewer steps need eliminating interior rows "
-         "of long sections too (odd-even reduction, with fill), the next piece of work for T5."],
+         f"The mixed batch costs about what its own cells cost as six uniform batches "
+         f"(mixed / alone {t5_big['alone']:.2f} at {sp(t5_big['cells'])} cells, last column of the mixed table): "
+         f"mixing itself is cheap. The gap is the classes' speed per compartment against medium-high's "
+         f"{t5_big['pct']['medium-high']:.0f} % of copy: big-low (a third of the rows) {t5_big['pct']['big-low']:.0f} %, "
+         f"big-high {t5_big['pct']['big-high']:.0f} %, small-low {t5_big['pct']['small-low']:.0f} %. "
+         "big-low is bound by what stays on chip between the sweeps: 24 cells of 695 rows per SM, each a chain "
+         "of 2 × 108 dependent steps. At small batches a batch waits for its longest schedule: 6.5 µs + 0.21 µs "
+         "per step fits every class at 256 cells (big-low 108 steps, medium-high 28). A prototype of two-way "
+         "sections (each unbranched section eliminated from both ends) cuts big-low to 41 steps with 32 lanes, "
+         "but medium-high gains too (≈ 1.4 predicted at 256 cells), and at large batches the on-chip bound "
+         "stays. `bench/NOTES.md`, \"Session 8\", gives the figures and what a design that meets T5 needs."],
         ["T6", "Full step, ≥ 65 536 cells: ≥ 1000× NEURON 1 core; ≥ 10× NEURON all cores, Arbor all cores, "
                "our OpenMP all cores",
          "; ".join(f"{sp(x['cells'])} cells: {sci(x['cs'])} cs/s = **{x['n1']:.0f}×** NEURON 1 thread, "

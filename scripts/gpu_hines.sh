@@ -4,7 +4,7 @@
 # markdown table go to OUTDIR ($OUT on the lent machine).
 #
 # Usage, from the project root: scripts/gpu_hines.sh [OUTDIR]
-#   needs .devlibs (../shared/device/make-devlibs.sh) for HDF5 and Check; the morphologies are
+#   needs .devlibs (scripts/devlibs.sh: HDF5, Check and cJSON); the morphologies are
 #   read from CS_MORPH_DIR, else ../shared/data/morphologies, else build-hines-data/morphologies
 #   (a copy that travels with the run: carry "build-hines-data").
 #   BENCH_ARGS adds arguments to bench_hines (e.g. --quick, or --staged: the staged solver alone,

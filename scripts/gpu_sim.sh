@@ -2,8 +2,8 @@
 # On the GPU machine, in one go: build everything (CUDA for sm_90), run the whole test suite
 # (GPU tests included), compute-sanitizer on the simulator's CUDA backend, and time the
 # built-in example on both backends. Logs go to OUTDIR ($OUT on the lent machine).
-# Usage, from the project root: scripts/gpu_sim.sh [OUTDIR]   (needs .devlibs: see
-# ../shared/device/README.md; carry ".devlibs")
+# Usage, from the project root: scripts/gpu_sim.sh [OUTDIR]   (needs .devlibs: scripts/devlibs.sh
+# fills it with HDF5, Check and cJSON; carry ".devlibs")
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

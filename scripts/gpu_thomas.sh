@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GPU Thomas solvers on the GPU machine, in one go: build (sm_90), the GPU test, the benchmark,
 # compute-sanitizer memcheck on the test (small shapes) and on a quick benchmark, racecheck on the
-# test. Results and logs go to $OUT (default ./gpu-thomas-out). Needs .devlibs/ (HDF5 and Check:
-# ../shared/device/make-devlibs.sh once on the dev machine, then carry ".devlibs").
+# test. Results and logs go to $OUT (default ./gpu-thomas-out). Needs .devlibs/ (HDF5, Check and
+# cJSON: scripts/devlibs.sh once on the dev machine, then carry ".devlibs").
 #   usage: scripts/gpu_thomas.sh            (from anywhere; works in the repository root)
 set -uo pipefail
 cd "$(dirname "$0")/.."

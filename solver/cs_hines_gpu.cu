@@ -473,6 +473,7 @@ struct cs_hines_plan {
     int *stg_blocks;        /* staged: blocks per multiprocessor of each launch, double and float */
     size_t bs_smem_elems;   /* block_shared: max group rows · G */
     int smem_optin;         /* bytes of shared memory a block may opt in to */
+    bool conv_attr[2][2];   /* conversion kernel [double][to_internal]: its shared-memory limit raised */
     void *buf_tree;         /* 3 tree-order arrays (host-pointer path), bytes below */
     size_t buf_tree_bytes;
     void *buf_int;          /* 3 internal arrays */
@@ -895,7 +896,11 @@ static cs_solver_status cs__convert(cs_hines_plan *pl, int to_internal, cs_hines
     const int coupling = kind == CS_HINES_COUPLING;
     void (*k)(int, const int *, const int *, const int *, int, const int *, const int *, const int *, int, int, const T *, T *) =
         to_internal ? cs__k_convert<T, true> : cs__k_convert<T, false>;
-    if (smem > 48 * 1024) CS__CU(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    bool &raised = pl->conv_attr[sizeof(T) == 8][to_internal];
+    if (smem > 48 * 1024 && !raised) { /* once per plan, and always to the cap, so no plan lowers it under another */
+        CS__CU(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)cap));
+        raised = true;
+    }
     k<<<grid, th, smem, pl->stream>>>(hp->nsys, pl->d_offset, pl->d_cell_base, pl->d_cell_map, hp->cell_stride, pl->d_lmap, pl->d_lusrc,
                                       pl->d_lorder, coupling, stage_rows, src, dst);
     CS__CU(cudaGetLastError());

@@ -183,8 +183,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     constexpr int RS = S * 3 * C;    /* elements per ring slot */
     const int2 *sc = ssc + q;        /* this lane's slot of step 0 */
     T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], unused;
-    int g = blockIdx.x, type = sd.group_type[g], nsteps = 0;
-    long long base = sd.group_base[g];
+    int type = sd.group_type[blockIdx.x], nsteps = 0;
+    long long base = sd.group_base[blockIdx.x];
     const T *gp[copy_t::H];
     cp.at(base, gp);
     bool staged = false; /* the group's first steps are in the ring already */
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             }
         if (g2 >= sd.ngroup) break;
         __syncwarp(); /* the forward sweep's reads of AB end before the next group zeroes them */
-        g = g2; type = type2; base = base2;
+        type = type2; base = base2;
     }
     /* the last warp to finish zeroes the counter for the next solve (a memset before each launch
      * cost 0.2-0.3 µs per solve at 256 cells): every warp's last atomicAdd on next[0] comes before
