@@ -373,10 +373,12 @@ int main(int argc, char **argv)
         {"fine no-opt", "fine", 0, 0, 7, 0},
         {"warp", "warp", 0, 0, 0, 0},
         {"staged", "staged", 0, 0, 0, 0},
+        {"staged one-way", "staged", 0, 0, CS_HINES_STAGED_NO_TWO_WAY, 0}, /* A/B of two-way sections */
         {"auto", "auto", 0, 0, 0, 0},
     };
     const int nall = (int)(sizeof all / sizeof all[0]);
-    enum { C_FLAT = 0, C_INTERLEAVED = 1, C_BI = 2, C_VARIABLE = 4, C_FINE = 5, C_FINE_NOSPLIT = 6, C_FINE_NOOPT = 7, C_WARP = 8, C_STAGED = 9 };
+    enum { C_FLAT = 0, C_INTERLEAVED = 1, C_BI = 2, C_VARIABLE = 4, C_FINE = 5, C_FINE_NOSPLIT = 6, C_FINE_NOOPT = 7, C_WARP = 8, C_STAGED = 9,
+           C_ONE_WAY = 10 };
     const int C_AUTO = nall - 1;
     if (staged_only) {
         table_header("staged: every class at 256 and 256 000 cells, double");
@@ -385,6 +387,7 @@ int main(int argc, char **argv)
                 Batch c6;
                 make_batch(c6, {cls[k]}, std::vector<int>((size_t)std::min(n, max_cells), 0));
                 emit(c6, cs_hines_table41[k].name, all[C_STAGED], "d", run_cfg(c6, all[C_STAGED], "d"), 0);
+                if (n == 256) emit(c6, cs_hines_table41[k].name, all[C_ONE_WAY], "d", run_cfg(c6, all[C_ONE_WAY], "d"), 0);
             }
         sizes = {256, 25600, 256000};
     }
@@ -435,6 +438,7 @@ int main(int argc, char **argv)
                 if (quick && (c == C_FINE_NOSPLIT || c == C_FINE_NOOPT)) continue;
                 /* at the largest size only medium-high gets every variant (device time) */
                 if (sizes[si] >= 256000 && k != 3 && c != C_INTERLEAVED && c != C_FINE && c != C_WARP && c != C_STAGED && c != C_AUTO) continue;
+                if (c == C_ONE_WAY && sizes[si] >= 256000) continue; /* the same plans as staged there */
                 emit(b, cs_hines_table41[k].name, all[c], "d", run_cfg(b, all[c], "d"), ts);
             }
         }
@@ -501,9 +505,9 @@ int main(int argc, char **argv)
         Batch u;
         make_batch(u, {cls[3]}, std::vector<int>((size_t)((rows + 318) / 319), 0));
         double tsm = cpu_time_us(m, 0);
-        const int pick[] = {C_INTERLEAVED, C_BI, C_VARIABLE, C_FINE, C_WARP, C_STAGED, C_AUTO};
+        const int pick[] = {C_INTERLEAVED, C_BI, C_VARIABLE, C_FINE, C_WARP, C_STAGED, C_ONE_WAY, C_AUTO};
         for (int c : pick) {
-            if (staged_only && c != C_STAGED) continue;
+            if ((staged_only && c != C_STAGED && c != C_ONE_WAY) || (c == C_ONE_WAY && sizes[si] >= 256000)) continue;
             Result rm = run_cfg(m, all[c], "d");
             emit(m, "mixed", all[c], "d", rm, tsm);
             Result ru = run_cfg(u, all[c], "d");

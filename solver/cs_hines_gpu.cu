@@ -528,7 +528,7 @@ static size_t cs__warp_smem(const cs__hines_hplan *hp, size_t elem)
 static cs__staged_dev cs__staged_dev_of(const cs_hines_plan *pl, int l, int prec)
 {
     const int *L = pl->hp.stg_launch + CS__SL_N * l;
-    cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS],
+    cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS], L[CS__SL_TW],
                          pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->d_group_base + L[CS__SL_FIRST],
                          pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + 2 * l : NULL};
     return sd;
@@ -566,11 +566,11 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
             int rows = 0, steps = 0;
             for (int l2 = 0; l2 < hp->stg_nlaunch; ++l2) {
                 const int *L2 = hp->stg_launch + CS__SL_N * l2;
-                if (L2[CS__SL_CELLS] != sd.cells || L2[CS__SL_REG] != sd.reg_steps) continue;
+                if (L2[CS__SL_CELLS] != sd.cells || L2[CS__SL_REG] != sd.reg_steps || L2[CS__SL_TW] != sd.two_way) continue;
                 rows = L2[CS__SL_ROWS] > rows ? L2[CS__SL_ROWS] : rows;
                 steps = L2[CS__SL_STEPS] > steps ? L2[CS__SL_STEPS] : steps;
             }
-            const size_t bytes = cs__staged_warp_bytes(rows, steps, sd.cells, sizeof(double));
+            const size_t bytes = cs__staged_warp_bytes(rows, steps, sd.cells, sd.two_way, sizeof(double));
             if (bytes > (size_t)pl->smem_optin) {
                 cs__gpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
                             "(use \"interleaved\" or \"warp\")", sd.cells, rows, bytes, pl->smem_optin);

@@ -92,8 +92,11 @@ enum {
     CS_HINES_FINE_NO_SPLIT = 2,  /* do not split long branches */
     CS_HINES_FINE_NO_SORT = 4,   /* keep branches of a level in tree order instead of by length */
     CS_HINES_FINE_GLOBAL = 8,    /* work in device memory even when a pack fits in shared memory */
-    CS_HINES_STAGED_NO_REG_STEPS = 16 /* staged: keep every eliminated row in shared memory, none in
-                                         registers (fewer registers, more shared memory per warp) */
+    CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
+                                          registers (fewer registers, more shared memory per warp) */
+    CS_HINES_STAGED_NO_TWO_WAY = 32    /* staged: eliminate every section from its bottom only (no
+                                          two-way sections, which shorten the schedules of 1 cell
+                                          per warp) */
 };
 
 typedef struct {

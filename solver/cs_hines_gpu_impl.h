@@ -69,18 +69,33 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
  * planner's choice of shape does not. */
 #define CS__STG_REGS(cells, R) \
     ((R) == 0 ? 68 : (R) == CS__STG_REG_STEPS ? ((cells) == 1 ? 168 : (cells) == 2 ? 154 : 162) : 227)
+/* Two-way sections (only with 1 cell per warp, 32 lanes): a long unbranched section hanging from
+ * a branch point P is eliminated from both ends. Its top rows T, T+1, ... run downwards on one
+ * lane from the first step on (each row's u slot holds the coupling to its child, and the lane
+ * carries a fill coupling to P, normalised to 1 at T); its bottom rows run upwards as usual; the
+ * two meet at a row M, which then couples to P (its u slot holds T's coupling to P). The critical
+ * path falls from the tree's height to about its longest section: big-low 108 → 41 steps
+ * (bench/NOTES.md, "Session 8"). A top row's record has a third value c (its coefficient on
+ * u_T·x_P), kept beside a and b; a lane waiting for M's other children holds its carry. */
+#define CS__STG_REGS_TW(R) ((R) == 0 ? 64 : 220) /* registers of the two-way kernels (ptxas -v, sm_90) */
 /* schedule flags of a staged slot: the low byte of its second int, above it the shared-memory
- * row of the parent (bits 8-19) and of the row itself (bits 20-31) */
+ * row of the parent (bits 8-19) and of the row itself (bits 20-31). "Parent" is the row that
+ * receives the slot's elimination: its tree parent, or in a two-way section the next top row
+ * (for a top row) or P (for M). */
 enum {
+    CS__STG_HOLD = 1,         /* an empty slot whose lane keeps its carry (two-way: M not ready yet) */
     CS__STG_GATHER_IN = 2,    /* other children add their sums into A/B[own]; forward: keep x in B */
     CS__STG_CARRY_OUT = 4,    /* the parent is this stream's next row: pass the elimination in registers */
-    CS__STG_ROOT = 16
+    CS__STG_START = 8,        /* two-way: the first top row of a section (fill coupling 1) */
+    CS__STG_ROOT = 16,
+    CS__STG_TOP = 32,         /* two-way: a top row (record a, b, c; carries to the row below) */
+    CS__STG_MEET = 64         /* two-way: M (couples to P through the carried fill) */
 };
 #define CS__STG_PAR(w) ((int)(((unsigned)(w) >> 8) & 0xfffu))
 #define CS__STG_OWN(w) ((int)((unsigned)(w) >> 20))
 #define CS__STG_MAX_SMEM_ROWS 4095 /* 12 bits, the last one a scratch row */
 /* fields of a staged launch */
-enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_N };
+enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_TW, CS__SL_N };
 
 /* The host plan. All indices are int (the create function refuses batches whose internal size
  * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
@@ -184,7 +199,12 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
  * bytes, and the host emulation (the kernel's order of operations). */
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
-size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem);
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, size_t elem);
+/* The two-way schedule of one structure (cs_hines_staged_twoway.c) of n rows (local parents lp,
+ * parents first) with S slots per step, into sched (as cs__staged_schedule's, room for 2n + 64
+ * steps), and per row the row whose coupling to its parent its u slot holds (edge). Returns the
+ * steps, -1 when out of memory, -2 when no two-way schedule was found (use the one-way one). */
+int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge);
 /* The share of the lanes that a staged plan keeps busy (rows over slots, all groups). */
 double cs__staged_lane_use(const cs__hines_hplan *hp);
 /* Free the arrays cs__plan_staged allocated (and only those), e.g. of a plan that was tried. */

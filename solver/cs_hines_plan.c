@@ -1076,9 +1076,20 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
          * schedule order, concurrent launches) kept the rule: small-low still lost to warp (361
          * against 334 µs); medium-high 675 µs, mixed 256000 cells 1187 against variable 2134. */
         if (!opt.fused_step) {
+            /* the rule is judged on the one-way plan (its lanes' use was measured); where it
+             * holds, the plan may take two-way sections, which shorten small batches' schedules
+             * but leave more lanes idle (session 8) */
             cs__hines_hplan trial = *hp;
             char m2[256];
-            if (cs__plan_staged(&trial, p, sid, rep, &opt, nsm, m2, sizeof m2) == CS_SOLVER_OK && cs__staged_lane_use(&trial) >= 0.5) {
+            cs_hines_gpu_options one_way = opt;
+            one_way.fine_flags |= CS_HINES_STAGED_NO_TWO_WAY;
+            int ok = cs__plan_staged(&trial, p, sid, rep, &one_way, nsm, m2, sizeof m2) == CS_SOLVER_OK && cs__staged_lane_use(&trial) >= 0.5;
+            if (ok && !(opt.fine_flags & CS_HINES_STAGED_NO_TWO_WAY)) {
+                cs__staged_release(&trial);
+                trial = *hp;
+                ok = cs__plan_staged(&trial, p, sid, rep, &opt, nsm, m2, sizeof m2) == CS_SOLVER_OK;
+            }
+            if (ok) {
                 *hp = trial;
                 hp->variant = CS__HV_STAGED;
                 free(sid); free(rep); free(lp);

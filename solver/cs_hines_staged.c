@@ -28,12 +28,12 @@
 
 #include "cs_hines_gpu_impl.h"
 
-size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, size_t elem)
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, size_t elem)
 {
-    /* A, B (and a scratch row), the ring (RING steps of S rows of 3 arrays for C cells: S·C = 32),
-     * the schedule (S int2 per step) */
-    const size_t S = (size_t)(32 / cells);
-    return ((size_t)(rows + 1) * 2 * (size_t)cells + (size_t)CS__STG_RING * 32 * 3) * elem + (size_t)max_steps * S * 8;
+    /* A, B (and a scratch row), with two-way sections C as well, the ring (RING steps of S rows
+     * of 3 arrays for C cells: S·C = 32), the schedule (S int2 per step) */
+    const size_t S = (size_t)(32 / cells), per_row = two_way ? 3 : 2;
+    return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * 32 * 3) * elem + (size_t)max_steps * S * 8;
 }
 
 /* The schedule of one structure of n rows (lp local parents, lp[0] = -1) into sched (2·S ints
@@ -130,6 +130,17 @@ done:
     return nsteps;
 }
 
+/* The schedule of a structure, one-way (cs__staged_schedule) or with two-way sections
+ * (cs__staged_schedule_tw: only where it finds one, else -2), and each row's u slot source (edge:
+ * itself one-way; may be NULL). sched has room for 2n + 64 steps. */
+static int cs__staged_schedule_any(int n, const int *lp, int S, int two_way, int *sched, int *edge)
+{
+    if (two_way) return cs__staged_schedule_tw(n, lp, S, sched, edge);
+    for (int i = 0; edge && i < n; ++i) edge[i] = i;
+    return cs__staged_schedule(n, lp, S, sched);
+}
+#define CS__STG_SCHED_STEPS(n) (2 * (size_t)(n) + 64) /* room for the steps of either schedule */
+
 /* Shared rows of one structure's schedule (steps of S slots, parents still as tree rows:
  * flags | parent << 8) with R register steps: a row gets one when it runs at step >= R or others
  * gather into it. Returns their number (a scratch row follows them), or -1 when out of memory.
@@ -142,7 +153,7 @@ static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int rewrit
     for (int k = 0; k < steps * S; ++k)
         if (sc[2 * k] >= 0) own[sc[2 * k]] = (k / S >= R || (sc[2 * k + 1] & CS__STG_GATHER_IN)) ? m++ : -1;
     for (int k = 0; rewrite && k < steps * S; ++k) {
-        const int r = sc[2 * k], w = sc[2 * k + 1], f = r < 0 ? 0 : w & 0xff;
+        const int r = sc[2 * k], w = sc[2 * k + 1], f = r < 0 ? w & CS__STG_HOLD : w & 0xff;
         const int pr = (r < 0 || (f & CS__STG_ROOT)) ? -1 : w >> 8;
         const int o = r >= 0 && own[r] >= 0 ? own[r] : m, po = pr >= 0 && own[pr] >= 0 ? own[pr] : m;
         sc[2 * k + 1] = (int)((unsigned)f | (unsigned)po << 8 | (unsigned)o << 20);
@@ -153,9 +164,9 @@ static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int rewrit
 
 /* Estimated warps per multiprocessor (228 KB of shared memory, 64 K registers) of a warp of
  * `bytes` of shared memory, with or without the register steps. */
-static int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells)
+static int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells, int two_way)
 {
-    const int regs = CS__STG_REGS(cells, reg_steps);
+    const int regs = two_way ? CS__STG_REGS_TW(reg_steps) : CS__STG_REGS(cells, reg_steps);
     const int by_regs = 65536 / (((regs * 32 + 255) / 256) * 256); /* registers go to warps in 256s */
     const int by_smem = (int)((size_t)228 * 1024 / (bytes + 1024)); /* 1 KB reserved per block */
     const int w = by_regs < by_smem ? by_regs : by_smem;
@@ -163,7 +174,7 @@ static int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells)
 }
 
 /* A plan's shape: cells per warp C, register steps R, and what they give. */
-typedef struct { int cells, reg_steps, rows, max_steps, warps; double est; } cs__staged_shape_t;
+typedef struct { int cells, reg_steps, two_way, rows, max_steps, warps; double est; } cs__staged_shape_t;
 
 /* Each shape (C of 4, 2, 1 or the one asked for; register steps none, CS__STG_REG_STEPS or
  * CS__STG_REG_STEPS_MORE(C); want_reg: -1 any, -2 any but the MORE, >= 0 only that) of the
@@ -180,41 +191,45 @@ typedef struct { int cells, reg_steps, rows, max_steps, warps; double est; } cs_
  * best->warps = 0: nothing fits. */
 #define CS__STG_STEP_COST(cells) ((cells) == 4 ? 1.0 : (cells) == 2 ? 1.5 : 2.0)
 static int cs__staged_pick(int nt, const int *n, const int *count, int *const *lp, int max_n, int nsm, int want_cells,
-                           int want_reg, cs__staged_shape_t *best)
+                           int want_reg, int want_tw, cs__staged_shape_t *best)
 {
-    int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * (size_t)max_n);
+    int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * CS__STG_SCHED_STEPS(max_n));
     if (!tmp) return -1;
     memset(best, 0, sizeof *best);
     best->est = -1;
     const int cands[3] = {4, 2, 1};
     for (int k = 0; k < 3; ++k) {
         const int C = want_cells ? want_cells : cands[k], S = 32 / C;
-        /* the register steps tried: none, CS__STG_REG_STEPS, more where C has a kernel for it */
-        const int regs[3] = {0, CS__STG_REG_STEPS, want_reg == -2 ? 0 : CS__STG_REG_STEPS_MORE(C)};
-        int max_steps = 0, rows[3] = {0, 0, 0};
-        double work = 0;
-        for (int t = 0; t < nt; ++t) {
-            const int steps = cs__staged_schedule(n[t], lp[t], S, tmp);
-            if (steps < 0) { free(tmp); return -1; }
-            if (steps > max_steps) max_steps = steps;
-            work += (double)((count[t] + C - 1) / C) * steps;
-            for (int c = 0; c < 3; ++c) {
-                const int m = c == 2 && !regs[c] ? 0 : cs__staged_assign(n[t], steps, tmp, S, regs[c], 0);
-                if (m < 0) { free(tmp); return -1; }
-                if (m > rows[c]) rows[c] = m;
+        /* two-way sections only with one cell per warp (a kernel of 32 lanes per cell) */
+        for (int tw = want_tw == 1; tw <= (C == 1 && want_tw != 0); ++tw) {
+            /* the register steps tried: none, CS__STG_REG_STEPS, more where C has a kernel for it */
+            const int regs[3] = {0, CS__STG_REG_STEPS, want_reg == -2 || tw ? 0 : CS__STG_REG_STEPS_MORE(C)};
+            int max_steps = 0, rows[3] = {0, 0, 0}, found = 1;
+            double work = 0;
+            for (int t = 0; t < nt && found; ++t) {
+                const int steps = cs__staged_schedule_any(n[t], lp[t], S, tw, tmp, NULL);
+                if (steps == -2) { found = 0; break; } /* no two-way schedule: one-way only */
+                if (steps < 0) { free(tmp); return -1; }
+                if (steps > max_steps) max_steps = steps;
+                work += (double)((count[t] + C - 1) / C) * steps;
+                for (int c = 0; c < 3; ++c) {
+                    const int m = c == 2 && !regs[c] ? 0 : cs__staged_assign(n[t], steps, tmp, S, regs[c], 0);
+                    if (m < 0) { free(tmp); return -1; }
+                    if (m > rows[c]) rows[c] = m;
+                }
             }
-        }
-        for (int c = 0; c < 3; ++c) {
-            if ((c == 2 && !regs[c]) || (want_reg >= 0 && regs[c] != want_reg)) continue;
-            const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, 8);
-            const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, regs[c], C) : 0;
-            if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
-            if (!w) continue;
-            double est = work * CS__STG_STEP_COST(C) / ((double)w * nsm);
-            if (est < max_steps) est = max_steps;
-            if (best->est < 0 || est < best->est) {
-                cs__staged_shape_t sh = {C, regs[c], rows[c], max_steps, w, est};
-                *best = sh;
+            for (int c = 0; c < 3 && found; ++c) {
+                if ((c == 2 && !regs[c]) || (want_reg >= 0 && regs[c] != want_reg)) continue;
+                const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, tw, 8);
+                const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, regs[c], C, tw) : 0;
+                if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
+                if (!w) continue;
+                double est = work * CS__STG_STEP_COST(C) / ((double)w * nsm);
+                if (est < max_steps) est = max_steps;
+                if (best->est < 0 || est < best->est) {
+                    cs__staged_shape_t sh = {C, regs[c], tw, rows[c], max_steps, w, est};
+                    *best = sh;
+                }
             }
         }
         if (want_cells) break;
@@ -234,7 +249,8 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
                                const cs_hines_gpu_options *opt, int *launch_of, cs__staged_shape_t *shapes)
 {
     const int want_reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
-    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, &shapes[0]) < 0) return -1;
+    const int want_tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : -1;
+    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, want_tw, &shapes[0]) < 0) return -1;
     for (int t = 0; t < nt; ++t) launch_of[t] = 0;
     if (nt == 1 || opt->block_size) return shapes[0].warps ? 1 : 0;
     /* each structure's own shape, then the structures of one shape together */
@@ -247,10 +263,12 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     if (!own || !sub_n || !sub_count || !sub_lp || !split) goto done;
     for (int t = 0; t < nt; ++t) {
         cs__staged_shape_t sh;
-        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, &sh) < 0) goto done;
+        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, &sh) < 0) goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
         int l = 0;
-        while (l < nl && !(split[l].cells == sh.cells && split[l].reg_steps == sh.reg_steps && split[l].warps == sh.warps)) ++l;
+        while (l < nl && !(split[l].cells == sh.cells && split[l].reg_steps == sh.reg_steps && split[l].two_way == sh.two_way &&
+                           split[l].warps == sh.warps))
+            ++l;
         if (l == nl) split[nl++] = sh;
         own[t] = l;
     }
@@ -260,7 +278,8 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
         for (int t = 0; t < nt; ++t)
             if (own[t] == l) { sub_n[m] = nrow[t]; sub_count[m] = count[t]; sub_lp[m++] = lp[t]; mx = nrow[t] > mx ? nrow[t] : mx; }
         cs__staged_shape_t sh;
-        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, &sh) < 0) goto done;
+        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, split[l].two_way, &sh) < 0)
+            goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; }
         split[l] = sh;
         est += sh.est;
@@ -295,14 +314,15 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     int *order = malloc(sizeof(int) * (size_t)nsys), *nrow = malloc(sizeof(int) * (size_t)nt);
     int **lp = calloc((size_t)nt, sizeof(int *)), *lmoff = malloc(sizeof(int) * (size_t)nt);
     int **renum = calloc((size_t)nt, sizeof(int *)), **usrc = calloc((size_t)nt, sizeof(int *)); /* re-rooted types */
-    int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * (size_t)hp->max_n);
+    int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * CS__STG_SCHED_STEPS(hp->max_n));
+    int *edge = malloc(sizeof(int) * 2 * (size_t)hp->max_n), *old_of = edge + hp->max_n;
     cs__staged_shape_t *shapes = NULL;
     hp->stype = malloc(sizeof(int) * 2 * (size_t)nt);
     hp->stg_type_launch = malloc(sizeof(int) * (size_t)nt);
     hp->cell_base = malloc(sizeof(int) * (size_t)nsys);
     hp->cell_map = malloc(sizeof(int) * (size_t)nsys);
-    if (!count || !first || !order || !nrow || !lp || !lmoff || !renum || !usrc || !tmp || !hp->stype || !hp->stg_type_launch || !hp->cell_base ||
-        !hp->cell_map)
+    if (!count || !first || !order || !nrow || !lp || !lmoff || !renum || !usrc || !tmp || !edge || !hp->stype || !hp->stg_type_launch ||
+        !hp->cell_base || !hp->cell_map)
         goto fail;
     /* cells by structure (stable), and each structure's local parents */
     for (int s = 0; s < nsys; ++s) count[sid[s]]++;
@@ -335,8 +355,9 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             cs__staged_shape_t a, b;
             int *lpa[1] = {lp[t]}, *lpb[1] = {lpn};
             const int want = opt->block_size, reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
-            if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], sms, want, reg, &a) < 0 ||
-                cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], sms, want, reg, &b) < 0) {
+            const int tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : -1;
+            if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], sms, want, reg, tw, &a) < 0 ||
+                cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], sms, want, reg, tw, &b) < 0) {
                 free(renumbered); free(lpn); free(us);
                 goto fail;
             }
@@ -358,7 +379,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     if (nl == 0) {
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (%d of its rows would need %zu bytes "
                  "per warp, at most %d; use interleaved or warp)", hp->max_n, shapes[0].rows,
-                 cs__staged_warp_bytes(shapes[0].rows, shapes[0].max_steps, shapes[0].cells, 8), CS__HINES_SMEM_BYTES_MAX);
+                 cs__staged_warp_bytes(shapes[0].rows, shapes[0].max_steps, shapes[0].cells, shapes[0].two_way, 8), CS__HINES_SMEM_BYTES_MAX);
         st = CS_SOLVER_ERR_INVALID;
         goto fail;
     }
@@ -373,7 +394,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     for (int t = 0; t < nt; ++t) {
         const cs__staged_shape_t *sh = &shapes[hp->stg_type_launch[t]];
         const int S = 32 / sh->cells;
-        int steps = cs__staged_schedule(nrow[t], lp[t], S, tmp);
+        int steps = cs__staged_schedule_any(nrow[t], lp[t], S, sh->two_way, tmp, edge);
         if (steps < 0 || cs__staged_assign(nrow[t], steps, tmp, S, sh->reg_steps, 1) < 0) goto fail;
         if (hp->stg_nslot + steps * S > cap) {
             cap = 2 * (hp->stg_nslot + steps * S);
@@ -392,9 +413,11 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         hp->stype[2 * t] = hp->stg_nslot;
         hp->stype[2 * t + 1] = steps;
         hp->stg_nslot += steps * S;
+        for (int i = 0; i < nrow[t]; ++i) old_of[renum[t] ? renum[t][i] : i] = i;
         for (int i = 0; i < nrow[t]; ++i) { /* old row i is tree row renum[i], stored at its place in the schedule */
-            hp->lmap[lmoff[t] + i] = pos[renum[t] ? renum[t][i] : i] * sh->cells;
-            hp->lusrc[lmoff[t] + i] = usrc[t] ? usrc[t][i] : i ? i : -1;
+            const int r = renum[t] ? renum[t][i] : i, e = edge[r]; /* its u slot: the coupling of row e to its parent */
+            hp->lmap[lmoff[t] + i] = pos[r] * sh->cells;
+            hp->lusrc[lmoff[t] + i] = usrc[t] ? usrc[t][old_of[e]] : e ? e : -1;
         }
         free(pos);
     }
@@ -419,6 +442,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         L[CS__SL_REG] = shapes[l].reg_steps;
         L[CS__SL_ROWS] = shapes[l].rows;
         L[CS__SL_STEPS] = shapes[l].max_steps;
+        L[CS__SL_TW] = shapes[l].two_way;
         for (int t = 0; t < nt; ++t) {
             if (hp->stg_type_launch[t] != l) continue;
             for (int k = 0; k < count[t]; k += C, ++g) {
@@ -449,9 +473,9 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         for (int t = 0; t < nt; ++t)
             if (hp->stg_type_launch[t] == l) { rows += nrow[t]; steps += hp->stype[2 * t + 1]; }
         len += snprintf(hp->describe + len, sizeof hp->describe - (size_t)len,
-                        " [cells/warp=%d groups=%d %.2f rows/step of %d, register steps=%d, shared rows=%d, ~%d warps/SM]",
+                        " [cells/warp=%d groups=%d %.2f rows/step of %d, register steps=%d%s, shared rows=%d, ~%d warps/SM]",
                         shapes[l].cells, hp->stg_launch[CS__SL_N * l + CS__SL_GROUPS], rows / (steps ? steps : 1), 32 / shapes[l].cells,
-                        shapes[l].reg_steps, shapes[l].rows, shapes[l].warps);
+                        shapes[l].reg_steps, shapes[l].two_way ? ", two-way sections" : "", shapes[l].rows, shapes[l].warps);
     }
     st = CS_SOLVER_OK;
 fail:
@@ -462,7 +486,7 @@ fail:
         if (usrc) free(usrc[t]);
     }
     free(renum); free(usrc);
-    free(count); free(first); free(order); free(nrow); free(lp); free(lmoff); free(tmp); free(shapes);
+    free(count); free(first); free(order); free(nrow); free(lp); free(lmoff); free(tmp); free(edge); free(shapes);
     return st;
 }
 
@@ -494,17 +518,19 @@ void cs__staged_release(cs__hines_hplan *hp)
 }
 
 /* Mirrors cs__k_staged operation for operation (but for the reciprocal's last bit), one cell at a
- * time: A, B are the warp's shared rows (the kernel keeps a row's a, b as one pair), RA, RB the lanes'
- * registers of the register steps. */
+ * time: A, B, CC are the warp's shared rows (the kernel keeps a row's a, b as one pair; CC: two-way
+ * sections' third value), RA, RB, RC the lanes' registers of the register steps. The two-way
+ * terms vanish for rows without CS__STG_TOP / CS__STG_MEET, which leaves the one-way kernel's
+ * operations. */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
     int rows = 0;
     for (int l = 0; l < hp->stg_nlaunch; ++l)
         if (hp->stg_launch[CS__SL_N * l + CS__SL_ROWS] > rows) rows = hp->stg_launch[CS__SL_N * l + CS__SL_ROWS];
     const size_t nreg = (size_t)CS__STG_REG_STEPS_MAX * CS__STG_MAX_SLOTS;
-    double *A = malloc(sizeof(double) * (size_t)(rows + 1)), *B = malloc(sizeof(double) * (size_t)(rows + 1));
-    double *RA = malloc(sizeof(double) * nreg), *RB = malloc(sizeof(double) * nreg);
-    if (!A || !B || !RA || !RB) { free(A); free(B); free(RA); free(RB); return; }
+    double *A = malloc(sizeof(double) * 3 * (size_t)(rows + 1)), *B = A ? A + rows + 1 : NULL, *CC = A ? B + rows + 1 : NULL;
+    double *RA = malloc(sizeof(double) * 3 * nreg), *RB = RA ? RA + nreg : NULL, *RC = RA ? RB + nreg : NULL;
+    if (!A || !RA) { free(A); free(RA); return; }
     for (int l = 0; l < hp->stg_nlaunch; ++l) {
         const int *L = hp->stg_launch + CS__SL_N * l;
         const int C = L[CS__SL_CELLS], S = 32 / C, R = L[CS__SL_REG];
@@ -513,24 +539,36 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
             const int nsteps = hp->stype[2 * hp->group_type[g] + 1];
             for (int j = 0; j < hp->group_cells[g]; ++j) {
                 const long long base = (long long)hp->group_base[g] + j;
-                double cd[CS__STG_MAX_SLOTS] = {0}, cr[CS__STG_MAX_SLOTS] = {0}, xc[CS__STG_MAX_SLOTS] = {0};
-                for (int i = 0; i <= L[CS__SL_ROWS]; ++i) A[i] = B[i] = 0.0; /* gathers add; the scratch row stays 0 */
+                /* a lane's carries: d and rhs terms, and in a top part the fill coupling to P and
+                 * P's pending terms; forward: x and u_T·x_P */
+                double cd[CS__STG_MAX_SLOTS] = {0}, cr[CS__STG_MAX_SLOTS] = {0}, cg[CS__STG_MAX_SLOTS] = {0};
+                double sd[CS__STG_MAX_SLOTS] = {0}, sr[CS__STG_MAX_SLOTS] = {0};
+                double xc[CS__STG_MAX_SLOTS] = {0}, yc[CS__STG_MAX_SLOTS] = {0};
+                for (int i = 0; i <= L[CS__SL_ROWS]; ++i) A[i] = B[i] = CC[i] = 0.0; /* gathers add; the scratch row stays 0 */
                 for (int t = 0; t < nsteps; ++t)
                     for (int s = 0; s < S; ++s) {
                         const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
                         const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
-                        if (row < 0) continue;
+                        if (row < 0) continue; /* the carries stay (a held lane's must) */
                         const long long k = base + (long long)row * C;
                         const double uu = u[k];
                         const double dd = (d[k] + A[own]) + cd[s]; /* the carry is 0 unless the slot's last row carried */
                         const double rr = (rhs[k] + B[own]) + cr[s];
-                        const double inv = 1.0 / dd, a = uu * inv, b = rr * inv; /* the GPU: 1/dd within 1 ulp */
-                        if (t < R) { RA[t * S + s] = a; RB[t * S + s] = b; }
-                        else { A[own] = a; B[own] = b; }
-                        const double cdn = -((uu * uu) * inv), crn = -((uu * rr) * inv);
+                        const double inv = 1.0 / dd; /* the GPU: 1/dd within 1 ulp */
+                        const int top = (f & CS__STG_TOP) != 0, meet = (f & CS__STG_MEET) != 0;
+                        const double gg = (f & CS__STG_START) ? 1.0 : cg[s], ue = meet ? uu * gg : uu, gt = top ? gg : 0.0;
+                        const double a = ue * inv, b = rr * inv, c = top ? gt * inv : meet ? uu : 0.0;
+                        if (t < R) { RA[t * S + s] = a; RB[t * S + s] = b; RC[t * S + s] = c; }
+                        else { A[own] = a; B[own] = b; CC[own] = c; }
+                        const double xd = meet ? (uu * uu) * sd[s] : 0.0, xr = meet ? uu * sr[s] : 0.0;
+                        const double cdn = xd - (ue * ue) * inv, crn = xr - (ue * rr) * inv;
+                        const double cgn = -(uu * gt) * inv, sdn = top ? sd[s] - (gt * gt) * inv : 0.0, srn = top ? sr[s] - (gt * rr) * inv : 0.0;
                         const int carry = (f & CS__STG_CARRY_OUT) != 0;
                         cd[s] = carry ? cdn : 0.0;
                         cr[s] = carry ? crn : 0.0;
+                        cg[s] = carry ? cgn : 0.0;
+                        sd[s] = carry ? sdn : 0.0;
+                        sr[s] = carry ? srn : 0.0;
                         if (!(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) { A[par] += cdn; B[par] += crn; }
                     }
                 for (int t = nsteps - 1; t >= 0; --t)
@@ -539,14 +577,16 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
                         const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
                         if (row < 0) continue;
                         const double a = t < R ? RA[t * S + s] : A[own], b = t < R ? RB[t * S + s] : B[own];
+                        const double c = t < R ? RC[t * S + s] : CC[own];
                         const double xp = (f & CS__STG_ROOT) ? 0.0 : (f & CS__STG_CARRY_OUT) ? xc[s] : B[par];
-                        const double x = b - a * xp;
+                        const double x = (b - a * xp) - ((f & CS__STG_TOP) ? c * yc[s] : 0.0);
                         xc[s] = x;
+                        if (f & CS__STG_MEET) yc[s] = c * xp; /* u_T·x_P for the top part, next in this lane */
                         if (f & CS__STG_GATHER_IN) B[own] = x;
                         rhs[base + (long long)row * C] = x;
                     }
             }
         }
     }
-    free(A); free(B); free(RA); free(RB);
+    free(A); free(RA);
 }

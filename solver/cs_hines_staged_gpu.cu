@@ -158,9 +158,66 @@ __device__ __forceinline__ void cs__stg_forward(int2 e, typename cs__stg_pair<T>
     if (real) out[e.x * C] = x;
 }
 
+/* The two-way kernel's steps (cs_hines_gpu_impl.h, CS__STG_TOP; the host's emulation,
+ * cs__staged_solve_host, spells out the same operations). Beside cd, cr a lane carries, in a top
+ * part, the fill coupling g to the section's branch point P (normalised: 1 at the top row) and
+ * P's pending terms sd, sr, which M scales by its u (T's coupling to P). A row's record has a
+ * third value c: a top row's coefficient on u_T·x_P, or M's u_T (forward: yc = u_T·x_P for the
+ * top rows that follow on its lane). A held slot (CS__STG_HOLD) keeps the lane's carries. */
+template <class T, int C, bool IN_REGS>
+__device__ __forceinline__ void cs__stg_backward_tw(const cs__stg_copy<T, C> &cp, const T *const *gp, int next_row, int wslot, int2 e,
+                                                    const T *rg, typename cs__stg_pair<T>::type *AB, T *CC, T &cd, T &cr, T &cg,
+                                                    T &sd, T &sr, T &ra, T &rb, T &rc)
+{
+    using T2 = typename cs__stg_pair<T>::type;
+    asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
+    __syncwarp();
+    cp.copy(gp, next_row, wslot);
+    cs__stg_commit();
+    const int f = e.y & 0xff;
+    T2 *own = AB + CS__STG_OWN(e.y) * C, *par = AB + CS__STG_PAR(e.y) * C;
+    const T2 so = *own, sp = *par;
+    const T d1 = (rg[0] + so.x) + cd, uu = rg[32], r1 = (rg[64] + so.y) + cr;
+    const T inv = cs__stg_rcp(d1);
+    const bool top = f & CS__STG_TOP, meet = f & CS__STG_MEET;
+    const T g = (f & CS__STG_START) ? T(1) : cg, ue = meet ? uu * g : uu, gt = top ? g : T(0);
+    const T a = ue * inv, b = r1 * inv, c = top ? gt * inv : meet ? uu : T(0);
+    const T xd = meet ? (uu * uu) * sd : T(0), xr = meet ? uu * sr : T(0);
+    const T cdn = xd - (ue * ue) * inv, crn = xr - (ue * r1) * inv;
+    const T cgn = -(uu * gt) * inv, sdn = top ? sd - (gt * gt) * inv : T(0), srn = top ? sr - (gt * r1) * inv : T(0);
+    const bool real = e.x >= 0, carry = f & CS__STG_CARRY_OUT, hold = f & CS__STG_HOLD;
+    if (IN_REGS) { ra = a; rb = b; rc = c; }
+    else if (real) { *own = T2{a, b}; CC[CS__STG_OWN(e.y) * C] = c; }
+    if (real && !(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) *par = T2{sp.x + cdn, sp.y + crn};
+    cd = carry ? cdn : hold ? cd : T(0);
+    cr = carry ? crn : hold ? cr : T(0);
+    cg = carry ? cgn : hold ? cg : T(0);
+    sd = carry ? sdn : hold ? sd : T(0);
+    sr = carry ? srn : hold ? sr : T(0);
+}
+template <class T, int C, bool IN_REGS>
+__device__ __forceinline__ void cs__stg_forward_tw(int2 e, typename cs__stg_pair<T>::type *AB, const T *CC, T *out, T &xc, T &yc, T ra,
+                                                   T rb, T rc)
+{
+    using T2 = typename cs__stg_pair<T>::type;
+    __syncwarp();
+    const int f = e.y & 0xff;
+    T2 *own = AB + CS__STG_OWN(e.y) * C;
+    const T xs = AB[CS__STG_PAR(e.y) * C].y;
+    const T2 ab = IN_REGS ? T2{ra, rb} : *own;
+    const T c = IN_REGS ? rc : CC[CS__STG_OWN(e.y) * C];
+    const T xp = (f & CS__STG_ROOT) ? T(0) : (f & CS__STG_CARRY_OUT) ? xc : xs;
+    const T x = (ab.y - ab.x * xp) - ((f & CS__STG_TOP) ? c * yc : T(0));
+    xc = (f & CS__STG_HOLD) ? xc : x;
+    yc = (f & CS__STG_MEET) ? c * xp : yc;
+    const bool real = e.x >= 0;
+    if (real && (f & CS__STG_GATHER_IN)) own->y = x;
+    if (real) out[e.x * C] = x;
+}
+
 /* C: cells per warp; R: register steps (0, CS__STG_REG_STEPS or CS__STG_REG_STEPS_MORE(C)), unrolled so that ra/rb stay
  * registers. */
-template <class T, int C, int R>
+template <class T, int C, int R, bool TW>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
 {
     using T2 = typename cs__stg_pair<T>::type;
@@ -174,15 +231,17 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     T2 *AB0 = reinterpret_cast<T2 *>(cs__smem_stg);
     T *ring = reinterpret_cast<T *>(AB0 + (size_t)(sd.rows + 1) * C);
     int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * 3 * C);
+    T *CC0 = reinterpret_cast<T *>(ssc + (size_t)sd.max_steps * S); /* two-way: the records' third values */
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
     T2 *AB = AB0 + j;
+    T *CC = CC0 + j;
     copy_t cp;
     cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q, j);
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
     const T *rg0 = ring + q * C + j; /* this lane's d in ring slot 0 (laid out [k][slot][cell]) */
     constexpr int RS = S * 3 * C;    /* elements per ring slot */
     const int2 *sc = ssc + q;        /* this lane's slot of step 0 */
-    T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], unused;
+    T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], rc[TW && R > 0 ? R : 1], unused;
     int type = sd.group_type[blockIdx.x], nsteps = 0;
     long long base = sd.group_base[blockIdx.x];
     const T *gp[copy_t::H];
@@ -191,6 +250,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     for (;;) {
         const T2 zero{T(0), T(0)};
         for (int i = lane; i < (sd.rows + 1) * C; i += 32) AB0[i] = zero;
+        if (TW)
+            for (int i = lane; i < (sd.rows + 1) * C; i += 32) CC0[i] = T(0);
         if (!staged) { /* a new structure (or the first group): its schedule, then the ring's first steps */
             const int2 ty = sd.stype[type];
             nsteps = ty.y;
@@ -211,20 +272,28 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         const int type2 = g2 < sd.ngroup ? sd.group_type[g2] : -1;
         const long long base2 = g2 < sd.ngroup ? sd.group_base[g2] : 0;
         /* backward sweep: step t's inputs were issued RING-1 steps ago */
-        T cd = T(0), cr = T(0);
+        T cd = T(0), cr = T(0), cg = T(0), csd = T(0), csr = T(0);
         int2 e = sc[0];
 #pragma unroll
         for (int t = 0; t < R; ++t)
             if (t < nsteps) {
                 const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
                 const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
-                cs__stg_backward<T, C, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, cd, cr, ra[t], rb[t]);
+                if constexpr (TW)
+                    cs__stg_backward_tw<T, C, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, CC, cd, cr, cg, csd, csr,
+                                                    ra[t], rb[t], rc[t]);
+                else
+                    cs__stg_backward<T, C, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, cd, cr, ra[t], rb[t]);
                 e = en;
             }
         for (int t = R, ri = R % RING; t < nsteps; ++t) {
             const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
             const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
-            cs__stg_backward<T, C, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, cd, cr, unused, unused);
+            if constexpr (TW)
+                cs__stg_backward_tw<T, C, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, CC, cd, cr, cg, csd, csr, unused,
+                                                 unused, unused);
+            else
+                cs__stg_backward<T, C, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, cd, cr, unused, unused);
             e = en;
             ri = ri + 1 == RING ? 0 : ri + 1;
         }
@@ -240,18 +309,20 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 cs__stg_commit();
             }
         /* forward sweep: the steps in reverse; x goes to device memory once */
-        T xc = T(0);
+        T xc = T(0), yc = T(0);
         e = sc[(nsteps - 1) * S];
         for (int t = nsteps - 1; t >= R; --t) {
             const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
-            cs__stg_forward<T, C, false>(e, AB, out, xc, unused, unused);
+            if constexpr (TW) cs__stg_forward_tw<T, C, false>(e, AB, CC, out, xc, yc, unused, unused, unused);
+            else cs__stg_forward<T, C, false>(e, AB, out, xc, unused, unused);
             e = en;
         }
 #pragma unroll
         for (int t = R - 1; t >= 0; --t)
             if (t < nsteps) {
                 const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
-                cs__stg_forward<T, C, true>(e, AB, out, xc, ra[t], rb[t]);
+                if constexpr (TW) cs__stg_forward_tw<T, C, true>(e, AB, CC, out, xc, yc, ra[t], rb[t], rc[t]);
+                else cs__stg_forward<T, C, true>(e, AB, out, xc, ra[t], rb[t]);
                 e = en;
             }
         if (g2 >= sd.ngroup) break;
@@ -272,17 +343,20 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
 
 /* The kernel of a shape (cells per warp, register steps), or nullptr */
 template <class T>
-static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps)
+static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps, int two_way)
 {
-    if (cells == 4 && reg_steps == CS__STG_REG_STEPS_MORE(4)) return cs__k_staged<T, 4, CS__STG_REG_STEPS_MORE(4)>;
+    if (two_way) /* one cell per warp only */
+        return cells != 1 ? nullptr : reg_steps == 0 ? cs__k_staged<T, 1, 0, true>
+                                    : reg_steps == CS__STG_REG_STEPS ? cs__k_staged<T, 1, CS__STG_REG_STEPS, true> : nullptr;
+    if (cells == 4 && reg_steps == CS__STG_REG_STEPS_MORE(4)) return cs__k_staged<T, 4, CS__STG_REG_STEPS_MORE(4), false>;
     if (reg_steps != 0 && reg_steps != CS__STG_REG_STEPS) return nullptr;
     switch (cells * 2 + (reg_steps != 0)) {
-    case 8: return cs__k_staged<T, 4, 0>;
-    case 9: return cs__k_staged<T, 4, CS__STG_REG_STEPS>;
-    case 4: return cs__k_staged<T, 2, 0>;
-    case 5: return cs__k_staged<T, 2, CS__STG_REG_STEPS>;
-    case 2: return cs__k_staged<T, 1, 0>;
-    case 3: return cs__k_staged<T, 1, CS__STG_REG_STEPS>;
+    case 8: return cs__k_staged<T, 4, 0, false>;
+    case 9: return cs__k_staged<T, 4, CS__STG_REG_STEPS, false>;
+    case 4: return cs__k_staged<T, 2, 0, false>;
+    case 5: return cs__k_staged<T, 2, CS__STG_REG_STEPS, false>;
+    case 2: return cs__k_staged<T, 1, 0, false>;
+    case 3: return cs__k_staged<T, 1, CS__STG_REG_STEPS, false>;
     default: return nullptr;
     }
 }
@@ -290,12 +364,12 @@ static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps)
 template <class T>
 static cudaError_t cs__staged_prepare_t(const cs__staged_dev &sd, int attr_rows, int attr_steps, int *blocks_per_sm)
 {
-    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps);
+    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way);
     if (!k) return cudaErrorInvalidValue;
     cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sizeof(T)));
+                                         (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sd.two_way, sizeof(T)));
     if (e != cudaSuccess) return e;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sizeof(T)));
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, sizeof(T)));
     if (e != cudaSuccess) return e;
     return *blocks_per_sm < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
 }
@@ -309,11 +383,11 @@ cudaError_t cs__staged_prepare(const cs__staged_dev &sd, int attr_rows, int attr
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
 {
-    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps);
+    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way);
     if (!k) return cudaErrorInvalidValue;
     long long grid = (long long)sd.blocks_per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
-    k<<<(int)grid, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sizeof(T)), stream>>>(sd, d, u, rhs);
+    k<<<(int)grid, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, sizeof(T)), stream>>>(sd, d, u, rhs);
     return cudaGetLastError();
 }
 template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *, const double *, double *, cudaStream_t);

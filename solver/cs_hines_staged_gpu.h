@@ -9,6 +9,7 @@
  * launch's first group) and shape. */
 struct cs__staged_dev {
     int ngroup, rows, max_steps, nsm, reg_steps, cells; /* rows: shared rows (plus a scratch row) */
+    int two_way;        /* two-way sections (cs_hines_gpu_impl.h, CS__STG_TOP) */
     int blocks_per_sm;  /* one-warp blocks that fit a multiprocessor (cs__staged_prepare) */
     const int *group_base, *group_type;
     const int2 *stype;  /* per type: first slot, steps */

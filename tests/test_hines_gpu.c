@@ -392,6 +392,61 @@ static void check_warp_blocks(const cs__hines_hplan *hp, const cs_hines_gpu_opti
         if (!(cond)) ck_abort_msg(__VA_ARGS__); \
     } while (0)
 
+/* staged, two-way (cs_hines_gpu_impl.h, CS__STG_TOP): a top row carries, to the next real row
+ * of its slot (only held slots between), and a section's top is a top row; a held slot follows a
+ * top row and its lane's next row is M; a row that gathers names the shared row of a later row
+ * that takes gathers, and no two rows of a step gather into one row; one root. (Rows run after
+ * their senders and the numbers are right: the host emulation against the CPU.) m: the shared rows
+ * (the scratch row is m). */
+static void check_two_way_schedule(const int *sc, int steps, int S, int m, const char *what, int t)
+{
+    int *row_of_shared = malloc(sizeof(int) * (m + 1)), *step_of_shared = malloc(sizeof(int) * (m + 1)), roots = 0;
+    for (int i = 0; i <= m; ++i) row_of_shared[i] = -1;
+    for (int k = 0; k < steps * S; ++k) {
+        const int w = sc[2 * k + 1];
+        if (sc[2 * k] >= 0 && CS__STG_OWN(w) < m) { row_of_shared[CS__STG_OWN(w)] = sc[2 * k]; step_of_shared[CS__STG_OWN(w)] = k / S; }
+    }
+    for (int k = 0; k < steps * S; ++k) {
+        const int r = sc[2 * k], w = sc[2 * k + 1], f = w & 0xff, tt = k / S, s = k % S;
+        if (r < 0) {
+            if (!(f & CS__STG_HOLD)) continue;
+            int kp = k - S, kn = k + S; /* the lane's rows around the hold */
+            while (kp >= 0 && sc[2 * kp] < 0 && (sc[2 * kp + 1] & CS__STG_HOLD)) kp -= S;
+            while (kn < steps * S && sc[2 * kn] < 0 && (sc[2 * kn + 1] & CS__STG_HOLD)) kn += S;
+            TEST_CHECK(kp >= 0 && sc[2 * kp] >= 0 && (sc[2 * kp + 1] & CS__STG_TOP) && kn < steps * S && sc[2 * kn] >= 0 &&
+                           (sc[2 * kn + 1] & CS__STG_MEET),
+                       "%s: type %d: a hold at step %d slot %d not between a top row and M", what, t, tt, s);
+            continue;
+        }
+        roots += (f & CS__STG_ROOT) != 0;
+        TEST_CHECK(!(f & CS__STG_START) || (f & CS__STG_TOP), "%s: type %d row %d: start of a section but not a top row", what, t, r);
+        TEST_CHECK(!(f & CS__STG_TOP) || ((f & CS__STG_CARRY_OUT) && !(f & (CS__STG_MEET | CS__STG_ROOT))), "%s: type %d row %d: top row",
+                   what, t, r);
+        if (f & CS__STG_CARRY_OUT) {
+            int kn = k + S;
+            while ((f & CS__STG_TOP) && kn < steps * S && sc[2 * kn] < 0 && (sc[2 * kn + 1] & CS__STG_HOLD)) kn += S;
+            TEST_CHECK(kn < steps * S && sc[2 * kn] >= 0, "%s: type %d row %d carries to no row", what, t, r);
+        } else if (!(f & CS__STG_ROOT)) {
+            const int p = CS__STG_PAR(w);
+            TEST_CHECK(p < m && row_of_shared[p] >= 0 && step_of_shared[p] > tt, "%s: type %d row %d gathers into shared row %d", what, t, r, p);
+            for (int s2 = 0; s2 < s; ++s2) {
+                const int r2 = sc[2 * (tt * S + s2)], w2 = sc[2 * (tt * S + s2) + 1];
+                TEST_CHECK(r2 < 0 || (w2 & (CS__STG_CARRY_OUT | CS__STG_ROOT)) || CS__STG_PAR(w2) != p,
+                           "%s: type %d: rows %d and %d gather into one row in step %d", what, t, r2, r, tt);
+            }
+            if (p < m && row_of_shared[p] >= 0) {
+                const int kp = step_of_shared[p] * S; /* the receiver takes gathers */
+                int found = 0;
+                for (int s2 = 0; s2 < S; ++s2)
+                    found |= sc[2 * (kp + s2)] == row_of_shared[p] && (sc[2 * (kp + s2) + 1] & CS__STG_GATHER_IN);
+                TEST_CHECK(found, "%s: type %d row %d: its receiver takes no gathers", what, t, r);
+            }
+        }
+    }
+    TEST_CHECK(roots == 1, "%s: type %d: %d roots", what, t, roots);
+    free(row_of_shared); free(step_of_shared);
+}
+
 /* staged: every type's schedule runs each row once, after all its children (in earlier steps),
  * never two rows with one parent in a step (their lanes' gathers would race), its carry flags pair
  * a row with its parent in the same slot of the next step, and its shared rows are distinct, fit
@@ -405,7 +460,8 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
         TEST_CHECK(L[CS__SL_FIRST] == g_next && L[CS__SL_GROUPS] > 0, "%s: launch %d", what, l);
         TEST_CHECK((L[CS__SL_CELLS] == 4 || L[CS__SL_CELLS] == 2 || L[CS__SL_CELLS] == 1) &&
                       (L[CS__SL_REG] == 0 || L[CS__SL_REG] == CS__STG_REG_STEPS ||
-                       (L[CS__SL_REG] == CS__STG_REG_STEPS_MORE(L[CS__SL_CELLS]) && L[CS__SL_REG] > 0)),
+                       (L[CS__SL_REG] == CS__STG_REG_STEPS_MORE(L[CS__SL_CELLS]) && L[CS__SL_REG] > 0 && !L[CS__SL_TW])) &&
+                      (L[CS__SL_TW] == 0 || (L[CS__SL_TW] == 1 && L[CS__SL_CELLS] == 1)),
                    "%s: launch %d shape", what, l);
         for (int g = L[CS__SL_FIRST]; g < L[CS__SL_FIRST] + L[CS__SL_GROUPS]; ++g) {
             const int t = hp->group_type[g];
@@ -428,7 +484,8 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
         for (int k = 0; k < steps * S; ++k) {
             int r = sc[2 * k], w = sc[2 * k + 1], o = CS__STG_OWN(w);
             if (r < 0) {
-                TEST_CHECK((w & 0xff) == 0 && (scratch < 0 || o == scratch), "%s: type %d: an empty slot", what, t);
+                TEST_CHECK(((w & 0xff) == 0 || ((w & 0xff) == CS__STG_HOLD && L[CS__SL_TW])) && (scratch < 0 || o == scratch),
+                           "%s: type %d: an empty slot", what, t);
                 scratch = o;
                 continue;
             }
@@ -455,6 +512,7 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
                 TEST_CHECK(own[r] == m, "%s: type %d register row %d has shared row %d", what, t, r, own[r]);
             }
         }
+        if (L[CS__SL_TW]) check_two_way_schedule(sc, steps, S, m, what, t);
         free(step); free(slot); free(own); free(row_of);
     }
     /* every system's type (the group holding its cell) is the system's own tree, maybe re-rooted:
@@ -469,6 +527,20 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
         int *step = malloc(sizeof(int) * n), *slot = malloc(sizeof(int) * n), *stamp = malloc(sizeof(int) * n), seen = 0;
         int *rowof = malloc(sizeof(int) * n), *par = malloc(sizeof(int) * n), roots = 0;
         TEST_CHECK(m0 >= 0 && m0 + n <= hp->nlmap, "%s: system %d: conversion map", what, sy);
+        if (hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_TW]) {
+            /* two-way: a slot's u may be another row's edge (cs_hines_gpu_impl.h), but every edge
+             * is read once; the schedule's checks are check_two_way_schedule's */
+            for (int i = 0; i < n; ++i) stamp[i] = 0;
+            for (int i = 0; i < n; ++i) {
+                const int us = hp->lusrc[m0 + i];
+                TEST_CHECK(us >= -1 && us < n && (us < 0 || b->p[o + us] >= 0), "%s: system %d row %d: coupling %d", what, sy, i, us);
+                if (us >= 0) { TEST_CHECK(!stamp[us], "%s: system %d: coupling of %d read twice", what, sy, us); stamp[us] = 1; }
+                else ++roots;
+            }
+            TEST_CHECK(roots == 1, "%s: system %d: %d rows without a coupling", what, sy, roots);
+            free(step); free(slot); free(stamp); free(rowof); free(par);
+            continue;
+        }
         for (int r = 0; r < n; ++r) par[r] = -2;
         for (int i = 0; i < n; ++i) {
             rowof[i] = hp->lmap[m0 + i] / C;
@@ -636,6 +708,7 @@ static const config g_configs[] = {
     {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0},
     {"staged", 2, 0, 0, 0}, /* cells per warp */
     {"staged", 1, 0, 0, 0},
+    {"staged", 1, 0, CS_HINES_STAGED_NO_TWO_WAY, 0}, /* where two-way sections would be picked */
     {"auto", 0, 0, 0, 0},
 };
 #define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
@@ -782,24 +855,28 @@ START_TEST(test_host_plans)
     for (int k = 0; k < 6; ++k) {
         batch kb;
         make_class_batch(&kb, k, 9, 1000 + k);
-        for (int f = 0; f < 2; ++f) {
-            config sc = {"staged", 0, 0, f ? CS_HINES_STAGED_NO_REG_STEPS : 0, 0};
+        for (int f = 0; f < 3; ++f) { /* 9 cells: two-way sections, unless turned off */
+            config sc = {"staged", 0, 0, f == 1 ? CS_HINES_STAGED_NO_REG_STEPS : f == 2 ? CS_HINES_STAGED_NO_TWO_WAY : 0, 0};
             cs_hines_gpu_options o = make_opt(&sc);
             check_host_plan(&kb, &o, cs_hines_table41[k].name);
         }
         batch_free(&kb);
     }
     /* the shape staged picks. Few cells (9, on 132 multiprocessors): the shortest schedule, so
-     * fewer cells per warp for the branchy classes (medium-high 29 steps of 16 slots against 45
-     * of 8; big-high 39 of 32 against 92 of 8). Many (1100 on one): the most cells per unit of
+     * one cell per warp with two-way sections (big-low 41 steps of 32 slots against 108 of 8,
+     * medium-high 19 against 28 of 16); without them, fewer cells per warp for the branchy
+     * classes (medium-high 28 steps of 16 slots against 45 of 8; big-high 38 of 32 against 92 of
+     * 8). Many (1100 on one): the most cells per unit of
      * time; register steps where they fit more warps: medium-high 12 against 8 (shared memory),
      * small-high fits 19 without them and 12 with (registers); big-high 2 cells per warp (9 warps
      * of 51 steps against 5 of 92); big-low 40 register steps (6 warps of 108 steps against 5 with
      * 24). */
-    const struct { int cls, count, nsm, flags, cells, reg; } shapes[] = {
-        {3, 9, 132, 0, 2, 0}, {5, 9, 132, 0, 1, 0}, {0, 9, 132, 0, 4, 0},
-        {3, 1100, 1, 0, 4, CS__STG_REG_STEPS}, {3, 1100, 1, CS_HINES_STAGED_NO_REG_STEPS, 4, 0}, /* 8 warps of 45 steps; 2 cells: 11 of 29, but at 1.5× the cost */
-        {1, 1100, 1, 0, 4, 0}, {5, 1100, 1, 0, 2, CS__STG_REG_STEPS}, {4, 1100, 1, 0, 4, CS__STG_REG_STEPS_MORE(4)},
+    const int one_way = CS_HINES_STAGED_NO_TWO_WAY;
+    const struct { int cls, count, nsm, flags, cells, reg, tw; } shapes[] = {
+        {3, 9, 132, one_way, 2, 0, 0}, {5, 9, 132, one_way, 1, 0, 0}, {0, 9, 132, one_way, 4, 0, 0},
+        {3, 9, 132, 0, 1, 0, 1}, {4, 9, 132, 0, 1, 0, 1}, {5, 9, 132, 0, 1, 0, 1}, {0, 9, 132, 0, 1, 0, 1},
+        {3, 1100, 1, 0, 4, CS__STG_REG_STEPS, 0}, {3, 1100, 1, CS_HINES_STAGED_NO_REG_STEPS, 4, 0, 0}, /* 8 warps of 45 steps; 2 cells: 11 of 29, but at 1.5× the cost */
+        {1, 1100, 1, 0, 4, 0, 0}, {5, 1100, 1, 0, 2, CS__STG_REG_STEPS, 0}, {4, 1100, 1, 0, 4, CS__STG_REG_STEPS_MORE(4), 0},
     };
     /* a large mixed batch: each structure its own launch and shape (6 launches; big-high 2 cells
      * per warp), emulated */
@@ -827,7 +904,8 @@ START_TEST(test_host_plans)
         char msg[256];
         ck_assert_int_eq(cs__hines_hplan_build(kb.nsys, kb.offset, kb.p, CS__HV_STAGED, &o, shapes[k].nsm, &hp, msg, sizeof msg),
                          CS_SOLVER_OK);
-        ck_assert_msg(hp.stg_nlaunch == 1 && hp.stg_launch[CS__SL_CELLS] == shapes[k].cells && hp.stg_launch[CS__SL_REG] == shapes[k].reg,
+        ck_assert_msg(hp.stg_nlaunch == 1 && hp.stg_launch[CS__SL_CELLS] == shapes[k].cells && hp.stg_launch[CS__SL_REG] == shapes[k].reg &&
+                          hp.stg_launch[CS__SL_TW] == shapes[k].tw,
                       "%s × %d: %s",
                       cs_hines_table41[shapes[k].cls].name, shapes[k].count, hp.describe);
         cs__hines_hplan_free(&hp);
@@ -1137,6 +1215,27 @@ START_TEST(test_gpu_more_reg_steps)
 }
 END_TEST
 
+/* two-way sections on the GPU, against the CPU: few big-low cells (no register steps) and enough
+ * that the plan keeps 24 steps in registers (the two kernels of CS__STG_TOP) */
+START_TEST(test_gpu_two_way)
+{
+    const struct { int count; const char *want; } cases[] = {{64, "register steps=0, two-way sections,"},
+                                                              {1200, "register steps=24, two-way sections,"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        batch b;
+        make_class_batch(&b, 4, cases[k].count, 63 + (int)k);
+        config sc = {"staged", 0, 0, 0, 0};
+        cs_hines_gpu_options o = make_opt(&sc);
+        cs_hines_plan *pl = NULL;
+        ck_assert_int_eq(cs_hines_gpu_plan_create(b.nsys, b.offset, b.p, &o, &pl), CS_SOLVER_OK);
+        ck_assert_msg(strstr(cs_hines_gpu_plan_describe(pl), cases[k].want) != NULL, "%s", cs_hines_gpu_plan_describe(pl));
+        cs_hines_gpu_plan_destroy(pl);
+        check_gpu(&b, &sc, "big-low, two-way sections");
+        batch_free(&b);
+    }
+}
+END_TEST
+
 START_TEST(test_gpu_errors)
 {
     int off[2] = {0, 3}, p[3] = {-1, 0, 0};
@@ -1181,6 +1280,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_cells);
     tcase_add_test(tc, test_gpu_mixed);
     tcase_add_test(tc, test_gpu_more_reg_steps);
+    tcase_add_test(tc, test_gpu_two_way);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,216 @@
+/* Two-way sections of a staged schedule (cs_hines_gpu_impl.h, CS__STG_TOP): which rows of a
+ * structure run downwards from their section's top, the list schedule that runs them, and the
+ * coupling each row's u slot must hold.
+ *
+ * Why: a leaf-first (Hines) schedule is at least as many steps as the tree is high, and at small
+ * batches a solve costs ~0.21 µs per step (bench/NOTES.md, "Session 8"): big-low's 108 steps
+ * against medium-high's 28. Eliminating a long section from both ends at once halves it, and its
+ * top half does not wait for the subtrees below, so the schedule shrinks to about the longest
+ * section plus the branch levels (big-low 41 steps with 32 lanes).
+ *
+ * The schedule is a list schedule on the "receiver tree" (each row sends its elimination to one
+ * row: its parent, or for a top row the next row down, or for M the branch point P), as in
+ * cs__staged_schedule, with three additions: a top row's successor is always the same lane's next
+ * row (the lane carries the fill coupling to P); M goes to the lane of its top part once its other
+ * children are done, the lane holding its carry until then; and one lane stays out of top parts,
+ * so that the rows M waits for always have a lane. A lane that held is a wasted slot, so the
+ * schedule is built again with each section's start delayed by the steps its lane held. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_hines_gpu_impl.h"
+
+enum { CS__TW_NORMAL, CS__TW_TOP, CS__TW_MEET };
+
+/* The roles. A section is a chain T..B of rows with one child each but B, hanging from P (P has
+ * several children or is the root). With F the estimated step at which B's subtrees are done (one
+ * lane per ready row, no limit), a top part of m rows from step 0 and a bottom part of L - 1 - m
+ * rows from step F meet at chain[m] = M soonest for m = (F + L) / 2; sections where m < 2 run
+ * bottom-up. recv: the row each row's elimination goes to; top_of: for top rows and M, the T of
+ * their section (else -1). */
+static void cs__tw_roles(int n, const int *lp, int *recv, unsigned char *role, int *top_of, int *work)
+{
+    int *nch = work, *kid = work + n, *chain = work + 2 * n, *done_below = work + 3 * n;
+    for (int i = 0; i < n; ++i) {
+        nch[i] = 0;
+        done_below[i] = 0;
+        recv[i] = lp[i];
+        role[i] = CS__TW_NORMAL;
+        top_of[i] = -1;
+    }
+    for (int i = 1; i < n; ++i) { nch[lp[i]]++; kid[lp[i]] = i; }
+    for (int r = n - 1; r >= 1; --r) { /* parents first in lp: the sections below r are done */
+        const int P = lp[r];
+        if (nch[P] == 1 && P != 0) continue; /* r is inside a section */
+        int L = 0, c = r;
+        chain[L++] = c;
+        while (nch[c] == 1) { c = kid[c]; chain[L++] = c; }
+        const int F = done_below[c];
+        int m = (F + L) / 2;
+        if (m > L - 1) m = L - 1;
+        if (m < 2) m = 0;
+        const int out = m ? (m > F + L - 1 - m ? m : F + L - 1 - m) + 1 : F + L; /* the step P may take it */
+        if (out > done_below[P]) done_below[P] = out;
+        if (!m) continue;
+        for (int k = 0; k < m; ++k) { role[chain[k]] = CS__TW_TOP; recv[chain[k]] = chain[k + 1]; top_of[chain[k]] = r; }
+        role[chain[m]] = CS__TW_MEET;
+        recv[chain[m]] = P;
+        top_of[chain[m]] = r;
+    }
+}
+
+/* One list schedule (steps of S slots: row or -1, then 0 or CS__STG_HOLD) with each section's
+ * top released at step rel[T]; held[T] counts the steps its lane held. Returns the steps, or -1
+ * past cap steps. */
+static int cs__tw_pass(int n, const int *recv, const unsigned char *role, const int *top_of, const int *depth, int max_depth,
+                       const int *rel, int S, int cap, int *sched, int *held, int *work)
+{
+    int *remaining = work, *bucket_head = work + n, *next = work + 2 * n + 1, *step_of = work + 3 * n + 1;
+    int last[CS__STG_MAX_SLOTS], in_top[CS__STG_MAX_SLOTS];
+    for (int i = 0; i <= max_depth; ++i) bucket_head[i] = -1;
+    for (int i = 0; i < n; ++i) { remaining[i] = 0; step_of[i] = -1; held[i] = 0; }
+    for (int i = 1; i < n; ++i) remaining[recv[i]]++;
+    int top = 0; /* no bucket above top holds a row */
+#define CS__TW_PUSH(r)                                       \
+    do {                                                     \
+        next[r] = bucket_head[depth[r]];                     \
+        bucket_head[depth[r]] = (r);                         \
+        if (depth[r] > top) top = depth[r];                  \
+    } while (0)
+    /* ready from the start: leaves and the sections' tops (top rows below them and M never wait
+     * in the list: their lane takes them) */
+    for (int i = n - 1; i >= 0; --i)
+        if (!remaining[i] && (role[i] == CS__TW_NORMAL || top_of[i] == i)) CS__TW_PUSH(i);
+    for (int s = 0; s < S; ++s) { last[s] = -1; in_top[s] = 0; }
+    int done_rows = 0, t = 0;
+    while (done_rows < n) {
+        if (t >= cap) return -1;
+        int rows[CS__STG_MAX_SLOTS], hold[CS__STG_MAX_SLOTS], lanes_in_top = 0;
+        for (int s = 0; s < S; ++s) { rows[s] = -1; hold[s] = 0; }
+        /* lanes in a top part: the next top row (never clashes: its only sender is this lane's),
+         * then M where its other children are done and no row of this step sends to P */
+        for (int pass = 0; pass < 2; ++pass)
+            for (int s = 0; s < S; ++s) {
+                if (!in_top[s]) continue;
+                const int q = recv[last[s]], is_top = role[q] == CS__TW_TOP;
+                if (is_top != (pass == 0)) continue;
+                if (is_top) { rows[s] = q; continue; }
+                int wait = remaining[q] != 0;
+                for (int s2 = 0; s2 < S; ++s2) wait |= rows[s2] > 0 && recv[rows[s2]] == recv[q];
+                if (wait) { hold[s] = 1; held[top_of[q]]++; }
+                else rows[s] = q;
+            }
+        /* carries: a parent whose last child was the slot's row of the previous step; a sibling of
+         * an earlier slot's row goes to the ready list instead (M is its lane's) */
+        for (int s = 0; s < S; ++s) {
+            const int c = last[s];
+            if (in_top[s] || c <= 0) continue;
+            const int p = recv[c];
+            if (remaining[p] != 0 || step_of[p] >= 0 || role[p] == CS__TW_MEET) continue;
+            int clash = 0;
+            for (int s2 = 0; s2 < S; ++s2) clash |= rows[s2] > 0 && p > 0 && recv[rows[s2]] == recv[p];
+            step_of[p] = t; /* taken now, or queued below */
+            if (clash) { step_of[p] = -1; CS__TW_PUSH(p); continue; }
+            rows[s] = p;
+        }
+        for (int s = 0; s < S; ++s) {
+            if (rows[s] >= 0) step_of[rows[s]] = t;
+            lanes_in_top += hold[s] || (rows[s] >= 0 && role[rows[s]] == CS__TW_TOP);
+        }
+        /* free slots: the deepest ready row that no row of this step shares a parent with; a
+         * section's top once released, and only while another lane stays out of top parts */
+        for (int s = 0; s < S; ++s) {
+            if (rows[s] >= 0 || hold[s]) continue;
+            int pick = -1;
+            for (int dpt = top; dpt >= 0 && pick < 0; --dpt)
+                for (int r = bucket_head[dpt], prev = -1; r >= 0; prev = r, r = next[r]) {
+                    if (top_of[r] == r && (rel[r] > t || lanes_in_top >= S - 1)) continue;
+                    int clash = 0;
+                    for (int s2 = 0; s2 < S; ++s2) clash |= rows[s2] > 0 && r > 0 && recv[rows[s2]] == recv[r];
+                    if (clash) continue;
+                    if (prev < 0) bucket_head[dpt] = next[r]; else next[prev] = next[r];
+                    pick = r;
+                    break;
+                }
+            if (pick < 0) break;
+            rows[s] = pick;
+            step_of[pick] = t;
+            lanes_in_top += role[pick] == CS__TW_TOP;
+        }
+        while (top > 0 && bucket_head[top] < 0) --top;
+        for (int s = 0; s < S; ++s) {
+            sched[2 * (t * S + s)] = rows[s];
+            sched[2 * (t * S + s) + 1] = hold[s] ? CS__STG_HOLD : 0;
+            if (hold[s]) continue; /* the lane keeps its last row and its carry */
+            last[s] = rows[s];
+            in_top[s] = rows[s] >= 0 && role[rows[s]] == CS__TW_TOP;
+            if (rows[s] < 0) continue;
+            ++done_rows;
+            if (recv[rows[s]] >= 0) remaining[recv[rows[s]]]--;
+        }
+        ++t;
+    }
+#undef CS__TW_PUSH
+    return t;
+}
+
+int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge)
+{
+    const int cap = 2 * n + 64; /* steps; the plain schedule is at most n */
+    int *recv = malloc(sizeof(int) * (size_t)n), *top_of = malloc(sizeof(int) * (size_t)n);
+    int *depth = malloc(sizeof(int) * (size_t)n), *rel = calloc((size_t)n, sizeof(int)), *held = malloc(sizeof(int) * (size_t)n);
+    int *work = malloc(sizeof(int) * (4 * (size_t)n + 1)), *try_sched = malloc(sizeof(int) * 2 * (size_t)S * (size_t)cap);
+    int *step_of = malloc(sizeof(int) * (size_t)n), *slot_of = malloc(sizeof(int) * (size_t)n);
+    unsigned char *role = malloc((size_t)n);
+    int best = -1, rc = -1;
+    if (!recv || !top_of || !depth || !rel || !held || !work || !try_sched || !step_of || !slot_of || !role) goto done;
+    cs__tw_roles(n, lp, recv, role, top_of, work);
+    /* depth in the receiver tree (its rows are not numbered parents first): breadth-first from
+     * the root over children lists */
+    {
+        int *head = work, *sib = work + n, *queue = work + 2 * n, qh = 0, qt = 0, max_depth = 0;
+        for (int i = 0; i < n; ++i) head[i] = -1;
+        for (int i = n - 1; i >= 1; --i) { sib[i] = head[recv[i]]; head[recv[i]] = i; }
+        depth[0] = 0;
+        queue[qt++] = 0;
+        while (qh < qt) {
+            const int x = queue[qh++];
+            for (int c = head[x]; c >= 0; c = sib[c]) { depth[c] = depth[x] + 1; queue[qt++] = c; }
+        }
+        for (int i = 0; i < n; ++i) max_depth = depth[i] > max_depth ? depth[i] : max_depth;
+        for (int it = 0; it < 8; ++it) { /* the best of the schedules with the starts delayed by their holds */
+            const int steps = cs__tw_pass(n, recv, role, top_of, depth, max_depth, rel, S, cap, try_sched, held, work);
+            if (steps >= 0 && (best < 0 || steps < best)) {
+                best = steps;
+                memcpy(sched, try_sched, sizeof(int) * 2 * (size_t)S * (size_t)steps);
+            }
+            int any = 0;
+            for (int i = 0; i < n; ++i) { rel[i] += held[i]; any |= held[i]; }
+            if (!any) break;
+        }
+    }
+    if (best < 0) { rc = -2; goto done; } /* no schedule within the cap: the caller keeps one-way */
+    for (int k = 0; k < best * S; ++k)
+        if (sched[2 * k] >= 0) { step_of[sched[2 * k]] = k / S; slot_of[sched[2 * k]] = k % S; }
+    /* flags: a top row always carries (to its lane's next row, after any holds); other rows carry
+     * when the receiver is the same slot's row of the next step, and gather otherwise */
+    for (int k = 0; k < best * S; ++k) {
+        const int r = sched[2 * k];
+        if (r < 0) continue;
+        int *f = &sched[2 * k + 1];
+        if (role[r] == CS__TW_TOP) *f |= CS__STG_TOP | CS__STG_CARRY_OUT | (top_of[r] == r ? CS__STG_START : 0);
+        if (role[r] == CS__TW_MEET) *f |= CS__STG_MEET;
+        if (r == 0) { *f |= CS__STG_ROOT; continue; }
+        const int p = recv[r];
+        *f |= p << 8;
+        if (role[r] == CS__TW_TOP) continue;
+        if (step_of[p] == step_of[r] + 1 && slot_of[p] == slot_of[r]) *f |= CS__STG_CARRY_OUT;
+        else sched[2 * (step_of[p] * S + slot_of[p]) + 1] |= CS__STG_GATHER_IN;
+    }
+    /* the coupling each row's u slot holds: a top row its child's, M its section top's (to P) */
+    for (int i = 0; edge && i < n; ++i) edge[i] = role[i] == CS__TW_TOP ? recv[i] : role[i] == CS__TW_MEET ? top_of[i] : i;
+    rc = best;
+done:
+    free(recv); free(top_of); free(depth); free(rel); free(held); free(work); free(try_sched); free(step_of); free(slot_of); free(role);
+    return rc;
+}
