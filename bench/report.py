@@ -373,7 +373,8 @@ with a warp per cell, `staged` with 8 to 32 lanes per cell) are the fastest. `st
 the inputs stream through shared memory, the eliminated rows stay in shared memory and, for the first
 24 steps, in registers: only the compulsory bytes move; rows stored in the schedule's order, so a
 step's rows are one contiguous run; low trees re-rooted at their centre; each structure of a mixed
-batch gets its own shape and launch, the launches running at once) is the fastest wherever its lanes are at
+batch gets its own shape and launch, the launches running at once; for small batches, long unbranched
+sections eliminated from both ends at once) is the fastest wherever its lanes are at
 least half busy, at every size; small-low (30 % busy) is left to `warp` and `fine`. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
 the copy bandwidth); the Block-Interleaved block-size sweep (BS = 32…512) is flat
 ({g3(min(bi))}–{g3(max(bi))} µs).
@@ -656,10 +657,11 @@ def main():
          f"big-high {t5_big['pct']['big-high']:.0f} %, small-low {t5_big['pct']['small-low']:.0f} %. "
          "big-low is bound by what stays on chip between the sweeps: 24 cells of 695 rows per SM, each a chain "
          "of 2 × 108 dependent steps. At small batches a batch waits for its longest schedule: 6.5 µs + 0.21 µs "
-         "per step fits every class at 256 cells (big-low 108 steps, medium-high 28). A prototype of two-way "
-         "sections (each unbranched section eliminated from both ends) cuts big-low to 41 steps with 32 lanes, "
-         "but medium-high gains too (≈ 1.4 predicted at 256 cells), and at large batches the on-chip bound "
-         "stays. `bench/NOTES.md`, \"Session 8\", gives the figures and what a design that meets T5 needs."],
+         "per step fits every class at 256 cells (one-way: big-low 108 steps, medium-high 28). Two-way sections "
+         "(session 8: each long unbranched section eliminated from both ends at once, one cell per warp) cut "
+         "big-low to 41 steps, set by its longest section (51 rows): 256 big-low cells 29.6 → 16.6 µs, and the "
+         "ratio at 256 cells from 2.21 to the figure above; medium-high gains too. At large batches the on-chip "
+         "bound stays. `bench/NOTES.md`, \"Session 8\", gives the figures and what a design that meets T5 needs."],
         ["T6", "Full step, ≥ 65 536 cells: ≥ 1000× NEURON 1 core; ≥ 10× NEURON all cores, Arbor all cores, "
                "our OpenMP all cores",
          "; ".join(f"{sp(x['cells'])} cells: {sci(x['cs'])} cs/s = **{x['n1']:.0f}×** NEURON 1 thread, "

@@ -8,7 +8,9 @@
 #   read from CS_MORPH_DIR, else ../shared/data/morphologies, else build-hines-data/morphologies
 #   (a copy that travels with the run: carry "build-hines-data").
 #   BENCH_ARGS adds arguments to bench_hines (e.g. --quick, or --staged: the staged solver alone,
-#   about a minute); SANITIZE=0 skips compute-sanitizer.
+#   about a minute); BENCH=0 skips the benchmark, TESTS=0 the test; SANITIZE=0 skips
+#   compute-sanitizer, SANITIZE=memcheck or racecheck runs one tool (racecheck takes ~3 minutes:
+#   RACE_TIMEOUT, default 420 s).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -33,22 +35,28 @@ stamp build
 cmake --build "$bld" -j "$(nproc)" --target bench_hines >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; }
 cmake --build "$bld" -j "$(nproc)" --target test_hines_gpu >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; }
 rc_test=na rc_bench=na rc_mem=na rc_race=na
-if [ -x "$bld/tests/test_hines_gpu" ]; then
+if [ "${TESTS:-1}" != 0 ] && [ -x "$bld/tests/test_hines_gpu" ]; then
   stamp test
   (cd "$bld/tests" && timeout "${TEST_TIMEOUT:-150}" ./test_hines_gpu) >"$out/test.log" 2>&1; rc_test=$?
   grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test.log" | head -40
 fi
-if [ -x "$bld/bench/bench_hines" ]; then
+if [ "${BENCH:-1}" != 0 ] && [ -x "$bld/bench/bench_hines" ]; then
   stamp bench
   timeout "${BENCH_TIMEOUT:-330}" "$bld/bench/bench_hines" ${BENCH_ARGS:-} --md "$out/results-hines.md" >"$out/bench.log" 2>&1; rc_bench=$?
 fi
-if [ "${SANITIZE:-1}" != 0 ] && [ -x "$bld/tests/test_hines_gpu" ] && command -v compute-sanitizer >/dev/null; then
-  stamp memcheck
-  (cd "$bld/tests" && CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./test_hines_gpu) >"$out/memcheck.log" 2>&1; rc_mem=$?
-  tail -3 "$out/memcheck.log"
-  stamp racecheck
-  (cd "$bld/tests" && CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./test_hines_gpu) >"$out/racecheck.log" 2>&1; rc_race=$?
-  tail -3 "$out/racecheck.log"
+san=${SANITIZE:-1}
+if [ "$san" != 0 ] && [ -x "$bld/tests/test_hines_gpu" ] && command -v compute-sanitizer >/dev/null; then
+  if [ "$san" != racecheck ]; then
+    stamp memcheck
+    (cd "$bld/tests" && CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./test_hines_gpu) >"$out/memcheck.log" 2>&1; rc_mem=$?
+    tail -3 "$out/memcheck.log"
+  fi
+  if [ "$san" != memcheck ]; then
+    stamp racecheck
+    (cd "$bld/tests" && CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 timeout "${RACE_TIMEOUT:-420}" compute-sanitizer --tool racecheck --error-exitcode 9 ./test_hines_gpu) >"$out/racecheck.log" 2>&1; rc_race=$?
+    grep -E ":P:|:F:|:E:" "$out/racecheck.log" | sed 's/.*test_hines_gpu.c:[0-9]*://' | tr '\n' ' '; echo
+    tail -3 "$out/racecheck.log"
+  fi
 fi
 stamp "done: test=$rc_test bench=$rc_bench memcheck=$rc_mem racecheck=$rc_race"
 echo "test=$rc_test bench=$rc_bench memcheck=$rc_mem racecheck=$rc_race" >"$out/summary.txt"

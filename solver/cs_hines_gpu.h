@@ -37,9 +37,12 @@
  *                        estimate (the groups' steps over the warps that fit, or the longest
  *                        schedule for small batches), and gives each structure of a large mixed
  *                        batch its own shape and launch; the launches run at once, their groups
- *                        handed out to the warps as they finish. block_size
- *                        forces C; CS_HINES_FINE_NO_REROOT and CS_HINES_STAGED_NO_REG_STEPS turn
- *                        parts off. Cells too large for shared memory are refused
+ *                        handed out to the warps as they finish. With one cell per warp, long
+ *                        unbranched sections may be eliminated from both ends at once (two-way
+ *                        sections: a shorter schedule for small batches). block_size
+ *                        forces C; CS_HINES_FINE_NO_REROOT, CS_HINES_STAGED_NO_REG_STEPS and
+ *                        CS_HINES_STAGED_NO_TWO_WAY turn parts off. Cells too large for shared
+ *                        memory are refused
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
  *                        for the solve alone staged whenever its lanes are at least half busy
  *                        (every class of Table 4.1 but small-low, mixed batches too); otherwise

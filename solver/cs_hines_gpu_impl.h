@@ -200,6 +200,31 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
 size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, size_t elem);
+/* The ready list of the staged schedulers: rows bucketed by depth, so that a free slot takes the
+ * deepest first; *top: no bucket above it holds a row. */
+static inline void cs__ready_push(int r, const int *depth, int *bucket_head, int *next, int *top)
+{
+    next[r] = bucket_head[depth[r]];
+    bucket_head[depth[r]] = r;
+    if (depth[r] > *top) *top = depth[r];
+}
+/* The deepest row of that list that no row of this step (rows, S slots) shares a receiver with
+ * (their gathers would race), taken off the list; -1 when there is none. With top_of (two-way): a
+ * section's top (top_of[r] == r) only from step rel[r], and only when may_start. */
+static inline int cs__ready_take(int *bucket_head, int *next, int top, const int *recv, const int *rows, int S, const int *top_of,
+                                 const int *rel, int t, int may_start)
+{
+    for (int dpt = top; dpt >= 0; --dpt)
+        for (int r = bucket_head[dpt], prev = -1; r >= 0; prev = r, r = next[r]) {
+            if (top_of && top_of[r] == r && (rel[r] > t || !may_start)) continue;
+            int clash = 0;
+            for (int s2 = 0; s2 < S; ++s2) clash |= rows[s2] > 0 && r > 0 && recv[rows[s2]] == recv[r];
+            if (clash) continue;
+            if (prev < 0) bucket_head[dpt] = next[r]; else next[prev] = next[r];
+            return r;
+        }
+    return -1;
+}
 /* The two-way schedule of one structure (cs_hines_staged_twoway.c) of n rows (local parents lp,
  * parents first) with S slots per step, into sched (as cs__staged_schedule's, room for 2n + 64
  * steps), and per row the row whose coupling to its parent its u slot holds (edge). Returns the

@@ -57,14 +57,8 @@ static int cs__staged_schedule(int n, const int *lp, int S, int *sched)
         step_of[i] = -1;
     }
     int top = 0; /* no bucket above top holds a row */
-#define CS__PUSH(r)                                          \
-    do {                                                     \
-        next[r] = bucket_head[depth[r]];                     \
-        bucket_head[depth[r]] = (r);                         \
-        if (depth[r] > top) top = depth[r];                  \
-    } while (0)
     for (int i = n - 1; i >= 0; --i)
-        if (!remaining[i]) CS__PUSH(i);
+        if (!remaining[i]) cs__ready_push(i, depth, bucket_head, next, &top);
     int done_rows = 0, t = 0, last[CS__STG_MAX_SLOTS];
     for (int s = 0; s < S; ++s) last[s] = -1;
     while (done_rows < n) {
@@ -77,22 +71,13 @@ static int cs__staged_schedule(int n, const int *lp, int S, int *sched)
             int p = lp[c], clash = 0;
             for (int s2 = 0; s2 < s; ++s2) clash |= rows[s2] > 0 && p > 0 && lp[rows[s2]] == lp[p];
             step_of[p] = t; /* taken now, or queued below */
-            if (clash) { step_of[p] = -1; CS__PUSH(p); continue; }
+            if (clash) { step_of[p] = -1; cs__ready_push(p, depth, bucket_head, next, &top); continue; }
             rows[s] = p;
         }
         for (int s = 0; s < S; ++s) {
             if (rows[s] >= 0) continue;
             /* the deepest ready row whose parent no row of this step has */
-            int pick = -1;
-            for (int dpt = top; dpt >= 0 && pick < 0; --dpt)
-                for (int r = bucket_head[dpt], prev = -1; r >= 0; prev = r, r = next[r]) {
-                    int clash = 0;
-                    for (int s2 = 0; s2 < S; ++s2) clash |= rows[s2] > 0 && r > 0 && lp[rows[s2]] == lp[r];
-                    if (clash) continue;
-                    if (prev < 0) bucket_head[dpt] = next[r]; else next[prev] = next[r];
-                    pick = r;
-                    break;
-                }
+            const int pick = cs__ready_take(bucket_head, next, top, lp, rows, S, NULL, NULL, t, 1);
             if (pick < 0) break;
             rows[s] = pick;
             step_of[pick] = t;
@@ -112,7 +97,6 @@ static int cs__staged_schedule(int n, const int *lp, int S, int *sched)
         done_rows += taken;
         ++t;
     }
-#undef CS__PUSH
     nsteps = t;
     /* flags: carry when the parent is the same slot's row of the next step, gather otherwise */
     for (int k = 0; k < nsteps * S; ++k) {

@@ -71,16 +71,10 @@ static int cs__tw_pass(int n, const int *recv, const unsigned char *role, const 
     for (int i = 0; i < n; ++i) { remaining[i] = 0; step_of[i] = -1; held[i] = 0; }
     for (int i = 1; i < n; ++i) remaining[recv[i]]++;
     int top = 0; /* no bucket above top holds a row */
-#define CS__TW_PUSH(r)                                       \
-    do {                                                     \
-        next[r] = bucket_head[depth[r]];                     \
-        bucket_head[depth[r]] = (r);                         \
-        if (depth[r] > top) top = depth[r];                  \
-    } while (0)
     /* ready from the start: leaves and the sections' tops (top rows below them and M never wait
      * in the list: their lane takes them) */
     for (int i = n - 1; i >= 0; --i)
-        if (!remaining[i] && (role[i] == CS__TW_NORMAL || top_of[i] == i)) CS__TW_PUSH(i);
+        if (!remaining[i] && (role[i] == CS__TW_NORMAL || top_of[i] == i)) cs__ready_push(i, depth, bucket_head, next, &top);
     for (int s = 0; s < S; ++s) { last[s] = -1; in_top[s] = 0; }
     int done_rows = 0, t = 0;
     while (done_rows < n) {
@@ -110,7 +104,7 @@ static int cs__tw_pass(int n, const int *recv, const unsigned char *role, const 
             int clash = 0;
             for (int s2 = 0; s2 < S; ++s2) clash |= rows[s2] > 0 && p > 0 && recv[rows[s2]] == recv[p];
             step_of[p] = t; /* taken now, or queued below */
-            if (clash) { step_of[p] = -1; CS__TW_PUSH(p); continue; }
+            if (clash) { step_of[p] = -1; cs__ready_push(p, depth, bucket_head, next, &top); continue; }
             rows[s] = p;
         }
         for (int s = 0; s < S; ++s) {
@@ -121,17 +115,7 @@ static int cs__tw_pass(int n, const int *recv, const unsigned char *role, const 
          * section's top once released, and only while another lane stays out of top parts */
         for (int s = 0; s < S; ++s) {
             if (rows[s] >= 0 || hold[s]) continue;
-            int pick = -1;
-            for (int dpt = top; dpt >= 0 && pick < 0; --dpt)
-                for (int r = bucket_head[dpt], prev = -1; r >= 0; prev = r, r = next[r]) {
-                    if (top_of[r] == r && (rel[r] > t || lanes_in_top >= S - 1)) continue;
-                    int clash = 0;
-                    for (int s2 = 0; s2 < S; ++s2) clash |= rows[s2] > 0 && r > 0 && recv[rows[s2]] == recv[r];
-                    if (clash) continue;
-                    if (prev < 0) bucket_head[dpt] = next[r]; else next[prev] = next[r];
-                    pick = r;
-                    break;
-                }
+            const int pick = cs__ready_take(bucket_head, next, top, recv, rows, S, top_of, rel, t, lanes_in_top < S - 1);
             if (pick < 0) break;
             rows[s] = pick;
             step_of[pick] = t;
@@ -150,7 +134,6 @@ static int cs__tw_pass(int n, const int *recv, const unsigned char *role, const 
         }
         ++t;
     }
-#undef CS__TW_PUSH
     return t;
 }
 
