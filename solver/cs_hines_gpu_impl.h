@@ -74,7 +74,8 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
  * lane from the first step on (each row's u slot holds the coupling to its child, and the lane
  * carries a fill coupling to P, normalised to 1 at T); its bottom rows run upwards as usual; the
  * two meet at a row M, which then couples to P (its u slot holds T's coupling to P). The critical
- * path falls from the tree's height to about its longest section: big-low 108 → 41 steps
+ * path falls from the tree's height to about its longest section, less where long sections are
+ * cut into pieces (cs_hines_staged_twoway.c): big-low 108 → 32 steps
  * (bench/NOTES.md, "Session 8"). A top row's record has a third value c (its coefficient on
  * u_T·x_P), kept beside a and b; a lane waiting for M's other children holds its carry. */
 #define CS__STG_REGS_TW(R) ((R) == 0 ? 64 : 220) /* registers of the two-way kernels (ptxas -v, sm_90) */

@@ -216,7 +216,7 @@ __device__ __forceinline__ void cs__stg_forward_tw(int2 e, typename cs__stg_pair
 }
 
 /* C: cells per warp; R: register steps (0, CS__STG_REG_STEPS or CS__STG_REG_STEPS_MORE(C)), unrolled so that ra/rb stay
- * registers. */
+ * registers; TW: two-way sections (C = 1 only; the steps above, a third shared value per row after the schedule). */
 template <class T, int C, int R, bool TW>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
 {

@@ -5,8 +5,9 @@
  * Why: a leaf-first (Hines) schedule is at least as many steps as the tree is high, and at small
  * batches a solve costs ~0.21 µs per step (bench/NOTES.md, "Session 8"): big-low's 108 steps
  * against medium-high's 28. Eliminating a long section from both ends at once halves it, and its
- * top half does not wait for the subtrees below, so the schedule shrinks to about the longest
- * section plus the branch levels (big-low 41 steps with 32 lanes).
+ * top half does not wait for the subtrees below; cutting long sections into pieces, each
+ * eliminated so, shortens them further (big-low 108 → 41 steps with whole sections, 32 with
+ * pieces, with 32 lanes).
  *
  * The schedule is a list schedule on the "receiver tree" (each row sends its elimination to one
  * row: its parent, or for a top row the next row down, or for M the branch point P), as in
@@ -14,7 +15,8 @@
  * row (the lane carries the fill coupling to P); M goes to the lane of its top part once its other
  * children are done, the lane holding its carry until then; and one lane stays out of top parts,
  * so that the rows M waits for always have a lane. A lane that held is a wasted slot, so the
- * schedule is built again with each section's start delayed by the steps its lane held. */
+ * schedule is built again with each section's start delayed by the steps its lane held; and for
+ * several lengths of pieces. The shortest schedule is kept. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +25,14 @@
 enum { CS__TW_NORMAL, CS__TW_TOP, CS__TW_MEET };
 
 /* The roles. A section is a chain T..B of rows with one child each but B, hanging from P (P has
- * several children or is the root). With F the estimated step at which B's subtrees are done (one
- * lane per ready row, no limit), a top part of m rows from step 0 and a bottom part of L - 1 - m
- * rows from step F meet at chain[m] = M soonest for m = (F + L) / 2; sections where m < 2 run
- * bottom-up. recv: the row each row's elimination goes to; top_of: for top rows and M, the T of
- * their section (else -1). */
-static void cs__tw_roles(int n, const int *lp, int *recv, unsigned char *role, int *top_of, int *work)
+ * several children or is the root); a section longer than max_piece rows (0: no limit) is cut
+ * into pieces of equal length, each hanging from the last row of the piece above, as if that
+ * row branched (its top part's fill couples to that row). With F the estimated step at which B's
+ * subtrees are done (one lane per ready row, no limit), a top part of m rows from step 0 and a
+ * bottom part of L - 1 - m rows from step F meet at chain[m] = M soonest for m = (F + L) / 2;
+ * pieces where m < 2 run bottom-up. recv: the row each row's elimination goes to; top_of: for top
+ * rows and M, the T of their piece (else -1). work: 4n ints, cut: n bytes. */
+static void cs__tw_roles(int n, const int *lp, int max_piece, int *recv, unsigned char *role, int *top_of, int *work, unsigned char *cut)
 {
     int *nch = work, *kid = work + n, *chain = work + 2 * n, *done_below = work + 3 * n;
     for (int i = 0; i < n; ++i) {
@@ -37,14 +41,22 @@ static void cs__tw_roles(int n, const int *lp, int *recv, unsigned char *role, i
         recv[i] = lp[i];
         role[i] = CS__TW_NORMAL;
         top_of[i] = -1;
+        cut[i] = 0;
     }
     for (int i = 1; i < n; ++i) { nch[lp[i]]++; kid[lp[i]] = i; }
-    for (int r = n - 1; r >= 1; --r) { /* parents first in lp: the sections below r are done */
+    for (int r = 1; r < n && max_piece > 0; ++r) { /* the cuts of the long sections */
+        if (nch[lp[r]] == 1 && lp[r] != 0) continue;
+        int L = 1;
+        for (int c = r; nch[c] == 1; c = kid[c]) chain[L++] = kid[c];
+        const int pieces = (L + max_piece - 1) / max_piece, len = (L + pieces - 1) / pieces;
+        for (int k = len; k < L; k += len) cut[chain[k]] = 1;
+    }
+    for (int r = n - 1; r >= 1; --r) { /* parents first in lp: the pieces below r are done */
         const int P = lp[r];
-        if (nch[P] == 1 && P != 0) continue; /* r is inside a section */
+        if (nch[P] == 1 && P != 0 && !cut[r]) continue; /* r is inside a piece */
         int L = 0, c = r;
         chain[L++] = c;
-        while (nch[c] == 1) { c = kid[c]; chain[L++] = c; }
+        while (nch[c] == 1 && !cut[kid[c]]) { c = kid[c]; chain[L++] = c; }
         const int F = done_below[c];
         int m = (F + L) / 2;
         if (m > L - 1) m = L - 1;
@@ -140,17 +152,22 @@ static int cs__tw_pass(int n, const int *recv, const unsigned char *role, const 
 int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge)
 {
     const int cap = 2 * n + 64; /* steps; the plain schedule is at most n */
+    /* the longest pieces tried: whole sections, then shorter pieces (more top parts at once) */
+    static const int max_pieces[] = {0, 32, 24, 16, 12, 8};
     int *recv = malloc(sizeof(int) * (size_t)n), *top_of = malloc(sizeof(int) * (size_t)n);
-    int *depth = malloc(sizeof(int) * (size_t)n), *rel = calloc((size_t)n, sizeof(int)), *held = malloc(sizeof(int) * (size_t)n);
+    int *best_recv = malloc(sizeof(int) * (size_t)n), *best_top_of = malloc(sizeof(int) * (size_t)n);
+    int *depth = malloc(sizeof(int) * (size_t)n), *rel = malloc(sizeof(int) * (size_t)n), *held = malloc(sizeof(int) * (size_t)n);
     int *work = malloc(sizeof(int) * (4 * (size_t)n + 1)), *try_sched = malloc(sizeof(int) * 2 * (size_t)S * (size_t)cap);
     int *step_of = malloc(sizeof(int) * (size_t)n), *slot_of = malloc(sizeof(int) * (size_t)n);
-    unsigned char *role = malloc((size_t)n);
+    unsigned char *role = malloc((size_t)n), *best_role = malloc((size_t)n), *cut = malloc((size_t)n);
     int best = -1, rc = -1;
-    if (!recv || !top_of || !depth || !rel || !held || !work || !try_sched || !step_of || !slot_of || !role) goto done;
-    cs__tw_roles(n, lp, recv, role, top_of, work);
-    /* depth in the receiver tree (its rows are not numbered parents first): breadth-first from
-     * the root over children lists */
-    {
+    if (!recv || !top_of || !best_recv || !best_top_of || !depth || !rel || !held || !work || !try_sched || !step_of || !slot_of ||
+        !role || !best_role || !cut)
+        goto done;
+    for (size_t mp = 0; mp < sizeof max_pieces / sizeof max_pieces[0]; ++mp) {
+        cs__tw_roles(n, lp, max_pieces[mp], recv, role, top_of, work, cut);
+        /* depth in the receiver tree (its rows are not numbered parents first): breadth-first
+         * from the root over children lists */
         int *head = work, *sib = work + n, *queue = work + 2 * n, qh = 0, qt = 0, max_depth = 0;
         for (int i = 0; i < n; ++i) head[i] = -1;
         for (int i = n - 1; i >= 1; --i) { sib[i] = head[recv[i]]; head[recv[i]] = i; }
@@ -160,17 +177,25 @@ int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge)
             const int x = queue[qh++];
             for (int c = head[x]; c >= 0; c = sib[c]) { depth[c] = depth[x] + 1; queue[qt++] = c; }
         }
-        for (int i = 0; i < n; ++i) max_depth = depth[i] > max_depth ? depth[i] : max_depth;
+        for (int i = 0; i < n; ++i) { max_depth = depth[i] > max_depth ? depth[i] : max_depth; rel[i] = 0; }
         for (int it = 0; it < 8; ++it) { /* the best of the schedules with the starts delayed by their holds */
             const int steps = cs__tw_pass(n, recv, role, top_of, depth, max_depth, rel, S, cap, try_sched, held, work);
             if (steps >= 0 && (best < 0 || steps < best)) {
                 best = steps;
                 memcpy(sched, try_sched, sizeof(int) * 2 * (size_t)S * (size_t)steps);
+                memcpy(best_recv, recv, sizeof(int) * (size_t)n);
+                memcpy(best_top_of, top_of, sizeof(int) * (size_t)n);
+                memcpy(best_role, role, (size_t)n);
             }
             int any = 0;
             for (int i = 0; i < n; ++i) { rel[i] += held[i]; any |= held[i]; }
             if (!any) break;
         }
+    }
+    { /* the best schedule's roles (both sets are freed below) */
+        int *x = recv; recv = best_recv; best_recv = x;
+        x = top_of; top_of = best_top_of; best_top_of = x;
+        unsigned char *y = role; role = best_role; best_role = y;
     }
     if (best < 0) { rc = -2; goto done; } /* no schedule within the cap: the caller keeps one-way */
     for (int k = 0; k < best * S; ++k)
@@ -194,6 +219,7 @@ int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge)
     for (int i = 0; edge && i < n; ++i) edge[i] = role[i] == CS__TW_TOP ? recv[i] : role[i] == CS__TW_MEET ? top_of[i] : i;
     rc = best;
 done:
-    free(recv); free(top_of); free(depth); free(rel); free(held); free(work); free(try_sched); free(step_of); free(slot_of); free(role);
+    free(recv); free(top_of); free(best_recv); free(best_top_of); free(depth); free(rel); free(held); free(work); free(try_sched);
+    free(step_of); free(slot_of); free(role); free(best_role); free(cut);
     return rc;
 }

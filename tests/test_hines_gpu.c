@@ -863,7 +863,7 @@ START_TEST(test_host_plans)
         batch_free(&kb);
     }
     /* the shape staged picks. Few cells (9, on 132 multiprocessors): the shortest schedule, so
-     * one cell per warp with two-way sections (big-low 41 steps of 32 slots against 108 of 8,
+     * one cell per warp with two-way sections (big-low 32 steps of 32 slots against 108 of 8,
      * medium-high 19 against 28 of 16); without them, fewer cells per warp for the branchy
      * classes (medium-high 28 steps of 16 slots against 45 of 8; big-high 38 of 32 against 92 of
      * 8). Many (1100 on one): the most cells per unit of
