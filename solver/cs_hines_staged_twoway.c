@@ -30,9 +30,10 @@ enum { CS__TW_NORMAL, CS__TW_TOP, CS__TW_MEET };
  * row branched (its top part's fill couples to that row). With F the estimated step at which B's
  * subtrees are done (one lane per ready row, no limit), a top part of m rows from step 0 and a
  * bottom part of L - 1 - m rows from step F meet at chain[m] = M soonest for m = (F + L) / 2;
- * pieces where m < 2 run bottom-up. recv: the row each row's elimination goes to; top_of: for top
+ * pieces where m < min_top run bottom-up. recv: the row each row's elimination goes to; top_of: for top
  * rows and M, the T of their piece (else -1). work: 4n ints, cut: n bytes. */
-static void cs__tw_roles(int n, const int *lp, int max_piece, int *recv, unsigned char *role, int *top_of, int *work, unsigned char *cut)
+static void cs__tw_roles(int n, const int *lp, int max_piece, int min_top, int *recv, unsigned char *role, int *top_of, int *work,
+                         unsigned char *cut)
 {
     int *nch = work, *kid = work + n, *chain = work + 2 * n, *done_below = work + 3 * n;
     for (int i = 0; i < n; ++i) {
@@ -60,7 +61,7 @@ static void cs__tw_roles(int n, const int *lp, int max_piece, int *recv, unsigne
         const int F = done_below[c];
         int m = (F + L) / 2;
         if (m > L - 1) m = L - 1;
-        if (m < 2) m = 0;
+        if (m < min_top) m = 0;
         const int out = m ? (m > F + L - 1 - m ? m : F + L - 1 - m) + 1 : F + L; /* the step P may take it */
         if (out > done_below[P]) done_below[P] = out;
         if (!m) continue;
@@ -152,8 +153,9 @@ static int cs__tw_pass(int n, const int *recv, const unsigned char *role, const 
 int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge)
 {
     const int cap = 2 * n + 64; /* steps; the plain schedule is at most n */
-    /* the longest pieces tried: whole sections, then shorter pieces (more top parts at once) */
-    static const int max_pieces[] = {0, 32, 24, 16, 12, 8};
+    /* the longest pieces tried: whole sections, then shorter pieces (more top parts at once); and
+     * the shortest top part (1 suits bushy trees' short sections, 3 fewer holds) */
+    static const int max_pieces[] = {0, 32, 24, 16, 12, 8}, min_tops[] = {2, 1, 3};
     int *recv = malloc(sizeof(int) * (size_t)n), *top_of = malloc(sizeof(int) * (size_t)n);
     int *best_recv = malloc(sizeof(int) * (size_t)n), *best_top_of = malloc(sizeof(int) * (size_t)n);
     int *depth = malloc(sizeof(int) * (size_t)n), *rel = malloc(sizeof(int) * (size_t)n), *held = malloc(sizeof(int) * (size_t)n);
@@ -164,8 +166,8 @@ int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge)
     if (!recv || !top_of || !best_recv || !best_top_of || !depth || !rel || !held || !work || !try_sched || !step_of || !slot_of ||
         !role || !best_role || !cut)
         goto done;
-    for (size_t mp = 0; mp < sizeof max_pieces / sizeof max_pieces[0]; ++mp) {
-        cs__tw_roles(n, lp, max_pieces[mp], recv, role, top_of, work, cut);
+    for (int tried = 0; tried < 18; ++tried) {
+        cs__tw_roles(n, lp, max_pieces[tried % 6], min_tops[tried / 6], recv, role, top_of, work, cut);
         /* depth in the receiver tree (its rows are not numbered parents first): breadth-first
          * from the root over children lists */
         int *head = work, *sib = work + n, *queue = work + 2 * n, qh = 0, qt = 0, max_depth = 0;
@@ -178,7 +180,7 @@ int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge)
             for (int c = head[x]; c >= 0; c = sib[c]) { depth[c] = depth[x] + 1; queue[qt++] = c; }
         }
         for (int i = 0; i < n; ++i) { max_depth = depth[i] > max_depth ? depth[i] : max_depth; rel[i] = 0; }
-        for (int it = 0; it < 8; ++it) { /* the best of the schedules with the starts delayed by their holds */
+        for (int it = 0; it < 4; ++it) { /* the best of the schedules with the starts delayed by their holds */
             const int steps = cs__tw_pass(n, recv, role, top_of, depth, max_depth, rel, S, cap, try_sched, held, work);
             if (steps >= 0 && (best < 0 || steps < best)) {
                 best = steps;
