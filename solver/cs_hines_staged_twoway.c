@@ -15,8 +15,8 @@
  * row (the lane carries the fill coupling to P); M goes to the lane of its top part once its other
  * children are done, the lane holding its carry until then; and one lane stays out of top parts,
  * so that the rows M waits for always have a lane. A lane that held is a wasted slot, so the
- * schedule is built again with each section's start delayed by the steps its lane held; and for
- * several lengths of pieces. The shortest schedule is kept. */
+ * schedule is built again with each section's start delayed by the steps its lane held, and for
+ * several piece lengths and shortest top parts. The shortest schedule is kept. */
 #include <stdlib.h>
 #include <string.h>
 
