@@ -300,8 +300,10 @@ def hines(root, docs):
         t5.append({"cells": n, "ucells": mixed[(n, cfgs[0])][2], "fine": f[0] / f[1] if f else None,
                    "warp": w[0] / w[1] if w else None, "best": bm[0] / bu[0], "bm": bm, "bu": bu,
                    "alone": alone.get(n),
-                   # staged's % of copy per class at the largest size, for the T5 remark
-                   "pct": {c: pct(c, 256000, "staged") for c in CLASSES}})
+                   # staged's % of copy per class at the largest size, and big-low at 256 cells with
+                   # and without two-way sections, for the T5 remark
+                   "pct": {c: pct(c, 256000, "staged") for c in CLASSES},
+                   "big_low_256": (t("big-low", 256, "staged"), t("big-low", 256, "staged one-way"))})
 
     # plot: solve time per variant for the plotted class
     fig, ax = plt.subplots(figsize=(8, 5))
@@ -658,10 +660,12 @@ def main():
          "big-low is bound by what stays on chip between the sweeps: 24 cells of 695 rows per SM, each a chain "
          "of 2 × 108 dependent steps. At small batches a batch waits for its longest schedule: 6.5 µs + 0.21 µs "
          "per step fits every class at 256 cells (one-way: big-low 108 steps, medium-high 28). Two-way sections "
-         "(session 8: each long unbranched section eliminated from both ends at once, one cell per warp) cut "
-         "big-low to 41 steps, set by its longest section (51 rows): 256 big-low cells 29.6 → 16.6 µs, and the "
-         "ratio at 256 cells from 2.21 to the figure above; medium-high gains too. At large batches the on-chip "
-         "bound stays. `bench/NOTES.md`, \"Session 8\", gives the figures and what a design that meets T5 needs."],
+         "(session 8: long unbranched sections, cut into pieces, each eliminated from both ends at once, one "
+         "cell per warp) cut big-low to 32 steps and big-high to 30, medium-high to 18: 256 big-low cells "
+         f"{t5_big['big_low_256'][1]:.1f} → {t5_big['big_low_256'][0]:.1f} µs, and the ratio at 256 cells from 2.22 "
+         "(session 7) to the figure above. At large batches the on-chip bound stays, and two-way sections, which "
+         "need 32 lanes per cell, do not pay. `bench/NOTES.md`, \"Session 8\", gives the figures and what a design "
+         "that meets T5 needs."],
         ["T6", "Full step, ≥ 65 536 cells: ≥ 1000× NEURON 1 core; ≥ 10× NEURON all cores, Arbor all cores, "
                "our OpenMP all cores",
          "; ".join(f"{sp(x['cells'])} cells: {sci(x['cs'])} cs/s = **{x['n1']:.0f}×** NEURON 1 thread, "

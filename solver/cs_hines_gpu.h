@@ -37,9 +37,9 @@
  *                        estimate (the groups' steps over the warps that fit, or the longest
  *                        schedule for small batches), and gives each structure of a large mixed
  *                        batch its own shape and launch; the launches run at once, their groups
- *                        handed out to the warps as they finish. With one cell per warp, long
- *                        unbranched sections may be eliminated from both ends at once (two-way
- *                        sections: a shorter schedule for small batches). block_size
+ *                        handed out to the warps as they finish. For batches of at most 4 cells
+ *                        per multiprocessor, long unbranched sections may be eliminated from both
+ *                        ends at once, one cell per warp (two-way sections: a shorter schedule). block_size
  *                        forces C; CS_HINES_FINE_NO_REROOT, CS_HINES_STAGED_NO_REG_STEPS and
  *                        CS_HINES_STAGED_NO_TWO_WAY turn parts off. Cells too large for shared
  *                        memory are refused

@@ -182,10 +182,17 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
     memset(best, 0, sizeof *best);
     best->est = -1;
     const int cands[3] = {4, 2, 1};
+    long long cells = 0;
+    for (int t = 0; t < nt; ++t) cells += count[t];
+    /* two-way sections only with one cell per warp (a kernel of 32 lanes per cell), and only for
+     * batches of at most one such warp per scheduler (4 per multiprocessor), where the schedule's
+     * length decides: at 2 560 cells (19 per multiprocessor) they lost to one-way plans, small-low
+     * 17.0 against 14.1 µs, medium-low 30.0 against 23.0 (bench/NOTES.md, "Session 8"), where
+     * this estimate, which does not see the schedulers fill, preferred them */
+    const int tw_max = want_tw == 1 || (want_tw != 0 && cells <= 4LL * nsm);
     for (int k = 0; k < 3; ++k) {
         const int C = want_cells ? want_cells : cands[k], S = 32 / C;
-        /* two-way sections only with one cell per warp (a kernel of 32 lanes per cell) */
-        for (int tw = want_tw == 1; tw <= (C == 1 && want_tw != 0); ++tw) {
+        for (int tw = want_tw == 1; tw <= (C == 1 && tw_max); ++tw) {
             /* the register steps tried: none, CS__STG_REG_STEPS, more where C has a kernel for it */
             const int regs[3] = {0, CS__STG_REG_STEPS, want_reg == -2 || tw ? 0 : CS__STG_REG_STEPS_MORE(C)};
             int max_steps = 0, rows[3] = {0, 0, 0}, found = 1;

@@ -1215,12 +1215,13 @@ START_TEST(test_gpu_more_reg_steps)
 }
 END_TEST
 
-/* two-way sections on the GPU, against the CPU: few big-low cells (no register steps) and enough
- * that the plan keeps 24 steps in registers (the two kernels of CS__STG_TOP) */
+/* two-way sections on the GPU, against the CPU: few big-low cells (no register steps) and, on
+ * 132 multiprocessors (H100, H200), enough that the plan keeps 24 steps in registers (the two
+ * kernels of CS__STG_TOP; two-way plans take at most 4 cells per multiprocessor) */
 START_TEST(test_gpu_two_way)
 {
     const struct { int count; const char *want; } cases[] = {{64, "register steps=0, two-way sections,"},
-                                                              {1200, "register steps=24, two-way sections,"}};
+                                                              {500, "register steps=24, two-way sections,"}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         batch b;
         make_class_batch(&b, 4, cases[k].count, 63 + (int)k);
