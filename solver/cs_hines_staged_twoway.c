@@ -166,8 +166,9 @@ int cs__staged_schedule_tw(int n, const int *lp, int S, int *sched, int *edge)
     if (!recv || !top_of || !best_recv || !best_top_of || !depth || !rel || !held || !work || !try_sched || !step_of || !slot_of ||
         !role || !best_role || !cut)
         goto done;
-    for (int tried = 0; tried < 18; ++tried) {
-        cs__tw_roles(n, lp, max_pieces[tried % 6], min_tops[tried / 6], recv, role, top_of, work, cut);
+    const int npiece = (int)(sizeof max_pieces / sizeof max_pieces[0]), ntop = (int)(sizeof min_tops / sizeof min_tops[0]);
+    for (int tried = 0; tried < npiece * ntop; ++tried) {
+        cs__tw_roles(n, lp, max_pieces[tried % npiece], min_tops[tried / npiece], recv, role, top_of, work, cut);
         /* depth in the receiver tree (its rows are not numbered parents first): breadth-first
          * from the root over children lists */
         int *head = work, *sib = work + n, *queue = work + 2 * n, qh = 0, qt = 0, max_depth = 0;
