@@ -878,6 +878,20 @@ START_TEST(test_host_plans)
         {3, 1100, 1, 0, 4, CS__STG_REG_STEPS, 0}, {3, 1100, 1, CS_HINES_STAGED_NO_REG_STEPS, 4, 0, 0}, /* 8 warps of 45 steps; 2 cells: 11 of 29, but at 1.5× the cost */
         {1, 1100, 1, 0, 4, 0, 0}, {5, 1100, 1, 0, 2, CS__STG_REG_STEPS, 0}, {4, 1100, 1, 0, 4, CS__STG_REG_STEPS_MORE(4), 0},
     };
+    /* two-way sections only up to 4 cells per multiprocessor (at 2 560 cells on 132 they were
+     * slower): big-low on one multiprocessor, 4 cells against 5 */
+    for (int count = 4; count <= 5; ++count) {
+        batch kb;
+        make_class_batch(&kb, 4, count, 1004);
+        config sc = {"staged", 0, 0, 0, 0};
+        cs_hines_gpu_options o = make_opt(&sc);
+        cs__hines_hplan hp;
+        char msg[256];
+        ck_assert_int_eq(cs__hines_hplan_build(kb.nsys, kb.offset, kb.p, CS__HV_STAGED, &o, 1, &hp, msg, sizeof msg), CS_SOLVER_OK);
+        ck_assert_msg(hp.stg_launch[CS__SL_TW] == (count <= 4), "big-low × %d on 1 multiprocessor: %s", count, hp.describe);
+        cs__hines_hplan_free(&hp);
+        batch_free(&kb);
+    }
     /* a large mixed batch: each structure its own launch and shape (6 launches; big-high 2 cells
      * per warp), emulated */
     batch lm;
