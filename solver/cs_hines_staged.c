@@ -161,7 +161,8 @@ static int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells, int t
 typedef struct { int cells, reg_steps, two_way, rows, max_steps, warps; double est; } cs__staged_shape_t;
 
 /* Each shape (C of 4, 2, 1 or the one asked for; register steps none, CS__STG_REG_STEPS or
- * CS__STG_REG_STEPS_MORE(C); want_reg: -1 any, -2 any but the MORE, >= 0 only that) of the
+ * CS__STG_REG_STEPS_MORE(C); want_reg: -1 any, -2 any but the MORE, >= 0 only that; two-way
+ * sections or not, want_tw: -1 either, 0 not, 1 only) of the
  * structures (n[t] rows, cells count[t], local parents lp[t]): the estimated time, in steps of
  * one warp, is the groups' steps shared by the warps that fit the device, or the longest schedule
  * when there are fewer groups than warps. The shortest wins (ties: more cells per warp, then
@@ -189,10 +190,10 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
      * length decides: at 2 560 cells (19 per multiprocessor) they lost to one-way plans, small-low
      * 17.0 against 14.1 µs, medium-low 30.0 against 23.0 (bench/NOTES.md, "Session 8"), where
      * this estimate, which does not see the schedulers fill, preferred them */
-    const int tw_max = want_tw == 1 || (want_tw != 0 && cells <= 4LL * nsm);
+    const int tw_ok = want_tw == 1 || (want_tw != 0 && cells <= 4LL * nsm);
     for (int k = 0; k < 3; ++k) {
         const int C = want_cells ? want_cells : cands[k], S = 32 / C;
-        for (int tw = want_tw == 1; tw <= (C == 1 && tw_max); ++tw) {
+        for (int tw = want_tw == 1; tw <= (C == 1 && tw_ok); ++tw) {
             /* the register steps tried: none, CS__STG_REG_STEPS, more where C has a kernel for it */
             const int regs[3] = {0, CS__STG_REG_STEPS, want_reg == -2 || tw ? 0 : CS__STG_REG_STEPS_MORE(C)};
             int max_steps = 0, rows[3] = {0, 0, 0}, found = 1;
