@@ -12,11 +12,14 @@
  * once, and p read once per distinct structure; it is compared with a device-to-device copy
  * measured in the same run (bytes read + written).
  *
- * Usage: bench_hines [--quick] [--targets] [--t3] [--staged] [--md FILE] [--max-cells N]
+ * Usage: bench_hines [--quick] [--targets] [--t3] [--staged] [--mid] [--md FILE] [--max-cells N]
  *   --quick       fewer sizes and repetitions (a smoke run)
  *   --targets     only the cases of targets T3 (256 000 medium-high cells), T4 (256 cells of every
  *                 class) and T5 (mixed against uniform batches)
  *   --t3          only T3's table (for profiling: scripts/gpu_hines_profile.sh)
+ *   --mid         only staged (two-way sections allowed, and not) and auto between 256 and 25 600
+ *                 cells: every class at 528, 1 056 and 2 560 cells, the mixed batch at 1 024, 2 560
+ *                 and 6 400 (where the planner's load model decides; a short device call)
  *   --staged      only the staged solver: every class at 256 and 256 000 cells, the mixed batch
  *                 at 256, 25 600 and 256 000 against its uniform batch and against its own cells
  *                 as six uniform batches (one short device call per kernel change)
@@ -303,7 +306,7 @@ static void table_header(const char *title)
 
 int main(int argc, char **argv)
 {
-    int quick = 0, targets = 0, t3_only = 0, staged_only = 0;
+    int quick = 0, targets = 0, t3_only = 0, staged_only = 0, mid = 0;
     long long max_cells = 256000;
     const char *md = NULL;
     for (int i = 1; i < argc; ++i) {
@@ -311,6 +314,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--targets")) targets = 1;
         else if (!strcmp(argv[i], "--t3")) targets = t3_only = 1;
         else if (!strcmp(argv[i], "--staged")) staged_only = targets = 1; /* targets: skips the full tables */
+        else if (!strcmp(argv[i], "--mid")) mid = 1;
         else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
         else if (!strcmp(argv[i], "--max-cells") && i + 1 < argc) max_cells = atoll(argv[++i]);
     }
@@ -390,6 +394,26 @@ int main(int argc, char **argv)
                 if (n == 256) emit(c6, cs_hines_table41[k].name, all[C_ONE_WAY], "d", run_cfg(c6, all[C_ONE_WAY], "d"), 0);
             }
         sizes = {256, 25600, 256000};
+    }
+    if (mid) { /* the sizes between: where the planner's load model decides two-way sections */
+        table_header("staged between 256 and 25 600 cells: every class at 528, 1 056 and 2 560 cells, the mixed batch at "
+                     "1 024, 2 560 and 6 400 (six classes round-robin), double");
+        for (long long n : {528LL, 1056LL, 2560LL})
+            for (int k = 0; k < 6; ++k) {
+                Batch c6;
+                make_batch(c6, {cls[k]}, std::vector<int>((size_t)n, 0));
+                for (int c : {(int)C_STAGED, (int)C_ONE_WAY, C_AUTO}) emit(c6, cs_hines_table41[k].name, all[c], "d", run_cfg(c6, all[c], "d"), 0);
+            }
+        for (long long n : {1024LL, 2560LL, 6400LL}) {
+            std::vector<int> pat((size_t)n);
+            for (size_t s = 0; s < pat.size(); ++s) pat[s] = (int)(s % 6);
+            Batch m;
+            make_batch(m, cls, pat);
+            for (int c : {(int)C_STAGED, (int)C_ONE_WAY}) emit(m, "mixed", all[c], "d", run_cfg(m, all[c], "d"), 0);
+        }
+        if (g_md) fclose(g_md);
+        cudaFree(g_flush);
+        return 0;
     }
     if (targets && !staged_only) { /* only the cases of T3, T4 and T5 (one short device call) */
         table_header("T3: 256 000 medium-high cells, double and float");

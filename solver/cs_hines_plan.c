@@ -1074,7 +1074,9 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
          * Mixed batches: each structure gets its own shape (2560 mixed cells: 45 µs against fine
          * 50). The staged plan is built to be measured: its lanes' use decides. Session 6 (rows in
          * schedule order, concurrent launches) kept the rule: small-low still lost to warp (361
-         * against 334 µs); medium-high 675 µs, mixed 256000 cells 1187 against variable 2134. */
+         * against 334 µs); medium-high 675 µs, mixed 256000 cells 1187 against variable 2134.
+         * Below ~1000 cells per multiprocessor staged wins at any lane use (session 8, small-low:
+         * 256 cells 9.1 against warp 14.1 µs, 2 560 14.1 against 17.6, 25 600 45.2 against 50.8). */
         if (!opt.fused_step) {
             /* the rule is judged on the one-way plan (its lanes' use was measured); where it
              * holds, the plan may take two-way sections, which shorten small batches' schedules
@@ -1083,7 +1085,8 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
             char m2[256];
             cs_hines_gpu_options one_way = opt;
             one_way.fine_flags |= CS_HINES_STAGED_NO_TWO_WAY;
-            int ok = cs__plan_staged(&trial, p, sid, rep, &one_way, nsm, m2, sizeof m2) == CS_SOLVER_OK && cs__staged_lane_use(&trial) >= 0.5;
+            int ok = cs__plan_staged(&trial, p, sid, rep, &one_way, nsm, m2, sizeof m2) == CS_SOLVER_OK &&
+                     (!large || cs__staged_lane_use(&trial) >= 0.5);
             if (ok && !(opt.fine_flags & CS_HINES_STAGED_NO_TWO_WAY)) {
                 cs__staged_release(&trial);
                 trial = *hp;

@@ -800,8 +800,8 @@ START_TEST(test_auto_choice)
     /* solve alone: staged where its lanes are at least half busy (medium-high 89 %), at any size */
     ck_assert_str_eq(auto_choice(&medium, 132, 0), "staged");
     ck_assert_str_eq(auto_choice(&medium, 1, 0), "staged");
-    ck_assert_str_eq(auto_choice(&small, 132, 0), "warp");         /* small-low: 30 % even re-rooted */
-    ck_assert_str_eq(auto_choice(&small, 1, 0), "warp");           /* large, small cells */
+    ck_assert_str_eq(auto_choice(&small, 132, 0), "staged");       /* below 1024 per SM: staged at any lane use */
+    ck_assert_str_eq(auto_choice(&small, 1, 0), "warp");           /* large, small cells: small-low 30 % even re-rooted */
     batch bl, bh, sh;                                              /* the benchmark's trees */
     make_class_batch(&bl, 4, 1100, 1004);                          /* big-low: 6.4 rows per step of 8 re-rooted */
     make_class_batch(&bh, 5, 1100, 1005);                          /* big-high: 13.6 rows per step of 16 */
@@ -878,9 +878,11 @@ START_TEST(test_host_plans)
         {3, 1100, 1, 0, 4, CS__STG_REG_STEPS, 0}, {3, 1100, 1, CS_HINES_STAGED_NO_REG_STEPS, 4, 0, 0}, /* 8 warps of 45 steps; 2 cells: 11 of 29, but at 1.5× the cost */
         {1, 1100, 1, 0, 4, 0, 0}, {5, 1100, 1, 0, 2, CS__STG_REG_STEPS, 0}, {4, 1100, 1, 0, 4, CS__STG_REG_STEPS_MORE(4), 0},
     };
-    /* two-way sections only up to 4 cells per multiprocessor (at 2 560 cells on 132 they were
-     * slower): big-low on one multiprocessor, 4 cells against 5 */
-    for (int count = 4; count <= 5; ++count) {
+    /* two-way sections only where every warp runs at once (at 2 560 cells on 132 multiprocessors,
+     * several rounds, they were slower) and the load model finds them faster: big-low on one
+     * multiprocessor, 9 cells (9 warps of 32 steps, 3 on a scheduler) against 10 (one-way: 3
+     * warps of 108) */
+    for (int count = 9; count <= 10; ++count) {
         batch kb;
         make_class_batch(&kb, 4, count, 1004);
         config sc = {"staged", 0, 0, 0, 0};
@@ -888,7 +890,7 @@ START_TEST(test_host_plans)
         cs__hines_hplan hp;
         char msg[256];
         ck_assert_int_eq(cs__hines_hplan_build(kb.nsys, kb.offset, kb.p, CS__HV_STAGED, &o, 1, &hp, msg, sizeof msg), CS_SOLVER_OK);
-        ck_assert_msg(hp.stg_launch[CS__SL_TW] == (count <= 4), "big-low × %d on 1 multiprocessor: %s", count, hp.describe);
+        ck_assert_msg(hp.stg_launch[CS__SL_TW] == (count <= 9), "big-low × %d on 1 multiprocessor: %s", count, hp.describe);
         cs__hines_hplan_free(&hp);
         batch_free(&kb);
     }
