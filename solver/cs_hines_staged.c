@@ -177,28 +177,23 @@ typedef struct {
  * latencies that a second warp partly fills; beyond that the issue slots bound it. Fitted to the
  * H200's 2 560-cell batches (bench/NOTES.md, "Session 9"): 4 cells per warp, 4.8 warps per
  * multiprocessor (2 on the busiest scheduler), steps 1.13-1.47× their 256-cell cost; 2 cells, 9.7
- * per multiprocessor (3), 2.26×; two-way sections, 19.4 per multiprocessor (5), 3.56×. */
+ * per multiprocessor (3), 2.26×; two-way sections, 19.4 per multiprocessor (5), 3.56×. It then
+ * predicted 1 056 big-low cells two-way at 18.3 µs; measured 18.5 (one-way: 31.7). */
 static double cs__staged_load_factor(long long resident_warps, int nsm)
 {
     const long long per_sm = (resident_warps + nsm - 1) / nsm, per_scheduler = (per_sm + 3) / 4;
     return per_scheduler <= 1 ? 1.0 : 0.75 * (double)per_scheduler;
 }
 
-/* The warps of a shape's launch that run at once */
-static long long cs__staged_resident(const cs__staged_shape_t *sh, int nsm)
-{
-    const long long cap = (long long)sh->warps * nsm;
-    return sh->groups < cap ? sh->groups : cap;
-}
-
 /* The load model of a shape, in steps of one warp alone: thr, the groups' steps shared by the
  * warps that fit (the bound of large batches), and lat, its longest schedule, slowed by the load
- * of `resident` warps (its own and those of launches beside it) and repeated for each round of
- * groups (the bound of small ones). A launch takes the larger; launches that run at once, the
- * largest lat or the sum of thr. */
-static void cs__staged_model(cs__staged_shape_t *sh, long long resident, int nsm)
+ * of its warps that run at once and repeated for each round of groups (the bound of small ones).
+ * The time is the larger. It sees one launch only: the launches of a mixed plan run beside each
+ * other, and there it misjudged (bench/NOTES.md, "Session 9"). */
+static void cs__staged_model(cs__staged_shape_t *sh, int nsm)
 {
     const long long cap = (long long)sh->warps * nsm, rounds = (sh->groups + cap - 1) / cap;
+    const long long resident = sh->groups < cap ? sh->groups : cap;
     sh->thr = sh->work * CS__STG_STEP_COST(sh->cells) / (double)cap;
     sh->lat = sh->max_steps * CS__STG_STEP_LAT(sh->cells, sh->two_way) * (double)rounds * cs__staged_load_factor(resident, nsm);
 }
@@ -206,7 +201,8 @@ static double cs__staged_model_time(const cs__staged_shape_t *sh) { return sh->t
 
 /* Each shape (C of 4, 2, 1 or the one asked for; register steps none, CS__STG_REG_STEPS or
  * CS__STG_REG_STEPS_MORE(C); want_reg: -1 any, -2 any but the MORE, >= 0 only that; two-way
- * sections or not, want_tw: -1 either, 0 not, 1 only) of the
+ * sections or not, want_tw: -1 either, by the load model; -2 either, by the rule of session 8
+ * (batches of at most 4 cells per multiprocessor, ranked by est); 0 not; 1 only) of the
  * structures (n[t] rows, cells count[t], local parents lp[t]).
  * One-way shapes are ranked by est, in steps of one warp: the groups' steps shared by the warps
  * that fit the device, or the longest schedule when there are fewer groups than warps (ties: more
@@ -231,9 +227,11 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
     memset(kind, 0, sizeof kind);
     best->est = kind[0].est = kind[1].est = -1;
     const int cands[3] = {4, 2, 1};
+    long long cells = 0;
+    for (int t = 0; t < nt; ++t) cells += count[t];
     for (int k = 0; k < 3; ++k) {
         const int C = want_cells ? want_cells : cands[k], S = 32 / C;
-        for (int tw = want_tw == 1; tw <= (C == 1 && want_tw != 0); ++tw) {
+        for (int tw = want_tw == 1; tw <= (C == 1 && want_tw != 0 && (want_tw != -2 || cells <= 4LL * nsm)); ++tw) {
             /* the register steps tried: none, CS__STG_REG_STEPS, more where C has a kernel for it */
             const int regs[3] = {0, CS__STG_REG_STEPS, want_reg == -2 || tw ? 0 : CS__STG_REG_STEPS_MORE(C)};
             int max_steps = 0, rows[3] = {0, 0, 0}, found = 1;
@@ -260,127 +258,63 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
                 if (!w) continue;
                 /* two-way sections only where every group runs at once: a warp per cell fills the
                  * device at a quarter of the cells of 4 per warp, and then the schedulers' load,
-                 * not the schedule's length, is the bound (c″ above) */
-                if (tw && groups > (long long)w * nsm) continue;
+                 * not the schedule's length, is the bound */
+                if (tw && want_tw != -2 && groups > (long long)w * nsm) continue;
                 double est = work * CS__STG_STEP_COST(C) / ((double)w * nsm);
                 if (est < max_steps) est = max_steps;
                 cs__staged_shape_t sh = {C, regs[c], tw, rows[c], max_steps, w, est, groups, work, 0, 0};
-                cs__staged_model(&sh, cs__staged_resident(&sh, nsm), nsm);
+                cs__staged_model(&sh, nsm);
                 cs__staged_shape_t *b = &kind[tw];
-                if (b->est < 0 || (tw ? cs__staged_model_time(&sh) < cs__staged_model_time(b) : est < b->est)) *b = sh;
+                if (b->est < 0 || (tw && want_tw != -2 ? cs__staged_model_time(&sh) < cs__staged_model_time(b) : est < b->est)) *b = sh;
             }
         }
         if (want_cells) break;
     }
     free(tmp);
-    if (kind[0].est >= 0 || kind[1].est >= 0)
-        *best = kind[0].est < 0 || (kind[1].est >= 0 && cs__staged_model_time(&kind[1]) < cs__staged_model_time(&kind[0])) ? kind[1] : kind[0];
+    const int two_way = kind[0].est < 0 || (kind[1].est >= 0 && (want_tw == -2 ? kind[1].est < kind[0].est
+                                                                                : cs__staged_model_time(&kind[1]) < cs__staged_model_time(&kind[0])));
+    if (kind[0].est >= 0 || kind[1].est >= 0) *best = kind[two_way];
     return 0;
 }
 
-/* How full the multiprocessors are with the warps of these launches all at once: the largest
- * share of registers, shared memory or blocks they take (above 1, some wait for others) */
-static double cs__staged_occupancy(const cs__staged_shape_t *sh, int n, int nsm)
-{
-    double regs = 0, smem = 0, blocks = 0;
-    for (int i = 0; i < n; ++i) {
-        const double per_sm = (double)(cs__staged_resident(&sh[i], nsm)) / nsm;
-        const int r = sh[i].two_way ? CS__STG_REGS_TW(sh[i].reg_steps) : CS__STG_REGS(sh[i].cells, sh[i].reg_steps);
-        regs += per_sm * ((r * 32 + 255) / 256) * 256 / 65536.0;
-        smem += per_sm * (double)(cs__staged_warp_bytes(sh[i].rows, sh[i].max_steps, sh[i].cells, sh[i].two_way, 8) + 1024) / (228.0 * 1024);
-        blocks += per_sm / 32;
-    }
-    return regs > smem ? (regs > blocks ? regs : blocks) : (smem > blocks ? smem : blocks);
-}
-
-/* The load model of launches that run at once (cs__staged_model): their resident warps share
- * the schedulers; the time is the longest lat, stretched where they do not all fit at once, or
- * the sum of thr. */
-static double cs__staged_plan_time(cs__staged_shape_t *sh, int n, int nsm)
-{
-    long long resident = 0;
-    for (int i = 0; i < n; ++i) resident += cs__staged_resident(&sh[i], nsm);
-    double thr = 0, lat = 0;
-    for (int i = 0; i < n; ++i) {
-        cs__staged_model(&sh[i], resident, nsm);
-        thr += sh[i].thr;
-        if (sh[i].lat > lat) lat = sh[i].lat;
-    }
-    const double occ = cs__staged_occupancy(sh, n, nsm);
-    if (occ > 1) lat *= occ;
-    return thr > lat ? thr : lat;
-}
-
-/* The launches: one shape for all structures, or, for several structures, each structure its own
- * shape (structures of one shape and the same warps per multiprocessor share a launch, so that a
- * small structure is not sized for a large one), whichever the load model finds faster. Each
- * structure starts one-way (its best shape by est); then, while the structure that sets the
- * plan's time could take two-way sections and the model finds the plan faster with them, it does:
- * at 2 560 mixed cells two-way sections for every structure put 19 warps on each multiprocessor
- * (33.9 µs), none leave big-low's 108 steps (38.3 µs). The launches are ordered longest first
- * (they run at once: cs_hines_gpu.cu).
+/* The launches: one shape for all structures, or, for several structures of large batches, each
+ * structure its own shape (structures of one shape and the same warps per multiprocessor share a
+ * launch, so that a small structure is not sized for a large one), whichever the estimate
+ * (cs__staged_pick) finds faster; the launches share the device, so their estimates add. They are
+ * ordered longest first (they run concurrently: cs_hines_gpu.cu).
  * launch_of[t] and shapes[] (room for nt) are filled; returns the number of launches, 0 when
  * nothing fits, or -1 when out of memory. */
 static int cs__staged_launches(int nt, const int *nrow, const int *count, int *const *lp, int max_n, int nsm,
                                const cs_hines_gpu_options *opt, int *launch_of, cs__staged_shape_t *shapes)
 {
     const int want_reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
-    const int want_tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : -1;
+    /* several structures: two-way sections by the rule of cells per multiprocessor (-2), since
+     * the load model does not see the launches that run beside each other (see above) */
+    const int want_tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : nt == 1 ? -1 : -2;
     if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, want_tw, &shapes[0]) < 0) return -1;
     for (int t = 0; t < nt; ++t) launch_of[t] = 0;
     if (nt == 1 || opt->block_size) return shapes[0].warps ? 1 : 0;
+    /* each structure's own shape, then the structures of one shape together */
     int *own = malloc(sizeof(int) * (size_t)nt), *sub_n = malloc(sizeof(int) * (size_t)nt), *sub_count = malloc(sizeof(int) * (size_t)nt);
     int **sub_lp = malloc(sizeof(int *) * (size_t)nt), nl = 0, rc = -1;
     /* launches that run at once: no CS__STG_REG_STEPS_MORE (its registers leave no room for the
      * others: the 25 600-cell mixed batch took 145 → 175 µs with big-low's 40 steps) */
     const int split_reg = want_reg == 0 ? 0 : -2;
-    cs__staged_shape_t *split = malloc(sizeof *split * (size_t)nt), *alt = malloc(sizeof *alt * 2 * (size_t)nt);
-    cs__staged_shape_t *cur = malloc(sizeof *cur * (size_t)nt);
-    if (!own || !sub_n || !sub_count || !sub_lp || !split || !alt || !cur) goto done;
-    /* each structure's one-way shape, and its two-way ones without and with register steps
-     * (alt[2t + i].warps = 0: none) */
+    cs__staged_shape_t *split = malloc(sizeof *split * (size_t)nt);
+    if (!own || !sub_n || !sub_count || !sub_lp || !split) goto done;
     for (int t = 0; t < nt; ++t) {
-        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, 0, &cur[t]) < 0) goto done;
-        if (!cur[t].warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
-        for (int i = 0; i < 2; ++i) {
-            memset(&alt[2 * t + i], 0, sizeof alt[0]);
-            if (want_tw != 0 && (i == 0 || want_reg != 0) &&
-                cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, i ? CS__STG_REG_STEPS : 0, 1, &alt[2 * t + i]) < 0)
-                goto done;
-        }
-    }
-    /* small batches (every structure's groups in one round): two-way sections for the structure
-     * that sets the time, while the load model finds the plan faster */
-    int small = 1;
-    for (int t = 0; t < nt; ++t) small &= cur[t].groups <= (long long)cur[t].warps * nsm;
-    for (double time = cs__staged_plan_time(cur, nt, nsm); small;) {
-        int slowest = 0;
-        for (int t = 1; t < nt; ++t)
-            if (cur[t].lat > cur[slowest].lat) slowest = t;
-        if (cur[slowest].two_way) break;
-        const cs__staged_shape_t keep = cur[slowest];
-        int best = -1;
-        for (int i = 0; i < 2; ++i) {
-            if (!alt[2 * slowest + i].warps) continue;
-            cur[slowest] = alt[2 * slowest + i];
-            const double t2 = cs__staged_plan_time(cur, nt, nsm);
-            if (t2 < time) { time = t2; best = i; }
-        }
-        cur[slowest] = best < 0 ? keep : alt[2 * slowest + best];
-        cs__staged_plan_time(cur, nt, nsm);
-        if (best < 0) break;
-    }
-    /* the structures of one shape together */
-    for (int t = 0; t < nt; ++t) {
-        const cs__staged_shape_t *sh = &cur[t];
+        cs__staged_shape_t sh;
+        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, &sh) < 0) goto done;
+        if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
         int l = 0;
-        while (l < nl && !(split[l].cells == sh->cells && split[l].reg_steps == sh->reg_steps && split[l].two_way == sh->two_way &&
-                           split[l].warps == sh->warps))
+        while (l < nl && !(split[l].cells == sh.cells && split[l].reg_steps == sh.reg_steps && split[l].two_way == sh.two_way &&
+                           split[l].warps == sh.warps))
             ++l;
-        if (l == nl) split[nl++] = *sh;
+        if (l == nl) split[nl++] = sh;
         own[t] = l;
     }
-    for (int l = 0; l < nl; ++l) { /* the launch's own shape (its largest structure sizes it) */
+    double est = 0;
+    for (int l = 0; l < nl; ++l) { /* the launch's own estimate (its largest structure sizes it) */
         int m = 0, mx = 0;
         for (int t = 0; t < nt; ++t)
             if (own[t] == l) { sub_n[m] = nrow[t]; sub_count[m] = count[t]; sub_lp[m++] = lp[t]; mx = nrow[t] > mx ? nrow[t] : mx; }
@@ -389,33 +323,22 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
             goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; }
         split[l] = sh;
+        est += sh.est;
     }
     rc = shapes[0].warps ? 1 : 0;
-    /* small batches: the load model of the launches at once against one launch's; large: the
-     * sum of their estimates (by which the large mixed batches' launches were measured) */
-    double split_time = 0, single_time = shapes[0].est;
-    if (small) {
-        split_time = cs__staged_plan_time(split, nl, nsm);
-        single_time = cs__staged_model_time(&shapes[0]);
-    } else
-        for (int l = 0; l < nl; ++l) split_time += split[l].est;
-    if (nl > 1 && (!shapes[0].warps || split_time < single_time)) {
+    if (nl > 1 && (!shapes[0].warps || est < shapes[0].est)) {
         /* the longest first: the launches run at once, and the shorter ones fill the longer's last wave */
         int *rank = sub_n; /* free again */
         for (int l = 0; l < nl; ++l) {
-            const double tl = cs__staged_model_time(&split[l]);
             rank[l] = 0;
-            for (int l2 = 0; l2 < nl; ++l2) {
-                const double t2 = cs__staged_model_time(&split[l2]);
-                rank[l] += t2 > tl || (t2 == tl && l2 < l);
-            }
+            for (int l2 = 0; l2 < nl; ++l2) rank[l] += split[l2].est > split[l].est || (split[l2].est == split[l].est && l2 < l);
         }
         for (int l = 0; l < nl; ++l) shapes[rank[l]] = split[l];
         for (int t = 0; t < nt; ++t) launch_of[t] = rank[own[t]];
         rc = nl;
     }
 done:
-    free(own); free(sub_n); free(sub_count); free(sub_lp); free(split); free(alt); free(cur);
+    free(own); free(sub_n); free(sub_count); free(sub_lp); free(split);
     return rc;
 }
 
@@ -473,13 +396,15 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             cs__staged_shape_t a, b;
             int *lpa[1] = {lp[t]}, *lpb[1] = {lpn};
             const int want = opt->block_size, reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
-            const int tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : -1;
+            const int tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : nt == 1 ? -1 : -2; /* as cs__staged_launches */
             if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], sms, want, reg, tw, &a) < 0 ||
                 cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], sms, want, reg, tw, &b) < 0) {
                 free(renumbered); free(lpn); free(us);
                 goto fail;
             }
-            better = b.warps && (!a.warps || cs__staged_model_time(&b) < cs__staged_model_time(&a));
+            /* one-way shapes by est, as they were measured; with a two-way one, by the load model */
+            const int model = tw == -1 && (a.two_way || b.two_way);
+            better = b.warps && (!a.warps || (model ? cs__staged_model_time(&b) < cs__staged_model_time(&a) : b.est < a.est));
         }
         if (better) {
             free(lp[t]);
