@@ -235,6 +235,35 @@ PER_CELL = ["flat", "interleaved", "block_interleaved BS=64", "block_shared", "v
 CLASSES = ["small-low", "small-high", "medium-low", "medium-high", "big-low", "big-high"]
 
 
+def mid_sizes(root):
+    """The sizes between 256 and 25 600 cells (bench_hines --mid), where the planner's load model
+    decides two-way sections: staged, staged one-way and auto per class and size, and the mixed
+    batch; empty when the file is missing."""
+    path = os.path.join(root, "bench/results-hines-mid.md")
+    if not os.path.exists(path):
+        return ""
+    rows = as_dicts(parse_markdown_tables(open(path, encoding="utf-8").read())[0])
+    by = {}
+    for r in rows:
+        by.setdefault((r["class"], int(r["cells"])), {})[r["config"]] = (num(r["solve [µs]"]), r["variant"])
+    out = []
+    for (cls, cells), v in by.items():
+        st, ow, au = v.get("staged"), v.get("staged one-way"), v.get("auto")
+        out.append([cls, sp(cells), g3(st[0]) if st else "-", g3(ow[0]) if ow else "-",
+                    f"{ow[0] / st[0]:.2f}" if st and ow else "-", f"{g3(au[0])} ({au[1]})" if au else "-"])
+    tab = md_table(["class", "cells", "staged [µs]", "staged one-way [µs]", "one-way / staged", "auto [µs] (variant)"], out)
+    return f"""
+**Between 256 and 25 600 cells** (`bench/results-hines-mid.md`, `bench_hines --mid`, double). Two-way
+sections take one warp per cell: the planner allows them only where every warp runs at once, and
+weighs them against one-way plans by a model of the schedulers' load (`cs__staged_pick`; fitted to
+the 2 560-cell batches, `bench/NOTES.md`, "Session 9"). Mixed plans keep the rule of at most 4 cells per
+multiprocessor per structure: there the model, which sees one launch, made 2 560 and 6 400 mixed cells
+slower.
+
+{tab}
+"""
+
+
 def hines(root, docs):
     text = open(os.path.join(root, "bench/results-hines.md"), encoding="utf-8").read()
     tables = parse_markdown_tables(text)
@@ -358,6 +387,7 @@ def hines(root, docs):
                      "staged: mixed / its cells as six uniform batches"], mix_rows)
     big = max(cells_all)
     best_big = min((t(pcls, big, v), v) for v in HINES_VARIANTS if t(pcls, big, v) is not None)
+    mid = mid_sizes(root)
     section = f"""## 2. Hines batch (branched cells)
 
 Source: `bench/results-hines.md` (`bench/bench_hines.cu`). Device: {head}. {info['method']}; the %
@@ -378,8 +408,9 @@ the inputs stream through shared memory, the eliminated rows stay in shared memo
 24 steps, in registers: only the compulsory bytes move; rows stored in the schedule's order, so a
 step's rows are one contiguous run; low trees re-rooted at their centre; each structure of a mixed
 batch gets its own shape and launch, the launches running at once; for small batches, long unbranched
-sections eliminated from both ends at once) is the fastest wherever its lanes are at
-least half busy, at every size; small-low (30 % busy) is left to `warp` and `fine`. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
+sections eliminated from both ends at once) is the fastest below ~1000 cells per multiprocessor in
+every class, and above wherever its lanes are at least half busy; there small-low (30 % busy) is
+left to `warp`, which `auto` picks. At {big:,} {pcls} cells the fastest is {best_big[1]} ({g3(best_big[0])} µs, {pct(pcls, big, best_big[1]):.0f} % of
 the copy bandwidth); the Block-Interleaved block-size sweep (BS = 32…512) is flat
 ({g3(min(bi))}–{g3(max(bi))} µs).
 
@@ -388,7 +419,7 @@ of compartments (T5), and, in the last column, against the mixed batch's own cel
 batches one after another (what mixing itself costs, apart from the classes' own speeds):
 
 {mtab}
-"""
+{mid}"""
     return info, t3, t4, t5, section, pcls
 
 
