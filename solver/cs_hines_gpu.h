@@ -37,15 +37,18 @@
  *                        estimate (the groups' steps over the warps that fit, or the longest
  *                        schedule for small batches), and gives each structure of a large mixed
  *                        batch its own shape and launch; the launches run at once, their groups
- *                        handed out to the warps as they finish. For batches of at most 4 cells
- *                        per multiprocessor, long unbranched sections may be eliminated from both
- *                        ends at once, one cell per warp (two-way sections: a shorter schedule). block_size
+ *                        handed out to the warps as they finish. Long unbranched sections may be
+ *                        eliminated from both ends at once, one cell per warp (two-way sections: a
+ *                        shorter schedule), where all the warps run at once and a model of the
+ *                        schedulers' load finds it faster (a mixed batch: structures of at most 4
+ *                        cells per multiprocessor). block_size
  *                        forces C; CS_HINES_FINE_NO_REROOT, CS_HINES_STAGED_NO_REG_STEPS and
  *                        CS_HINES_STAGED_NO_TWO_WAY turn parts off. Cells too large for shared
  *                        memory are refused
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
- *                        for the solve alone staged whenever its lanes are at least half busy
- *                        (every class of Table 4.1 but small-low, mixed batches too); otherwise
+ *                        for the solve alone staged below 1024 cells per multiprocessor, and
+ *                        above whenever its lanes are at least half busy (every class of Table
+ *                        4.1 but small-low, mixed batches too); otherwise
  *                        cells of one structure: warp below ~1000 cells per multiprocessor, warp
  *                        for small cells (<= 128 rows), else interleaved; mixed structures:
  *                        fine, variable from ~1000 per multiprocessor; interleaved / variable
