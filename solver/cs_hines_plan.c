@@ -1078,16 +1078,16 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
          * Below ~1000 cells per multiprocessor staged wins at any lane use (session 8, small-low:
          * 256 cells 9.1 against warp 14.1 µs, 2 560 14.1 against 17.6, 25 600 45.2 against 50.8). */
         if (!opt.fused_step) {
-            /* the rule is judged on the one-way plan (its lanes' use was measured); where it
-             * holds, the plan may take two-way sections, which shorten small batches' schedules
-             * but leave more lanes idle (session 8) */
+            /* large batches: the rule is judged on the one-way plan (its lanes' use was
+             * measured); where it holds, the plan may take two-way sections, which shorten
+             * schedules but leave more lanes idle (session 8). Small: the plan as asked, once. */
             cs__hines_hplan trial = *hp;
             char m2[256];
             cs_hines_gpu_options one_way = opt;
             one_way.fine_flags |= CS_HINES_STAGED_NO_TWO_WAY;
-            int ok = cs__plan_staged(&trial, p, sid, rep, &one_way, nsm, m2, sizeof m2) == CS_SOLVER_OK &&
+            int ok = cs__plan_staged(&trial, p, sid, rep, large ? &one_way : &opt, nsm, m2, sizeof m2) == CS_SOLVER_OK &&
                      (!large || cs__staged_lane_use(&trial) >= 0.5);
-            if (ok && !(opt.fine_flags & CS_HINES_STAGED_NO_TWO_WAY)) {
+            if (ok && large && !(opt.fine_flags & CS_HINES_STAGED_NO_TWO_WAY)) {
                 cs__staged_release(&trial);
                 trial = *hp;
                 ok = cs__plan_staged(&trial, p, sid, rep, &opt, nsm, m2, sizeof m2) == CS_SOLVER_OK;
