@@ -62,3 +62,6 @@ stamp "done: test=$rc_test bench=$rc_bench memcheck=$rc_mem racecheck=$rc_race"
 echo "test=$rc_test bench=$rc_bench memcheck=$rc_mem racecheck=$rc_race" >"$out/summary.txt"
 # the table last (the reply carries the end of the output)
 grep -E "^\| (medium-high|mixed|uniform|mixed/uniform)" "$out/results-hines.md" 2>/dev/null | grep -E "256000|25600 " | cut -c1-160 | tail -60
+# exit status: 0 when every step that ran passed
+for r in $rc_test $rc_bench $rc_mem $rc_race; do case $r in na | 0) ;; *) exit 1 ;; esac; done
+exit 0

@@ -480,6 +480,10 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     for (int l = 0; l < nl; ++l) {
         const int C = shapes[l].cells;
         int *L = hp->stg_launch + CS__SL_N * l;
+        /* a group's rows are copied in chunks of up to 16 bytes (C elements of a row), which must
+         * be aligned: after a launch of one cell per warp and an odd number of rows, the next
+         * launch's groups would not be (a misaligned-address fault) */
+        size = (size + C - 1) / C * C;
         L[CS__SL_FIRST] = g;
         L[CS__SL_CELLS] = C;
         L[CS__SL_REG] = shapes[l].reg_steps;

@@ -466,6 +466,9 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
         for (int g = L[CS__SL_FIRST]; g < L[CS__SL_FIRST] + L[CS__SL_GROUPS]; ++g) {
             const int t = hp->group_type[g];
             TEST_CHECK(hp->stg_type_launch[t] == l && hp->stype[2 * t + 1] <= L[CS__SL_STEPS], "%s: group %d", what, g);
+            /* a group's rows are copied in chunks of C elements (up to 16 bytes): aligned */
+            TEST_CHECK(hp->group_base[g] % L[CS__SL_CELLS] == 0, "%s: group %d at %d, %d cells per warp", what, g, hp->group_base[g],
+                       L[CS__SL_CELLS]);
         }
         g_next += L[CS__SL_GROUPS];
     }
@@ -775,6 +778,22 @@ static void make_mixed_batch(batch *b, int count, int with_cells, uint64_t seed)
     for (int k = 0; k < 6; ++k) free(lp[k]);
 }
 
+/* na cells of class a, then nb of class b */
+static void make_two_class_batch(batch *b, int a, int na, int cb, int nb, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    const int cls[2] = {a, cb}, num[2] = {na, nb};
+    for (int k = 0; k < 2; ++k) {
+        const cs_hines_morph_class *mc = &cs_hines_table41[cls[k]];
+        int *lp = malloc(sizeof(int) * mc->size);
+        ck_assert_int_eq(cs_hines_random_tree(mc->size, mc->nbranch, seed + k, lp), 0);
+        for (int j = 0; j < num[k]; ++j) batch_add(b, &c, mc->size, lp, NULL, NULL);
+        free(lp);
+    }
+}
+
 /* "auto" picks what the H200 measurements say (cs__hines_hplan_build's comment): with one
  * multiprocessor, 1024 systems count as a large batch. */
 static const char *auto_choice(const batch *b, int nsm, int fused)
@@ -861,6 +880,22 @@ START_TEST(test_host_plans)
             check_host_plan(&kb, &o, cs_hines_table41[k].name);
         }
         batch_free(&kb);
+    }
+    /* one big-low cell (one cell per warp, two-way: 695 rows) laid out before 600 small-high
+     * cells (4 per warp): the second launch's groups must start aligned (check_staged_schedule) */
+    {
+        batch tb;
+        make_two_class_batch(&tb, 4, 1, 1, 600, 1004);
+        config sc = {"staged", 0, 0, 0, 0};
+        cs_hines_gpu_options o = make_opt(&sc);
+        check_host_plan(&tb, &o, "big-low then small-high");
+        cs__hines_hplan hp;
+        char msg[256];
+        ck_assert_int_eq(cs__hines_hplan_build(tb.nsys, tb.offset, tb.p, CS__HV_STAGED, &o, 132, &hp, msg, sizeof msg), CS_SOLVER_OK);
+        ck_assert_msg(hp.stg_nlaunch == 2 && hp.stg_launch[CS__SL_CELLS] == 1 && hp.stg_launch[CS__SL_N + CS__SL_CELLS] == 4,
+                      "want a launch of 1 cell per warp, then one of 4: %s", hp.describe);
+        cs__hines_hplan_free(&hp);
+        batch_free(&tb);
     }
     /* the shape staged picks. Few cells (9, on 132 multiprocessors): the shortest schedule, so
      * one cell per warp with two-way sections (big-low 32 steps of 32 slots against 108 of 8,
@@ -1251,6 +1286,13 @@ START_TEST(test_gpu_two_way)
         check_gpu(&b, &sc, "big-low, two-way sections");
         batch_free(&b);
     }
+    /* a launch of 4 cells per warp after one of a single 695-row cell: its 16-byte copies start
+     * aligned (they faulted with "misaligned address" before the layout aligned each launch) */
+    batch tb;
+    make_two_class_batch(&tb, 4, 1, 1, 600, 1004);
+    config sc = {"staged", 0, 0, 0, 0};
+    check_gpu(&tb, &sc, "big-low then small-high");
+    batch_free(&tb);
 }
 END_TEST
 
