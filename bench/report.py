@@ -701,9 +701,12 @@ def main():
          "(session 8: long unbranched sections, cut into pieces, each eliminated from both ends at once, one "
          "cell per warp) cut big-low to 32 steps and big-high to 30, medium-high to 18: 256 big-low cells "
          f"{t5_big['big_low_256'][1]:.1f} → {t5_big['big_low_256'][0]:.1f} µs, and the ratio at 256 cells from 2.22 "
-         "(session 7) to the figure above. At large batches the on-chip bound stays, and two-way sections, which "
-         "need 32 lanes per cell, do not pay. `bench/NOTES.md`, \"Session 8\", gives the figures and what a design "
-         "that meets T5 needs."],
+         "(session 7) to the figure above. Between (2 560 cells) the schedulers' load is the bound: the mixed "
+         "batch runs its six structures two-way, one warp per cell, ~19 warps per multiprocessor; every other "
+         "choice of shapes measured was slower (sessions 9 and 10). At large batches the on-chip bound stays, and "
+         "two-way sections, which need 32 lanes per cell, do not pay; reading the schedule from device memory to "
+         "free shared memory for more warps was slower (session 10). `bench/NOTES.md`, \"Session 10\", sums up "
+         "what meeting T5 needs."],
         ["T6", "Full step, ≥ 65 536 cells: ≥ 1000× NEURON 1 core; ≥ 10× NEURON all cores, Arbor all cores, "
                "our OpenMP all cores",
          "; ".join(f"{sp(x['cells'])} cells: {sci(x['cs'])} cs/s = **{x['n1']:.0f}×** NEURON 1 thread, "
