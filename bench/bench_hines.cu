@@ -12,7 +12,7 @@
  * once, and p read once per distinct structure; it is compared with a device-to-device copy
  * measured in the same run (bytes read + written).
  *
- * Usage: bench_hines [--quick] [--targets] [--t3] [--staged] [--mid] [--md FILE] [--max-cells N]
+ * Usage: bench_hines [--quick] [--targets] [--t3] [--staged] [--mid] [--same-size] [--md FILE] [--max-cells N]
  *   --quick       fewer sizes and repetitions (a smoke run)
  *   --targets     only the cases of targets T3 (256 000 medium-high cells), T4 (256 cells of every
  *                 class) and T5 (mixed against uniform batches)
@@ -23,6 +23,9 @@
  *   --staged      only the staged solver: every class at 256 and 256 000 cells, the mixed batch
  *                 at 256, 25 600 and 256 000 against its uniform batch and against its own cells
  *                 as six uniform batches (one short device call per kernel change)
+ *   --same-size   only the seed's variable batch (its Fig. 4.9): cells of 600 rows and six
+ *                 morphologies (8 to 300 branches) mixed, against each morphology in a uniform
+ *                 batch, at 256 to 256 000 cells, staged and auto
  *   --md FILE     append the markdown tables to FILE (default: print only) */
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -304,9 +307,69 @@ static void table_header(const char *title)
     if (g_md) { fprintf(g_md, "%s\n", line); fflush(g_md); }
 }
 
+static void ratio_row(const char *what, long long cells, const char *label, double r, const char *note)
+{
+    char line[256];
+    snprintf(line, sizeof line, "| %s | %lld | %s | | d | ratio %.2f | %s | | | | |", what, cells, label, r, note);
+    printf("%s\n", line);
+    g_rows.push_back(line);
+    if (g_md) { fprintf(g_md, "%s\n", line); fflush(g_md); }
+}
+
+/* The seed's variable batch (its Fig. 4.9, "multi" against "mono"): cells of one size, 600 rows,
+ * and six morphologies from few branches to many, mixed round-robin, against each morphology alone
+ * in a uniform batch of the same number of cells (so of rows). What a mix of morphologies costs
+ * where the sizes do not differ (the six classes of Table 4.1 differ in size as well). */
+static const int SAME_ROWS = 600, SAME_BRANCHES[6] = {8, 30, 60, 120, 200, 300};
+
+static void same_size_section(const std::vector<long long> &sizes, const Cfg *cfgs, int ncfg)
+{
+    std::vector<std::vector<int>> mor(6);
+    for (int k = 0; k < 6; ++k) {
+        mor[k].resize(SAME_ROWS);
+        if (cs_hines_random_tree(SAME_ROWS, SAME_BRANCHES[k], 2000 + k, mor[k].data()) != 0) {
+            fprintf(stderr, "random tree of %d rows, %d branches failed\n", SAME_ROWS, SAME_BRANCHES[k]);
+            exit(2);
+        }
+    }
+    table_header("Same size, different morphologies (the seed's Fig. 4.9): cells of 600 rows with 8, 30, 60, 120, 200 "
+                 "and 300 branches, mixed round-robin, against each morphology in a uniform batch of as many cells, double");
+    for (long long n : sizes) {
+        std::vector<int> pat((size_t)n);
+        for (size_t s = 0; s < pat.size(); ++s) pat[s] = (int)(s % 6);
+        Batch m;
+        make_batch(m, mor, pat);
+        std::vector<double> mixed(ncfg), best(ncfg, 0), sum(ncfg, 0);
+        std::vector<int> best_k(ncfg, 0);
+        for (int c = 0; c < ncfg; ++c) {
+            const Result rm = run_cfg(m, cfgs[c], "d");
+            emit(m, "same-size mixed", cfgs[c], "d", rm, 0);
+            mixed[c] = rm.solve_us;
+        }
+        for (int k = 0; k < 6; ++k) {
+            Batch u;
+            make_batch(u, {mor[k]}, std::vector<int>((size_t)n, 0));
+            char lab[64];
+            snprintf(lab, sizeof lab, "same-size uniform, %d branches", SAME_BRANCHES[k]);
+            for (int c = 0; c < ncfg; ++c) {
+                const Result ru = run_cfg(u, cfgs[c], "d");
+                emit(u, lab, cfgs[c], "d", ru, 0);
+                if (k == 0 || ru.solve_us < best[c]) { best[c] = ru.solve_us; best_k[c] = k; }
+                sum[c] += ru.solve_us;
+            }
+        }
+        for (int c = 0; c < ncfg; ++c) {
+            char note[64];
+            snprintf(note, sizeof note, "fastest uniform: %d branches", SAME_BRANCHES[best_k[c]]);
+            ratio_row("same-size mixed/fastest uniform", n, cfgs[c].label, mixed[c] / best[c], note);
+            ratio_row("same-size mixed/mean uniform", n, cfgs[c].label, mixed[c] / (sum[c] / 6), "");
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
-    int quick = 0, targets = 0, t3_only = 0, staged_only = 0, mid = 0;
+    int quick = 0, targets = 0, t3_only = 0, staged_only = 0, mid = 0, same_size = 0;
     long long max_cells = 256000;
     const char *md = NULL;
     for (int i = 1; i < argc; ++i) {
@@ -315,6 +378,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--t3")) targets = t3_only = 1;
         else if (!strcmp(argv[i], "--staged")) staged_only = targets = 1; /* targets: skips the full tables */
         else if (!strcmp(argv[i], "--mid")) mid = 1;
+        else if (!strcmp(argv[i], "--same-size")) same_size = 1;
         else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
         else if (!strcmp(argv[i], "--max-cells") && i + 1 < argc) max_cells = atoll(argv[++i]);
     }
@@ -384,6 +448,16 @@ int main(int argc, char **argv)
     enum { C_FLAT = 0, C_INTERLEAVED = 1, C_BI = 2, C_VARIABLE = 4, C_FINE = 5, C_FINE_NOSPLIT = 6, C_FINE_NOOPT = 7, C_WARP = 8, C_STAGED = 9,
            C_ONE_WAY = 10 };
     const int C_AUTO = nall - 1;
+    if (same_size) {
+        const Cfg pick[] = {all[C_STAGED], all[C_AUTO]};
+        std::vector<long long> ss;
+        for (long long n : {256LL, 2560LL, 25600LL, 256000LL})
+            if (n <= max_cells) ss.push_back(n);
+        same_size_section(ss, pick, 2);
+        if (g_md) fclose(g_md);
+        cudaFree(g_flush);
+        return 0;
+    }
     if (staged_only) {
         table_header("staged: every class at 256 and 256 000 cells, double");
         for (long long n : {256LL, 256000LL})

@@ -3,7 +3,8 @@
 #   1. scripts/gpu_sim.sh: build (sm_90), the whole test suite with the GPU tests,
 #      compute-sanitizer on the simulator's CUDA backend;
 #   2. compute-sanitizer memcheck + racecheck on the GPU solver tests (small sizes);
-#   3. the solver benchmarks (bench_thomas, bench_hines; QUICK=1 for their short versions);
+#   3. the solver benchmarks (bench_thomas, bench_hines with --mid and --same-size too; QUICK=1 for
+#      their short versions);
 #   4. scripts/gpu_bench.sh: the full step against OpenMP, NEURON (and Arbor when carried).
 # Carry ".devlibs" and "build-shared" (and ".whl" with the NEURON wheel). Output under OUTDIR.
 # Usage: scripts/gpu_all.sh [OUTDIR]
@@ -29,5 +30,9 @@ echo "=== 3. solver benchmarks"
 q=(); [ "${QUICK:-0}" = 1 ] && q=(--quick)
 timeout 300 $b/bench/bench_thomas "${q[@]}" "$out/results-thomas.md" >"$out/bench_thomas.log" 2>&1; echo "bench_thomas: exit $?"
 (cd $b && timeout 300 ./bench/bench_hines "${q[@]}" --md "$out/results-hines.md") >"$out/bench_hines.log" 2>&1; echo "bench_hines: exit $?"
+# the sizes between (bench/results-hines-mid.md) and the seed's same-size mixed batch (results-hines-same-size.md)
+(cd $b && timeout 200 ./bench/bench_hines --mid --md "$out/results-hines-mid.md") >"$out/bench_hines_mid.log" 2>&1; echo "bench_hines --mid: exit $?"
+(cd $b && timeout 300 ./bench/bench_hines --same-size --md "$out/results-hines-same-size.md") >"$out/bench_hines_same.log" 2>&1
+echo "bench_hines --same-size: exit $?"
 echo "=== 4. full step"
 scripts/gpu_bench.sh "$out" ${FULL_STEP_ARGS:-}
