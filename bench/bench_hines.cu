@@ -25,7 +25,7 @@
  *                 as six uniform batches (one short device call per kernel change)
  *   --same-size   only the seed's variable batch (its Fig. 4.9): cells of 600 rows and six
  *                 morphologies (8 to 300 branches) mixed, against each morphology in a uniform
- *                 batch, at 256 to 256 000 cells, staged and auto
+ *                 batch, at 256, 1 024, 2 560, 25 600 and 256 000 cells, staged and auto
  *   --md FILE     append the markdown tables to FILE (default: print only) */
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -451,7 +451,7 @@ int main(int argc, char **argv)
     if (same_size) {
         const Cfg pick[] = {all[C_STAGED], all[C_AUTO]};
         std::vector<long long> ss;
-        for (long long n : {256LL, 2560LL, 25600LL, 256000LL})
+        for (long long n : {256LL, 1024LL, 2560LL, 25600LL, 256000LL}) /* 1 024: where the planner's choice turns */
             if (n <= max_cells) ss.push_back(n);
         same_size_section(ss, pick, 2);
         if (g_md) fclose(g_md);

@@ -35,9 +35,10 @@
  *                        schedule (a step's rows are one run of device memory). The planner
  *                        re-roots low trees at their centre, picks C and the register steps by an
  *                        estimate (the groups' steps over the warps that fit, or the longest
- *                        schedule for small batches), and gives each structure of a large mixed
- *                        batch its own shape and launch; the launches run at once, their groups
- *                        handed out to the warps as they finish. Long unbranched sections may be
+ *                        schedule for small batches), and gives each structure of a mixed batch
+ *                        its own shape where that is faster, structures of one shape sharing a
+ *                        launch (two-way ones only while all its warps run at once); the launches
+ *                        run at once, their groups handed out to the warps as they finish. Long unbranched sections may be
  *                        eliminated from both ends at once, one cell per warp (two-way sections: a
  *                        shorter schedule), where all the warps run at once and a model of the
  *                        schedulers' load finds it faster (a mixed batch: structures of at most 4

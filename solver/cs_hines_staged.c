@@ -301,16 +301,22 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
      * others: the 25 600-cell mixed batch took 145 → 175 µs with big-low's 40 steps) */
     const int split_reg = want_reg == 0 ? 0 : -2;
     cs__staged_shape_t *split = malloc(sizeof *split * (size_t)nt);
-    if (!own || !sub_n || !sub_count || !sub_lp || !split) goto done;
+    long long *lgroups = malloc(sizeof *lgroups * (size_t)nt); /* groups of each launch so far */
+    if (!own || !sub_n || !sub_count || !sub_lp || !split || !lgroups) goto done;
     for (int t = 0; t < nt; ++t) {
         cs__staged_shape_t sh;
         if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, &sh) < 0) goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
+        /* a launch of two-way sections takes another structure only while all its groups still run
+         * at once (the condition of two-way sections): six structures of one size, each two-way,
+         * made one launch of 2 560 warps that was then refused, and the batch fell back to one
+         * one-way launch (bench/NOTES.md, "Session 10") */
         int l = 0;
         while (l < nl && !(split[l].cells == sh.cells && split[l].reg_steps == sh.reg_steps && split[l].two_way == sh.two_way &&
-                           split[l].warps == sh.warps))
+                           split[l].warps == sh.warps && (!sh.two_way || lgroups[l] + sh.groups <= (long long)sh.warps * nsm)))
             ++l;
-        if (l == nl) split[nl++] = sh;
+        if (l == nl) { split[nl] = sh; lgroups[nl++] = 0; }
+        lgroups[l] += sh.groups;
         own[t] = l;
     }
     double est = 0;
@@ -326,7 +332,10 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
         est += sh.est;
     }
     rc = shapes[0].warps ? 1 : 0;
-    if (nl > 1 && (!shapes[0].warps || est < shapes[0].est)) {
+    /* one launch counts too: structures of one size that are each two-way make a single two-way
+     * launch, which the one shape for all, ruled by the whole batch's cells per multiprocessor,
+     * does not offer */
+    if (!shapes[0].warps || est < shapes[0].est) {
         /* the longest first: the launches run at once, and the shorter ones fill the longer's last wave */
         int *rank = sub_n; /* free again */
         for (int l = 0; l < nl; ++l) {
@@ -338,7 +347,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
         rc = nl;
     }
 done:
-    free(own); free(sub_n); free(sub_count); free(sub_lp); free(split);
+    free(own); free(sub_n); free(sub_count); free(sub_lp); free(split); free(lgroups);
     return rc;
 }
 

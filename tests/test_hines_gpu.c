@@ -794,6 +794,23 @@ static void make_two_class_batch(batch *b, int a, int na, int cb, int nb, uint64
     }
 }
 
+/* count cells of 600 rows, six morphologies (8 to 300 branches) round-robin: the seed's variable
+ * batch (bench_hines --same-size) */
+static void make_same_size_batch(batch *b, int count, uint64_t seed)
+{
+    static const int nb[6] = {8, 30, 60, 120, 200, 300};
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    int *lp[6];
+    for (int k = 0; k < 6; ++k) {
+        lp[k] = malloc(sizeof(int) * 600);
+        ck_assert_int_eq(cs_hines_random_tree(600, nb[k], seed + k, lp[k]), 0);
+    }
+    for (int j = 0; j < count; ++j) batch_add(b, &c, 600, lp[j % 6], NULL, NULL);
+    for (int k = 0; k < 6; ++k) free(lp[k]);
+}
+
 /* "auto" picks what the H200 measurements say (cs__hines_hplan_build's comment): with one
  * multiprocessor, 1024 systems count as a large batch. */
 static const char *auto_choice(const batch *b, int nsm, int fused)
@@ -896,6 +913,26 @@ START_TEST(test_host_plans)
                       "want a launch of 1 cell per warp, then one of 4: %s", hp.describe);
         cs__hines_hplan_free(&hp);
         batch_free(&tb);
+    }
+    /* six morphologies of one size, each of few enough cells for two-way sections (at most 4 per
+     * multiprocessor): they share two-way launches while all of a launch's warps run at once. At
+     * 1 024 cells that is one launch; at 2 560, several. Before, they made one launch too large to
+     * run at once, and the batch fell back to one one-way launch (1 024 cells: 42.3 µs against
+     * 17.7 µs on the H200, bench/NOTES.md "Session 10") */
+    for (int count = 1024; count <= 2560; count += 1536) {
+        batch sb;
+        make_same_size_batch(&sb, count, 2000);
+        config sc = {"staged", 0, 0, 0, 0};
+        cs_hines_gpu_options o = make_opt(&sc);
+        cs__hines_hplan hp;
+        char msg[256];
+        ck_assert_int_eq(cs__hines_hplan_build(sb.nsys, sb.offset, sb.p, CS__HV_STAGED, &o, 132, &hp, msg, sizeof msg), CS_SOLVER_OK);
+        ck_assert_msg(count == 1024 ? hp.stg_nlaunch == 1 : hp.stg_nlaunch > 1, "%d cells: %s", count, hp.describe);
+        for (int l = 0; l < hp.stg_nlaunch; ++l)
+            ck_assert_msg(hp.stg_launch[CS__SL_N * l + CS__SL_TW] == 1, "%d cells, launch %d: %s", count, l, hp.describe);
+        check_staged_schedule(&hp, &sb, "same size");
+        cs__hines_hplan_free(&hp);
+        batch_free(&sb);
     }
     /* the shape staged picks. Few cells (9, on 132 multiprocessors): the shortest schedule, so
      * one cell per warp with two-way sections (big-low 32 steps of 32 slots against 108 of 8,
