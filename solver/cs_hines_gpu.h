@@ -38,11 +38,11 @@
  *                        schedule for small batches), and gives each structure of a mixed batch
  *                        its own shape where that is faster, structures of one shape sharing a
  *                        launch (two-way ones only while all its warps run at once); the launches
- *                        run at once, their groups handed out to the warps as they finish. Long unbranched sections may be
- *                        eliminated from both ends at once, one cell per warp (two-way sections: a
- *                        shorter schedule), where all the warps run at once and a model of the
- *                        schedulers' load finds it faster (a mixed batch: structures of at most 4
- *                        cells per multiprocessor). block_size
+ *                        run at once, their groups handed out to the warps as they finish. Long
+ *                        unbranched sections may be eliminated from both ends at once, one cell
+ *                        per warp (two-way sections: a shorter schedule), where all the warps run
+ *                        at once and a model of the schedulers' load finds it faster (a mixed
+ *                        batch: structures of at most 4 cells per multiprocessor). block_size
  *                        forces C; CS_HINES_FINE_NO_REROOT, CS_HINES_STAGED_NO_REG_STEPS and
  *                        CS_HINES_STAGED_NO_TWO_WAY turn parts off. Cells too large for shared
  *                        memory are refused
