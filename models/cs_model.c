@@ -407,7 +407,7 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     CS_TRY(get_string(pc, path, p, "name", 1, "", ps->name, sizeof ps->name));
     if (!ps->name[0] || strchr(ps->name, '/')) return FAIL(pc, path, "'name' must be non-empty and contain no '/'");
     long count;
-    CS_TRY(get_int(pc, path, p, "count", REQUIRED, 1, 1, 1000000000L, &count));
+    CS_TRY(get_int(pc, path, p, "count", REQUIRED, 1, 1, CS_MODEL_MAX_CELLS, &count));
     ps->count = (int)count;
     char sub[256];
     snprintf(sub, sizeof sub, "%s.morphology", path);
@@ -536,6 +536,9 @@ static int find_pop(const cs_model *m, const char *name) {
 }
 
 static cs_status push_conn(cs_model *m, size_t *cap, cs_connection c) {
+    if (m->nconn >= CS_MODEL_MAX_CONNECTIONS)
+        return cs_error_set(CS_ERR_INVALID, "%s: more than the limit of %d connections", m->path,
+                            CS_MODEL_MAX_CONNECTIONS);
     if (m->nconn == *cap) {
         size_t nc = *cap ? 2 * *cap : 64;
         cs_connection *p = realloc(m->conns, nc * sizeof *p);
@@ -616,6 +619,9 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
             if (cn.synapse < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", tp, syn);
             long avail = s == t ? ss->count - 1 : ss->count;
             CS_TRY(get_int(pc, path, c, "indegree", REQUIRED, 0, 0, avail, &indeg));
+            if ((double)m->nconn + (double)ts->count * (double)indeg > CS_MODEL_MAX_CONNECTIONS)
+                return FAIL(pc, path, "%d cells x indegree %ld: more than the limit of %d connections",
+                            ts->count, indeg, CS_MODEL_MAX_CONNECTIONS);
             for (int i = 0; i < ts->count; ++i) {
                 cn.target = ts->first_gid + (uint64_t)i;
                 for (long j = 0; j < indeg; ++j) {
@@ -723,6 +729,9 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
                 return FAIL(pc, path, "duplicate population name '%s'", m->pops[k].name);
         m->pops[k].first_gid = gid;
         gid += (uint64_t)m->pops[k].count;
+        if (gid > CS_MODEL_MAX_CELLS)
+            return FAIL(pc, path, "the model has %llu cells, more than the limit of %d",
+                        (unsigned long long)gid, CS_MODEL_MAX_CELLS);
     }
     m->ncells = gid;
     CS_TRY(parse_connections(pc, cJSON_GetObjectItemCaseSensitive(root, "connections"), m));

@@ -124,6 +124,12 @@ typedef struct {
     cs_event *events;
 } cs_model;
 
+/* Size limits, checked while parsing so an absurd "count" or "indegree" is a one-line error
+ * rather than an allocation that exhausts memory: ~10 kB per cell and 32 bytes per
+ * connection put these near 100 GB and 3 GB. */
+#define CS_MODEL_MAX_CELLS 10000000        /* cells in all populations together */
+#define CS_MODEL_MAX_CONNECTIONS 100000000 /* connections after expanding ring/random rules */
+
 /* Parse a model from JSON text; `name` names it in messages, `base_dir` resolves SWC paths. */
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out);
 /* Read and parse a model file. */

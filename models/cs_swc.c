@@ -147,6 +147,12 @@ static int parse_line(const char *path, int lineno, char *s, char *end, const cs
         if (!isfinite(v[i]))
             return cs_error_set(CS_ERR_PARSE, "%s:%d: non-finite value %g in field %d (%s)", path, lineno, v[i],
                                 i + 1, field_name[i]);
+    /* [µm] |x|, |y|, |z|, r past 1e9 (a kilometre) are no neuron, and lose the µm-scale
+     * differences of a branch to rounding (zero-length branches) */
+    for (int i = 2; i < 6; ++i)
+        if (fabs(v[i]) > 1e9)
+            return cs_error_set(CS_ERR_PARSE, "%s:%d: %s = %g is out of range (|value| <= 1e9)", path,
+                                lineno, field_name[i], v[i]);
     const int int_fields[3] = {0, 1, 6};
     for (int k = 0; k < 3; ++k) {
         double d = v[int_fields[k]];

@@ -14,6 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Chunking: spikes in chunks of 4096 values; report data in chunks of CS__REPORT_CHUNK_ROWS
  * rows × at most CS__REPORT_CHUNK_COLS elements (64 × 1024 float32 = 256 KiB). */
@@ -34,6 +38,7 @@ typedef struct {
     hid_t timestamps; /* float64 [n] [ms] */
     hid_t node_ids;   /* uint64 [n] */
     hsize_t n;        /* spikes written */
+    hsize_t n_flushed; /* spikes written at the last flush */
     double last_time; /* [ms] latest spike time written so far */
     int by_time;      /* 1 while every spike written is in time order */
 } cs__spikes;
@@ -43,9 +48,11 @@ typedef struct {
     hid_t data;           /* /report/<pop>/data float32 [rows × n_elements] [mV] */
     hid_t time;           /* /report/<pop>/mapping/time float64 [3] [ms] */
     size_t n_elements;
+    size_t elem_bytes;     /* [bytes] per stored sample: 4 (float32) or 8 (float64) */
     double tstart, tstop, dt; /* declared time axis [ms] */
     hsize_t axis_rows;     /* rows that mapping/time currently describes */
     hsize_t rows;          /* rows written */
+    hsize_t rows_flushed;  /* rows written at the last flush */
     hsize_t expected_rows; /* rows implied by mapping/time [tstart, tstop) every dt */
 } cs__report;
 
@@ -59,6 +66,8 @@ struct cs_output {
     size_t n_reports;
     int io_failed; /* an earlier write failed: the file cannot be marked complete */
     int report_double; /* reports added from now on store float64 instead of float32 */
+    int fd;             /* our own descriptor of the file, to reserve its space; -1 if none */
+    haddr_t reserved;   /* [bytes] file space reserved (allocated on disk) so far */
 };
 
 /* ------------------------------------------------------------------------------------ */
@@ -105,6 +114,12 @@ static cs_status cs__fail_io(cs_output *o, const char *what) {
     o->io_failed = 1;
     return cs__io_error(o->path, what);
 }
+
+/* After a failed write (typically a full disk) nothing more is written: every further write
+ * would fail too, and could only leave the file further from its state at the last flush. */
+#define CS__STOP_IF_FAILED(o)                                                                 \
+    CS_CHECK(!(o)->io_failed, CS_ERR_IO, "%s: an earlier write failed; nothing more is written", \
+             (o)->path)
 
 static char *cs__strdup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -294,6 +309,11 @@ cs_status cs_output_open(const char *path, cs_output **out) {
     CS_CHECK(out, CS_ERR_INVALID, "cs_output_open: no output pointer");
     *out = NULL;
     CS_CHECK(path && path[0], CS_ERR_INVALID, "cs_output_open: empty output path");
+    /* HDF5 1.10 keeps a dangling file ID when H5Fclose fails (a flush on a full disk): its
+     * exit handler then crashes on it (H5F__close_cb from H5_term_library). Every file this
+     * library opens is closed explicitly, so the handler has nothing to do: skip it. Effective
+     * only before HDF5's first use in the process; harmless (a no-op) after. */
+    H5dont_atexit();
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors become messages, never stderr dumps */
 
     cs_output *o = calloc(1, sizeof *o);
@@ -305,9 +325,13 @@ cs_status cs_output_open(const char *path, cs_output **out) {
     }
     o->path = p;
     o->metadata = H5I_INVALID_HID;
+    o->fd = -1;
     o->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (o->file < 0) {
         cs_status s = cs__io_error(path, "cannot create the output file");
+        /* an empty file left by a failed create (a full disk) is no HDF5 file: remove it */
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) remove(path);
         free(o->path);
         free(o);
         return s;
@@ -319,6 +343,7 @@ cs_status cs_output_open(const char *path, cs_output **out) {
              cs__write_string_attr(o->file, "status", "incomplete") >= 0;
     if (g1 >= 0) H5Gclose(g1);
     if (g2 >= 0) H5Gclose(g2);
+    o->fd = open(path, O_WRONLY);
     if (!ok) {
         cs_status s = cs__io_error(path, "cannot write the output file's layout");
         cs_output_close(o, 0);
@@ -330,6 +355,7 @@ cs_status cs_output_open(const char *path, cs_output **out) {
 
 cs_status cs_output_add_spike_population(cs_output *o, const char *population) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_add_spike_population: no output");
+    CS__STOP_IF_FAILED(o);
     CS_TRY(cs__check_name(o, population));
     CS_CHECK(!cs__find_spikes(o, population), CS_ERR_INVALID,
              "%s: spike population '%s' declared twice", o->path, population);
@@ -378,6 +404,7 @@ cs_status cs_output_add_report(cs_output *o, const char *population, size_t n_no
                                const uint32_t *element_ids, double tstart, double tstop,
                                double dt) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_add_report: no output");
+    CS__STOP_IF_FAILED(o);
     CS_TRY(cs__check_name(o, population));
     CS_CHECK(!cs__find_report(o, population), CS_ERR_INVALID,
              "%s: report for population '%s' declared twice", o->path, population);
@@ -410,6 +437,7 @@ cs_status cs_output_add_report(cs_output *o, const char *population, size_t n_no
                      .data = H5I_INVALID_HID,
                      .time = H5I_INVALID_HID,
                      .n_elements = n_elements,
+                     .elem_bytes = o->report_double ? 8 : 4,
                      .tstart = tstart,
                      .tstop = tstop,
                      .dt = dt,
@@ -495,6 +523,7 @@ static int cs__spike_cmp(const void *a, const void *b) {
 cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n,
                                   const double *times, const uint64_t *node_ids) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_append_spikes: no output");
+    CS__STOP_IF_FAILED(o);
     CS_CHECK(population, CS_ERR_INVALID, "%s: spikes appended without a population", o->path);
     cs__spikes *sp = cs__find_spikes(o, population);
     CS_CHECK(sp, CS_ERR_INVALID, "%s: spikes appended to undeclared population '%s'", o->path,
@@ -561,6 +590,7 @@ cs_status cs_output_set_report_precision(cs_output *o, int bits) {
 static cs_status cs__append_samples(cs_output *o, const char *population, size_t n_times,
                                     hid_t mem, const void *rows) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_append_samples: no output");
+    CS__STOP_IF_FAILED(o);
     CS_CHECK(population, CS_ERR_INVALID, "%s: samples appended without a population", o->path);
     cs__report *rp = cs__find_report(o, population);
     CS_CHECK(rp, CS_ERR_INVALID, "%s: samples appended to undeclared report population '%s'",
@@ -594,6 +624,7 @@ cs_status cs_output_append_samples_d(cs_output *o, const char *population, size_
 
 cs_status cs_output_set_meta_string(cs_output *o, const char *name, const char *value) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_set_meta_string: no output");
+    CS__STOP_IF_FAILED(o);
     CS_CHECK(name && name[0] && value, CS_ERR_INVALID,
              "%s: metadata needs a non-empty name and a value", o->path);
     if (cs__write_string_attr(o->metadata, name, value) < 0) {
@@ -606,6 +637,7 @@ cs_status cs_output_set_meta_string(cs_output *o, const char *name, const char *
 
 cs_status cs_output_set_meta_double(cs_output *o, const char *name, double value) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_set_meta_double: no output");
+    CS__STOP_IF_FAILED(o);
     CS_CHECK(name && name[0], CS_ERR_INVALID, "%s: metadata needs a non-empty name", o->path);
     if (cs__write_double_attr(o->metadata, name, value) < 0) {
         char what[64 + 1024];
@@ -618,6 +650,7 @@ cs_status cs_output_set_meta_double(cs_output *o, const char *name, double value
 cs_status cs_output_write_profile(cs_output *o, size_t nphase, const char *const *names,
                                   const double *seconds, const double *share) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_write_profile: no output");
+    CS__STOP_IF_FAILED(o);
     CS_CHECK(nphase == 0 || (names && seconds && share), CS_ERR_INVALID,
              "%s: profile without names, seconds or shares", o->path);
     for (size_t i = 0; i < nphase; ++i)
@@ -653,17 +686,66 @@ cs_status cs_output_write_profile(cs_output *o, size_t nphase, const char *const
     return CS_OK;
 }
 
+/* Allocate on disk every byte HDF5 has assigned so far, before a flush writes metadata there.
+ * A flush writes metadata in address order and stops at the first failed write: on a full
+ * disk it would leave headers pointing at objects past the stored end of file (unreadable).
+ * Reserved first, the flush cannot run out of space; if the reservation fails, nothing is
+ * flushed and the file stays as it was at the previous flush. */
+static cs_status cs__reserve(cs_output *o) {
+    haddr_t eoa = 0;
+    if (o->fd < 0 || H5Fget_eoa(o->file, &eoa) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return CS_OK;
+    }
+    /* The flush first allocates the chunks still in the chunk caches (at most those touched
+     * since the last flush) and their index nodes past eoa: reserve room for them too. */
+    hsize_t chunks = 0, bytes = 0; /* [bytes] */
+    for (size_t i = 0; i < o->n_spikes; ++i) {
+        const cs__spikes *sp = &o->spikes[i];
+        if (sp->n == sp->n_flushed) continue;
+        hsize_t c = (sp->n - 1) / CS__SPIKE_CHUNK - sp->n_flushed / CS__SPIKE_CHUNK + 1;
+        chunks += 2 * c;
+        bytes += 2 * c * CS__SPIKE_CHUNK * 8; /* timestamps and node_ids, 8 bytes each */
+    }
+    for (size_t i = 0; i < o->n_reports; ++i) {
+        const cs__report *rp = &o->reports[i];
+        if (rp->rows == rp->rows_flushed) continue;
+        hsize_t bands = (rp->rows - 1) / CS__REPORT_CHUNK_ROWS -
+                        rp->rows_flushed / CS__REPORT_CHUNK_ROWS + 1;
+        hsize_t per_band = (rp->n_elements + CS__REPORT_CHUNK_COLS - 1) / CS__REPORT_CHUNK_COLS;
+        size_t elem = rp->elem_bytes;
+        chunks += bands * per_band;
+        bytes += bands * per_band * CS__REPORT_CHUNK_ROWS *
+                 (rp->n_elements < CS__REPORT_CHUNK_COLS ? rp->n_elements : CS__REPORT_CHUNK_COLS) *
+                 elem;
+    }
+    haddr_t want = eoa + bytes + 1024 * chunks + ((haddr_t)16 << 10); /* [bytes] */
+    if (want <= o->reserved) return CS_OK;
+    int e = posix_fallocate(o->fd, (off_t)o->reserved, (off_t)(want - o->reserved));
+    if (e == ENOSPC || e == EFBIG || e == EIO || e == EDQUOT) {
+        o->io_failed = 1;
+        return cs_error_set(CS_ERR_IO, "%s: cannot flush (%s)", o->path, strerror(e));
+    }
+    if (e == 0) o->reserved = want; /* otherwise (not supported here): flush unreserved */
+    return CS_OK;
+}
+
 cs_status cs_output_flush(cs_output *o) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_flush: no output");
+    CS__STOP_IF_FAILED(o);
     for (size_t i = 0; i < o->n_reports; ++i)
         if (cs__write_axis(&o->reports[i]) < 0) return cs__fail_io(o, "cannot update a time axis");
+    CS_TRY(cs__reserve(o));
     if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0) return cs__fail_io(o, "cannot flush");
+    for (size_t i = 0; i < o->n_spikes; ++i) o->spikes[i].n_flushed = o->spikes[i].n;
+    for (size_t i = 0; i < o->n_reports; ++i) o->reports[i].rows_flushed = o->reports[i].rows;
     return CS_OK;
 }
 
 cs_status cs_output_close(cs_output *o, int complete) {
     if (!o) return CS_OK;
     cs_status s = CS_OK;
+    int flushed = 0;
     if (complete && o->file >= 0) {
         for (size_t i = 0; i < o->n_reports && s == CS_OK; ++i)
             if (o->reports[i].rows != o->reports[i].expected_rows)
@@ -676,29 +758,53 @@ cs_status cs_output_close(cs_output *o, int complete) {
         if (s == CS_OK && o->io_failed)
             s = cs_error_set(CS_ERR_IO, "%s: an earlier write failed; file left marked incomplete",
                              o->path);
+        /* everything else reaches the file before it is called complete, so a failure here
+         * leaves "incomplete" on disk */
+        if (s == CS_OK) {
+            s = cs_output_flush(o);
+            flushed = 1;
+        }
         if (s == CS_OK && cs__write_string_attr(o->file, "status", "complete") < 0)
-            s = cs__io_error(o->path, "cannot mark the file complete");
+            s = cs__fail_io(o, "cannot mark the file complete");
     }
+    if (!flushed && o->file >= 0 && !o->io_failed) {
+        /* what a failed run wrote, flushed now so a full disk shows here, before any close */
+        cs_status e = cs_output_flush(o);
+        if (s == CS_OK) s = e;
+    }
+    /* After a failed write the file is left as it was at the last flush: closing any HDF5
+     * object would flush it again, part-way on a full disk. Its handles are abandoned (the
+     * process is about to report the error; cs_output_open skips HDF5's exit handler). */
+    const int keep_file = !o->io_failed;
     for (size_t i = 0; i < o->n_spikes; ++i) {
-        cs__close_id(&o->spikes[i].timestamps, H5Dclose);
-        cs__close_id(&o->spikes[i].node_ids, H5Dclose);
-        cs__close_id(&o->spikes[i].group, H5Gclose);
+        if (keep_file) {
+            cs__close_id(&o->spikes[i].timestamps, H5Dclose);
+            cs__close_id(&o->spikes[i].node_ids, H5Dclose);
+            cs__close_id(&o->spikes[i].group, H5Gclose);
+        }
         free(o->spikes[i].name);
     }
     for (size_t i = 0; i < o->n_reports; ++i) {
-        if (o->file >= 0 && cs__write_axis(&o->reports[i]) < 0) {
+        if (keep_file && o->file >= 0 && cs__write_axis(&o->reports[i]) < 0) {
             cs_status e = cs__io_error(o->path, "cannot update a time axis");
             if (s == CS_OK) s = e;
         }
-        cs__close_id(&o->reports[i].time, H5Dclose);
-        cs__close_id(&o->reports[i].data, H5Dclose);
+        if (keep_file) {
+            cs__close_id(&o->reports[i].time, H5Dclose);
+            cs__close_id(&o->reports[i].data, H5Dclose);
+        }
         free(o->reports[i].name);
     }
-    cs__close_id(&o->metadata, H5Gclose);
-    if (o->file >= 0 && H5Fclose(o->file) < 0) {
-        cs_status e = cs__io_error(o->path, "cannot close the output file");
-        if (s == CS_OK) s = e;
+    if (keep_file) {
+        cs__close_id(&o->metadata, H5Gclose);
+        if (o->file >= 0 && cs__reserve(o) != CS_OK) {
+            if (s == CS_OK) s = CS_ERR_IO; /* cs__reserve recorded the message */
+        } else if (o->file >= 0 && H5Fclose(o->file) < 0) {
+            cs_status e = cs__io_error(o->path, "cannot close the output file");
+            if (s == CS_OK) s = e;
+        }
     }
+    if (o->fd >= 0) close(o->fd);
     free(o->spikes);
     free(o->reports);
     free(o->path);

@@ -169,7 +169,8 @@ def main(argv=None):
         title += " (incomplete run)"
     ax_v.set_title(title)
     if traces and len(traces) <= 12:
-        ax_v.legend(fontsize="small", loc="upper right")
+        # legends sit right of the axes, never over the data
+        ax_v.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     elif not traces:
         ax_v.text(0.5, 0.5, "no samples in this time window", transform=ax_v.transAxes,
                   ha="center", va="center")
@@ -183,7 +184,7 @@ def main(argv=None):
     ax_s.set_ylabel("node id")
     ax_s.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     if spikes:
-        ax_s.legend(fontsize="small", loc="upper right")
+        ax_s.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     if total == 0:
         ax_s.text(0.5, 0.5, "no spikes", transform=ax_s.transAxes, ha="center", va="center")
     if args.tmin is not None or args.tmax is not None:

@@ -127,6 +127,9 @@ typedef struct {
  * assembly kernel), at 31 the separate assembly (1.47e10 against 0.87e10); between them the
  * crossover was not measured. */
 #define CS_HINES_FUSED_MIN_PER_SM 120
+/* Most distinct structures (tree shapes) "staged" plans; more are refused (its planner is per
+ * structure, and 65 536 distinct trees took minutes). */
+#define CS_HINES_STAGED_MAX_STRUCTURES 2048
 
 /* Fill *opt with the defaults (auto, defaults for every parameter, device 0). */
 void cs_hines_gpu_options_default(cs_hines_gpu_options *opt);

@@ -359,6 +359,14 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         snprintf(msg, msglen, "staged: cells per warp (block size) must be 1, 2 or 4, not %d", opt->block_size);
         return CS_SOLVER_ERR_INVALID;
     }
+    /* the planner schedules and shapes every structure on its own, several times over: 65 536
+     * distinct busyring trees took minutes of set-up (session 11), so many distinct cells go to
+     * the per-system and fine-grained variants */
+    if (nt > CS_HINES_STAGED_MAX_STRUCTURES) {
+        snprintf(msg, msglen, "staged: %d distinct cell structures, more than the %d its planner takes", nt,
+                 CS_HINES_STAGED_MAX_STRUCTURES);
+        return CS_SOLVER_ERR_INVALID;
+    }
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;
     int *count = calloc((size_t)nt, sizeof(int)), *first = malloc(sizeof(int) * (size_t)(nt + 1));
     int *order = malloc(sizeof(int) * (size_t)nsys), *nrow = malloc(sizeof(int) * (size_t)nt);

@@ -36,6 +36,7 @@ typedef struct {
     double celsius;   /* [°C] */
     int threads;      /* OpenMP threads */
     int sample_stride;/* probes are sampled every sample_stride steps */
+    int device;       /* the GPU of this process (the node-local MPI rank modulo the GPUs); 0 alone */
 } cs_backend_params;
 
 /* What one epoch produced. Arrays are owned by the backend, valid until the next epoch. */
@@ -75,5 +76,8 @@ extern const cs_backend_ops cs_backend_cpu;
  * cs_backend_cuda_unavailable() says which. */
 const cs_backend_ops *cs_backend_cuda(void);
 const char *cs_backend_cuda_unavailable(void);
+/* The Hines solver variant a CUDA backend instance runs ("auto" resolved), or NULL when ops is
+ * not the CUDA backend's. */
+const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *b);
 
 #endif

@@ -18,6 +18,11 @@ const cs_backend_ops *cs_backend_cuda(void) { return NULL; }
 const char *cs_backend_cuda_unavailable(void) {
     return "this build has no CUDA support (no CUDA compiler was found when it was configured)";
 }
+const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *b) {
+    (void)ops;
+    (void)b;
+    return NULL;
+}
 
 #else
 
@@ -26,6 +31,7 @@ const char *cs_backend_cuda_unavailable(void) {
 #define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
 #define CS_TIMED_MARKS 8        /* events per timed step: before and after each of 7 phases */
 #define CS_SPIKES_PER_DETECTOR 16 /* spike buffer: crossings per detector per epoch */
+#define CS_GRAPH_LEVELS 7       /* graphs of 1, 2, 4, .. 64 steps; a run of steps takes at most 7 */
 
 struct cs_backend {
     const cs_network_desc *net;
@@ -55,7 +61,22 @@ struct cs_backend {
     int64_t step0;
     int nsteps, rows;
     int timed[CS_TIMED_STEPS], ntimed;
+    /* CUDA graphs of 2^b steps (the untimed steps of an epoch), by the parity of the v/rhs swap
+     * of the separate solve; captured when first needed, dropped when a buffer they name moves */
+    int use_graphs;
+    void *graph[2][CS_GRAPH_LEVELS];
+    const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */
+    double *v_first;            /* s->v at set-up: the parity of the swap */
+    int cap_ev_hi;
 };
+
+static void drop_graphs(cs_backend *be) {
+    for (int p = 0; p < 2; ++p)
+        for (int b = 0; b < CS_GRAPH_LEVELS; ++b) {
+            cs_cuda_graph_destroy(be->graph[p][b]);
+            be->graph[p][b] = NULL;
+        }
+}
 
 static cs_status grow_device(void **p, size_t *cap, size_t need, size_t elem, const char *what) {
     if (need <= *cap) return CS_OK;
@@ -79,7 +100,7 @@ static void cuda_destroy(cs_backend *be) {
     cs_cuda_state *s = &be->s;
     void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->b0, s->cdt, s->u, s->ev_local, s->ev_weight,
                    s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row,
-                   s->samples, s->spike_time, s->spike_gid, s->counters, s->flags, s->a0};
+                   s->samples, s->spike_time, s->spike_gid, s->counters, s->flags, s->a0, s->ctx, s->ev_hi};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k) cs_cuda_free(dev[k]);
     for (int m = 0; m < s->nmech; ++m) {
         cs_cuda_free(s->mech[m].node);
@@ -87,6 +108,7 @@ static void cuda_destroy(cs_backend *be) {
         cs_cuda_free(s->mech[m].param);
         cs_cuda_free(s->mech[m].state);
     }
+    drop_graphs(be);
     if (be->plan) cs_hines_gpu_plan_destroy(be->plan);
     cs_cuda_timer_destroy(be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     cs_cuda_stream_destroy(s->stream);
@@ -241,7 +263,7 @@ static cs_status setup(cs_backend *be) {
     const cs_network_desc *net = be->net;
     cs_cuda_state *s = &be->s;
     int ncell = (int)net->ncell;
-    CS_TRY(cs_cuda_select(0, be->device, sizeof be->device));
+    CS_TRY(cs_cuda_select(be->p.device, be->device, sizeof be->device)); /* one GPU per rank */
     CS_TRY(cs_cuda_stream_create(&s->stream));
     size_t mem0 = cs_cuda_memory_used();
 
@@ -274,6 +296,7 @@ static cs_status setup(cs_backend *be) {
         cs_hines_gpu_options_default(&opt);
         opt.variant = be->p.solver;
         opt.fused_step = 1;
+        opt.device = be->p.device;
         cs_solver_status ss = cs_hines_gpu_plan_create(ncell, be->cell_first, parent, &opt, &be->plan);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);
@@ -356,6 +379,13 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->spike_time, (size_t)s->cap_spike * sizeof(double), "spikes");
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->spike_gid, (size_t)s->cap_spike * sizeof(int), "spikes");
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->counters, 4 * sizeof(int), "counters");
+    if (st == CS_OK) st = cs_cuda_alloc_ctx(&s->ctx);
+    s->dt = be->p.dt;
+    s->sample_stride = be->p.sample_stride;
+    be->v_first = s->v;
+    /* CS_CUDA_GRAPHS=0 launches every kernel directly (for comparisons) */
+    const char *graphs = getenv("CS_CUDA_GRAPHS");
+    be->use_graphs = !(graphs && !strcmp(graphs, "0"));
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     free(det_row); free(det_gid); free(det_thr); free(det_vp); free(cell_row); free(probe_row);
     CS_TRY(st);
@@ -399,7 +429,7 @@ static cs_status ensure_rows(cs_backend *be, size_t rows) {
 
 static cs_status cuda_init(cs_backend *be, cs_epoch_result *res) {
     CS_TRY(ensure_rows(be, 1));
-    CS_TRY(cs_cuda_sample(&be->s, 0));
+    CS_TRY(cs_cuda_sample_row(&be->s, 0));
     CS_TRY(cs_cuda_sync(be->s.stream));
     CS_TRY(cs_cuda_download(be->samples, be->s.samples, (size_t)be->s.nprobe * sizeof(double)));
     *res = cs_epoch_result_of(0, NULL, 1, be->samples);
@@ -453,9 +483,92 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
     return cs_cuda_upload(be->s.ev_weight, w, due * sizeof *w);
 }
 
+/* The kernels of one step, the context's current step + j; mark >= 0 records timer events
+ * mark .. mark + 7 around its phases (a step launched directly, for the profile). */
+static cs_status step_kernels(cs_backend *be, int j, int mark) {
+    cs_cuda_state *s = &be->s;
+#define MARK(q) do { if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + (q), s->stream)); } while (0)
+    MARK(0);
+    CS_TRY(cs_cuda_deliver(s, j));
+    MARK(1);
+    CS_TRY(cs_cuda_currents(s, j, be->p.celsius));
+    MARK(2);
+    if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
+        MARK(3);
+        cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs,
+                                be->shared_constants, s->a0};
+        cs_solver_status ss = cs_hines_gpu_step_internal_d(be->plan, &step);
+        if (ss != CS_SOLVER_OK) return solver_fail(ss, "fused step");
+        MARK(4);
+    } else {
+        CS_TRY(cs_cuda_assemble(s));
+        MARK(3);
+        cs_solver_status ss = cs_hines_gpu_solve_internal_d(be->plan, s->d, s->u, s->rhs);
+        if (ss != CS_SOLVER_OK) return solver_fail(ss, "solve");
+        MARK(4);
+        double *tmp = s->v; /* the solution is the new v */
+        s->v = s->rhs;
+        s->rhs = tmp;
+    }
+    CS_TRY(cs_cuda_advance(s, be->p.celsius));
+    MARK(5);
+    CS_TRY(cs_cuda_detect(s, j));
+    MARK(6);
+    CS_TRY(cs_cuda_sample(s, j));
+    MARK(7);
+#undef MARK
+    return CS_OK;
+}
+
+/* n steps without timers: through graphs of 2^b steps (captured when first needed; a small
+ * network's step is a few microseconds of work, and launching its ~8 kernels one by one cost more
+ * than that), or directly when graphs are off. */
+static cs_status untimed_steps(cs_backend *be, int n) {
+    cs_cuda_state *s = &be->s;
+    if (!be->use_graphs) {
+        for (int k = 0; k < n; ++k) {
+            CS_TRY(step_kernels(be, 0, -1));
+            CS_TRY(cs_cuda_next_steps(s, 1));
+        }
+        return CS_OK;
+    }
+    const void *bufs[4] = {s->samples, s->ev_local, s->ev_weight, s->ev_hi};
+    if (memcmp(bufs, be->graph_bufs, sizeof bufs)) { /* a buffer a graph names has moved */
+        drop_graphs(be);
+        memcpy(be->graph_bufs, bufs, sizeof bufs);
+    }
+    for (int b = CS_GRAPH_LEVELS - 1; b >= 0; --b) {
+        int len = 1 << b;
+        while (n >= len) {
+            int parity = s->v != be->v_first;
+            void **g = &be->graph[parity][b];
+            if (*g) { /* replay: the host's view of the swap moves on as the graph's steps do */
+                CS_TRY(cs_cuda_graph_launch(*g, s->stream));
+                if (!be->fused && (len & 1)) {
+                    double *tmp = s->v;
+                    s->v = s->rhs;
+                    s->rhs = tmp;
+                }
+            } else {
+                CS_TRY(cs_cuda_capture_begin(s->stream));
+                cs_status st = CS_OK;
+                for (int j = 0; st == CS_OK && j < len; ++j) st = step_kernels(be, j, -1);
+                if (st == CS_OK) st = cs_cuda_next_steps(s, len);
+                void *exec = NULL;
+                cs_status st2 = cs_cuda_capture_end(s->stream, &exec);
+                CS_TRY(st);
+                CS_TRY(st2);
+                *g = exec;
+                CS_TRY(cs_cuda_graph_launch(*g, s->stream));
+            }
+            n -= len;
+        }
+    }
+    return CS_OK;
+}
+
 static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     cs_cuda_state *s = &be->s;
-    const double dt = be->p.dt;
     const int stride = be->p.sample_stride;
     be->step0 = step0;
     be->nsteps = nsteps;
@@ -466,48 +579,30 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     /* drop the staged events from the pending list */
     if (due) memmove(be->ev, be->ev + due, (be->nev - due) * sizeof *be->ev);
     be->nev -= due;
-    CS_TRY(cs_cuda_reset_counters(s));
+    if (nsteps > be->cap_ev_hi) {
+        cs_cuda_free(s->ev_hi);
+        s->ev_hi = NULL;
+        be->cap_ev_hi = 0;
+        CS_TRY(cs_cuda_alloc((void **)&s->ev_hi, (size_t)nsteps * sizeof(int), "event ranges"));
+        be->cap_ev_hi = nsteps;
+    }
+    CS_TRY(cs_cuda_upload(s->ev_hi, be->ev_hi, (size_t)nsteps * sizeof(int)));
+    CS_TRY(cs_cuda_epoch_start(s, (long long)step0));
 
+    /* CS_TIMED_STEPS steps, spread over the epoch, run directly between timer events */
     int every = nsteps / CS_TIMED_STEPS > 0 ? nsteps / CS_TIMED_STEPS : 1;
     be->ntimed = 0;
-    int row = 0, lo = 0;
-    for (int k = 0; k < nsteps; ++k) {
-        int64_t step = step0 + k;
-        double t = (double)step * dt;
-        int timed = k % every == 0 && be->ntimed < CS_TIMED_STEPS;
-        int mark = be->ntimed * CS_TIMED_MARKS;
-#define MARK(j) do { if (timed) CS_TRY(cs_cuda_timer_record(be->timers, mark + (j), s->stream)); } while (0)
-        MARK(0);
-        CS_TRY(cs_cuda_deliver(s, lo, be->ev_hi[k]));
-        lo = be->ev_hi[k];
-        MARK(1);
-        CS_TRY(cs_cuda_currents(s, t + 0.5 * dt, dt, be->p.celsius));
-        MARK(2);
-        if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
-            MARK(3);
-            cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs,
-                                    be->shared_constants, s->a0};
-            cs_solver_status ss = cs_hines_gpu_step_internal_d(be->plan, &step);
-            if (ss != CS_SOLVER_OK) return solver_fail(ss, "fused step");
-            MARK(4);
-        } else {
-            CS_TRY(cs_cuda_assemble(s));
-            MARK(3);
-            cs_solver_status ss = cs_hines_gpu_solve_internal_d(be->plan, s->d, s->u, s->rhs);
-            if (ss != CS_SOLVER_OK) return solver_fail(ss, "solve");
-            MARK(4);
-            double *tmp = s->v; /* the solution is the new v */
-            s->v = s->rhs;
-            s->rhs = tmp;
+    for (int k = 0; k < nsteps;) {
+        if (k % every == 0 && be->ntimed < CS_TIMED_STEPS) {
+            CS_TRY(step_kernels(be, 0, be->ntimed * CS_TIMED_MARKS));
+            CS_TRY(cs_cuda_next_steps(s, 1));
+            be->timed[be->ntimed++] = k++;
+            continue;
         }
-        CS_TRY(cs_cuda_advance(s, dt, be->p.celsius));
-        MARK(5);
-        CS_TRY(cs_cuda_detect(s, t, dt, (int)k));
-        MARK(6);
-        if ((step + 1) % stride == 0) CS_TRY(cs_cuda_sample(s, row++));
-        MARK(7);
-#undef MARK
-        if (timed) be->timed[be->ntimed++] = k;
+        int next = be->ntimed < CS_TIMED_STEPS ? (k / every + 1) * every : nsteps;
+        if (next > nsteps) next = nsteps;
+        CS_TRY(untimed_steps(be, next - k));
+        k = next;
     }
     return CS_OK;
 }
@@ -560,5 +655,9 @@ static const cs_backend_ops cs__cuda_ops = {"cuda", cuda_create, cuda_init, cuda
 const cs_backend_ops *cs_backend_cuda(void) { return cs_cuda_device_count() > 0 ? &cs__cuda_ops : NULL; }
 
 const char *cs_backend_cuda_unavailable(void) { return "no CUDA device found on this machine"; }
+
+const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *b) {
+    return ops == &cs__cuda_ops && b ? cs_hines_gpu_plan_variant(b->plan) : NULL;
+}
 
 #endif

@@ -64,20 +64,37 @@ static cs_status push_inst(inst_vec *iv, cs_instance_desc d) {
     return CS_OK;
 }
 
-static cs_status build(const cs_model *m, cs_network_desc *d, inst_vec *iv) {
-    d->ncell = m->ncells;
+int cs_probe_cell(const cs_population_spec *ps, int k) {
+    return ps->probes.ncells < 0 ? k : ps->probes.cells[k];
+}
+
+/* Cells [c0, c1) of population p that fall in the share [gid0, gid1). */
+static void pop_range(const cs_population_spec *ps, uint64_t gid0, uint64_t gid1, int *c0, int *c1) {
+    uint64_t lo = ps->first_gid > gid0 ? ps->first_gid : gid0;
+    uint64_t hi = ps->first_gid + (uint64_t)ps->count < gid1 ? ps->first_gid + (uint64_t)ps->count : gid1;
+    *c0 = (int)(lo - ps->first_gid);
+    *c1 = hi > lo ? (int)(hi - ps->first_gid) : *c0;
+}
+
+static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *d, inst_vec *iv) {
+    d->gid0 = gid0;
+    d->ncell_global = m->ncells;
+    d->ncell = (size_t)(gid1 - gid0);
     d->cells = calloc(d->ncell ? d->ncell : 1, sizeof *d->cells);
     int ngeom_max = 0, max_syn = 0;
     for (int p = 0; p < m->npop; ++p) {
-        ngeom_max += m->pops[p].morph.kind == CS_MORPH_RANDOM_TREE ? m->pops[p].count : 1;
+        int c0, c1;
+        pop_range(&m->pops[p], gid0, gid1, &c0, &c1);
+        if (c1 > c0) ngeom_max += m->pops[p].morph.kind == CS_MORPH_RANDOM_TREE ? c1 - c0 : 1;
         if (m->pops[p].nsyn > max_syn) max_syn = m->pops[p].nsyn;
     }
-    d->geoms = calloc((size_t)ngeom_max, sizeof *d->geoms);
+    d->geoms = calloc(ngeom_max ? (size_t)ngeom_max : 1, sizeof *d->geoms);
     d->max_syn = max_syn;
     d->syn_instance = malloc((d->ncell * (size_t)max_syn + 1) * sizeof *d->syn_instance);
     d->det = calloc(d->ncell ? d->ncell : 1, sizeof *d->det);
     d->pop_probe_first = calloc((size_t)m->npop + 1, sizeof *d->pop_probe_first);
-    if (!d->cells || !d->geoms || !d->syn_instance || !d->det || !d->pop_probe_first)
+    d->pop_probe_ncol = calloc((size_t)m->npop + 1, sizeof *d->pop_probe_ncol);
+    if (!d->cells || !d->geoms || !d->syn_instance || !d->det || !d->pop_probe_first || !d->pop_probe_ncol)
         return cs_error_set(CS_ERR_NOMEM, "out of memory for %llu cells", (unsigned long long)d->ncell);
 
     size_t nprobe = 0;
@@ -91,10 +108,12 @@ static cs_status build(const cs_model *m, cs_network_desc *d, inst_vec *iv) {
 
     for (int p = 0; p < m->npop; ++p) {
         const cs_population_spec *ps = &m->pops[p];
-        int per_cell = ps->morph.kind == CS_MORPH_RANDOM_TREE;
-        for (int c = 0; c < ps->count; ++c) {
+        int per_cell = ps->morph.kind == CS_MORPH_RANDOM_TREE, c0, c1;
+        pop_range(ps, gid0, gid1, &c0, &c1);
+        for (int c = c0; c < c1; ++c) {
             uint64_t gid = ps->first_gid + (uint64_t)c;
-            if (per_cell || c == 0) {
+            size_t li = (size_t)(gid - gid0); /* local index */
+            if (per_cell || c == c0) {
                 cs_morph morph = {0};
                 CS_TRY(build_morph(m, ps, gid, &morph));
                 cs_status st = cs_discretize(&morph, &ps->policy, &d->geoms[d->ngeom]);
@@ -104,7 +123,7 @@ static cs_status build(const cs_model *m, cs_network_desc *d, inst_vec *iv) {
                 d->ngeom++;
             }
             const cs_geometry *g = &d->geoms[d->ngeom - 1];
-            d->cells[gid] = (cs_cell_desc){gid, p, c, g, ps->cm, ps->Ra, ps->v_init};
+            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm, ps->Ra, ps->v_init};
             d->total_cv += (uint64_t)g->ncv;
 
             /* density mechanisms, by region, on every CV with membrane */
@@ -112,47 +131,55 @@ static cs_status build(const cs_model *m, cs_network_desc *d, inst_vec *iv) {
                 const cs_density_spec *ds = &ps->density[k];
                 for (int n = 0; n < g->ncv; ++n) {
                     if (g->area[n] <= 0 || !(ds->region_mask & (1u << g->tag[n]))) continue;
-                    cs_instance_desc in = {(int)gid, n, ds->type, 1e-2 * g->area[n], {0}};
+                    cs_instance_desc in = {(int)li, n, ds->type, 1e-2 * g->area[n], {0}};
                     memcpy(in.param, ds->param, sizeof in.param);
                     CS_TRY(push_inst(iv, in));
                 }
             }
-            for (int k = 0; k < max_syn; ++k) d->syn_instance[gid * (size_t)max_syn + (size_t)k] = SIZE_MAX;
+            for (int k = 0; k < max_syn; ++k) d->syn_instance[li * (size_t)max_syn + (size_t)k] = SIZE_MAX;
             for (int k = 0; k < ps->nsyn; ++k) {
                 int node;
                 CS_TRY(locate(m, ps, c, g, ps->syn[k].loc, "synapse", &node));
-                cs_instance_desc in = {(int)gid, node, ps->syn[k].type, 1.0, {0}};
+                cs_instance_desc in = {(int)li, node, ps->syn[k].type, 1.0, {0}};
                 memcpy(in.param, ps->syn[k].param, sizeof in.param);
-                d->syn_instance[gid * (size_t)max_syn + (size_t)k] = iv->n;
+                d->syn_instance[li * (size_t)max_syn + (size_t)k] = iv->n;
                 CS_TRY(push_inst(iv, in));
             }
             for (int k = 0; k < ps->nstim; ++k) {
                 if (!cell_selected(ps->stim[k].ncells, ps->stim[k].cells, c)) continue;
                 int node;
                 CS_TRY(locate(m, ps, c, g, ps->stim[k].loc, "stimulus", &node));
-                cs_instance_desc in = {(int)gid, node, ps->stim[k].type, 1.0, {0}};
+                cs_instance_desc in = {(int)li, node, ps->stim[k].type, 1.0, {0}};
                 memcpy(in.param, ps->stim[k].param, sizeof in.param);
                 CS_TRY(push_inst(iv, in));
             }
             if (ps->has_detector) {
                 int node;
                 CS_TRY(locate(m, ps, c, g, ps->detector, "detector", &node));
-                d->det[d->ndet++] = (cs_detector_desc){(int)gid, node, ps->threshold};
+                d->det[d->ndet++] = (cs_detector_desc){(int)li, node, ps->threshold};
             }
         }
-        /* probes: for each chosen cell in the given order, each location in the given order */
+        /* probes: for each chosen cell in the given order, each location in the given order;
+         * this share keeps those of its own cells, with their column in the whole report */
         d->pop_probe_first[p] = d->nprobe;
         if (ps->has_probes) {
             int nc = ps->probes.ncells < 0 ? ps->count : ps->probes.ncells;
+            uint64_t col = 0;
             for (int k = 0; k < nc; ++k) {
-                int c = ps->probes.ncells < 0 ? k : ps->probes.cells[k];
+                int c = cs_probe_cell(ps, k);
                 uint64_t gid = ps->first_gid + (uint64_t)c;
+                if (gid < gid0 || gid >= gid1) {
+                    col += (uint64_t)ps->probes.nloc;
+                    continue;
+                }
+                size_t li = (size_t)(gid - gid0);
                 for (int l = 0; l < ps->probes.nloc; ++l) {
                     int node;
-                    CS_TRY(locate(m, ps, c, d->cells[gid].geom, ps->probes.locs[l], "probe", &node));
-                    d->probes[d->nprobe++] = (cs_probe_desc){(int)gid, node};
+                    CS_TRY(locate(m, ps, c, d->cells[li].geom, ps->probes.locs[l], "probe", &node));
+                    d->probes[d->nprobe++] = (cs_probe_desc){(int)li, node, col++};
                 }
             }
+            d->pop_probe_ncol[p] = col;
         }
         d->pop_probe_first[p + 1] = d->nprobe;
     }
@@ -160,12 +187,19 @@ static cs_status build(const cs_model *m, cs_network_desc *d, inst_vec *iv) {
 }
 
 cs_status cs_build_network(const cs_model *m, cs_network_desc *out) {
+    return cs_build_network_range(m, 0, m->ncells, out);
+}
+
+cs_status cs_build_network_range(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *out) {
     memset(out, 0, sizeof *out);
     if (m->ncells > (uint64_t)INT32_MAX)
         return cs_error_set(CS_ERR_INVALID, "%s: %llu cells is more than this build supports", m->path,
                             (unsigned long long)m->ncells);
+    if (gid0 > gid1 || gid1 > m->ncells)
+        return cs_error_set(CS_ERR_INVALID, "%s: cell range [%llu, %llu) outside the %llu cells", m->path,
+                            (unsigned long long)gid0, (unsigned long long)gid1, (unsigned long long)m->ncells);
     inst_vec iv = {0};
-    cs_status st = build(m, out, &iv);
+    cs_status st = build(m, gid0, gid1, out, &iv);
     out->inst = iv.v;
     out->ninst = iv.n;
     if (st != CS_OK) cs_network_desc_free(out);
@@ -181,5 +215,59 @@ void cs_network_desc_free(cs_network_desc *d) {
     free(d->det);
     free(d->probes);
     free(d->pop_probe_first);
+    free(d->pop_probe_ncol);
     memset(d, 0, sizeof *d);
+}
+
+/* Estimated cost of one cell of population ps [CVs + mechanism instances], from its first cell. */
+static cs_status pop_cost(const cs_model *m, const cs_population_spec *ps, double *cost) {
+    cs_morph morph = {0};
+    cs_geometry g = {0};
+    CS_TRY(build_morph(m, ps, ps->first_gid, &morph));
+    cs_status st = cs_discretize(&morph, &ps->policy, &g);
+    cs_morph_free(&morph);
+    if (st != CS_OK) return cs_error_set(st, "%s: population '%s': %s", m->path, ps->name, cs_error_message());
+    double n = g.ncv + ps->nsyn + ps->nstim;
+    for (int k = 0; k < ps->ndensity; ++k)
+        for (int c = 0; c < g.ncv; ++c)
+            if (g.area[c] > 0 && (ps->density[k].region_mask & (1u << g.tag[c]))) n += 1;
+    cs_geometry_free(&g);
+    *cost = n;
+    return CS_OK;
+}
+
+cs_status cs_build_partition(const cs_model *m, int nrank, uint64_t *first) {
+    CS_CHECK(nrank >= 1, CS_ERR_INVALID, "partition over %d ranks", nrank);
+    double *cost = calloc((size_t)m->npop + 1, sizeof *cost), total = 0;
+    if (!cost) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    for (int p = 0; p < m->npop; ++p) {
+        if (m->pops[p].count > 0) {
+            cs_status st = pop_cost(m, &m->pops[p], &cost[p]);
+            if (st != CS_OK) {
+                free(cost);
+                return st;
+            }
+        }
+        total += cost[p] * m->pops[p].count;
+    }
+    /* rank r starts at the gid whose cumulative cost is nearest r/nrank of the total */
+    first[0] = 0;
+    for (int r = 1; r < nrank; ++r) {
+        double target = total * r / nrank, cum = 0;
+        uint64_t g = m->ncells;
+        for (int p = 0; p < m->npop; ++p) {
+            double w = cost[p] * m->pops[p].count;
+            if (cum + w >= target && cost[p] > 0) {
+                double k = floor((target - cum) / cost[p] + 0.5);
+                if (k > m->pops[p].count) k = m->pops[p].count;
+                g = m->pops[p].first_gid + (uint64_t)k;
+                break;
+            }
+            cum += w;
+        }
+        first[r] = g < first[r - 1] ? first[r - 1] : g;
+    }
+    first[nrank] = m->ncells;
+    free(cost);
+    return CS_OK;
 }

@@ -1,6 +1,10 @@
 /* From a model to a backend-independent description of the network: cells with their
  * discretised geometry, every mechanism instance, synapses, detectors and probes. Backends
- * (CPU, CUDA) build their own state from this once, at set-up. */
+ * (CPU, CUDA) build their own state from this once, at set-up.
+ *
+ * A description holds one rank's share of the cells: the contiguous gids [gid0, gid0 + ncell)
+ * (all of them in a single process). Cells are numbered locally (local index = gid - gid0); the
+ * `cell` fields below are local indices, and cs_cell_desc.gid is the global id. */
 #ifndef CS_BUILD_H
 #define CS_BUILD_H
 
@@ -21,7 +25,7 @@ typedef struct {
 
 /* One mechanism instance on one CV of one cell. */
 typedef struct {
-    int cell;                    /* index into cells (== gid) */
+    int cell;                    /* local index into cells */
     int node;                    /* CV within the cell */
     const cs_mech_type *type;
     double weight;               /* area·1e-2 for density mechanisms, 1 for point ones */
@@ -34,27 +38,42 @@ typedef struct {
 } cs_detector_desc;
 
 typedef struct {
-    int cell, node;
+    int cell, node;              /* local cell index, CV */
+    uint64_t col;                /* element (column) of its population's whole report */
 } cs_probe_desc;
 
 typedef struct {
+    uint64_t gid0;               /* first gid of this share */
+    uint64_t ncell_global;       /* cells of the whole network */
     size_t ncell;
     cs_cell_desc *cells;
     int ngeom;
     cs_geometry *geoms;          /* owned */
     size_t ninst;
     cs_instance_desc *inst;      /* sorted by cell, then mechanism order of appearance */
-    size_t *syn_instance;        /* [ncell × max_syn] instance index of synapse k of a cell, or SIZE_MAX */
+    size_t *syn_instance;        /* [ncell × max_syn] instance index of synapse k of a local cell, or SIZE_MAX */
     int max_syn;
     size_t ndet;
     cs_detector_desc *det;       /* at most one per cell, sorted by cell */
     size_t nprobe;
     cs_probe_desc *probes;       /* grouped by population, in report element order */
     size_t *pop_probe_first;     /* [npop + 1] probes of population p: [first[p], first[p+1]) */
-    uint64_t total_cv;
+    uint64_t *pop_probe_ncol;    /* [npop] elements of population p's whole report (all ranks) */
+    uint64_t total_cv;           /* CVs of this share */
 } cs_network_desc;
 
+/* The whole network (a single process). */
 cs_status cs_build_network(const cs_model *m, cs_network_desc *out);
+/* The share of gids [gid0, gid1). */
+cs_status cs_build_network_range(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *out);
+
+/* Cut the gids into nrank contiguous shares of about equal estimated cost (CVs plus mechanism
+ * instances; a random-tree population is estimated from its first cell): rank r owns
+ * [first[r], first[r+1]). first has nrank + 1 entries. The same on every rank (no communication). */
+cs_status cs_build_partition(const cs_model *m, int nrank, uint64_t *first);
+
+/* The cell (index within its population) of report node k of population ps. */
+int cs_probe_cell(const cs_population_spec *ps, int k);
 void cs_network_desc_free(cs_network_desc *d);
 
 #endif

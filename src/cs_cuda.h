@@ -48,6 +48,13 @@ typedef struct {
     int cap_spike;
     int *counters;                      /* [3]: spikes, first failing step (INT_MAX), its cell */
     void *stream;                       /* cudaStream_t */
+    /* Where the step kernels find their step: the epoch's first step and the index of the
+     * current one within the epoch live on the device (cs_cuda_step_ctx), so a CUDA graph of
+     * steps replays with no argument changing; ev_hi[k] ends step k's events. */
+    void *ctx;                          /* cs_cuda_step_ctx on the device */
+    int *ev_hi;                         /* [epoch steps] */
+    double dt;                          /* [ms] */
+    int sample_stride;                  /* probes are sampled every sample_stride steps */
 } cs_cuda_state;
 
 int cs_cuda_compiled(void);
@@ -64,14 +71,27 @@ cs_status cs_cuda_sync(void *stream);
 /* Device memory in use on the current device [bytes] (all processes), 0 when unknown. */
 size_t cs_cuda_memory_used(void);
 
-/* The phases of a step; each launches on s->stream and returns at once. */
-cs_status cs_cuda_deliver(const cs_cuda_state *s, int lo, int hi);
-cs_status cs_cuda_currents(const cs_cuda_state *s, double t_mid, double dt, double celsius);
+/* The phases of a step; each launches on s->stream and returns at once. The step is the
+ * device context's current one plus j (a graph of n steps is captured with j = 0 .. n-1, then
+ * cs_cuda_next_steps(s, n)); its time is (step0 + k + j)·dt, computed on the device with the
+ * host's rounding (no fused multiply-add), so the results do not depend on the launch path. */
+cs_status cs_cuda_epoch_start(const cs_cuda_state *s, long long step0); /* k = 0; counters reset */
+cs_status cs_cuda_deliver(const cs_cuda_state *s, int j);
+cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius);
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
-cs_status cs_cuda_advance(const cs_cuda_state *s, double dt, double celsius);
-cs_status cs_cuda_detect(const cs_cuda_state *s, double t, double dt, int step);
-cs_status cs_cuda_sample(const cs_cuda_state *s, int row);
-cs_status cs_cuda_reset_counters(const cs_cuda_state *s);
+cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius);
+cs_status cs_cuda_detect(const cs_cuda_state *s, int j);
+cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that end on the stride */
+cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */
+cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n); /* k += n */
+cs_status cs_cuda_alloc_ctx(void **ctx);
+
+/* CUDA graphs: capture what is launched on a stream between begin and end into an executable
+ * graph; launch it on that stream. */
+cs_status cs_cuda_capture_begin(void *stream);
+cs_status cs_cuda_capture_end(void *stream, void **exec);
+cs_status cs_cuda_graph_launch(void *exec, void *stream);
+void cs_cuda_graph_destroy(void *exec);
 
 /* Timing with CUDA events: a pool of n events. */
 cs_status cs_cuda_timer_create(void **pool, int n);

@@ -120,17 +120,55 @@ extern "C" cs_status cs_cuda_sync(void *stream) {
     return CS_OK;
 }
 
-// ---- events ------------------------------------------------------------------------------
-__global__ void k_deliver(int lo, int hi, const int *local, const double *w, double *g_syn) {
-    int k = lo + blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < hi) atomicAdd(&g_syn[local[k]], w[k]); /* several events may hit one synapse */
+// ---- the step context ----------------------------------------------------------------------
+typedef struct {
+    long long step0; /* the epoch's first step */
+    int k;           /* the current step's index within the epoch */
+} cs_cuda_step_ctx;
+
+/* [ms] the time of step `step`: the host's (double)step·dt, never contracted into an FMA */
+__device__ inline double step_time(long long step, double dt) { return __dmul_rn((double)step, dt); }
+
+extern "C" cs_status cs_cuda_alloc_ctx(void **ctx) {
+    return cs_cuda_alloc(ctx, sizeof(cs_cuda_step_ctx), "the step context");
 }
 
-extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int lo, int hi) {
-    if (hi <= lo || s->syn_group < 0) return CS_OK;
+__global__ void k_epoch_start(cs_cuda_step_ctx *ctx, long long step0, int *c) {
+    ctx->step0 = step0;
+    ctx->k = 0;
+    c[0] = 0;
+    c[1] = INT_MAX;
+    c[2] = -1;
+}
+
+extern "C" cs_status cs_cuda_epoch_start(const cs_cuda_state *s, long long step0) {
+    k_epoch_start<<<1, 1, 0, stream_of(s)>>>((cs_cuda_step_ctx *)s->ctx, step0, s->counters);
+    CS_LAUNCHED("starting an epoch");
+    return CS_OK;
+}
+
+__global__ void k_next_steps(cs_cuda_step_ctx *ctx, int n) { ctx->k += n; }
+
+extern "C" cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n) {
+    k_next_steps<<<1, 1, 0, stream_of(s)>>>((cs_cuda_step_ctx *)s->ctx, n);
+    CS_LAUNCHED("advancing the step");
+    return CS_OK;
+}
+
+// ---- events ------------------------------------------------------------------------------
+#define CS_DELIVER_BLOCKS 32 /* a fixed grid (graphs replay it) striding over the step's events */
+__global__ void k_deliver(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, const int *local, const double *w,
+                          double *g_syn) {
+    int step = ctx->k + j, lo = step ? hi_of[step - 1] : 0, hi = hi_of[step];
+    for (int k = lo + blockIdx.x * blockDim.x + threadIdx.x; k < hi; k += gridDim.x * blockDim.x)
+        atomicAdd(&g_syn[local[k]], w[k]); /* several events may hit one synapse */
+}
+
+extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
+    if (s->syn_group < 0) return CS_OK;
     const cs_cuda_mech *m = &s->mech[s->syn_group];
-    k_deliver<<<blocks_for(hi - lo), CS_THREADS, 0, stream_of(s)>>>(
-        lo, hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
+    k_deliver<<<CS_DELIVER_BLOCKS, CS_THREADS, 0, stream_of(s)>>>(
+        (const cs_cuda_step_ctx *)s->ctx, j, s->ev_hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
     CS_LAUNCHED("event delivery");
     return CS_OK;
 }
@@ -161,18 +199,20 @@ __global__ void k_expsyn_current(int n, const int *node, const double *p, const 
     atomicAdd(&G[c], g);
 }
 
-__global__ void k_iclamp_current(int n, const int *node, const double *p, double t, double *I) {
+__global__ void k_iclamp_current(int n, const int *node, const double *p, const cs_cuda_step_ctx *ctx, int j,
+                                 double dt, double *I) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
+    /* clamps are evaluated at the step's midpoint */
+    double t = __dadd_rn(step_time(ctx->step0 + ctx->k + j, dt), __dmul_rn(0.5, dt));
     if (cs_iclamp_on(t, p[CS_ICLAMP_DELAY * n + k], p[CS_ICLAMP_DURATION * n + k]))
         atomicAdd(&I[node[k]], -p[CS_ICLAMP_AMPLITUDE * n + k]);
 }
 
-extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, double t_mid, double dt, double celsius) {
-    (void)dt;
+extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius) {
     (void)celsius;
-    for (int j = 0; j < s->nmech; ++j) {
-        const cs_cuda_mech *m = &s->mech[j];
+    for (int q = 0; q < s->nmech; ++q) {
+        const cs_cuda_mech *m = &s->mech[q];
         if (!m->n) continue;
         unsigned nb = blocks_for(m->n);
         cudaStream_t st = stream_of(s);
@@ -184,7 +224,8 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, double t_mid, doub
             k_expsyn_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, m->state, s->v, s->i, s->g);
             break;
         case CS_CUDA_ICLAMP:
-            k_iclamp_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, t_mid, s->i);
+            k_iclamp_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, (const cs_cuda_step_ctx *)s->ctx, j,
+                                                        s->dt, s->i);
             break;
         }
         CS_LAUNCHED("mechanism currents");
@@ -227,8 +268,8 @@ __global__ void k_expsyn_advance(int n, const double *p, double *st, double dt) 
     st[CS_EXPSYN_G * n + k] = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], p[CS_EXPSYN_TAU * n + k], dt);
 }
 
-extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double dt, double celsius) {
-    double q10 = cs_hh_q10(celsius);
+extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius) {
+    double q10 = cs_hh_q10(celsius), dt = s->dt;
     for (int j = 0; j < s->nmech; ++j) {
         const cs_cuda_mech *m = &s->mech[j];
         if (!m->n) continue;
@@ -245,9 +286,11 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double dt, double c
 
 // ---- threshold detection (interpolated crossing time) and the NaN watch -------------------
 __global__ void k_detect(int ndet, const int *row, const int *gid, const double *thr, double *vprev,
-                         int ncell, const int *cell_row, const double *v, double t, double dt, int step,
-                         double *spike_time, int *spike_gid, int cap, int *counters) {
+                         int ncell, const int *cell_row, const double *v, const cs_cuda_step_ctx *ctx, int j,
+                         double dt, double *spike_time, int *spike_gid, int cap, int *counters) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
+    int step = ctx->k + j; /* within the epoch */
+    double t = step_time(ctx->step0 + step, dt);
     if (k < ndet) {
         double vp = vprev[k], vn = v[row[k]], th = thr[k];
         if (vp < th && vn >= th) {
@@ -264,39 +307,70 @@ __global__ void k_detect(int ndet, const int *row, const int *gid, const double 
     }
 }
 
-extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, double t, double dt, int step) {
+extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, int j) {
     int n = s->ndet > s->ncell ? s->ndet : s->ncell;
     if (!n) return CS_OK;
     k_detect<<<blocks_for(n), CS_THREADS, 0, stream_of(s)>>>(
-        s->ndet, s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->ncell, s->cell_row, s->v, t, dt,
-        step, s->spike_time, s->spike_gid, s->cap_spike, s->counters);
+        s->ndet, s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->ncell, s->cell_row, s->v,
+        (const cs_cuda_step_ctx *)s->ctx, j, s->dt, s->spike_time, s->spike_gid, s->cap_spike, s->counters);
     CS_LAUNCHED("threshold detection");
     return CS_OK;
 }
 
-__global__ void k_sample(int n, const int *row, const double *v, double *out) {
+/* row < 0: the row of the context's step + j, when that step ends on the stride (the rows an
+ * epoch has sampled before it: one per multiple of stride passed since step0) */
+__global__ void k_sample(int n, const int *row, const double *v, double *out, const cs_cuda_step_ctx *ctx, int j,
+                         int stride, int r) {
+    if (r < 0) {
+        long long end = ctx->step0 + ctx->k + j + 1;
+        if (end % stride) return;
+        r = (int)(end / stride - ctx->step0 / stride - 1);
+    }
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < n) out[k] = v[row[k]];
+    if (k < n) out[(size_t)r * n + k] = v[row[k]];
 }
 
-extern "C" cs_status cs_cuda_sample(const cs_cuda_state *s, int r) {
+extern "C" cs_status cs_cuda_sample(const cs_cuda_state *s, int j) {
     if (!s->nprobe) return CS_OK;
     k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(
-        s->nprobe, s->probe_row, s->v, s->samples + (size_t)r * s->nprobe);
+        s->nprobe, s->probe_row, s->v, s->samples, (const cs_cuda_step_ctx *)s->ctx, j, s->sample_stride, -1);
     CS_LAUNCHED("sampling");
     return CS_OK;
 }
 
-__global__ void k_reset(int *c) {
-    c[0] = 0;
-    c[1] = INT_MAX;
-    c[2] = -1;
+extern "C" cs_status cs_cuda_sample_row(const cs_cuda_state *s, int r) {
+    if (!s->nprobe) return CS_OK;
+    k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(s->nprobe, s->probe_row, s->v, s->samples,
+                                                                     NULL, 0, 1, r);
+    CS_LAUNCHED("sampling");
+    return CS_OK;
 }
 
-extern "C" cs_status cs_cuda_reset_counters(const cs_cuda_state *s) {
-    k_reset<<<1, 1, 0, stream_of(s)>>>(s->counters);
-    CS_LAUNCHED("resetting counters");
+// ---- CUDA graphs -------------------------------------------------------------------------------
+extern "C" cs_status cs_cuda_capture_begin(void *stream) {
+    /* relaxed: the solver sets its device (cudaSetDevice) inside a solve */
+    CS_CUDA_CALL(cudaStreamBeginCapture((cudaStream_t)stream, cudaStreamCaptureModeRelaxed), "capturing steps");
     return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_capture_end(void *stream, void **exec) {
+    cudaGraph_t g = NULL;
+    CS_CUDA_CALL(cudaStreamEndCapture((cudaStream_t)stream, &g), "capturing steps");
+    cudaGraphExec_t e = NULL;
+    cudaError_t err = cudaGraphInstantiate(&e, g, 0);
+    cudaGraphDestroy(g);
+    if (err != cudaSuccess) return cuda_fail(err, "instantiating a graph of steps");
+    *exec = (void *)e;
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_graph_launch(void *exec, void *stream) {
+    CS_CUDA_CALL(cudaGraphLaunch((cudaGraphExec_t)exec, (cudaStream_t)stream), "launching a graph of steps");
+    return CS_OK;
+}
+
+extern "C" void cs_cuda_graph_destroy(void *exec) {
+    if (exec) cudaGraphExecDestroy((cudaGraphExec_t)exec);
 }
 
 // ---- timing --------------------------------------------------------------------------------

@@ -22,6 +22,9 @@ cs_status cs_error_set(cs_status code, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(cs__message, sizeof cs__message, fmt, ap);
         va_end(ap);
+        /* one line, whatever the input echoed in it (a JSON key may hold a raw newline) */
+        for (char *c = cs__message; *c; ++c)
+            if ((unsigned char)*c < 0x20) *c = ' ';
         cs__has_message = 1;
     }
     return code;

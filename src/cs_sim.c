@@ -11,7 +11,11 @@
 #include <unistd.h>
 
 #include "cs_backend.h"
+#include "cs_backend_choose.h"
 #include "cs_build.h"
+#include "cs_comm.h"
+#include "cs_cuda.h"
+#include "cs_dist.h"
 #include "cs_output.h"
 #include "cs_version.h"
 
@@ -26,11 +30,20 @@ struct cs_sim {
     int base_stride;            /* backend samples every base_stride steps */
     int *pop_stride;            /* [npop] population p keeps every pop_stride/base_stride row */
     int threads;
-    cs_network_desc net;
+    cs_network_desc net;        /* this rank's share of the cells */
+    int rank, nrank;
+    uint64_t *part;             /* [nrank + 1] rank r owns gids [part[r], part[r+1]) */
+    int lag;                    /* 1: an epoch's spikes reach their targets after the next epoch ran
+                                   (the exchange overlaps it; epochs are half the min delay) */
+    cs_dist dist;
+    uint64_t total_cv;          /* CVs of the whole network */
+    cs_status werr;             /* an output failure not yet agreed on */
+    cs_profile prof_min, prof_max; /* over ranks, at the end */
     const cs_backend_ops *ops;
+    cs_backend_choice choice;   /* how "auto" chose the backend and the solver */
     cs_backend *be;
-    size_t *out_first;          /* [ncell + 1] outgoing connections of each source gid */
-    size_t *out_conn;           /* connection indices sorted by source */
+    size_t *out_first;          /* [ncell_global + 1] outgoing connections of each source gid ... */
+    size_t *out_conn;           /* ... to this rank's cells: connection indices sorted by source */
     cs_output *out;
     double *rowbuf;
     cs_target_event *evbuf;
@@ -75,6 +88,14 @@ static cs_status plan_time(cs_sim *s) {
         return cs_error_set(CS_ERR_INVALID, "%s: a connection delay of %g ms is shorter than dt = %g ms",
                             m->path, min_delay, s->dt);
     double e = floor(min_delay / s->dt * (1 + 1e-12));
+    /* Over several ranks, epochs of at most half the min delay let the exchange of epoch k run
+     * during epoch k+1: a spike at t >= start(k) is due at t + delay >= start(k+2). The
+     * results do not depend on the epoch length (events wait in the backend's queue). */
+    double half = floor(min_delay / (2 * s->dt) * (1 + 1e-12));
+    if (s->nrank > 1 && half >= 1) {
+        e = half;
+        s->lag = 1;
+    }
     s->epoch_steps = (int)(e < (double)s->nsteps ? e : (double)s->nsteps);
 
     s->pop_stride = calloc((size_t)m->npop, sizeof *s->pop_stride);
@@ -95,17 +116,24 @@ static cs_status plan_time(cs_sim *s) {
 }
 
 /* Outgoing connections by source, as a CSR table. */
+static int owned(const cs_sim *s, uint64_t gid) {
+    return gid >= s->net.gid0 && gid - s->net.gid0 < s->net.ncell;
+}
+
+/* Connections to this rank's cells, by source, as a CSR table over every source gid. */
 static cs_status index_connections(cs_sim *s) {
     const cs_model *m = s->m;
-    size_t nc = s->net.ncell;
+    size_t nc = (size_t)s->net.ncell_global;
     s->out_first = calloc(nc + 1, sizeof *s->out_first);
     s->out_conn = malloc((m->nconn ? m->nconn : 1) * sizeof *s->out_conn);
     if (!s->out_first || !s->out_conn) return cs_error_set(CS_ERR_NOMEM, "out of memory for connections");
-    for (size_t k = 0; k < m->nconn; ++k) s->out_first[m->conns[k].source + 1]++;
+    for (size_t k = 0; k < m->nconn; ++k)
+        if (owned(s, m->conns[k].target)) s->out_first[m->conns[k].source + 1]++;
     for (size_t c = 0; c < nc; ++c) s->out_first[c + 1] += s->out_first[c];
     size_t *fill = calloc(nc + 1, sizeof *fill);
     if (!fill) return cs_error_set(CS_ERR_NOMEM, "out of memory for connections");
     for (size_t k = 0; k < m->nconn; ++k) {
+        if (!owned(s, m->conns[k].target)) continue;
         size_t src = m->conns[k].source;
         s->out_conn[s->out_first[src] + fill[src]++] = k;
     }
@@ -125,8 +153,17 @@ static cs_status push_event(cs_sim *s, size_t *n, cs_target_event ev) {
     return CS_OK;
 }
 
+/* Synapse instance `syn` of this rank's cell gid. */
 static size_t syn_instance(const cs_sim *s, uint64_t gid, int syn) {
-    return s->net.syn_instance[gid * (size_t)s->net.max_syn + (size_t)syn];
+    return s->net.syn_instance[(size_t)(gid - s->net.gid0) * (size_t)s->net.max_syn + (size_t)syn];
+}
+
+/* The population of a gid, and its index there. */
+static int gid_pop(const cs_model *m, uint64_t gid, int *index) {
+    int p = 0;
+    while (p + 1 < m->npop && gid >= m->pops[p + 1].first_gid) ++p;
+    *index = (int)(gid - m->pops[p].first_gid);
+    return p;
 }
 
 static cs_status describe_output(cs_sim *s) {
@@ -136,18 +173,21 @@ static cs_status describe_output(cs_sim *s) {
     CS_TRY(cs_output_set_meta_string(s->out, "version", CS_VERSION_STRING));
     CS_TRY(cs_output_set_meta_string(s->out, "backend", s->ops->name));
     CS_TRY(cs_output_set_meta_string(s->out, "backend_detail", s->ops->describe(s->be)));
+    CS_TRY(cs_output_set_meta_string(s->out, "backend_choice", s->choice.report));
     CS_TRY(cs_output_set_meta_double(s->out, "dt", s->dt));
     CS_TRY(cs_output_set_meta_double(s->out, "tfinal", s->tfinal));
     CS_TRY(cs_output_set_meta_double(s->out, "seed", (double)m->seed));
     CS_TRY(cs_output_set_meta_double(s->out, "threads", s->threads));
     CS_TRY(cs_output_set_meta_double(s->out, "celsius", m->celsius));
-    CS_TRY(cs_output_set_meta_double(s->out, "cells", (double)s->net.ncell));
-    CS_TRY(cs_output_set_meta_double(s->out, "compartments", (double)s->net.total_cv));
+    CS_TRY(cs_output_set_meta_double(s->out, "cells", (double)s->net.ncell_global));
+    CS_TRY(cs_output_set_meta_double(s->out, "compartments", (double)s->total_cv));
+    CS_TRY(cs_output_set_meta_double(s->out, "ranks", s->nrank));
     for (int p = 0; p < m->npop; ++p) {
         const cs_population_spec *ps = &m->pops[p];
         CS_TRY(cs_output_add_spike_population(s->out, ps->name));
         if (!ps->has_probes) continue;
-        size_t first = s->net.pop_probe_first[p], ne = s->net.pop_probe_first[p + 1] - first;
+        /* the whole report: rank 0 knows every column's CV (cs_dist) */
+        size_t first = (size_t)s->dist.pop_first[p], ne = (size_t)s->dist.pop_first[p + 1] - first;
         size_t nn = ne / (size_t)ps->probes.nloc;
         uint64_t *ids = malloc((nn + 1) * sizeof *ids), *ptr = malloc((nn + 1) * sizeof *ptr);
         uint32_t *el = malloc((ne + 1) * sizeof *el);
@@ -156,11 +196,11 @@ static cs_status describe_output(cs_sim *s) {
             return cs_error_set(CS_ERR_NOMEM, "out of memory");
         }
         for (size_t k = 0; k < nn; ++k) {
-            ids[k] = (uint64_t)s->net.cells[s->net.probes[first + k * (size_t)ps->probes.nloc].cell].index;
+            ids[k] = (uint64_t)cs_probe_cell(ps, (int)k);
             ptr[k] = k * (uint64_t)ps->probes.nloc;
         }
         ptr[nn] = ne;
-        for (size_t k = 0; k < ne; ++k) el[k] = (uint32_t)s->net.probes[first + k].node;
+        for (size_t k = 0; k < ne; ++k) el[k] = (uint32_t)s->dist.node[first + k];
         double interval = s->pop_stride[p] * s->dt;
         int64_t rows = s->nsteps / s->pop_stride[p] + 1;
         cs_status st = cs_output_add_report(s->out, ps->name, nn, ids, ptr, el, 0.0,
@@ -171,8 +211,56 @@ static cs_status describe_output(cs_sim *s) {
     return cs_output_flush(s->out);
 }
 
+/* Threads per rank: the cores this process may use, shared by the ranks of its host unless
+ * the launcher already bound each rank to its own cores. */
+static int default_threads(void) {
+    int procs = omp_get_num_procs(), local = cs_comm_local_size();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (local > 1 && procs >= online) procs /= local;
+    return procs > 0 ? procs : 1;
+}
+
+/* This rank's share: partition, build, connections; the same gids on every rank. */
+static cs_status build_share(cs_sim *s) {
+    const cs_model *m = s->m;
+    s->part = calloc((size_t)s->nrank + 1, sizeof *s->part);
+    if (!s->part) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    CS_TRY(cs_build_partition(m, s->nrank, s->part));
+    CS_TRY(cs_build_network_range(m, s->part[s->rank], s->part[s->rank + 1], &s->net));
+    CS_TRY(index_connections(s));
+    s->pop_rows = calloc((size_t)m->npop, sizeof *s->pop_rows);
+    s->pop_spikes = calloc((size_t)m->npop, sizeof *s->pop_spikes);
+    if (!s->pop_rows || !s->pop_spikes) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    return CS_OK;
+}
+
+static cs_status setup(cs_sim *s, const cs_model *m, const cs_run_options *o);
+static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_options *o);
+
 static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
-    s->threads = o->threads > 0 ? o->threads : m->threads > 0 ? m->threads : omp_get_num_procs();
+    cs_status st = setup(s, m, o);
+    /* each stage's failure on any rank is agreed on before the next collective step */
+    CS_TRY(cs_comm_agree(st));
+    CS_TRY(cs_comm_agree(build_share(s)));
+    size_t max_rows = (size_t)(s->epoch_steps / s->base_stride) + 2;
+    CS_TRY(cs_dist_init(&s->dist, &s->net, m->npop, max_rows));
+    s->total_cv = s->net.total_cv;
+    CS_TRY(cs_comm_allreduce_u64(&s->total_cv, 1, CS_COMM_SUM));
+    s->rowbuf = malloc((s->dist.np_global ? s->dist.np_global : 1) * sizeof *s->rowbuf);
+    if (!s->rowbuf) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+    if (st == CS_OK) st = create_backend(s, m, o);
+    CS_TRY(cs_comm_agree(st));
+    /* rank 0 writes the file (docs/mpi.md) */
+    if (s->out) st = describe_output(s);
+    return cs_comm_agree(st);
+}
+
+/* Local set-up: backend, time plan, and (rank 0) the output file. */
+static cs_status setup(cs_sim *s, const cs_model *m, const cs_run_options *o) {
+    s->rank = cs_comm_rank();
+    s->nrank = cs_comm_size();
+    if (s->rank != 0) s->o.progress = 0;
+    s->threads = o->threads > 0 ? o->threads : m->threads > 0 ? m->threads : default_threads();
     const char *backend = o->backend ? o->backend : m->backend;
     if (!strcmp(backend, "cpu")) {
         s->ops = &cs_backend_cpu;
@@ -186,16 +274,23 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     }
     CS_TRY(plan_time(s));
     /* open the output before the expensive build, so an unwritable path fails at once */
-    if (o->output_path) CS_TRY(cs_output_open(o->output_path, &s->out));
-    CS_TRY(cs_build_network(m, &s->net));
-    CS_TRY(index_connections(s));
-    s->pop_rows = calloc((size_t)m->npop, sizeof *s->pop_rows);
-    s->pop_spikes = calloc((size_t)m->npop, sizeof *s->pop_spikes);
-    s->rowbuf = malloc((s->net.nprobe ? s->net.nprobe : 1) * sizeof *s->rowbuf);
-    if (!s->pop_rows || !s->pop_spikes || !s->rowbuf) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    cs_backend_params bp = {o->solver, s->dt, m->celsius, s->threads, s->base_stride};
+    if (o->output_path && s->rank == 0) CS_TRY(cs_output_open(o->output_path, &s->out));
+    return CS_OK;
+}
+
+static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_options *o) {
+    const char *backend = o->backend ? o->backend : m->backend;
+    cs_backend_params bp = {o->solver, s->dt, m->celsius, s->threads, s->base_stride, 0};
+#ifdef CS_HAVE_CUDA
+    /* one rank per GPU: the ranks of a host take its GPUs in turn */
+    int ndev = cs_cuda_device_count();
+    bp.device = ndev > 0 ? cs_comm_local_rank() % ndev : 0;
+#endif
+    /* "auto" measures its candidates on this network, for up to an epoch of steps each */
+    CS_TRY(cs_backend_choose(&s->net, &bp, backend, s->epoch_steps < 32 ? s->epoch_steps : 32, &s->choice));
+    s->ops = s->choice.ops;
+    if (s->choice.solver[0]) bp.solver = s->choice.solver;
     CS_TRY(s->ops->create(&s->net, &bp, &s->be));
-    if (s->out) CS_TRY(describe_output(s));
     return CS_OK;
 }
 
@@ -226,25 +321,32 @@ static int cmp_spike(const void *a, const void *b) {
     return (x->gid > y->gid) - (x->gid < y->gid);
 }
 
-/* Write one epoch's samples: base row r was taken at step (row0 + r)·base_stride. */
-static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const double *samples) {
+/* Write one epoch's samples: base row r was taken at step (row0 + r)·base_stride. Collective:
+ * the rows of every rank meet on rank 0, which writes them; an output failure is kept in
+ * s->werr for the next agreement. */
+static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const double *local) {
     const cs_model *m = s->m;
-    size_t np = s->net.nprobe;
+    const double *samples;
+    CS_TRY(cs_dist_samples(&s->dist, local, nrow, &samples));
+    size_t np = (size_t)s->dist.np_global;
     for (int p = 0; p < m->npop; ++p) {
         if (!m->pops[p].has_probes) continue;
-        size_t first = s->net.pop_probe_first[p], ne = s->net.pop_probe_first[p + 1] - first;
+        size_t first = (size_t)s->dist.pop_first[p], ne = (size_t)s->dist.pop_first[p + 1] - first;
         int keep = s->pop_stride[p] / s->base_stride;
         for (size_t r = 0; r < nrow; ++r) {
             if ((row0 + (int64_t)r) % keep) continue;
-            memcpy(s->rowbuf, samples + r * np + first, ne * sizeof(double));
-            if (s->out) CS_TRY(cs_output_append_samples_d(s->out, m->pops[p].name, 1, s->rowbuf));
+            if (s->out && samples && s->werr == CS_OK) {
+                memcpy(s->rowbuf, samples + r * np + first, ne * sizeof(double));
+                s->werr = cs_output_append_samples_d(s->out, m->pops[p].name, 1, s->rowbuf);
+            }
             s->pop_rows[p]++;
         }
     }
     return CS_OK;
 }
 
-/* Spikes of an epoch: to the file (per population, sorted by time) and to their targets. */
+/* Every rank's spikes of an epoch: to the file (per population, sorted by time) and, as events,
+ * to this rank's cells. Sorted first, so the events do not depend on the partition. */
 static cs_status exchange(cs_sim *s, cs_spike *sp, size_t n) {
     const cs_model *m = s->m;
     if (n) qsort(sp, n, sizeof *sp, cmp_spike);
@@ -263,31 +365,36 @@ static cs_status exchange(cs_sim *s, cs_spike *sp, size_t n) {
 static cs_status write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
     const cs_model *m = s->m;
     if (!n) return CS_OK;
+    int *pop = malloc(n * sizeof *pop), *index = malloc(n * sizeof *index);
+    if (!pop || !index) {
+        free(pop); free(index);
+        return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    }
+    for (size_t j = 0; j < n; ++j) pop[j] = gid_pop(m, sp[j].gid, &index[j]);
     double *t = malloc(n * sizeof *t);
     uint64_t *id = malloc(n * sizeof *id);
     if (!t || !id) {
-        free(t); free(id);
+        free(t); free(id); free(pop); free(index);
         return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
-    cs_status st = CS_OK;
-    for (int p = 0; p < m->npop && st == CS_OK; ++p) {
+    for (int p = 0; p < m->npop; ++p) {
         size_t k = 0;
         for (size_t j = 0; j < n; ++j)
-            if (s->net.cells[sp[j].gid].pop == p) {
+            if (pop[j] == p) {
                 t[k] = sp[j].time;
-                id[k++] = (uint64_t)s->net.cells[sp[j].gid].index;
+                id[k++] = (uint64_t)index[j];
             }
         s->pop_spikes[p] += k;
-        if (k && s->out) st = cs_output_append_spikes(s->out, m->pops[p].name, k, t, id);
+        if (k && s->out && s->werr == CS_OK) s->werr = cs_output_append_spikes(s->out, m->pops[p].name, k, t, id);
     }
-    free(t);
-    free(id);
-    return st;
+    free(t); free(id); free(pop); free(index);
+    return CS_OK;
 }
 
 static void progress(const cs_sim *s, int64_t step, double start, double *last, int final) {
     double now = cs_now();
     if (!s->o.progress || (!final && now - *last < 1.0) || now - start < 1.0) return;
+    if (!final && step >= s->nsteps) return; /* the final call prints the last line, once */
     *last = now;
     double frac = (double)step / (double)s->nsteps, el = now - start;
     double eta = frac > 0 ? el * (1 - frac) / frac : 0;
@@ -315,61 +422,94 @@ static cs_status keep_results(cs_sim *s, const cs_epoch_result *res) {
         s->cap_smp = ns;
     }
     if (res->nspike) memcpy(s->spk, res->spikes, res->nspike * sizeof *s->spk);
+    /* backends number cells locally */
+    for (size_t k = 0; k < res->nspike; ++k) s->spk[k].gid += s->net.gid0;
     if (ns) memcpy(s->smp, res->samples, ns * sizeof *s->smp);
     s->nspk = res->nspike;
     s->nrow = res->nrow;
     return CS_OK;
 }
 
+/* The time loop. Every rank runs the same epochs; a failure on one rank (a NaN, an output
+ * error) is agreed on at the next epoch boundary, so every rank returns the same error. */
 static cs_status run_loop(cs_sim *s) {
     const cs_model *m = s->m;
     cs_epoch_result res;
-    CS_TRY(s->ops->init(s->be, &res));
+    cs_status loc = s->ops->init(s->be, &res);
+    CS_TRY(cs_comm_agree(loc));
     CS_TRY(write_samples(s, 0, res.nrow, res.samples));
-    /* external events (kicks) are known in advance */
+    /* external events (kicks) to this rank's cells are known in advance */
     size_t nev = 0;
-    for (size_t k = 0; k < m->nevent; ++k)
-        CS_TRY(push_event(s, &nev, (cs_target_event){m->events[k].time,
-                                                     syn_instance(s, m->events[k].target, m->events[k].synapse),
-                                                     m->events[k].weight}));
-    CS_TRY(s->ops->deliver(s->be, nev, s->evbuf));
+    for (size_t k = 0; k < m->nevent && loc == CS_OK; ++k)
+        if (owned(s, m->events[k].target))
+            loc = push_event(s, &nev, (cs_target_event){m->events[k].time,
+                                                        syn_instance(s, m->events[k].target, m->events[k].synapse),
+                                                        m->events[k].weight});
+    if (loc == CS_OK) loc = s->ops->deliver(s->be, nev, s->evbuf);
 
     double start = cs_now(), last = start, last_flush = start;
     int64_t row = 1, step = 0;
     int n = (int)(s->nsteps < s->epoch_steps ? s->nsteps : s->epoch_steps);
-    CS_TRY(s->ops->launch_epoch(s->be, 0, n));
+    if (loc == CS_OK) loc = s->ops->launch_epoch(s->be, 0, n);
     while (n > 0) {
-        CS_TRY(s->ops->collect_epoch(s->be, &s->prof, &res));
+        if (loc == CS_OK) loc = s->ops->collect_epoch(s->be, &s->prof, &res);
         step += n;
-        if (res.failed_cell >= 0) {
+        if (loc == CS_OK && res.failed_cell >= 0) {
             const cs_cell_desc *c = &s->net.cells[res.failed_cell];
-            return cs_error_set(CS_ERR_NUMERIC,
-                                "cell %d (population '%s', cell %d): the voltage became NaN, infinite or out of range "
-                                "(|V| > %g mV) at t = %.4f ms; check the model's parameters or try a smaller dt",
-                                res.failed_cell, m->pops[c->pop].name, c->index, CS_V_LIMIT, res.failed_time);
+            loc = cs_error_set(CS_ERR_NUMERIC,
+                               "cell %llu (population '%s', cell %d): the voltage became NaN, infinite or out of range "
+                               "(|V| > %g mV) at t = %.4f ms; check the model's parameters or try a smaller dt",
+                               (unsigned long long)c->gid, m->pops[c->pop].name, c->index, CS_V_LIMIT,
+                               res.failed_time);
         }
+        if (loc == CS_OK) loc = keep_results(s, &res);
+        if (loc == CS_OK) loc = s->werr;
         double t0 = cs_now();
-        CS_TRY(keep_results(s, &res));
-        /* this epoch's spikes become the next epoch's events before it starts ... */
-        CS_TRY(exchange(s, s->spk, s->nspk));
+        /* agree, and start gathering this epoch's spikes; without lag they become the next
+         * epoch's events before it starts, with lag those of the previous epoch do, while
+         * this epoch's travel during the next one */
+        CS_TRY(cs_dist_start(&s->dist, loc, s->spk, s->nspk));
+        cs_spike *sp;
+        size_t ns;
+        CS_TRY(cs_dist_finish(&s->dist, s->lag, &sp, &ns));
+        loc = exchange(s, sp, ns);
         n = (int)(s->nsteps - step < s->epoch_steps ? s->nsteps - step : s->epoch_steps);
         double t1 = cs_now();
-        if (n > 0) CS_TRY(s->ops->launch_epoch(s->be, step, n));
-        /* ... and its output is written while the next epoch runs (on a GPU) */
+        if (loc == CS_OK && n > 0) loc = s->ops->launch_epoch(s->be, step, n);
+        /* ... and the output is written while the next epoch runs (on a GPU) */
         double t2 = cs_now();
-        CS_TRY(write_spikes(s, s->spk, s->nspk));
-        CS_TRY(write_samples(s, row, s->nrow, s->smp));
+        if (loc == CS_OK) loc = write_spikes(s, sp, ns);
+        cs_status w = write_samples(s, row, s->nrow, s->smp); /* collective: every rank takes part */
+        if (loc == CS_OK) loc = w;
         row += (int64_t)s->nrow;
-        if (s->out && t2 - last_flush > 1.0) {
-            CS_TRY(cs_output_flush(s->out));
+        if (s->out && s->werr == CS_OK && t2 - last_flush > 1.0) {
+            s->werr = cs_output_flush(s->out);
             last_flush = t2;
         }
         s->prof.seconds[CS_PHASE_EXCHANGE] += t1 - t0;
         s->prof.seconds[CS_PHASE_OUTPUT] += cs_now() - t2;
         progress(s, step, start, &last, 0);
     }
+    if (s->lag && loc == CS_OK) {
+        /* the last epoch's spikes: to the file (their events fall past tfinal) */
+        double t0 = cs_now();
+        cs_spike *sp;
+        size_t ns;
+        CS_TRY(cs_dist_finish(&s->dist, 0, &sp, &ns));
+        loc = exchange(s, sp, ns);
+        s->prof.seconds[CS_PHASE_EXCHANGE] += cs_now() - t0;
+        if (loc == CS_OK) loc = write_spikes(s, sp, ns);
+    }
+    CS_TRY(cs_comm_agree(loc != CS_OK ? loc : s->werr));
     s->wall = cs_now() - start;
     progress(s, s->nsteps, start, &last, 1);
+    /* the profile over ranks: mean in s->prof, and min and max */
+    s->prof_min = s->prof_max = s->prof;
+    CS_TRY(cs_comm_allreduce_double(s->prof.seconds, CS_PHASE_COUNT, CS_COMM_SUM));
+    CS_TRY(cs_comm_allreduce_double(s->prof_min.seconds, CS_PHASE_COUNT, CS_COMM_MIN));
+    CS_TRY(cs_comm_allreduce_double(s->prof_max.seconds, CS_PHASE_COUNT, CS_COMM_MAX));
+    for (int k = 0; k < CS_PHASE_COUNT; ++k) s->prof.seconds[k] /= s->nrank;
+    CS_TRY(cs_comm_allreduce_double(&s->wall, 1, CS_COMM_MAX));
     return CS_OK;
 }
 
@@ -397,7 +537,7 @@ cs_status cs_sim_run(cs_sim *s) {
         }
         return st;
     }
-    return finish_output(s, 1);
+    return cs_comm_agree(finish_output(s, 1));
 }
 
 void cs_sim_destroy(cs_sim *s) {
@@ -405,6 +545,8 @@ void cs_sim_destroy(cs_sim *s) {
     if (s->out) cs_output_close(s->out, 0);
     if (s->be) s->ops->destroy(s->be);
     cs_network_desc_free(&s->net);
+    cs_dist_free(&s->dist);
+    free(s->part);
     free(s->pop_stride);
     free(s->out_first);
     free(s->out_conn);
@@ -418,8 +560,8 @@ void cs_sim_destroy(cs_sim *s) {
 }
 
 void cs_sim_get_stats(const cs_sim *s, cs_sim_stats *st) {
-    st->ncell = s->net.ncell;
-    st->ncv = s->net.total_cv;
+    st->ncell = s->net.ncell_global;
+    st->ncv = s->total_cv;
     st->nsteps = s->nsteps;
     st->dt = s->dt;
     st->tfinal = s->tfinal;
@@ -430,19 +572,37 @@ void cs_sim_get_stats(const cs_sim *s, cs_sim_stats *st) {
     st->profile = s->prof;
 }
 
+/* Over several ranks: the partition, the exchange, and every phase's min / mean / max. */
+static void print_ranks(const cs_sim *s, FILE *f) {
+    const cs_dist *d = &s->dist;
+    fprintf(f, "  %d ranks (this is rank %d: gids [%llu, %llu)); spike exchange every %g ms, %s\n", s->nrank,
+            s->rank, (unsigned long long)s->part[s->rank], (unsigned long long)s->part[s->rank + 1],
+            s->epoch_steps * s->dt,
+            s->lag ? "overlapped with the next epoch (Iallgatherv)" : "blocking (min delay < 2 dt)");
+    fprintf(f, "  exchange on this rank: %llu epochs, %.4f s waiting, %.4f s in flight%s\n",
+            (unsigned long long)d->nexchange, d->wait, d->flight,
+            s->lag ? " (hidden behind an epoch's computation)" : "");
+    fprintf(f, "  per-rank phase seconds   %10s %10s %10s\n", "min", "mean", "max");
+    for (int k = 0; k < CS_PHASE_COUNT; ++k)
+        fprintf(f, "    %-22s %10.4f %10.4f %10.4f\n", cs_phase_names[k], s->prof_min.seconds[k], s->prof.seconds[k],
+                s->prof_max.seconds[k]);
+}
+
 void cs_sim_print_summary(const cs_sim *s, FILE *f) {
     const cs_model *m = s->m;
-    double cs = (double)s->net.total_cv * (double)s->nsteps;
+    double cs = (double)s->total_cv * (double)s->nsteps;
     fprintf(f, "cablesim %s: %s\n", CS_VERSION_STRING, m->path);
     fprintf(f, "  %llu cells, %llu compartments, %lld steps of %g ms to %g ms, backend %s, %d thread%s\n",
-            (unsigned long long)s->net.ncell, (unsigned long long)s->net.total_cv, (long long)s->nsteps,
+            (unsigned long long)s->net.ncell_global, (unsigned long long)s->total_cv, (long long)s->nsteps,
             s->dt, s->tfinal, s->ops->name, s->threads, s->threads == 1 ? "" : "s");
     fprintf(f, "  %s\n", s->ops->describe(s->be));
+    if (s->choice.trial_seconds > 0) fprintf(f, "  %s\n", s->choice.report);
     for (int p = 0; p < m->npop; ++p)
         fprintf(f, "  population %-12s %8d cells %10llu spikes  %8lld sample rows\n", m->pops[p].name,
                 m->pops[p].count, (unsigned long long)s->pop_spikes[p], (long long)s->pop_rows[p]);
     fprintf(f, "  run time %.6g s: %.3g compartment-steps per second\n", s->wall,
             s->wall > 0 ? cs / s->wall : 0.0);
     if (s->o.output_path) fprintf(f, "  output: %s\n", s->o.output_path);
+    if (s->nrank > 1) print_ranks(s, f);
     cs_profile_print(&s->prof, s->wall, s->threads, s->ops->describe(s->be), f);
 }

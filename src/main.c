@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "cs_comm.h"
 #include "cs_model.h"
 #include "cs_sim.h"
 #include "cs_version.h"
@@ -25,6 +27,8 @@ static void usage(FILE *f) {
         "Options for run:\n"
         "  -o, --output FILE   HDF5 output (SONATA spikes + voltage report + metadata + profile);\n"
         "                      default " DEFAULT_OUTPUT "\n"
+        "                      (an existing FILE is overwritten, unless --no-clobber)\n"
+        "      --no-clobber    refuse to run (exit 1) when the output file already exists\n"
         "      --no-output     write no file (summary and profile only)\n"
         "  -t, --threads N     OpenMP threads (default: the model's, else all cores)\n"
         "      --tfinal MS     simulated time [ms], overrides the model's run.tfinal\n"
@@ -49,8 +53,9 @@ static void usage(FILE *f) {
         CS_VERSION_STRING);
 }
 
+/* Over several MPI ranks every rank holds the same (agreed) error; rank 0 prints it. */
 static int fail(const char *msg) {
-    fprintf(stderr, "cablesim: error: %s\n", msg);
+    if (cs_comm_rank() == 0) fprintf(stderr, "cablesim: error: %s\n", msg);
     return 1;
 }
 
@@ -66,9 +71,9 @@ static int parse_double(const char *opt, const char *s, double *out) {
     return 0;
 }
 
-int main(int argc, char **argv) {
+static int cli(int argc, char **argv) {
     cs_run_options o = {.output_path = DEFAULT_OUTPUT, .progress = 1};
-    int quiet = 0;
+    int quiet = 0, no_clobber = 0;
     const char *model_path = NULL;
 
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -90,6 +95,7 @@ int main(int argc, char **argv) {
             {"dt", required_argument, 0, 'd'},      {"backend", required_argument, 0, 'b'},
             {"solver", required_argument, 0, 's'},  {"report-precision", required_argument, 0, 'P'},
             {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
+            {"no-clobber", no_argument, 0, 'N'},
             {0, 0, 0, 0}};
         optind = 2;
         opterr = 0;
@@ -120,6 +126,7 @@ int main(int argc, char **argv) {
                 o.report_bits = strcmp(optarg, "double") ? 32 : 64;
                 break;
             case 'q': quiet = 1; break;
+            case 'N': no_clobber = 1; break;
             case 'h': usage(stdout); return 0;
             case ':':
                 fprintf(stderr, "cablesim: error: option '%s' needs a value (try 'cablesim --help')\n", argv[optind - 1]);
@@ -136,10 +143,20 @@ int main(int argc, char **argv) {
         model_path = argv[optind];
     }
     o.progress = !quiet;
+    struct stat existing;
+    if (no_clobber && o.output_path && stat(o.output_path, &existing) == 0) {
+        fprintf(stderr, "cablesim: error: %s: output file exists; not overwritten (--no-clobber)\n",
+                o.output_path);
+        return 1;
+    }
 
     cs_model model;
     cs_status st = model_path ? cs_model_load_file(model_path, &model) : cs_model_load_default(&model);
-    if (st != CS_OK) return fail(cs_error_message());
+    cs_status agreed = cs_comm_agree(st); /* a file one rank cannot read stops them all */
+    if (agreed != CS_OK) {
+        if (st == CS_OK) cs_model_free(&model);
+        return fail(cs_error_message());
+    }
     cs_sim *sim = NULL;
     st = cs_sim_create(&model, &o, &sim);
     if (st == CS_OK) st = cs_sim_run(sim);
@@ -149,8 +166,16 @@ int main(int argc, char **argv) {
         cs_model_free(&model);
         return rc;
     }
-    if (!quiet) cs_sim_print_summary(sim, stdout);
+    if (!quiet && cs_comm_rank() == 0) cs_sim_print_summary(sim, stdout);
     cs_sim_destroy(sim);
     cs_model_free(&model);
     return 0;
+}
+
+int main(int argc, char **argv) {
+    /* under mpirun: one rank of a distributed run (docs/mpi.md); alone: a single process */
+    if (cs_comm_init(&argc, &argv) != CS_OK) return fail(cs_error_message());
+    int rc = cli(argc, argv);
+    cs_comm_finalize();
+    return rc;
 }

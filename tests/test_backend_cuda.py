@@ -62,6 +62,48 @@ def shares_constants(cablesim, model, variant):
     return "identical cells share their constants" in r.stdout
 
 
+def real_cells(source_dir, work_dir):
+    """The nine real SWC cells of ../shared/data/morphologies, two of each, hh in soma and axon,
+    passive dendrites, a clamp on every soma, probes on every soma: the cells people simulate,
+    whose mixed sizes (34 to 1 625 compartments) every GPU solver must handle. None when the
+    shared data is absent (it does not travel to every machine)."""
+    morph = os.path.join(source_dir, "..", "shared", "data", "morphologies")
+    if not os.path.isdir(morph):
+        return None
+    pops = []
+    for f in sorted(x for x in os.listdir(morph) if x.endswith(".swc")):
+        m = {"swc": os.path.join(morph, f), "min_radius": 0.1}
+        if f.startswith("flywire"):
+            m["scale"] = 0.001  # the file is in nanometres (PROVENANCE.md)
+        pops.append({"name": "c" + str(len(pops)), "count": 2, "morphology": m,
+                     "biophysics": {"cm": 1.0, "Ra": 100.0, "v_init": -65.0, "mechanisms": [
+                         {"name": "hh", "region": "soma"}, {"name": "hh", "region": "axon"},
+                         {"name": "pas", "region": "dend", "params": {"g": 0.0001, "e": -65.0}}]},
+                     "stimuli": [{"mechanism": "iclamp", "location": {"branch": 0, "pos": 0.5}, "cells": "all",
+                                  "params": {"delay": 1.0, "duration": 50.0, "amplitude": 0.3}}],
+                     "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
+                     "probes": {"cells": "all", "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1}})
+    path = os.path.join(work_dir, "real_cells.json")
+    with open(path, "w") as f:
+        json.dump({"run": {"tfinal": 20.0, "dt": 0.025}, "discretization": {"max_cv_length": 20.0},
+                   "populations": pops}, f)
+    return path
+
+
+def identical_files(a, b):
+    """Every dataset of the spikes and the report bit for bit."""
+    x, y = read(a), read(b)
+    if x.keys() != y.keys():
+        return False
+    for k in x:
+        if k.startswith("spikes/"):
+            if not (np.array_equal(x[k][0], y[k][0]) and np.array_equal(x[k][1], y[k][1])):
+                return False
+        elif not np.array_equal(x[k], y[k]):
+            return False
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cablesim", required=True)
@@ -91,6 +133,11 @@ def main():
     # identical structure, different values: two populations of ball-and-stick cells with
     # different cm and pas; the fused step must not share one cell's constants among them
     models.append(two_kinds(os.path.join(a.source_dir, "models/validation/ring4.json"), a.work_dir))
+    real = real_cells(a.source_dir, a.work_dir)
+    if real:
+        models.append(real)
+    else:
+        print("note: ../shared/data/morphologies absent: the real-cell network is not checked here")
     passed = failed = 0
     worst_spike = [0.0]
     for model in models:
@@ -140,6 +187,43 @@ def main():
                 nsp = sum(len(v[0]) for k, v in ref.items() if k.startswith("spikes/"))
                 print(f"ok   {name} [{variant}]: {nsp} spikes identical, traces within {worst[0]:.2g} relative")
                 passed += 1
+    # CUDA graphs replay the kernels that direct launches run: bit for bit the same results
+    ring = os.path.join(a.source_dir, "models/examples/ring.json")
+    for variant in ("interleaved", "staged", "fine"):
+        outs = []
+        for graphs in ("0", "1"):
+            out = os.path.join(a.work_dir, f"graphs{graphs}-{variant}.h5")
+            r = subprocess.run([a.cablesim, "run", ring, "-o", out, "-q", "--report-precision", "double",
+                                "--backend", "cuda", "--solver", variant], capture_output=True, text=True,
+                               timeout=600, env=dict(os.environ, CS_CUDA_GRAPHS=graphs))
+            outs.append(out if r.returncode == 0 else None)
+        if all(outs) and identical_files(*outs):
+            print(f"ok   ring [{variant}]: graphs on and off give identical files")
+            passed += 1
+        else:
+            print(f"FAIL ring [{variant}]: graphs on and off differ (or a run failed: {outs})")
+            failed += 1
+    # auto measures its candidates on throw-away instances: the run is the chosen one's, bit for bit
+    for model in [m for m in (ring, real) if m]:
+        out = os.path.join(a.work_dir, "auto-backend.h5")
+        r = subprocess.run([a.cablesim, "run", model, "-o", out, "--report-precision", "double",
+                            "--backend", "auto"], capture_output=True, text=True, timeout=600)
+        chosen = [l.split("chosen: ")[1].split(" (")[0] for l in r.stdout.splitlines() if "chosen: " in l]
+        if r.returncode != 0 or len(chosen) != 1:
+            print(f"FAIL {os.path.basename(model)} [backend auto]: rc {r.returncode}, no 'chosen:' line: {r.stdout[-500:]}")
+            failed += 1
+            continue
+        words = chosen[0].split()
+        extra = ["--backend", "cpu"] if words[0] == "cpu" else ["--backend", "cuda", "--solver", words[1]]
+        ref_out = os.path.join(a.work_dir, "auto-named.h5")
+        r2 = run(a.cablesim, model, ref_out, extra)
+        # "cuda auto" resolves to the same plan as the variant it names
+        if r2.returncode == 0 and identical_files(out, ref_out):
+            print(f"ok   {os.path.basename(model)} [backend auto]: chose {chosen[0]}; identical to naming it")
+            passed += 1
+        else:
+            print(f"FAIL {os.path.basename(model)} [backend auto]: chose {chosen[0]}; differs from {extra}")
+            failed += 1
     # the fused step shares one cell's constants exactly when every cell is identical
     for model, want in (("models/validation/ring4.json", True), (models[-1], False)):
         path = os.path.join(a.source_dir, model)

@@ -382,6 +382,26 @@ def main():
     cli.expect_error("unknown backend", ["run", good, "-o", out, "-q", "--backend", "quantum"],
                      must=("quantum",), out=out)
 
+    # ---- --no-clobber: an existing output is kept, byte for byte; without it, overwritten ----
+    kept = os.path.join(work, "kept.h5")
+    with open(kept, "wb") as f:
+        f.write(b"not an HDF5 file")
+    cli.expect_error("--no-clobber with an existing output", ["run", good, "-o", kept, "-q", "--no-clobber"],
+                     must=("kept.h5", "--no-clobber"))
+    with open(kept, "rb") as f:
+        chk.check("--no-clobber leaves the existing file untouched", f.read() == b"not an HDF5 file")
+    fresh = os.path.join(work, "fresh.h5")
+    if os.path.exists(fresh):
+        os.remove(fresh)
+    rc, so, se = run([exe, "run", good, "-o", fresh, "-q", "--no-clobber"], work)
+    chk.check("--no-clobber with a new output file runs", rc == 0 and os.path.exists(fresh), f"rc={rc} {se!r}")
+    rc, so, se = run([exe, "run", good, "-o", kept, "-q"], work)
+    ok = rc == 0
+    if ok:
+        with h5py.File(kept, "r") as f:
+            ok = f.attrs["status"] == "complete"
+    chk.check("without --no-clobber an existing file is overwritten", ok, f"rc={rc} {se!r}")
+
     # ---- good paths ----
     rc, so, se = run([exe, "--help"], work)
     chk.check("--help exits 0 and prints usage mentioning 'run'",

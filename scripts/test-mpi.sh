@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The MPI build (folder build-mpi: OpenMPI + parallel HDF5, CUDA off) and its tests: the unit
+# tests, then tests/test_mpi.py, which runs the examples on 1-4 ranks (mpirun --oversubscribe)
+# and compares them bitwise with one process. Installs OpenMPI and parallel HDF5 when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh mpi
+jobs=$(nproc)
+cmake -S . -B build-mpi -DCMAKE_BUILD_TYPE=Release -DCABLESIM_ENABLE_CUDA=OFF -DCABLESIM_ENABLE_MPI=ON >/dev/null
+cmake --build build-mpi -j "$jobs"
+if ! ldd build-mpi/cablesim | grep -q libmpi; then
+  echo "test-mpi: build-mpi/cablesim is not linked with MPI (see cmake's 'cablesim: MPI' line)" >&2
+  exit 1
+fi
+# OpenMPI refuses root unless told; CI containers run as root
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+ctest --test-dir build-mpi --output-on-failure -j "$jobs" -E 'test_neuron_agreement|test_install'

@@ -1,0 +1,129 @@
+/* Choosing the backend and the GPU solver by measurement (cs_backend_choose.h). */
+#include "cs_backend_choose.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* GPU solvers tried for "auto": the library's own rule first (it alone knows the fused
+ * per-system step and identical cells' shared constants), then the variants that won on some
+ * network of the benchmarks. interleaved is left out: on mixed cells it pads every cell to the
+ * largest (2.5× the memory on the real-cell network) and variable covers it on uniform ones. */
+static const char *const gpu_candidates[] = {"auto", "staged", "warp", "fine", "variable"};
+#define NGPU_CAND (sizeof gpu_candidates / sizeof gpu_candidates[0])
+/* Above this many compartments "auto" does not time the CPU: its set-up alone took seconds, and
+ * on every such benchmark network the GPU was 10-20× faster (bench/NOTES.md, session 11; the
+ * closest, 741 120 compartments of real cells, 14× on an H100). */
+#define CS_AUTO_CPU_MAX_CV 500000
+
+typedef struct {
+    char name[48];      /* "cpu" or "cuda <variant>" */
+    double per_step;    /* [s] */
+} timing;
+
+/* Build one candidate, run a warm-up epoch and two timed ones, destroy it. *variant gets the
+ * solver the instance resolved to (GPU), so duplicates of "auto" are not timed twice. */
+static cs_status time_candidate(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p,
+                                int k, const timing *done, int ndone, timing *t) {
+    cs_backend *be = NULL;
+    CS_TRY(ops->create(net, p, &be));
+    const char *variant = cs_backend_cuda_solver(ops, be);
+    snprintf(t->name, sizeof t->name, "%s%s%s", ops->name, variant ? " " : "", variant ? variant : "");
+    for (int j = 0; j < ndone; ++j)
+        if (!strcmp(done[j].name, t->name)) { /* resolved to one already timed */
+            ops->destroy(be);
+            t->per_step = -1;
+            return CS_OK;
+        }
+    cs_epoch_result res;
+    cs_profile prof;
+    memset(&prof, 0, sizeof prof);
+    cs_status st = ops->init(be, &res);
+    double best = -1;
+    for (int r = 0; st == CS_OK && r < 3; ++r) {
+        double t0 = cs_now();
+        st = ops->launch_epoch(be, (int64_t)r * k, k);
+        if (st == CS_OK) st = ops->collect_epoch(be, &prof, &res);
+        double el = cs_now() - t0;
+        if (r > 0 && (best < 0 || el < best)) best = el; /* r = 0 warms up */
+    }
+    ops->destroy(be);
+    t->per_step = best / k;
+    return st;
+}
+
+static void append(char *buf, size_t len, const char *fmt, const char *a, double b) {
+    size_t n = strlen(buf);
+    if (n + 1 < len) snprintf(buf + n, len - n, fmt, a, b);
+}
+
+cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params *p, const char *backend,
+                            int trial_steps, cs_backend_choice *out) {
+    memset(out, 0, sizeof *out);
+    const cs_backend_ops *gpu = cs_backend_cuda();
+    const int want_cpu = !strcmp(backend, "cpu") ||
+                         (!strcmp(backend, "auto") && (!gpu || net->total_cv <= CS_AUTO_CPU_MAX_CV));
+    const int want_gpu = !strcmp(backend, "cuda") || (!strcmp(backend, "auto") && gpu);
+    if (!want_cpu && !want_gpu) {
+        if (!strcmp(backend, "cuda"))
+            return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': %s", cs_backend_cuda_unavailable());
+        return cs_error_set(CS_ERR_INVALID, "unknown backend '%s' (expected cpu, cuda or auto)", backend);
+    }
+    if (want_gpu && !gpu) return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': %s", cs_backend_cuda_unavailable());
+    const int solver_named = p->solver && strcmp(p->solver, "auto");
+    if (want_gpu && solver_named) snprintf(out->solver, sizeof out->solver, "%s", p->solver);
+    if (!want_gpu || (!want_cpu && solver_named)) { /* one candidate: nothing to measure */
+        out->ops = want_gpu ? gpu : &cs_backend_cpu;
+        snprintf(out->report, sizeof out->report, "%s", want_gpu ? "solver named: no trial" :
+                 !strcmp(backend, "auto") ? "auto: no GPU, so the CPU (no trial)" : "backend named: no trial");
+        return CS_OK;
+    }
+    if (trial_steps < 1) trial_steps = 1;
+
+    /* the candidates: the CPU (for "auto"), then the GPU solvers */
+    const char *names[1 + NGPU_CAND];
+    const cs_backend_ops *ops[1 + NGPU_CAND];
+    int n = 0;
+    if (want_cpu) { names[n] = NULL; ops[n++] = &cs_backend_cpu; }
+    if (solver_named) { names[n] = p->solver; ops[n++] = gpu; }
+    else for (size_t k = 0; k < NGPU_CAND; ++k) { names[n] = gpu_candidates[k]; ops[n++] = gpu; }
+
+    timing done[1 + NGPU_CAND];
+    int ndone = 0, best = -1, first_fail = -1;
+    const char *best_solver = NULL;
+    cs_status fail_status = CS_OK;
+    char fail_msg[256] = "";
+    double t0 = cs_now();
+    snprintf(out->report, sizeof out->report, "auto: %d steps timed per candidate:", trial_steps);
+    for (int c = 0; c < n; ++c) {
+        cs_backend_params q = *p;
+        q.solver = names[c];
+        timing t = {"", -1};
+        cs_status st = time_candidate(ops[c], net, &q, trial_steps, done, ndone, &t);
+        if (st != CS_OK) { /* this candidate cannot run the network: leave it out */
+            if (first_fail < 0) {
+                first_fail = c;
+                fail_status = st;
+                snprintf(fail_msg, sizeof fail_msg, "%s", cs_error_message());
+            }
+            append(out->report, sizeof out->report, " %s refused;", names[c] ? names[c] : "cpu", 0);
+            cs_error_clear();
+            continue;
+        }
+        if (t.per_step < 0) continue; /* a duplicate */
+        append(out->report, sizeof out->report, " %s %.3g ms/step;", t.name, 1e3 * t.per_step);
+        if (best < 0 || t.per_step < done[best].per_step) {
+            best = ndone;
+            best_solver = names[c];
+        }
+        done[ndone++] = t;
+    }
+    out->trial_seconds = cs_now() - t0;
+    if (best < 0) {
+        cs_error_clear();
+        return cs_error_set(fail_status != CS_OK ? fail_status : CS_ERR_INTERNAL, "%s", fail_msg);
+    }
+    out->ops = strncmp(done[best].name, "cpu", 3) ? gpu : &cs_backend_cpu;
+    if (best_solver) snprintf(out->solver, sizeof out->solver, "%s", best_solver);
+    append(out->report, sizeof out->report, " chosen: %s (trial %.2f s)", done[best].name, out->trial_seconds);
+    return CS_OK;
+}

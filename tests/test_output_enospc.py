@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""A full disk while writing the output: clean failure, readable file.
+
+tests/enospc_shim.c (LD_PRELOAD) lets the output file grow by N bytes, then fails writes with
+ENOSPC. For N from 0 (the file cannot even be created) to just short of the complete file
+(the final flush and close fail), every run must exit 1 (not a signal), print exactly one
+line naming the output file, and leave either no file (nothing simulated) or a file that h5py
+opens, marked status = "incomplete", whose datasets all read, with finite samples and a
+time axis that describes the rows present (the state at the last flush).
+
+Usage: test_output_enospc.py --cablesim PATH --source-dir DIR --work-dir DIR
+Exits 77 (skipped) where the shim cannot be used (not built, or an ASan build).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+SKIP = 77
+CRASH_WORDS = ("Segmentation", "Abort", "AddressSanitizer", "runtime error", "core dumped")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cablesim", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    a = ap.parse_args()
+    exe = os.path.abspath(a.cablesim)
+    shim = os.path.join(os.path.dirname(exe), "tests", "libcs_enospc_shim.so")
+    if not os.path.exists(shim):
+        print(f"SKIP: no ENOSPC shim at {shim}")
+        return SKIP
+    ldd = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    if "libasan" in ldd:
+        print("SKIP: cablesim is built with AddressSanitizer, which intercepts write(): "
+              "the LD_PRELOAD shim cannot be used")
+        return SKIP
+    work = os.path.abspath(a.work_dir)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+
+    # The default ring, smaller: 64 cells, 20 ms; its report spans several chunk bands, so
+    # chunks are written during appends as well as at flushes.
+    with open(os.path.join(a.source_dir, "models", "default.json")) as f:
+        m = json.load(f)
+    m["populations"][0]["count"] = 64
+    m["run"]["tfinal"] = 20.0
+    model = os.path.join(work, "ring.json")
+    with open(model, "w") as f:
+        json.dump(m, f)
+    out = os.path.join(work, "out.h5")
+
+    def run(budget):
+        if os.path.exists(out):
+            os.remove(out)
+        env = dict(os.environ, LD_PRELOAD=shim, CS_ENOSPC_AFTER=str(budget))
+        p = subprocess.run([exe, "run", model, "-o", out, "-q", "--threads", "1"], env=env,
+                           capture_output=True, text=True, errors="replace", timeout=120)
+        return p.returncode, p.stdout, p.stderr
+
+    passed = failed = 0
+
+    def check(name, ok, detail=""):
+        nonlocal passed, failed
+        passed, failed = passed + ok, failed + (not ok)
+        print(f"{'PASS' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"))
+        sys.stdout.flush()
+
+    # With room enough the shim changes nothing: the file is complete.
+    rc, so, se = run(1 << 40)
+    ok = rc == 0 and os.path.exists(out)
+    if ok:
+        with h5py.File(out, "r") as f:
+            ok = f.attrs["status"] == "complete"
+    check("with room enough the run completes under the shim", ok, f"rc={rc} {se[-300:]!r}")
+    if not ok:
+        print(f"{passed} passed, {failed} failed")
+        return 1
+    total = os.path.getsize(out)  # [bytes] the complete file
+
+    budgets = sorted({0, 100, 1000, 2000, 4000, 8000}
+                     | {total * k // 20 for k in range(1, 20)}
+                     | {total - d for d in (4096, 2048, 1024, 512, 64, 1)})
+    reasons = set()
+    for n in budgets:
+        rc, so, se = run(n)
+        lines = [l for l in se.splitlines() if l.strip()]
+        msg = lines[0] if lines else ""
+        problems = []
+        if rc != 1:
+            problems.append(f"exit status {rc} (want 1; < 0 is a signal)")
+        if len(lines) != 1:
+            problems.append(f"{len(lines)} lines on stderr (want 1): {se[-500:]!r}")
+        if out not in msg:
+            problems.append("message does not name the output file")
+        if "No space left on device" not in msg and "cannot create" not in msg:
+            problems.append("message gives no cause")
+        if [w for w in CRASH_WORDS if w in so + se]:
+            problems.append("crash report")
+        for r in ("cannot create the output file", "cannot create /", "cannot append",
+                  "cannot flush", "cannot close", "cannot mark"):
+            if r in msg:
+                reasons.add(r)
+        state = "no file"
+        if os.path.exists(out):
+            try:
+                with h5py.File(out, "r") as f:
+                    status = f.attrs.get("status")
+                    status = status.decode() if isinstance(status, bytes) else status
+                    if status != "incomplete":
+                        problems.append(f"status {status!r} (want 'incomplete')")
+                    names = []
+                    f.visit(names.append)
+                    for name in names:
+                        if isinstance(f[name], h5py.Dataset):
+                            f[name][()]  # every dataset reads
+                    rows = 0
+                    if "report/ring/data" in f:
+                        data = f["report/ring/data"][()]
+                        rows = data.shape[0]
+                        if not np.isfinite(data).all():
+                            problems.append("non-finite samples")
+                        t0, t1, dt = f["report/ring/mapping/time"][()]
+                        if rows and abs((t1 - t0) / dt - rows) > 0.51:
+                            problems.append(f"time axis {t0, t1, dt} does not describe {rows} rows")
+                    state = f"{status}, {rows} rows"
+            except Exception as e:  # noqa: BLE001 -- any failure to read is the finding
+                problems.append(f"h5py cannot read it: {e}")
+        check(f"room for {n} bytes: rc={rc} {state}: {msg!r}", not problems, "; ".join(problems))
+
+    # The sweep reached each kind of failure: creating the file, creating its layout, and the
+    # flushes (while running and at the close).
+    for r in ("cannot create the output file", "cannot create /", "cannot flush"):
+        check(f"some budget fails with {r!r}", r in reasons, f"seen: {sorted(reasons)}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
