@@ -362,9 +362,11 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     /* the planner schedules and shapes every structure on its own, several times over: 65 536
      * distinct busyring trees took minutes of set-up (session 11), so many distinct cells go to
      * the per-system and fine-grained variants */
-    if (nt > CS_HINES_STAGED_MAX_STRUCTURES) {
-        snprintf(msg, msglen, "staged: %d distinct cell structures, more than the %d its planner takes", nt,
-                 CS_HINES_STAGED_MAX_STRUCTURES);
+    long long distinct_rows = 0;
+    for (int t = 0; t < nt; ++t) distinct_rows += hp->offset[rep[t] + 1] - hp->offset[rep[t]];
+    if (distinct_rows > CS_HINES_STAGED_MAX_DISTINCT_ROWS) {
+        snprintf(msg, msglen, "staged: %d distinct cell structures of %lld rows in all, more than the %d its planner takes",
+                 nt, distinct_rows, CS_HINES_STAGED_MAX_DISTINCT_ROWS);
         return CS_SOLVER_ERR_INVALID;
     }
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;

@@ -602,13 +602,16 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
     }
 }
 
-/* staged keeps a warp's cells' eliminated rows on chip: only large cells may be refused */
+/* staged keeps a warp's cells' eliminated rows on chip: only large cells may be refused, and
+ * batches whose distinct structures exceed its planner's rows (counted here over all systems,
+ * an upper bound of the distinct rows) */
 static int staged_refused_ok(const batch *b, const char *msg)
 {
     int m = 0;
     for (int s = 0; s < b->nsys; ++s)
         if (b->offset[s + 1] - b->offset[s] > m) m = b->offset[s + 1] - b->offset[s];
-    return m > 1500 && strstr(msg, "does not fit") != NULL;
+    return (m > 1500 && strstr(msg, "does not fit") != NULL) ||
+           (b->nrows > CS_HINES_STAGED_MAX_DISTINCT_ROWS && strstr(msg, "distinct cell structures") != NULL);
 }
 
 /* the plan for nsm multiprocessors (few make a batch large), emulated on the host */
@@ -826,6 +829,26 @@ static const char *auto_choice(const batch *b, int nsm, int fused)
     cs__hines_hplan_free(&hp);
     return v;
 }
+
+/* staged's planner is per structure: a batch of many distinct trees is refused at once, with a
+ * message naming why, and "auto" takes another variant (2 000 distinct trees of 2 036 rows had
+ * taken minutes of set-up) */
+START_TEST(test_staged_many_structures)
+{
+    batch b;
+    make_random_batch(&b, 400, 77); /* ~81 000 rows, every tree distinct */
+    ck_assert_int_gt(b.nrows, CS_HINES_STAGED_MAX_DISTINCT_ROWS);
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    cs__hines_hplan hp;
+    char msg[256] = "";
+    ck_assert_int_eq(cs__hines_hplan_build(b.nsys, b.offset, b.p, CS__HV_STAGED, &o, 132, &hp, msg, sizeof msg),
+                     CS_SOLVER_ERR_INVALID);
+    ck_assert_msg(strstr(msg, "distinct cell structures") != NULL, "%s", msg);
+    ck_assert_str_ne(auto_choice(&b, 132, 0), "staged");
+    batch_free(&b);
+}
+END_TEST
 
 START_TEST(test_auto_choice)
 {
@@ -1360,6 +1383,7 @@ static Suite *host_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_generator);
     tcase_add_test(tc, test_auto_choice);
+    tcase_add_test(tc, test_staged_many_structures);
     tcase_add_test(tc, test_host_plans);
     tcase_add_test(tc, test_host_plans_cells);
     suite_add_tcase(s, tc);
