@@ -30,6 +30,19 @@ typedef struct cs_output cs_output;
 /* Create (truncate) the file. An unwritable path gives CS_ERR_IO naming the path. */
 cs_status cs_output_open(const char *path, cs_output **out);
 
+/* Create (truncate) one file written by every rank of an MPI communicator (`comm` points to
+ * an MPI_Comm; it is duplicated) through parallel HDF5. Collective: every later call on it is
+ * collective too, with the same arguments on every rank, except that
+ *   - cs_output_append_spikes: every rank passes the same spikes; each writes a share of them;
+ *   - cs_output_append_columns_d: each rank passes the report columns it holds;
+ *   - metadata values, the profile and the mapping datasets of cs_output_add_report are
+ *     taken from rank 0.
+ * Every rank returns the same status. The profile (variable-length strings, which HDF5 1.10
+ * cannot write in parallel) and `status` = "complete" are added by rank 0 alone after the
+ * collective close, so the file reads exactly as a serial one. CS_ERR_UNSUPPORTED when this
+ * build has no MPI or its HDF5 is not parallel. */
+cs_status cs_output_open_parallel(const char *path, const void *comm, cs_output **out);
+
 /* Declare a spike population (must precede cs_output_append_spikes for it). */
 cs_status cs_output_add_spike_population(cs_output *o, const char *population);
 /* Declare a voltage report for a population: n_nodes cells (node_ids), cell k owning elements
@@ -50,6 +63,12 @@ cs_status cs_output_append_samples(cs_output *o, const char *population, size_t 
 /* The same from rows in double precision (converted to the report's storage type). */
 cs_status cs_output_append_samples_d(cs_output *o, const char *population, size_t n_times,
                                      const double *rows);
+/* Append n_times rows of which the caller fills the columns cols[0..ncols) (ascending):
+ * rows is [n_times × ncols] [mV]. On a parallel file every rank calls it with the same
+ * n_times and its own columns (ncols may be 0); together they fill every column. In a serial
+ * file the columns not given keep the fill value 0. */
+cs_status cs_output_append_columns_d(cs_output *o, const char *population, size_t n_times, size_t ncols,
+                                     const uint64_t *cols, const double *rows);
 /* Storage of reports declared from now on: 32 (float32, SONATA's default) or 64 bits
  * (float64, for comparisons finer than float32 resolves). */
 cs_status cs_output_set_report_precision(cs_output *o, int bits);

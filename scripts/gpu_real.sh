@@ -17,7 +17,7 @@
 #   1 152 and 18 432 cells), LARGEST=8192 (73 728 cells, GPU auto only; 0: none),
 #   BIG_COMPARTMENTS=4e6 (per synthetic big-cell network), TFINAL=20 [ms], SOLVERS="auto interleaved
 #   variable fine warp staged", ARBOR_CELLS="1024 16384", BUDGET_S=330 [s] for the whole script, of
-#   which ARBOR_S=60 for Arbor (the runner starts no run after BUDGET_S - ARBOR_S from the start and
+#   which ARBOR_S=60 for Arbor; PARTS="mixed big alone" (the runner's parts to run) (the runner starts no run after BUDGET_S - ARBOR_S from the start and
 #   lists what it skipped; Arbor is stopped at BUDGET_S).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +67,7 @@ solvers=$(echo ${SOLVERS:-auto interleaved variable fine warp staged} | tr ' ' '
 rc=0
 for part in "mixed:^mixed-" "big:^(big|giant)" "alone:^alone-"; do
   name=${part%%:*}; re=${part#*:}
+  case " ${PARTS:-mixed big alone} " in *" $name "*) ;; *) continue ;; esac   # PARTS: which parts run
   PYTHONUNBUFFERED=1 $py bench/real_cells.py run --models "$models" --cablesim "$cs" --only "$re" \
     --backends cpu,cuda --solvers "$solvers" --threads "$(nproc)" --reps 3 --rep-limit 3 --timeout 200 \
     --deadline "$deadline" --json "$out/real-$name.json" --md "$out/real-$name.md" \

@@ -131,8 +131,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                 const cs_density_spec *ds = &ps->density[k];
                 for (int n = 0; n < g->ncv; ++n) {
                     if (g->area[n] <= 0 || !(ds->region_mask & (1u << g->tag[n]))) continue;
-                    cs_instance_desc in = {(int)li, n, ds->type, 1e-2 * g->area[n], {0}};
-                    memcpy(in.param, ds->param, sizeof in.param);
+                    cs_instance_desc in = {(int)li, n, ds->type, 1e-2 * g->area[n], ds->param};
                     CS_TRY(push_inst(iv, in));
                 }
             }
@@ -140,8 +139,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
             for (int k = 0; k < ps->nsyn; ++k) {
                 int node;
                 CS_TRY(locate(m, ps, c, g, ps->syn[k].loc, "synapse", &node));
-                cs_instance_desc in = {(int)li, node, ps->syn[k].type, 1.0, {0}};
-                memcpy(in.param, ps->syn[k].param, sizeof in.param);
+                cs_instance_desc in = {(int)li, node, ps->syn[k].type, 1.0, ps->syn[k].param};
                 d->syn_instance[li * (size_t)max_syn + (size_t)k] = iv->n;
                 CS_TRY(push_inst(iv, in));
             }
@@ -149,8 +147,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                 if (!cell_selected(ps->stim[k].ncells, ps->stim[k].cells, c)) continue;
                 int node;
                 CS_TRY(locate(m, ps, c, g, ps->stim[k].loc, "stimulus", &node));
-                cs_instance_desc in = {(int)li, node, ps->stim[k].type, 1.0, {0}};
-                memcpy(in.param, ps->stim[k].param, sizeof in.param);
+                cs_instance_desc in = {(int)li, node, ps->stim[k].type, 1.0, ps->stim[k].param};
                 CS_TRY(push_inst(iv, in));
             }
             if (ps->has_detector) {
@@ -200,6 +197,11 @@ cs_status cs_build_network_range(const cs_model *m, uint64_t gid0, uint64_t gid1
                             (unsigned long long)gid0, (unsigned long long)gid1, (unsigned long long)m->ncells);
     inst_vec iv = {0};
     cs_status st = build(m, gid0, gid1, out, &iv);
+    /* the instances grew by doubling: give back the unused part */
+    if (st == CS_OK && iv.n && iv.n < iv.cap) {
+        cs_instance_desc *p = realloc(iv.v, iv.n * sizeof *p);
+        if (p) iv.v = p;
+    }
     out->inst = iv.v;
     out->ninst = iv.n;
     if (st != CS_OK) cs_network_desc_free(out);
@@ -217,6 +219,20 @@ void cs_network_desc_free(cs_network_desc *d) {
     free(d->pop_probe_first);
     free(d->pop_probe_ncol);
     memset(d, 0, sizeof *d);
+}
+
+void cs_network_desc_release_setup(cs_network_desc *d) {
+    for (int k = 0; k < d->ngeom; ++k) cs_geometry_free(&d->geoms[k]);
+    free(d->geoms);
+    d->geoms = NULL;
+    d->ngeom = 0;
+    for (size_t c = 0; c < d->ncell; ++c) d->cells[c].geom = NULL;
+    free(d->inst);
+    d->inst = NULL;
+    free(d->det);
+    d->det = NULL;
+    free(d->probes);
+    d->probes = NULL;
 }
 
 /* Estimated cost of one cell of population ps [CVs + mechanism instances], from its first cell. */

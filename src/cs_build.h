@@ -29,7 +29,8 @@ typedef struct {
     int node;                    /* CV within the cell */
     const cs_mech_type *type;
     double weight;               /* area·1e-2 for density mechanisms, 1 for point ones */
-    double param[CS_MAX_PARAMS];
+    const double *param;         /* [CS_MAX_PARAMS] the spec's values, owned by the model (which
+                                    outlives the description): shared, not copied per instance */
 } cs_instance_desc;
 
 typedef struct {
@@ -75,5 +76,10 @@ cs_status cs_build_partition(const cs_model *m, int nrank, uint64_t *first);
 /* The cell (index within its population) of report node k of population ps. */
 int cs_probe_cell(const cs_population_spec *ps, int k);
 void cs_network_desc_free(cs_network_desc *d);
+/* Free what only a backend's set-up reads (geometries, mechanism instances, detectors, probes:
+ * about 100 B per compartment), once the backend is created; the cells (gid, population,
+ * v_init; geom becomes NULL), syn_instance and every count stay. The backend must not be
+ * re-created from d afterwards. */
+void cs_network_desc_release_setup(cs_network_desc *d);
 
 #endif

@@ -45,6 +45,12 @@ struct cs_sim {
     size_t *out_first;          /* [ncell_global + 1] outgoing connections of each source gid ... */
     size_t *out_conn;           /* ... to this rank's cells: connection indices sorted by source */
     cs_output *out;
+    int pario;                  /* 1: every rank writes its part of one file (parallel HDF5);
+                                   0: rank 0 writes it, the samples gathered to it */
+    uint64_t *pcols;            /* pario: [nprobe] report columns of this rank's probes, by
+                                   population (pop_probe_first), ascending within each ... */
+    size_t *pperm;              /* ... and the local probe of each */
+    double *colbuf;             /* pario: [max rows × nprobe] an epoch's kept rows */
     double *rowbuf;
     cs_target_event *evbuf;
     size_t cap_ev;
@@ -182,6 +188,10 @@ static cs_status describe_output(cs_sim *s) {
     CS_TRY(cs_output_set_meta_double(s->out, "cells", (double)s->net.ncell_global));
     CS_TRY(cs_output_set_meta_double(s->out, "compartments", (double)s->total_cv));
     CS_TRY(cs_output_set_meta_double(s->out, "ranks", s->nrank));
+    if (s->nrank > 1)
+        CS_TRY(cs_output_set_meta_string(s->out, "output_writer",
+                                         s->pario ? "parallel HDF5: every rank writes its report columns and a share of the spikes"
+                                                  : "rank 0: samples gathered to it each epoch"));
     for (int p = 0; p < m->npop; ++p) {
         const cs_population_spec *ps = &m->pops[p];
         CS_TRY(cs_output_add_spike_population(s->out, ps->name));
@@ -200,7 +210,8 @@ static cs_status describe_output(cs_sim *s) {
             ptr[k] = k * (uint64_t)ps->probes.nloc;
         }
         ptr[nn] = ne;
-        for (size_t k = 0; k < ne; ++k) el[k] = (uint32_t)s->dist.node[first + k];
+        /* rank 0 knows every column's CV; a parallel file stores rank 0's mapping */
+        for (size_t k = 0; k < ne; ++k) el[k] = s->dist.node ? (uint32_t)s->dist.node[first + k] : 0;
         double interval = s->pop_stride[p] * s->dt;
         int64_t rows = s->nsteps / s->pop_stride[p] + 1;
         cs_status st = cs_output_add_report(s->out, ps->name, nn, ids, ptr, el, 0.0,
@@ -234,6 +245,40 @@ static cs_status build_share(cs_sim *s) {
     return CS_OK;
 }
 
+/* A parallel file: this rank's report columns, ascending within each population, and a
+ * buffer for an epoch's rows of them (allocated now: nothing allocated during the run can
+ * fail on one rank and leave the others in a collective write). */
+static uint64_t *sort_cols_key;
+static int cmp_col(const void *a, const void *b) {
+    uint64_t x = sort_cols_key[*(const size_t *)a], y = sort_cols_key[*(const size_t *)b];
+    return (x > y) - (x < y);
+}
+
+static cs_status plan_columns(cs_sim *s, size_t max_rows) {
+    size_t np = s->net.nprobe;
+    s->pcols = malloc((np + 1) * sizeof *s->pcols);
+    s->pperm = malloc((np + 1) * sizeof *s->pperm);
+    s->colbuf = malloc((max_rows * np + 1) * sizeof *s->colbuf);
+    uint64_t *col = malloc((np + 1) * sizeof *col);
+    if (!s->pcols || !s->pperm || !s->colbuf || !col) {
+        free(col);
+        return cs_error_set(CS_ERR_NOMEM, "out of memory for the report columns");
+    }
+    for (size_t k = 0; k < np; ++k) {
+        s->pperm[k] = k;
+        col[k] = (uint64_t)s->net.probes[k].col;
+    }
+    sort_cols_key = col;
+    for (int p = 0; p < s->m->npop; ++p) {
+        size_t a = s->net.pop_probe_first[p], b = s->net.pop_probe_first[p + 1];
+        if (b > a) qsort(s->pperm + a, b - a, sizeof *s->pperm, cmp_col);
+    }
+    sort_cols_key = NULL;
+    for (size_t k = 0; k < np; ++k) s->pcols[k] = col[s->pperm[k]];
+    free(col);
+    return CS_OK;
+}
+
 static cs_status setup(cs_sim *s, const cs_model *m, const cs_run_options *o);
 static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_options *o);
 
@@ -241,16 +286,29 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     cs_status st = setup(s, m, o);
     /* each stage's failure on any rank is agreed on before the next collective step */
     CS_TRY(cs_comm_agree(st));
+    if (s->pario) {
+        /* collective, before the expensive build, so an unwritable path fails at once */
+        st = cs_output_open_parallel(o->output_path, cs_comm_mpi_handle(), &s->out);
+        if (st == CS_ERR_UNSUPPORTED) { /* no parallel HDF5: rank 0 writes (the same on every rank) */
+            cs_error_clear();
+            s->pario = 0;
+            st = s->rank == 0 ? cs_output_open(o->output_path, &s->out) : CS_OK;
+        }
+        CS_TRY(cs_comm_agree(st));
+    }
     CS_TRY(cs_comm_agree(build_share(s)));
     size_t max_rows = (size_t)(s->epoch_steps / s->base_stride) + 2;
-    CS_TRY(cs_dist_init(&s->dist, &s->net, m->npop, max_rows));
+    CS_TRY(cs_dist_init(&s->dist, &s->net, m->npop, s->pario ? 0 : max_rows));
+    if (s->pario) CS_TRY(cs_comm_agree(plan_columns(s, max_rows)));
     s->total_cv = s->net.total_cv;
     CS_TRY(cs_comm_allreduce_u64(&s->total_cv, 1, CS_COMM_SUM));
     s->rowbuf = malloc((s->dist.np_global ? s->dist.np_global : 1) * sizeof *s->rowbuf);
     if (!s->rowbuf) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
     if (st == CS_OK) st = create_backend(s, m, o);
+    /* the backend holds its own state now: what only its set-up read goes (docs/mpi.md) */
+    if (st == CS_OK) cs_network_desc_release_setup(&s->net);
     CS_TRY(cs_comm_agree(st));
-    /* rank 0 writes the file (docs/mpi.md) */
+    /* rank 0 writes the file, or every rank takes part in writing it (docs/mpi.md) */
     if (s->out) st = describe_output(s);
     return cs_comm_agree(st);
 }
@@ -273,9 +331,49 @@ static cs_status setup(cs_sim *s, const cs_model *m, const cs_run_options *o) {
         return cs_error_set(CS_ERR_INVALID, "unknown backend '%s' (expected cpu, cuda or auto)", backend);
     }
     CS_TRY(plan_time(s));
-    /* open the output before the expensive build, so an unwritable path fails at once */
-    if (o->output_path && s->rank == 0) CS_TRY(cs_output_open(o->output_path, &s->out));
+    /* open the output before the expensive build, so an unwritable path fails at once; over
+     * several ranks every rank opens one file collectively (create()), unless
+     * CABLESIM_MPI_OUTPUT=gather asks for rank 0's serial writer */
+    const char *how = getenv("CABLESIM_MPI_OUTPUT");
+    s->pario = o->output_path && s->nrank > 1 && !(how && !strcmp(how, "gather"));
+    if (o->output_path && s->rank == 0 && !s->pario) CS_TRY(cs_output_open(o->output_path, &s->out));
     return CS_OK;
+}
+
+/* Over several ranks every rank runs rank 0's choice (docs/mpi.md): rank 0 alone times the
+ * candidates ("auto"), on its own share of the cells, and broadcasts the backend and solver;
+ * the others build that choice by name (nothing timed), so no two ranks run different
+ * backends or solvers. Collective: `st` is this rank's status so far; every rank returns the
+ * agreed one. */
+static cs_status choose_on_rank0(cs_sim *s, const cs_backend_params *bp, const char *backend, int trial) {
+    struct {
+        char backend[16], solver[32];
+    } pick;
+    memset(&pick, 0, sizeof pick);
+    cs_status st = CS_OK;
+    if (s->rank == 0) {
+        st = cs_backend_choose(&s->net, bp, backend, trial, &s->choice);
+        if (st == CS_OK) {
+            snprintf(pick.backend, sizeof pick.backend, "%s", s->choice.ops->name);
+            snprintf(pick.solver, sizeof pick.solver, "%s", s->choice.solver);
+        }
+    }
+    CS_TRY(cs_comm_agree(st));
+    CS_TRY(cs_comm_bcast(&pick, sizeof pick, 0));
+    if (s->rank == 0) {
+        char r[sizeof s->choice.report];
+        snprintf(r, sizeof r, "rank 0's choice for all %d ranks (timed on its own share): %.560s", s->nrank,
+                 s->choice.report);
+        memcpy(s->choice.report, r, sizeof r);
+        return CS_OK;
+    }
+    cs_backend_params named = *bp;
+    named.solver = pick.solver[0] ? pick.solver : NULL;
+    st = cs_backend_choose(&s->net, &named, pick.backend, trial, &s->choice);
+    if (st == CS_OK)
+        snprintf(s->choice.report, sizeof s->choice.report, "rank 0's choice for all %d ranks: %s %s", s->nrank,
+                 pick.backend, pick.solver);
+    return st;
 }
 
 static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_options *o) {
@@ -287,7 +385,12 @@ static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_optio
     bp.device = ndev > 0 ? cs_comm_local_rank() % ndev : 0;
 #endif
     /* "auto" measures its candidates on this network, for up to an epoch of steps each */
-    CS_TRY(cs_backend_choose(&s->net, &bp, backend, s->epoch_steps < 32 ? s->epoch_steps : 32, &s->choice));
+    int trial = s->epoch_steps < 32 ? s->epoch_steps : 32;
+    if (s->nrank == 1) {
+        CS_TRY(cs_backend_choose(&s->net, &bp, backend, trial, &s->choice));
+    } else {
+        CS_TRY(choose_on_rank0(s, &bp, backend, trial));
+    }
     s->ops = s->choice.ops;
     if (s->choice.solver[0]) bp.solver = s->choice.solver;
     CS_TRY(s->ops->create(&s->net, &bp, &s->be));
@@ -306,7 +409,7 @@ cs_status cs_sim_create(const cs_model *m, const cs_run_options *o, cs_sim **out
         if (s->out) {
             cs_output_close(s->out, 0);
             s->out = NULL;
-            remove(o->output_path);
+            if (s->rank == 0) remove(o->output_path);
         }
         cs_sim_destroy(s);
         return st;
@@ -326,6 +429,24 @@ static int cmp_spike(const void *a, const void *b) {
  * s->werr for the next agreement. */
 static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const double *local) {
     const cs_model *m = s->m;
+    if (s->pario) {
+        /* every rank writes its own columns of the kept rows (collective, per population) */
+        size_t np = s->net.nprobe;
+        for (int p = 0; p < m->npop; ++p) {
+            if (!m->pops[p].has_probes) continue;
+            size_t a = s->net.pop_probe_first[p], nl = s->net.pop_probe_first[p + 1] - a, nk = 0;
+            int keep = s->pop_stride[p] / s->base_stride;
+            for (size_t r = 0; r < nrow; ++r) {
+                if ((row0 + (int64_t)r) % keep) continue;
+                for (size_t j = 0; j < nl; ++j) s->colbuf[nk * nl + j] = local[r * np + s->pperm[a + j]];
+                ++nk;
+            }
+            if (nk && s->werr == CS_OK)
+                s->werr = cs_output_append_columns_d(s->out, m->pops[p].name, nk, nl, s->pcols + a, s->colbuf);
+            s->pop_rows[p] += (int64_t)nk;
+        }
+        return CS_OK;
+    }
     const double *samples;
     CS_TRY(cs_dist_samples(&s->dist, local, nrow, &samples));
     size_t np = (size_t)s->dist.np_global;
@@ -478,11 +599,17 @@ static cs_status run_loop(cs_sim *s) {
         if (loc == CS_OK && n > 0) loc = s->ops->launch_epoch(s->be, step, n);
         /* ... and the output is written while the next epoch runs (on a GPU) */
         double t2 = cs_now();
-        if (loc == CS_OK) loc = write_spikes(s, sp, ns);
+        /* a parallel file: every rank writes, whatever its own state (collective) */
+        if (loc == CS_OK || s->pario) {
+            cs_status w = write_spikes(s, sp, ns);
+            if (loc == CS_OK) loc = w;
+        }
         cs_status w = write_samples(s, row, s->nrow, s->smp); /* collective: every rank takes part */
         if (loc == CS_OK) loc = w;
         row += (int64_t)s->nrow;
-        if (s->out && s->werr == CS_OK && t2 - last_flush > 1.0) {
+        int flush = t2 - last_flush > 1.0;
+        if (s->pario) CS_TRY(cs_comm_bcast(&flush, sizeof flush, 0)); /* rank 0's clock decides */
+        if (s->out && s->werr == CS_OK && flush) {
             s->werr = cs_output_flush(s->out);
             last_flush = t2;
         }
@@ -490,6 +617,7 @@ static cs_status run_loop(cs_sim *s) {
         s->prof.seconds[CS_PHASE_OUTPUT] += cs_now() - t2;
         progress(s, step, start, &last, 0);
     }
+    if (s->pario) loc = cs_comm_agree(loc); /* the last spikes are written collectively */
     if (s->lag && loc == CS_OK) {
         /* the last epoch's spikes: to the file (their events fall past tfinal) */
         double t0 = cs_now();
@@ -556,6 +684,9 @@ void cs_sim_destroy(cs_sim *s) {
     free(s->pop_spikes);
     free(s->spk);
     free(s->smp);
+    free(s->pcols);
+    free(s->pperm);
+    free(s->colbuf);
     free(s);
 }
 

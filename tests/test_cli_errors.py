@@ -344,6 +344,70 @@ def main():
     pop(m)["stimuli"][0]["cells"] = [3]
     cli.run_model("stimulus_cell_3_of_1", m, must=("stimuli[0]", "cells[0]"))
 
+    # ---- model size limits (models/cs_model.h): one line naming the model and the limit, found
+    # while parsing, before any per-cell or per-connection memory is taken (these models would
+    # need ~100 GB and ~3 GB; the run is limited to 1 GB of address space to prove it) ----
+    def small_pop(name, count):
+        p = {"name": name, "count": count, "morphology": {"generator": "soma", "radius": 9.4},
+             "biophysics": {"cm": 1.0, "Ra": 100.0, "v_init": -65.0,
+                            "mechanisms": [{"name": "hh", "region": "all"}]},
+             "synapses": [{"name": "syn", "mechanism": "expsyn", "location": {"branch": 0, "pos": 0.5}}],
+             "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0}}
+        return p
+
+    asan = "libasan" in subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+
+    def limited(name, model, must):
+        path = write_model(work, f"{name}.json", model)
+        out = os.path.join(work, f"{name}.h5")
+        cmd = [exe, "run", path, "-o", out, "-q"]
+        if not asan:  # AddressSanitizer reserves terabytes of address space for its shadow
+            cmd = ["/bin/sh", "-c", 'ulimit -v 1048576 && exec "$0" "$@"'] + cmd
+        rc, so, se = run(cmd, work)
+        lines = [l for l in se.splitlines() if l.strip()]
+        msg = lines[0] if lines else ""
+        problems = []
+        if rc != 1:
+            problems.append(f"exit status {rc} (want 1)")
+        if len(lines) != 1:
+            problems.append(f"{len(lines)} lines on stderr (want exactly 1): {se[-400:]!r}")
+        for s in (f"{name}.json",) + tuple(must):
+            if s not in msg:
+                problems.append(f"message lacks {s!r}")
+        if [w for w in CRASH_WORDS if w in so + se] or "out of memory" in se:
+            problems.append("crash report or out of memory")
+        if os.path.exists(out):
+            problems.append("output file left behind")
+        chk.check(f"{name}: rc={rc} msg={msg!r}", not problems, "; ".join(problems))
+
+    m = {"run": {"tfinal": 1.0, "dt": 0.025}, "populations": [small_pop("big", 10_000_001)]}
+    limited("limit_cells_one_population", m, ("count", "10000000"))
+    m = {"run": {"tfinal": 1.0, "dt": 0.025},
+         "populations": [small_pop("a", 6_000_000), small_pop("b", 4_000_001)]}
+    limited("limit_cells_all_populations", m, ("populations[1]", "10000001 cells", "limit of 10000000"))
+    # 20 000 cells x indegree 5 001 = 100 020 000 connections
+    m = {"run": {"tfinal": 1.0, "dt": 0.025}, "populations": [small_pop("p", 20_000)],
+         "connections": [{"type": "random", "source": "p", "target": "p", "synapse": "syn",
+                          "indegree": 5001, "weight": 0.01, "delay": 1.0}]}
+    limited("limit_connections_random", m, ("connections[0]", "indegree 5001", "limit of 100000000"))
+    # the limit counts the rules before: a ring's 20 001 + 20 001 x 4 999 = 100 005 000
+    # (the random rule alone, 99 984 999, is under the limit)
+    m = {"run": {"tfinal": 1.0, "dt": 0.025}, "populations": [small_pop("p", 20_001)],
+         "connections": [{"type": "ring", "population": "p", "synapse": "syn", "weight": 0.01, "delay": 1.0},
+                         {"type": "random", "source": "p", "target": "p", "synapse": "syn",
+                          "indegree": 4999, "weight": 0.01, "delay": 1.0}]}
+    limited("limit_connections_after_ring", m, ("connections[1]", "limit of 100000000"))
+
+    # ---- inputs that once crashed the fuzzers (fuzz/regressions/model/): a clean one-line error
+    # naming the file (newline_in_key.json: a key with a raw newline was echoed into the message) ----
+    regdir = os.path.join(os.path.abspath(a.source_dir), "fuzz", "regressions", "model")
+    regs = sorted(os.listdir(regdir)) if os.path.isdir(regdir) else []
+    chk.check(f"fuzz regressions found in {regdir}", "newline_in_key.json" in regs, f"{regs}")
+    for r in regs:
+        out = os.path.join(work, "regression.h5")
+        cli.expect_error(f"fuzz regression {r}", ["run", os.path.join(regdir, r), "-o", out, "-q"],
+                         must=(r,), out=out)
+
     # ---- missing files ----
     m = base()
     pop(m)["morphology"] = {"swc": "no_such_cell.swc"}

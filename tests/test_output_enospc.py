@@ -2,9 +2,10 @@
 """A full disk while writing the output: clean failure, readable file.
 
 tests/enospc_shim.c (LD_PRELOAD) lets the output file grow by N bytes, then fails writes with
-ENOSPC. For N from 0 (the file cannot even be created) to just short of the complete file
-(the final flush and close fail), every run must exit 1 (not a signal), print exactly one
-line naming the output file, and leave either no file (nothing simulated) or a file that h5py
+ENOSPC. For N from 0 (the file cannot even be created) through the layout, the appends of
+samples mid-run, to just short of the complete file (the final flush and close fail), every
+run must exit 1 (not a signal), print exactly one line naming the output file and the cause
+(or what could not be created), and leave either no file (nothing simulated) or a file that h5py
 opens, marked status = "incomplete", whose datasets all read, with finite samples and a
 time axis that describes the rows present (the state at the last flush).
 
@@ -45,13 +46,26 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
 
-    # The default ring, smaller: 64 cells, 20 ms; its report spans several chunk bands, so
-    # chunks are written during appends as well as at flushes.
-    with open(os.path.join(a.source_dir, "models", "default.json")) as f:
-        m = json.load(f)
-    m["populations"][0]["count"] = 64
-    m["run"]["tfinal"] = 20.0
-    model = os.path.join(work, "ring.json")
+    # 1 024 one-compartment HH cells in a ring, each driven and each probed: a report 1 024
+    # columns wide, one chunk (64 rows x 1 024 float32 = 256 kB) per band of 64 rows, and a
+    # chunk cache of 1 MB (4 bands). The run (401 rows, 7 bands, well under a second) is not
+    # flushed on the way, so once the cache is full each new band evicts a written chunk from
+    # inside an append: budgets short of those chunks fail in "cannot append ... rows", later
+    # ones at the final flush, the first ones while creating the file and its layout.
+    pop = "wide"
+    m = {"run": {"tfinal": 40.0, "dt": 0.025},
+         "populations": [{
+             "name": pop, "count": 1024, "morphology": {"generator": "soma", "radius": 9.4},
+             "biophysics": {"cm": 1.0, "Ra": 100.0, "v_init": -65.0,
+                            "mechanisms": [{"name": "hh", "region": "all"}]},
+             "synapses": [{"name": "syn", "mechanism": "expsyn", "location": {"branch": 0, "pos": 0.5}}],
+             "stimuli": [{"mechanism": "iclamp", "location": {"branch": 0, "pos": 0.5}, "cells": "all",
+                          "params": {"delay": 1.0, "duration": 1000.0, "amplitude": 0.5}}],
+             "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
+             "probes": {"cells": "all", "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1}}],
+         "connections": [{"type": "ring", "population": pop, "synapse": "syn", "weight": 0.001,
+                          "delay": 1.0}]}
+    model = os.path.join(work, "wide.json")
     with open(model, "w") as f:
         json.dump(m, f)
     out = os.path.join(work, "out.h5")
@@ -79,15 +93,22 @@ def main():
         with h5py.File(out, "r") as f:
             ok = f.attrs["status"] == "complete"
     check("with room enough the run completes under the shim", ok, f"rc={rc} {se[-300:]!r}")
+    if ok:
+        with h5py.File(out, "r") as f:
+            shape = f[f"report/{pop}/data"].shape
+            nspikes = f[f"spikes/{pop}/timestamps"].shape[0]
+        ok = shape == (401, 1024) and nspikes > 1024
+        check(f"the complete file holds {shape} samples and {nspikes} spikes", ok,
+              "want (401, 1024) and a spike of every cell")
     if not ok:
         print(f"{passed} passed, {failed} failed")
         return 1
     total = os.path.getsize(out)  # [bytes] the complete file
 
-    budgets = sorted({0, 100, 1000, 2000, 4000, 8000}
+    budgets = sorted({0, 100, 1000, 2000, 4000, 8000, 16000, 32000}
                      | {total * k // 20 for k in range(1, 20)}
                      | {total - d for d in (4096, 2048, 1024, 512, 64, 1)})
-    reasons = set()
+    reasons = {}  # what failed -> the first message that said so
     for n in budgets:
         rc, so, se = run(n)
         lines = [l for l in se.splitlines() if l.strip()]
@@ -106,7 +127,7 @@ def main():
         for r in ("cannot create the output file", "cannot create /", "cannot append",
                   "cannot flush", "cannot close", "cannot mark"):
             if r in msg:
-                reasons.add(r)
+                reasons.setdefault(r, msg)
         state = "no file"
         if os.path.exists(out):
             try:
@@ -121,12 +142,12 @@ def main():
                         if isinstance(f[name], h5py.Dataset):
                             f[name][()]  # every dataset reads
                     rows = 0
-                    if "report/ring/data" in f:
-                        data = f["report/ring/data"][()]
+                    if f"report/{pop}/data" in f:
+                        data = f[f"report/{pop}/data"][()]
                         rows = data.shape[0]
                         if not np.isfinite(data).all():
                             problems.append("non-finite samples")
-                        t0, t1, dt = f["report/ring/mapping/time"][()]
+                        t0, t1, dt = f[f"report/{pop}/mapping/time"][()]
                         if rows and abs((t1 - t0) / dt - rows) > 0.51:
                             problems.append(f"time axis {t0, t1, dt} does not describe {rows} rows")
                     state = f"{status}, {rows} rows"
@@ -134,10 +155,13 @@ def main():
                 problems.append(f"h5py cannot read it: {e}")
         check(f"room for {n} bytes: rc={rc} {state}: {msg!r}", not problems, "; ".join(problems))
 
-    # The sweep reached each kind of failure: creating the file, creating its layout, and the
-    # flushes (while running and at the close).
-    for r in ("cannot create the output file", "cannot create /", "cannot flush"):
+    # The sweep reached each kind of failure: creating the file, creating its layout, appending
+    # samples mid-run (the chunk written by an append) and the final flush.
+    for r in ("cannot create the output file", "cannot create /", "cannot append", "cannot flush"):
         check(f"some budget fails with {r!r}", r in reasons, f"seen: {sorted(reasons)}")
+    msg = reasons.get("cannot append", "")
+    check(f"the mid-run failure names the dataset and the cause: {msg!r}",
+          f"rows to /report/{pop}/data" in msg and "No space left on device" in msg, "")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -7,6 +7,7 @@
  * side samples of a three-point soma add nothing); a neurite leaving a soma sample uses its own
  * radius at the soma end; a branch's first sample lying on the attachment point adds nothing. */
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,6 +570,59 @@ START_TEST(test_options_and_io) {
 }
 END_TEST
 
+/* ---- inputs that once crashed fuzz/fuzz_swc.c (fuzz/regressions/swc/), replayed here so that
+ * the normal suite (no clang needed) keeps them fixed ---------------------------------------- */
+#define SWC_REGRESSIONS CS_SOURCE_DIR "/fuzz/regressions/swc/"
+
+/* A coordinate of 1e47 made a zero-length soma branch (the µm differences were lost to rounding)
+ * that the reader passed on and cs_morph_check refused: now the reader refuses it, naming the
+ * file, the line and the field. */
+START_TEST(test_regression_huge_coordinate) {
+    cs_morph m;
+    cs_error_clear();
+    ck_assert_int_eq(cs_morph_load_swc(SWC_REGRESSIONS "huge_coordinate.swc", NULL, &m), CS_ERR_PARSE);
+    const char *msg = cs_error_message();
+    ck_assert_msg(strstr(msg, "huge_coordinate.swc:2: ") != NULL, "message '%s' lacks the file:line", msg);
+    ck_assert_msg(strstr(msg, "y = 1e+47") != NULL && strstr(msg, "out of range") != NULL,
+                  "message '%s' does not name the field and its value", msg);
+    ck_assert_ptr_null(m.branches);
+    ck_assert_ptr_null(m.points);
+    cs_error_clear();
+}
+END_TEST
+
+/* Every regression file, with the harness's own check: a morphology that passes cs_morph_check,
+ * or an error of one line naming the file. */
+START_TEST(test_regressions_all) {
+    DIR *d = opendir(SWC_REGRESSIONS);
+    ck_assert_msg(d != NULL, "cannot open %s", SWC_REGRESSIONS);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s%s", SWC_REGRESSIONS, e->d_name);
+        cs_morph m;
+        cs_error_clear();
+        cs_status s = cs_morph_load_swc(path, NULL, &m);
+        if (s == CS_OK) {
+            ck_assert_msg(cs_morph_check(&m) == CS_OK, "%s: accepted but invalid: %s", e->d_name,
+                          cs_error_message());
+            cs_morph_free(&m);
+        } else {
+            const char *msg = cs_error_message();
+            ck_assert_msg(strchr(msg, '\n') == NULL, "%s: message of several lines: '%s'", e->d_name, msg);
+            ck_assert_msg(strstr(msg, e->d_name) != NULL, "%s: message '%s' does not name the file", e->d_name,
+                          msg);
+        }
+        cs_error_clear();
+        ++n;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 1);
+}
+END_TEST
+
 static Suite *swc_suite(void) {
     Suite *s = suite_create("swc");
     TCase *tc = tcase_create("files");
@@ -583,6 +637,8 @@ static Suite *swc_suite(void) {
     tcase_add_test(tc2, test_order_and_format);
     tcase_add_loop_test(tc2, test_bad_small_file, 0, (int)(sizeof bad_cases / sizeof *bad_cases));
     tcase_add_test(tc2, test_options_and_io);
+    tcase_add_test(tc2, test_regression_huge_coordinate);
+    tcase_add_test(tc2, test_regressions_all);
     suite_add_tcase(s, tc2);
     return s;
 }
