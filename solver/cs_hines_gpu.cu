@@ -467,6 +467,7 @@ struct cs_hines_plan {
     int4 *d_type_info, *d_tasks;
     int *d_group_type;      /* staged */
     int *d_stg_next;        /* staged: two counters per launch (cs__staged_dev.next) */
+    int stg_current;        /* staged, fused step: the rows with current are marked (set_current) */
     int2 *d_stype;
     int4 *d_sched;
     int nsm;                /* multiprocessors of the device */
@@ -529,7 +530,7 @@ static cs__staged_dev cs__staged_dev_of(const cs_hines_plan *pl, int l, int prec
 {
     const int *L = pl->hp.stg_launch + CS__SL_N * l;
     cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS], L[CS__SL_TW],
-                         pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->d_group_base + L[CS__SL_FIRST],
+                         pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->hp.stg_fused, pl->d_group_base + L[CS__SL_FIRST],
                          pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + 2 * l : NULL};
     return sd;
 }
@@ -570,7 +571,8 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
                 rows = L2[CS__SL_ROWS] > rows ? L2[CS__SL_ROWS] : rows;
                 steps = L2[CS__SL_STEPS] > steps ? L2[CS__SL_STEPS] : steps;
             }
-            const size_t bytes = cs__staged_warp_bytes(rows, steps, sd.cells, sd.two_way, sizeof(double));
+            const size_t bytes = cs__staged_warp_bytes(rows, steps, sd.cells, sd.two_way, hp->stg_fused ? CS__STG_FUSED_ARRAYS : 3,
+                                                       sizeof(double));
             if (bytes > (size_t)pl->smem_optin) {
                 cs__gpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
                             "(use \"interleaved\" or \"warp\")", sd.cells, rows, bytes, pl->smem_optin);
@@ -758,15 +760,17 @@ static cs_solver_status cs__warp_launch(cs_hines_plan *pl, T *d, const T *u, T *
  * overlaps the next launch (H200, mixed batches: 25 600 cells 175 → 144 µs; 256 000 cells 1.19 ms
  * either way, bench/NOTES.md "Session 6") */
 template <class T>
-static cs_solver_status cs__staged_launches(cs_hines_plan *pl, T *d, const T *u, T *rhs)
+static cs_solver_status cs__staged_launches(cs_hines_plan *pl, T *d, const T *u, T *rhs, const cs_hines_step_d *step = nullptr)
 {
     const int nl = pl->hp.stg_nlaunch;
+    uintptr_t any = (uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs;
+    if (step) any |= (uintptr_t)step->cdt | (uintptr_t)step->v | (uintptr_t)step->i | (uintptr_t)step->g;
     for (int l = 0; l < nl; ++l) {
         /* cp.async copies a group's row of C cells in chunks of up to 16 bytes */
         const int cells = pl->hp.stg_launch[CS__SL_N * l + CS__SL_CELLS];
         const size_t align = cells * sizeof(T) < 16 ? cells * sizeof(T) : 16;
-        if (((uintptr_t)d | (uintptr_t)u | (uintptr_t)rhs) & (align - 1)) {
-            cs__gpu_err("staged: d, u and rhs must be %zu-byte aligned device pointers", align);
+        if (any & (align - 1)) {
+            cs__gpu_err("staged: the %s arrays must be %zu-byte aligned device pointers", step ? "fused step's" : "solve's", align);
             return CS_SOLVER_ERR_INVALID;
         }
     }
@@ -774,7 +778,8 @@ static cs_solver_status cs__staged_launches(cs_hines_plan *pl, T *d, const T *u,
     for (int l = 0; l < nl; ++l) {
         cudaStream_t st;
         CS__TRY(cs__launch_stream(pl, nl, l, &st));
-        CS__CU(cs__staged_launch<T>(cs__staged_dev_of(pl, l, sizeof(T) == sizeof(float)), d, u, rhs, st));
+        if (step) CS__CU(cs__staged_launch_step(cs__staged_dev_of(pl, l, 0), *step, st));
+        else CS__CU(cs__staged_launch<T>(cs__staged_dev_of(pl, l, sizeof(T) == sizeof(float)), d, u, rhs, st));
         CS__TRY(cs__join(pl, nl, st));
     }
     return CS_SOLVER_OK;
@@ -835,9 +840,21 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
 static cs_solver_status cs__need_fused(const cs_hines_plan *pl)
 {
     if (cs__hines_hplan_fuses(&pl->hp)) return CS_SOLVER_OK;
-    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable), not %s",
-                cs__hines_variant_name(pl->hp.variant));
+    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable) or a staged plan "
+                "built with fused_step, not %s", cs__hines_variant_name(pl->hp.variant));
     return CS_SOLVER_ERR_UNAVAILABLE;
+}
+
+extern "C" cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *pl, const unsigned char *flags)
+{
+    if (!pl || !flags) { cs__gpu_err("cs_hines_gpu_plan_set_current: NULL argument"); return CS_SOLVER_ERR_INVALID; }
+    CS__TRY(cs__need_fused(pl));
+    if (pl->hp.variant != CS__HV_STAGED) return CS_SOLVER_OK; /* they read the step's flags */
+    cs__staged_mark_current(&pl->hp, flags);
+    CS__CU(cudaSetDevice(pl->device));
+    CS__CU(cudaMemcpy(pl->d_sched, pl->hp.stg_sched, sizeof(int) * 2 * (size_t)pl->hp.stg_nslot, cudaMemcpyHostToDevice));
+    pl->stg_current = 1;
+    return CS_SOLVER_OK;
 }
 
 extern "C" int cs_hines_gpu_plan_uniform(const cs_hines_plan *pl) { return pl && pl->hp.uniform; }
@@ -865,6 +882,14 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
     if (st->shared_constants && (!hp->uniform || !st->a0)) {
         cs__gpu_err("cs_hines_gpu_step_internal_d: shared constants need systems of one structure and a0");
         return CS_SOLVER_ERR_INVALID;
+    }
+    if (hp->variant == CS__HV_STAGED) {
+        if (st->shared_constants || !pl->stg_current) {
+            cs__gpu_err("cs_hines_gpu_step_internal_d: staged needs its own constants per row and "
+                        "cs_hines_gpu_plan_set_current before the first step");
+            return CS_SOLVER_ERR_INVALID;
+        }
+        return cs__staged_launches<double>(pl, const_cast<double *>(st->d0), st->u, const_cast<double *>(st->b0), st);
     }
     int th = hp->threads, grid = (hp->nslot + th - 1) / th;
     const int *sb = pl->d_slot_base, *sn = pl->d_slot_n, *pp = pl->d_p_local;

@@ -119,7 +119,8 @@ typedef struct {
     int device;          /* CUDA device ordinal (the current device is set to it) */
     int fused_step;      /* 1: the caller will run cs_hines_gpu_step_internal_d, so "auto" weighs
                             the assembly it saves: per-system variants from CS_HINES_FUSED_MIN_PER_SM
-                            systems per multiprocessor instead of warp */
+                            systems per multiprocessor instead of warp; a staged plan is built for
+                            the fused step (larger rings: it still solves) */
 } cs_hines_gpu_options;
 /* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step.
  * Measured on an H200 with the full step (bench/NOTES.md, "Full step", session 3): at 124 cells
@@ -178,8 +179,10 @@ cs_solver_status cs_hines_gpu_solve_internal_f(cs_hines_plan *plan, float *d, co
                                                float *rhs);
 
 /* ---- one membrane step: assembly fused into the solve (double; device pointers; asynchronous)
- * For the per-system variants (flat, interleaved, block_interleaved, variable; see
- * cs_hines_gpu_plan_fuses). In the internal layout, every row's diagonal and right-hand side are
+ * For the per-system variants (flat, interleaved, block_interleaved, variable) and for "staged"
+ * plans built with fused_step = 1 (see cs_hines_gpu_plan_fuses, cs_hines_gpu_plan_set_current;
+ * staged forms rhs as (cdt·v + b0) + (g·v − i) and uses neither work array). In the internal
+ * layout, every row's diagonal and right-hand side are
  * built as the sweep reaches them and never stored:
  *     d   = d0 + g                     (g only at rows flagged CS_HINES_ROW_CURRENT)
  *     rhs = cdt·v + b0 − (i − g·v)
@@ -226,6 +229,13 @@ int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan);
  * into a host array of internal-size bytes (padding rows 0). CS_SOLVER_ERR_UNAVAILABLE when
  * the plan does not fuse. */
 cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned char *flags);
+/* The rows where the fused step's i and g can be non-zero: flags is a host array of one byte per
+ * internal row, CS_HINES_ROW_CURRENT where a mechanism adds current. A "staged" plan (built with
+ * fused_step = 1: its rings stage d0, u, b0, C/dt, v and, at those rows only, i and g) marks them
+ * in its schedule and needs this call before its first step, and again when they change; it does
+ * not read step->flags, nor take shared constants. The per-system variants read step->flags
+ * instead and ignore this call. */
+cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsigned char *flags);
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *step);
 /* Plain C, no GPU: a0 of cs_hines_step_d from one system of n rows in tree order
  * (p_local[0] = -1, p_local[i] < i): a0[i] = u[i]/d'[i], d' being d0 after the elimination of

@@ -54,6 +54,8 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
  * (a lane runs one row per step, so they are its own): shared memory then holds only the later
  * steps' rows and the rows that other lanes gather into, and more warps fit a multiprocessor. */
 #define CS__STG_MAX_SLOTS 32
+/* input arrays of the fused step's ring: d0, u, b0, C/dt, v, i, g (a solve's: d, u, rhs) */
+#define CS__STG_FUSED_ARRAYS 7
 #define CS__STG_RING 6
 #define CS__STG_REG_STEPS 24
 /* More register steps for 4 cells per warp, where shared memory, not registers, holds the warps
@@ -90,7 +92,9 @@ enum {
     CS__STG_START = 8,        /* two-way: the first top row of a section (fill coupling 1) */
     CS__STG_ROOT = 16,
     CS__STG_TOP = 32,         /* two-way: a top row (record a, b, c; carries to the row below) */
-    CS__STG_MEET = 64         /* two-way: M (couples to P through the carried fill) */
+    CS__STG_MEET = 64,        /* two-way: M (couples to P through the carried fill) */
+    CS__STG_CURRENT = 128     /* fused step: a cell of the structure has current at this row (its i
+                                 and g are read and zeroed; cs__staged_mark_current) */
 };
 #define CS__STG_PAR(w) ((int)(((unsigned)(w) >> 8) & 0xfffu))
 #define CS__STG_OWN(w) ((int)((unsigned)(w) >> 20))
@@ -182,6 +186,7 @@ typedef struct {
     int *stype;        /* [2·nstype] first slot of the type's schedule in stg_sched, steps */
     int stg_nslot;
     int *stg_sched;    /* [2·stg_nslot] */
+    int stg_fused;     /* built for the fused step (opt.fused_step): rings sized for its 7 arrays */
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
     int max_levels;    /* most levels of one type */
@@ -200,7 +205,7 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
  * bytes, and the host emulation (the kernel's order of operations). */
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
-size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, size_t elem);
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, size_t elem);
 /* The ready list of the staged schedulers: rows bucketed by depth, so that a free slot takes the
  * deepest first; *top: no bucket above it holds a row. */
 static inline void cs__ready_push(int r, const int *depth, int *bucket_head, int *next, int *top)
@@ -236,6 +241,12 @@ double cs__staged_lane_use(const cs__hines_hplan *hp);
 /* Free the arrays cs__plan_staged allocated (and only those), e.g. of a plan that was tried. */
 void cs__staged_release(cs__hines_hplan *hp);
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
+/* The fused step on a staged plan: mark CS__STG_CURRENT in the schedule of every structure at the
+ * rows where any of its cells has CS_HINES_ROW_CURRENT in flags (one byte per internal row); and
+ * the host emulation of the fused kernel (the assembly of cs__stg_row_in, then the solve), which
+ * reads the marks, not st->flags. Returns 0, or -1 when out of memory. */
+void cs__staged_mark_current(cs__hines_hplan *hp, const unsigned char *flags);
+int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
 
 /* The tree of n rows (local parents lp) rooted at the centre of its longest path and numbered
  * breadth-first from there: new_of_old[i], the new local parents lp_new (parents first), and for

@@ -1234,8 +1234,8 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
 /* ---- the fused step -------------------------------------------------------------------------- */
 int cs__hines_hplan_fuses(const cs__hines_hplan *hp)
 {
-    return hp->variant == CS__HV_FLAT || hp->variant == CS__HV_INTERLEAVED ||
-           hp->variant == CS__HV_BLOCK_INTERLEAVED || hp->variant == CS__HV_VARIABLE;
+    return hp->variant == CS__HV_FLAT || hp->variant == CS__HV_INTERLEAVED || hp->variant == CS__HV_BLOCK_INTERLEAVED ||
+           hp->variant == CS__HV_VARIABLE || (hp->variant == CS__HV_STAGED && hp->stg_fused);
 }
 
 static inline int cs__slot_parent(const cs__hines_hplan *hp, long long k, int i)
@@ -1246,7 +1246,7 @@ static inline int cs__slot_parent(const cs__hines_hplan *hp, long long k, int i)
 void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags)
 {
     memset(flags, 0, (size_t)hp->internal_size);
-    if (!cs__hines_hplan_fuses(hp)) return;
+    if (!cs__hines_hplan_fuses(hp) || hp->variant == CS__HV_STAGED) return; /* staged: its schedule has the structure */
     for (int q = 0; q < hp->nslot; ++q) {
         long long b = hp->slot_base[q], G = hp->stride;
         for (int i = 1; i < hp->slot_n[q]; ++i) {

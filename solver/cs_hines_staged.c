@@ -28,12 +28,15 @@
 
 #include "cs_hines_gpu_impl.h"
 
-size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, size_t elem)
+/* input arrays of a plan's rings: the fused step's, or a solve's d, u, rhs */
+#define CS__STG_ARRAYS(opt) ((opt)->fused_step ? CS__STG_FUSED_ARRAYS : 3)
+
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, size_t elem)
 {
     /* A, B (and a scratch row), with two-way sections C as well, the ring (RING steps of S rows
-     * of 3 arrays for C cells: S·C = 32), the schedule (S int2 per step) */
+     * of `arrays` arrays for C cells: S·C = 32), the schedule (S int2 per step) */
     const size_t S = (size_t)(32 / cells), per_row = two_way ? 3 : 2;
-    return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * 32 * 3) * elem + (size_t)max_steps * S * 8;
+    return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * 32 * (size_t)arrays) * elem + (size_t)max_steps * S * 8;
 }
 
 /* The schedule of one structure of n rows (lp local parents, lp[0] = -1) into sched (2·S ints
@@ -218,7 +221,7 @@ static double cs__staged_model_time(const cs__staged_shape_t *sh) { return sh->t
  * ranked, and weighed against the best one-way shape, by the load model (cs__staged_model), which
  * sees the schedulers fill. Returns 0, or -1 when out of memory; best->warps = 0: nothing fits. */
 static int cs__staged_pick(int nt, const int *n, const int *count, int *const *lp, int max_n, int nsm, int want_cells,
-                           int want_reg, int want_tw, cs__staged_shape_t *best)
+                           int want_reg, int want_tw, int arrays, cs__staged_shape_t *best)
 {
     int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * CS__STG_SCHED_STEPS(max_n));
     if (!tmp) return -1;
@@ -252,7 +255,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
             }
             for (int c = 0; c < 3 && found; ++c) {
                 if ((c == 2 && !regs[c]) || (want_reg >= 0 && regs[c] != want_reg)) continue;
-                const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, tw, 8);
+                const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, tw, arrays, 8);
                 const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, regs[c], C, tw) : 0;
                 if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
                 if (!w) continue;
@@ -291,7 +294,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     /* several structures: two-way sections by the rule of cells per multiprocessor (-2), since
      * the load model does not see the launches that run beside each other (see above) */
     const int want_tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : nt == 1 ? -1 : -2;
-    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, want_tw, &shapes[0]) < 0) return -1;
+    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, want_tw, CS__STG_ARRAYS(opt), &shapes[0]) < 0) return -1;
     for (int t = 0; t < nt; ++t) launch_of[t] = 0;
     if (nt == 1 || opt->block_size) return shapes[0].warps ? 1 : 0;
     /* each structure's own shape, then the structures of one shape together */
@@ -305,7 +308,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     if (!own || !sub_n || !sub_count || !sub_lp || !split || !lgroups) goto done;
     for (int t = 0; t < nt; ++t) {
         cs__staged_shape_t sh;
-        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, &sh) < 0) goto done;
+        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, CS__STG_ARRAYS(opt), &sh) < 0) goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
         /* a launch of two-way sections takes another structure only while all its groups still run
          * at once (the condition of two-way sections): six structures of one size, each two-way,
@@ -325,7 +328,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
         for (int t = 0; t < nt; ++t)
             if (own[t] == l) { sub_n[m] = nrow[t]; sub_count[m] = count[t]; sub_lp[m++] = lp[t]; mx = nrow[t] > mx ? nrow[t] : mx; }
         cs__staged_shape_t sh;
-        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, split[l].two_way, &sh) < 0)
+        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, split[l].two_way, CS__STG_ARRAYS(opt), &sh) < 0)
             goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; }
         split[l] = sh;
@@ -416,8 +419,8 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             int *lpa[1] = {lp[t]}, *lpb[1] = {lpn};
             const int want = opt->block_size, reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
             const int tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : nt == 1 ? -1 : -2; /* as cs__staged_launches */
-            if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], sms, want, reg, tw, &a) < 0 ||
-                cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], sms, want, reg, tw, &b) < 0) {
+            if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], sms, want, reg, tw, CS__STG_ARRAYS(opt), &a) < 0 ||
+                cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], sms, want, reg, tw, CS__STG_ARRAYS(opt), &b) < 0) {
                 free(renumbered); free(lpn); free(us);
                 goto fail;
             }
@@ -441,7 +444,8 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     if (nl == 0) {
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (%d of its rows would need %zu bytes "
                  "per warp, at most %d; use interleaved or warp)", hp->max_n, shapes[0].rows,
-                 cs__staged_warp_bytes(shapes[0].rows, shapes[0].max_steps, shapes[0].cells, shapes[0].two_way, 8), CS__HINES_SMEM_BYTES_MAX);
+                 cs__staged_warp_bytes(shapes[0].rows, shapes[0].max_steps, shapes[0].cells, shapes[0].two_way,
+                                       CS__STG_ARRAYS(opt), 8), CS__HINES_SMEM_BYTES_MAX);
         st = CS_SOLVER_ERR_INVALID;
         goto fail;
     }
@@ -492,6 +496,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     hp->group_type = malloc(sizeof(int) * (size_t)ng);
     hp->group_cells = malloc(sizeof(int) * (size_t)ng);
     hp->stg_nlaunch = nl;
+    hp->stg_fused = opt->fused_step != 0;
     hp->stg_launch = malloc(sizeof(int) * CS__SL_N * (size_t)nl);
     if (!hp->group_base || !hp->group_type || !hp->group_cells || !hp->stg_launch) goto fail;
     long long size = 0;
@@ -655,4 +660,56 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
         }
     }
     free(A); free(RA);
+}
+
+/* The launch (cells per warp) of group g's structure */
+static int cs__staged_group_cells(const cs__hines_hplan *hp, int g)
+{
+    return hp->stg_launch[CS__SL_N * hp->stg_type_launch[hp->group_type[g]] + CS__SL_CELLS];
+}
+
+void cs__staged_mark_current(cs__hines_hplan *hp, const unsigned char *flags)
+{
+    for (int g = 0; g < hp->ngroup; ++g) {
+        const int C = cs__staged_group_cells(hp, g), S = 32 / C, type = hp->group_type[g];
+        int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * type];
+        const long long n = (long long)hp->stype[2 * type + 1] * S;
+        for (long long k = 0; k < n; ++k) {
+            const int row = sc[2 * k];
+            if (row < 0) continue;
+            for (int j = 0; j < hp->group_cells[g]; ++j)
+                if (flags[(long long)hp->group_base[g] + (long long)row * C + j] & CS_HINES_ROW_CURRENT) sc[2 * k + 1] |= CS__STG_CURRENT;
+        }
+    }
+}
+
+/* Mirrors the fused kernel: its assembly (cs__stg_row_in) row by row, then the solve */
+int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
+{
+    const size_t n = (size_t)hp->internal_size;
+    double *d = calloc(n ? n : 1, sizeof *d), *rhs = calloc(n ? n : 1, sizeof *rhs);
+    if (!d || !rhs) { free(d); free(rhs); return -1; }
+    for (int pass = 0; pass < 2; ++pass) { /* 0: assemble; 1: solve, then x into v */
+        if (pass == 1) cs__staged_solve_host(hp, d, st->u, rhs);
+        for (int g = 0; g < hp->ngroup; ++g) {
+            const int C = cs__staged_group_cells(hp, g), S = 32 / C, type = hp->group_type[g];
+            const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * type];
+            const long long ns = (long long)hp->stype[2 * type + 1] * S;
+            for (long long q = 0; q < ns; ++q) {
+                const int row = sc[2 * q], cur = (sc[2 * q + 1] & CS__STG_CURRENT) != 0;
+                if (row < 0) continue;
+                for (int j = 0; j < hp->group_cells[g]; ++j) {
+                    const long long k = (long long)hp->group_base[g] + (long long)row * C + j;
+                    if (pass == 1) { st->v[k] = rhs[k]; continue; }
+                    const double v = st->v[k], gg = cur ? st->g[k] : 0.0, ii = cur ? st->i[k] : 0.0;
+                    d[k] = st->d0[k] + gg;
+                    rhs[k] = (st->cdt[k] * v + st->b0[k]) + (gg * v - ii);
+                    if (cur) st->i[k] = st->g[k] = 0.0;
+                }
+            }
+        }
+    }
+    free(d);
+    free(rhs);
+    return 0;
 }

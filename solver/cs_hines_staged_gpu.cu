@@ -42,31 +42,37 @@ __device__ __forceinline__ float cs__stg_rcp(float x)
     return fmaf(r, fmaf(-x, r, 1.0f), r);
 }
 
-/* A lane's share of staging one slot of a step: the slot's row of d, u, rhs is 3 segments of C
- * values, copied in chunks of CB bytes (16, or the whole segment when it is smaller); the slot's
- * C lanes copy them, lane j chunks j, j + C, ... A ring slot is laid out [array][step slot][cell],
- * so that the warp's 32 reads of one array are one contiguous run (no bank conflicts). */
-template <class T, int C>
+/* A lane's share of staging one slot of a step: the slot's row of the NA input arrays (3 for a
+ * solve: d, u, rhs; CS__STG_FUSED_ARRAYS for the fused step: d0, u, b0, C/dt, v, i, g) is NA
+ * segments of C values, copied in chunks of CB bytes (16, or the whole segment when it is smaller);
+ * the slot's C lanes copy them, lane j chunks j, j + C, ... A ring slot is laid out
+ * [array][step slot][cell], so that the warp's 32 reads of one array are one contiguous run (no
+ * bank conflicts). The fused step's i and g are copied only for rows with current (the schedule's
+ * CS__STG_CURRENT): elsewhere they are zero and never read. */
+template <class T, int C, int NA>
 struct cs__stg_copy {
     static constexpr int S = 32 / C, SEG = C * (int)sizeof(T), CB = SEG < 16 ? SEG : 16;
-    static constexpr int PER = CB / (int)sizeof(T), CH = SEG / CB, N = 3 * CH, H = (N + C - 1) / C;
-    static constexpr unsigned SLOT_BYTES = (unsigned)(S * 3 * C * sizeof(T));
+    static constexpr int PER = CB / (int)sizeof(T), CH = SEG / CB, N = NA * CH, H = (N + C - 1) / C;
+    static constexpr unsigned SLOT_BYTES = (unsigned)(S * NA * C * sizeof(T));
     const T *src[H]; /* the chunk's array, chunk offset included */
     unsigned dst[H]; /* shared-memory address within ring slot 0 */
     int nchunk;
+    unsigned cur_only; /* bit h: chunk h is of i or g (copied only at rows with current) */
 
-    __device__ void init(const T *d, const T *u, const T *rhs, unsigned ring0, int s, int j)
+    __device__ void init(const T *const *arr, unsigned ring0, int s, int j)
     {
         nchunk = 0;
+        cur_only = 0;
 #pragma unroll
         for (int h = 0; h < H; ++h) {
             const int q = j + h * C;
-            src[h] = d; /* a chunk this lane does not have is never copied */
+            src[h] = arr[0]; /* a chunk this lane does not have is never copied */
             dst[h] = ring0;
             if (q >= N) continue;
             const int k = q / CH, c = q - k * CH;
-            src[h] = (k == 0 ? d : k == 1 ? u : rhs) + c * PER;
+            src[h] = arr[k] + c * PER;
             dst[h] = ring0 + (unsigned)(((k * S + s) * C + c * PER) * sizeof(T));
+            if (k >= 5) cur_only |= 1u << h;
             nchunk = h + 1;
         }
     }
@@ -76,16 +82,17 @@ struct cs__stg_copy {
 #pragma unroll
         for (int h = 0; h < H; ++h) g[h] = src[h] + base;
     }
-    /* copy row `row` (< 0: none) of the group whose sources are g into ring slot `slot` (not
-     * committed). Predicated, not branched: the step stays one basic block, so the compiler can
-     * interleave the copy's address arithmetic with the step's floating-point chain. */
-    __device__ __forceinline__ void copy(const T *const g[H], int row, int slot) const
+    /* copy row `row` (< 0: none; cur: it has current) of the group whose sources are g into ring
+     * slot `slot` (not committed). Predicated, not branched: the step stays one basic block, so
+     * the compiler can interleave the copy's address arithmetic with the step's floating-point
+     * chain. */
+    __device__ __forceinline__ void copy(const T *const g[H], int row, bool cur, int slot) const
     {
 #pragma unroll
         for (int h = 0; h < H; ++h) {
             const unsigned to = dst[h] + (unsigned)slot * SLOT_BYTES;
             const T *from = g[h] + row * C;
-            const int on = row >= 0 && h < nchunk;
+            const int on = row >= 0 && h < nchunk && (cur || !((cur_only >> h) & 1u));
             if (CB == 16)
                 asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p cp.async.cg.shared.global [%0], [%1], 16; }" ::"r"(to),
                              "l"(from), "r"(on));
@@ -95,6 +102,28 @@ struct cs__stg_copy {
         }
     }
 };
+
+/* A row's diagonal and right-hand side from its staged inputs rg (arrays 32 = S·C apart): the
+ * solve's d and rhs, or the fused step's assembly (cs_hines_gpu.h, cs_hines_step_d)
+ *     d = d0 + g,   rhs = C/dt·v + b0 + (g·v − i)
+ * after which the row's i and g are zeroed for the next step's mechanisms. */
+template <class T, bool FUSED>
+__device__ __forceinline__ void cs__stg_row_in(const T *rg, int f, bool real, long long at, const cs__stg_fused<T> &fz, T &dd, T &rr)
+{
+    if (!FUSED) {
+        dd = rg[0];
+        rr = rg[64];
+        return;
+    }
+    const bool cur = f & CS__STG_CURRENT;
+    const T v = rg[128], g = cur ? rg[192] : T(0), i = cur ? rg[160] : T(0);
+    dd = rg[0] + g;
+    rr = (rg[96] * v + rg[64]) + (g * v - i);
+    if (real && cur) {
+        fz.i[at] = T(0);
+        fz.g[at] = T(0);
+    }
+}
 
 __device__ __forceinline__ void cs__stg_commit() { asm volatile("cp.async.commit_group;"); }
 
@@ -113,19 +142,22 @@ template <> struct cs__stg_pair<float> { using type = float2; };
  * the scratch row) and every store is predicated, so a step is one basic block.
  * The carry chain (cd → d1 → 1/d1 → cd of the next step) is kept short: u² and u·r' are formed
  * beside the reciprocal, so that cdn and crn are one product after it. */
-template <class T, int C, bool IN_REGS>
-__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T, C> &cp, const T *const *gp, int next_row, int wslot, int2 e,
-                                                 const T *rg, typename cs__stg_pair<T>::type *AB, T &cd, T &cr, T &ra, T &rb)
+template <class T, int C, int NA, bool IN_REGS>
+__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T, C, NA> &cp, const T *const *gp, int2 next, int wslot, int2 e,
+                                                 const T *rg, typename cs__stg_pair<T>::type *AB, T &cd, T &cr, T &ra, T &rb,
+                                                 const cs__stg_fused<T> &fz, long long at)
 {
     using T2 = typename cs__stg_pair<T>::type;
     asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
     __syncwarp(); /* this step's copies and the last step's gathers visible; a ring slot freed */
-    cp.copy(gp, next_row, wslot);
+    cp.copy(gp, next.x, next.y & CS__STG_CURRENT, wslot);
     cs__stg_commit();
     const int f = e.y & 0xff;
     T2 *own = AB + CS__STG_OWN(e.y) * C, *par = AB + CS__STG_PAR(e.y) * C; /* AB: this lane's cell */
     const T2 so = *own, sp = *par; /* no other lane writes the parent's row in this step */
-    const T d1 = (rg[0] + so.x) + cd, uu = rg[32], r1 = (rg[64] + so.y) + cr; /* arrays 32 = S·C apart */
+    T dd, rr;
+    cs__stg_row_in<T, (NA > 3)>(rg, f, e.x >= 0, at + (long long)e.x * C, fz, dd, rr);
+    const T d1 = (dd + so.x) + cd, uu = rg[32], r1 = (rr + so.y) + cr; /* arrays 32 = S·C apart */
     const T inv = cs__stg_rcp(d1);
     const T uu2 = uu * uu, ur = uu * r1;
     const T a = uu * inv, b = r1 * inv, cdn = -(uu2 * inv), crn = -(ur * inv);
@@ -164,20 +196,22 @@ __device__ __forceinline__ void cs__stg_forward(int2 e, typename cs__stg_pair<T>
  * P's pending terms sd, sr, which M scales by its u (T's coupling to P). A row's record has a
  * third value c: a top row's coefficient on u_T·x_P, or M's u_T (forward: yc = u_T·x_P for the
  * top rows that follow on its lane). A held slot (CS__STG_HOLD) keeps the lane's carries. */
-template <class T, int C, bool IN_REGS>
-__device__ __forceinline__ void cs__stg_backward_tw(const cs__stg_copy<T, C> &cp, const T *const *gp, int next_row, int wslot, int2 e,
+template <class T, int C, int NA, bool IN_REGS>
+__device__ __forceinline__ void cs__stg_backward_tw(const cs__stg_copy<T, C, NA> &cp, const T *const *gp, int2 next, int wslot, int2 e,
                                                     const T *rg, typename cs__stg_pair<T>::type *AB, T *CC, T &cd, T &cr, T &cg,
-                                                    T &sd, T &sr, T &ra, T &rb, T &rc)
+                                                    T &sd, T &sr, T &ra, T &rb, T &rc, const cs__stg_fused<T> &fz, long long at)
 {
     using T2 = typename cs__stg_pair<T>::type;
     asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
     __syncwarp();
-    cp.copy(gp, next_row, wslot);
+    cp.copy(gp, next.x, next.y & CS__STG_CURRENT, wslot);
     cs__stg_commit();
     const int f = e.y & 0xff;
     T2 *own = AB + CS__STG_OWN(e.y) * C, *par = AB + CS__STG_PAR(e.y) * C;
     const T2 so = *own, sp = *par;
-    const T d1 = (rg[0] + so.x) + cd, uu = rg[32], r1 = (rg[64] + so.y) + cr;
+    T dd, rr;
+    cs__stg_row_in<T, (NA > 3)>(rg, f, e.x >= 0, at + (long long)e.x * C, fz, dd, rr);
+    const T d1 = (dd + so.x) + cd, uu = rg[32], r1 = (rr + so.y) + cr;
     const T inv = cs__stg_rcp(d1);
     const bool top = f & CS__STG_TOP, meet = f & CS__STG_MEET;
     const T g = (f & CS__STG_START) ? T(1) : cg, ue = meet ? uu * g : uu, gt = top ? g : T(0);
@@ -216,12 +250,14 @@ __device__ __forceinline__ void cs__stg_forward_tw(int2 e, typename cs__stg_pair
 }
 
 /* C: cells per warp; R: register steps (0, CS__STG_REG_STEPS or CS__STG_REG_STEPS_MORE(C)), unrolled so that ra/rb stay
- * registers; TW: two-way sections (C = 1 only; the steps above, a third shared value per row after the schedule). */
-template <class T, int C, int R, bool TW>
-__global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs)
+ * registers; TW: two-way sections (C = 1 only; the steps above, a third shared value per row after the schedule);
+ * NA: input arrays, 3 for a solve (d, u, rhs; x overwrites rhs), CS__STG_FUSED_ARRAYS for the fused step (d = d0,
+ * rhs = b0 and fz's arrays; x overwrites fz.v). */
+template <class T, int C, int R, bool TW, int NA>
+__global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs, cs__stg_fused<T> fz)
 {
     using T2 = typename cs__stg_pair<T>::type;
-    using copy_t = cs__stg_copy<T, C>;
+    using copy_t = cs__stg_copy<T, C, NA>;
     constexpr int S = 32 / C;
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
     /* AB holds the shared rows' (a, b) pairs and a scratch row (for empty slots, the root's parent
@@ -230,16 +266,20 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
      * warp on L2 latency (a quarter of the samples, NOTES.md). */
     T2 *AB0 = reinterpret_cast<T2 *>(cs__smem_stg);
     T *ring = reinterpret_cast<T *>(AB0 + (size_t)(sd.rows + 1) * C);
-    int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * 3 * C);
+    int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * NA * C);
     T *CC0 = reinterpret_cast<T *>(ssc + (size_t)sd.max_steps * S); /* two-way: the records' third values */
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
     T2 *AB = AB0 + j;
     T *CC = CC0 + j;
     copy_t cp;
-    cp.init(d, u, rhs, (unsigned)__cvta_generic_to_shared(ring), q, j);
+    {
+        const T *arr[7] = {d, u, rhs, fz.cdt, fz.v, fz.i, fz.g};
+        cp.init(arr, (unsigned)__cvta_generic_to_shared(ring), q, j);
+    }
+    T *const xout = NA > 3 ? fz.v : rhs; /* where x goes */
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
     const T *rg0 = ring + q * C + j; /* this lane's d in ring slot 0 (laid out [k][slot][cell]) */
-    constexpr int RS = S * 3 * C;    /* elements per ring slot */
+    constexpr int RS = S * NA * C;   /* elements per ring slot */
     const int2 *sc = ssc + q;        /* this lane's slot of step 0 */
     T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], rc[TW && R > 0 ? R : 1], unused;
     int type = sd.group_type[blockIdx.x], nsteps = 0;
@@ -259,7 +299,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             for (int i = lane; i < ty.y * S; i += 32) ssc[i] = __ldg(sched + (size_t)ty.x + i);
             __syncwarp();
             for (int t = 0; t < RING - 1; ++t) {
-                cp.copy(gp, t < nsteps ? sc[t * S].x : -1, t);
+                const int2 en = t < nsteps ? sc[t * S] : make_int2(-1, 0);
+                cp.copy(gp, en.x, en.y & CS__STG_CURRENT, t);
                 cs__stg_commit();
             }
         }
@@ -274,26 +315,29 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         /* backward sweep: step t's inputs were issued RING-1 steps ago */
         T cd = T(0), cr = T(0), cg = T(0), csd = T(0), csr = T(0);
         int2 e = sc[0];
+        const long long at = base + j; /* this lane's cell's row 0 in the fused step's i, g */
 #pragma unroll
         for (int t = 0; t < R; ++t)
             if (t < nsteps) {
                 const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
-                const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
+                const int2 nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S] : make_int2(-1, 0);
                 if constexpr (TW)
-                    cs__stg_backward_tw<T, C, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, CC, cd, cr, cg, csd, csr,
-                                                    ra[t], rb[t], rc[t]);
+                    cs__stg_backward_tw<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, CC, cd, cr, cg, csd,
+                                                        csr, ra[t], rb[t], rc[t], fz, at);
                 else
-                    cs__stg_backward<T, C, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, cd, cr, ra[t], rb[t]);
+                    cs__stg_backward<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, cd, cr, ra[t], rb[t],
+                                                     fz, at);
                 e = en;
             }
         for (int t = R, ri = R % RING; t < nsteps; ++t) {
             const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
-            const int nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S].x : -1;
+            const int2 nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S] : make_int2(-1, 0);
             if constexpr (TW)
-                cs__stg_backward_tw<T, C, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, CC, cd, cr, cg, csd, csr, unused,
-                                                 unused, unused);
+                cs__stg_backward_tw<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, CC, cd, cr, cg, csd, csr,
+                                                     unused, unused, unused, fz, at);
             else
-                cs__stg_backward<T, C, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, cd, cr, unused, unused);
+                cs__stg_backward<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, cd, cr, unused, unused, fz,
+                                                  at);
             e = en;
             ri = ri + 1 == RING ? 0 : ri + 1;
         }
@@ -301,11 +345,12 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
          * runs (the ring is free) */
         __syncwarp();
         staged = type2 == type;
-        T *out = rhs + base + j;
+        T *out = xout + base + j;
         if (g2 < sd.ngroup) cp.at(base2, gp);
         if (staged)
             for (int t = 0; t < RING - 1; ++t) {
-                cp.copy(gp, t < nsteps ? sc[t * S].x : -1, t);
+                const int2 en = t < nsteps ? sc[t * S] : make_int2(-1, 0);
+                cp.copy(gp, en.x, en.y & CS__STG_CURRENT, t);
                 cs__stg_commit();
             }
         /* forward sweep: the steps in reverse; x goes to device memory once */
@@ -341,36 +386,54 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     }
 }
 
-/* The kernel of a shape (cells per warp, register steps), or nullptr */
-template <class T>
-static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps, int two_way)
+/* The kernel of a shape (cells per warp, register steps, two-way, NA input arrays), or nullptr */
+template <class T, int NA>
+static cs__staged_kernel_t<T> cs__staged_kernel_na(int cells, int reg_steps, int two_way)
 {
     if (two_way) /* one cell per warp only */
-        return cells != 1 ? nullptr : reg_steps == 0 ? cs__k_staged<T, 1, 0, true>
-                                    : reg_steps == CS__STG_REG_STEPS ? cs__k_staged<T, 1, CS__STG_REG_STEPS, true> : nullptr;
-    if (cells == 4 && reg_steps == CS__STG_REG_STEPS_MORE(4)) return cs__k_staged<T, 4, CS__STG_REG_STEPS_MORE(4), false>;
+        return cells != 1 ? nullptr : reg_steps == 0 ? cs__k_staged<T, 1, 0, true, NA>
+                                    : reg_steps == CS__STG_REG_STEPS ? cs__k_staged<T, 1, CS__STG_REG_STEPS, true, NA> : nullptr;
+    if (cells == 4 && reg_steps == CS__STG_REG_STEPS_MORE(4)) return cs__k_staged<T, 4, CS__STG_REG_STEPS_MORE(4), false, NA>;
     if (reg_steps != 0 && reg_steps != CS__STG_REG_STEPS) return nullptr;
     switch (cells * 2 + (reg_steps != 0)) {
-    case 8: return cs__k_staged<T, 4, 0, false>;
-    case 9: return cs__k_staged<T, 4, CS__STG_REG_STEPS, false>;
-    case 4: return cs__k_staged<T, 2, 0, false>;
-    case 5: return cs__k_staged<T, 2, CS__STG_REG_STEPS, false>;
-    case 2: return cs__k_staged<T, 1, 0, false>;
-    case 3: return cs__k_staged<T, 1, CS__STG_REG_STEPS, false>;
+    case 8: return cs__k_staged<T, 4, 0, false, NA>;
+    case 9: return cs__k_staged<T, 4, CS__STG_REG_STEPS, false, NA>;
+    case 4: return cs__k_staged<T, 2, 0, false, NA>;
+    case 5: return cs__k_staged<T, 2, CS__STG_REG_STEPS, false, NA>;
+    case 2: return cs__k_staged<T, 1, 0, false, NA>;
+    case 3: return cs__k_staged<T, 1, CS__STG_REG_STEPS, false, NA>;
     default: return nullptr;
     }
 }
+/* the fused step exists in double only */
+template <class T>
+static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps, int two_way, int fused)
+{
+    return fused ? nullptr : cs__staged_kernel_na<T, 3>(cells, reg_steps, two_way);
+}
+template <>
+cs__staged_kernel_t<double> cs__staged_kernel<double>(int cells, int reg_steps, int two_way, int fused)
+{
+    return fused ? cs__staged_kernel_na<double, CS__STG_FUSED_ARRAYS>(cells, reg_steps, two_way)
+                 : cs__staged_kernel_na<double, 3>(cells, reg_steps, two_way);
+}
 
+/* the plain solve's kernel in precision T, and for a plan of the fused step (sd.fused) also the
+ * fused kernel in double: its larger ring sets the blocks per multiprocessor */
 template <class T>
 static cudaError_t cs__staged_prepare_t(const cs__staged_dev &sd, int attr_rows, int attr_steps, int *blocks_per_sm)
 {
-    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way);
-    if (!k) return cudaErrorInvalidValue;
-    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sd.two_way, sizeof(T)));
-    if (e != cudaSuccess) return e;
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, sizeof(T)));
-    if (e != cudaSuccess) return e;
+    for (int fused = 0; fused <= (sd.fused && sizeof(T) == sizeof(double)); ++fused) {
+        const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused);
+        if (!k) return cudaErrorInvalidValue;
+        const int na = fused ? CS__STG_FUSED_ARRAYS : 3;
+        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sd.two_way, na, sizeof(T)));
+        if (e != cudaSuccess) return e;
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 32,
+                                                          cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, sizeof(T)));
+        if (e != cudaSuccess) return e;
+    }
     return *blocks_per_sm < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
 }
 
@@ -381,14 +444,26 @@ cudaError_t cs__staged_prepare(const cs__staged_dev &sd, int attr_rows, int attr
 }
 
 template <class T>
-cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
+static cudaError_t cs__staged_launch_t(const cs__staged_dev &sd, T *d, const T *u, T *rhs, const cs__stg_fused<T> &fz, cudaStream_t stream)
 {
-    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way);
+    const int fused = fz.v != nullptr, na = fused ? CS__STG_FUSED_ARRAYS : 3;
+    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused);
     if (!k) return cudaErrorInvalidValue;
     long long grid = (long long)sd.blocks_per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
-    k<<<(int)grid, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, sizeof(T)), stream>>>(sd, d, u, rhs);
+    k<<<(int)grid, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, sizeof(T)), stream>>>(sd, d, u, rhs, fz);
     return cudaGetLastError();
+}
+template <class T>
+cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
+{
+    return cs__staged_launch_t<T>(sd, d, u, rhs, cs__stg_fused<T>{nullptr, nullptr, nullptr, nullptr}, stream);
 }
 template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *, const double *, double *, cudaStream_t);
 template cudaError_t cs__staged_launch<float>(const cs__staged_dev &, float *, const float *, float *, cudaStream_t);
+
+cudaError_t cs__staged_launch_step(const cs__staged_dev &sd, const cs_hines_step_d &st, cudaStream_t stream)
+{
+    const cs__stg_fused<double> fz{st.cdt, st.v, st.i, st.g};
+    return cs__staged_launch_t<double>(sd, const_cast<double *>(st.d0), st.u, const_cast<double *>(st.b0), fz, stream);
+}

@@ -244,6 +244,11 @@ static cs_status setup_fused_flags(cs_backend *be) {
     for (size_t k = 0; k < net->ninst; ++k)
         if (!net->inst[k].type->fold)
             flags[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node]] |= CS_HINES_ROW_CURRENT;
+    ss = cs_hines_gpu_plan_set_current(be->plan, flags); /* staged keeps them in its schedule */
+    if (ss != CS_SOLVER_OK) {
+        free(flags);
+        return solver_fail(ss, "rows with current of the fused step");
+    }
     size_t n = be->s.n_int ? be->s.n_int : 1;
     if (be->shared_constants) { /* one cell's rows, each the union over the cells (cs_hines_step_d) */
         n = (size_t)be->cell_first[1];
@@ -295,13 +300,15 @@ static cs_status setup(cs_backend *be) {
         cs_hines_gpu_options opt;
         cs_hines_gpu_options_default(&opt);
         opt.variant = be->p.solver;
-        opt.fused_step = 1;
+        /* CS_CUDA_FUSED=0: assembly and solve as two kernels (for comparisons) */
+        const char *fuse = getenv("CS_CUDA_FUSED");
+        opt.fused_step = !(fuse && !strcmp(fuse, "0"));
         opt.device = be->p.device;
         cs_solver_status ss = cs_hines_gpu_plan_create(ncell, be->cell_first, parent, &opt, &be->plan);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);
         if (ss != CS_SOLVER_OK) st = solver_fail(ss, "building the solver plan");
-        else be->fused = cs_hines_gpu_plan_fuses(be->plan);
+        else be->fused = opt.fused_step && cs_hines_gpu_plan_fuses(be->plan);
     }
     double *v_int = NULL;
     if (st == CS_OK) {
@@ -312,6 +319,7 @@ static cs_status setup(cs_backend *be) {
             st = cs_cuda_alloc((void **)state[k], bytes, "the cells' state");
         double **constant[] = {&s->d0, &s->b0, &s->cdt, &s->u}, *tree[] = {d0, b0, cdt, u};
         be->shared_constants = be->fused && ncell > 0 && cs_hines_gpu_plan_uniform(be->plan) &&
+                               strcmp(cs_hines_gpu_plan_variant(be->plan), "staged") != 0 && /* it stages its rows */
                                identical_cells(be->cell_first, ncell, tree, 4);
         if (be->shared_constants) { /* one cell's tree-order rows serve every cell */
             size_t n0 = (size_t)be->cell_first[1];

@@ -661,10 +661,12 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
         }
         free(seen);
     }
-    for (int shared = 0; cs__hines_hplan_fuses(&hp) && shared <= hp.uniform; ++shared) {
+    const int staged = hp.variant == CS__HV_STAGED; /* no shared constants; rows with current in its schedule */
+    for (int shared = 0; cs__hines_hplan_fuses(&hp) && shared <= (staged ? 0 : hp.uniform); ++shared) {
         /* the fused step, twice: the second finds the work arrays as the first left them */
         step_inputs si;
         step_inputs_make(b, &hp, shared, &si);
+        if (staged) cs__staged_mark_current(&hp, si.row_flags);
         double *sref = reference(&si.ref);
         double *v0 = malloc(sizeof(double) * ni), *i0 = malloc(sizeof(double) * ni), *g0 = malloc(sizeof(double) * ni);
         memcpy(v0, si.v, sizeof(double) * ni); memcpy(i0, si.i, sizeof(double) * ni); memcpy(g0, si.g, sizeof(double) * ni);
@@ -677,7 +679,8 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
         }
         for (int rep = 0; rep < 2; ++rep) {
             memcpy(si.v, v0, sizeof(double) * ni); memcpy(si.i, i0, sizeof(double) * ni); memcpy(si.g, g0, sizeof(double) * ni);
-            cs__hines_hplan_step_host(&hp, &st);
+            if (staged) ck_assert_int_eq(cs__staged_step_host(&hp, &st), 0);
+            else cs__hines_hplan_step_host(&hp, &st);
             cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, si.v, x);
             e = relerr(b->nrows, x, sref);
             ck_assert_msg(e <= TOL_D, "%s %s (fused step%s, host emulation, step %d): error %.3g", what, opt->variant,
@@ -696,26 +699,29 @@ static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, con
     check_host_plan_nsm(b, opt, 132, what);
 }
 
-typedef struct { const char *variant; int bs, threads, flags, pack_rows; } config;
+typedef struct { const char *variant; int bs, threads, flags, pack_rows, fused_step; } config;
 static const config g_configs[] = {
-    {"flat", 0, 0, 0, 0},
-    {"interleaved", 0, 0, 0, 0},
-    {"block_interleaved", 32, 0, 0, 0},
-    {"block_interleaved", 64, 0, 0, 0},
-    {"block_shared", 64, 0, 0, 0},
-    {"variable", 0, 0, 0, 0},
-    {"fine", 0, 0, 0, 0},
-    {"fine", 0, 32, 0, 256},
-    {"fine", 0, 64, CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT | CS_HINES_FINE_NO_SORT, 0},
-    {"fine", 0, 128, CS_HINES_FINE_GLOBAL, 0},
-    {"warp", 0, 0, 0, 0},
-    {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640},
-    {"staged", 0, 0, 0, 0},
-    {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0},
-    {"staged", 2, 0, 0, 0}, /* cells per warp */
-    {"staged", 1, 0, 0, 0},
-    {"staged", 1, 0, CS_HINES_STAGED_NO_TWO_WAY, 0}, /* where two-way sections would be picked */
-    {"auto", 0, 0, 0, 0},
+    {"flat", 0, 0, 0, 0, 0},
+    {"interleaved", 0, 0, 0, 0, 0},
+    {"block_interleaved", 32, 0, 0, 0, 0},
+    {"block_interleaved", 64, 0, 0, 0, 0},
+    {"block_shared", 64, 0, 0, 0, 0},
+    {"variable", 0, 0, 0, 0, 0},
+    {"fine", 0, 0, 0, 0, 0},
+    {"fine", 0, 32, 0, 256, 0},
+    {"fine", 0, 64, CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT | CS_HINES_FINE_NO_SORT, 0, 0},
+    {"fine", 0, 128, CS_HINES_FINE_GLOBAL, 0, 0},
+    {"warp", 0, 0, 0, 0, 0},
+    {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640, 0},
+    {"staged", 0, 0, 0, 0, 0},
+    {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 0},
+    {"staged", 2, 0, 0, 0, 0}, /* cells per warp */
+    {"staged", 1, 0, 0, 0, 0},
+    {"staged", 1, 0, CS_HINES_STAGED_NO_TWO_WAY, 0, 0}, /* where two-way sections would be picked */
+    {"staged", 0, 0, 0, 0, 1},                        /* plans for the fused step (7-array rings) */
+    {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 1},
+    {"staged", 1, 0, 0, 0, 1},
+    {"auto", 0, 0, 0, 0, 0},
 };
 #define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
 
@@ -728,6 +734,7 @@ static cs_hines_gpu_options make_opt(const config *c)
     o.threads = c->threads;
     o.fine_flags = c->flags;
     o.fine_pack_rows = c->pack_rows;
+    o.fused_step = c->fused_step;
     return o;
 }
 
@@ -915,7 +922,7 @@ START_TEST(test_host_plans)
         batch kb;
         make_class_batch(&kb, k, 9, 1000 + k);
         for (int f = 0; f < 3; ++f) { /* 9 cells: two-way sections, unless turned off */
-            config sc = {"staged", 0, 0, f == 1 ? CS_HINES_STAGED_NO_REG_STEPS : f == 2 ? CS_HINES_STAGED_NO_TWO_WAY : 0, 0};
+            config sc = {"staged", 0, 0, f == 1 ? CS_HINES_STAGED_NO_REG_STEPS : f == 2 ? CS_HINES_STAGED_NO_TWO_WAY : 0, 0, 0};
             cs_hines_gpu_options o = make_opt(&sc);
             check_host_plan(&kb, &o, cs_hines_table41[k].name);
         }
@@ -926,7 +933,7 @@ START_TEST(test_host_plans)
     {
         batch tb;
         make_two_class_batch(&tb, 4, 1, 1, 600, 1004);
-        config sc = {"staged", 0, 0, 0, 0};
+        config sc = {"staged", 0, 0, 0, 0, 0};
         cs_hines_gpu_options o = make_opt(&sc);
         check_host_plan(&tb, &o, "big-low then small-high");
         cs__hines_hplan hp;
@@ -945,7 +952,7 @@ START_TEST(test_host_plans)
     for (int count = 1024; count <= 2560; count += 1536) {
         batch sb;
         make_same_size_batch(&sb, count, 2000);
-        config sc = {"staged", 0, 0, 0, 0};
+        config sc = {"staged", 0, 0, 0, 0, 0};
         cs_hines_gpu_options o = make_opt(&sc);
         cs__hines_hplan hp;
         char msg[256];
@@ -980,7 +987,7 @@ START_TEST(test_host_plans)
     for (int count = 9; count <= 10; ++count) {
         batch kb;
         make_class_batch(&kb, 4, count, 1004);
-        config sc = {"staged", 0, 0, 0, 0};
+        config sc = {"staged", 0, 0, 0, 0, 0};
         cs_hines_gpu_options o = make_opt(&sc);
         cs__hines_hplan hp;
         char msg[256];
@@ -993,7 +1000,7 @@ START_TEST(test_host_plans)
      * per warp), emulated */
     batch lm;
     make_mixed_batch(&lm, 1100, 0, 14);
-    config lc = {"staged", 0, 0, 0, 0};
+    config lc = {"staged", 0, 0, 0, 0, 0};
     cs_hines_gpu_options lo = make_opt(&lc);
     check_host_plan_nsm(&lm, &lo, 1, "large mixed");
     {
@@ -1009,7 +1016,7 @@ START_TEST(test_host_plans)
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
         batch kb;
         make_class_batch(&kb, shapes[k].cls, shapes[k].count, 1000 + shapes[k].cls);
-        config sc = {"staged", 0, 0, shapes[k].flags, 0};
+        config sc = {"staged", 0, 0, shapes[k].flags, 0, 0};
         cs_hines_gpu_options o = make_opt(&sc);
         cs__hines_hplan hp;
         char msg[256];
@@ -1102,9 +1109,12 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
     ck_assert_int_eq(cs_hines_gpu_plan_row_flags(pl, fl), CS_SOLVER_OK);
     ck_assert_int_eq(cs_hines_gpu_plan_uniform(pl), hp.uniform);
     double *x = malloc(sizeof(double) * b->nrows);
-    for (int shared = 0; shared <= hp.uniform; ++shared) {
+    const int staged = hp.variant == CS__HV_STAGED;
+    for (int shared = 0; shared <= (staged ? 0 : hp.uniform); ++shared) {
         step_inputs si;
         step_inputs_make(b, &hp, shared, &si);
+        if (staged) /* its step needs the rows with current first */
+            ck_assert_msg(cs_hines_gpu_plan_set_current(pl, si.row_flags) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
         for (size_t k = 0; k < ni; ++k)
             ck_assert_int_eq(fl[k], si.row_flags[k] & ~CS_HINES_ROW_CURRENT);
         double *sref = reference(&si.ref);
@@ -1143,7 +1153,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
         free(sref);
         step_inputs_free(&si);
     }
-    if (!hp.uniform) { /* shared constants are refused for systems of different structures */
+    if (!hp.uniform || staged) { /* shared constants are refused for systems of different structures, and by staged */
         cs_hines_step_d bad = {(double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl,
                                (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl};
         ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &bad), CS_SOLVER_ERR_INVALID);
@@ -1300,7 +1310,7 @@ START_TEST(test_gpu_mixed)
     /* large enough that staged gives each structure its own launch (several launches of one
      * kernel with different shared memory) */
     make_mixed_batch(&b, 12000, 0, 61);
-    config sc = {"staged", 0, 0, 0, 0};
+    config sc = {"staged", 0, 0, 0, 0, 0};
     check_gpu(&b, &sc, "large mixed");
     batch_free(&b);
 }
@@ -1313,7 +1323,7 @@ START_TEST(test_gpu_more_reg_steps)
 {
     batch b;
     make_class_batch(&b, 4, 5000, 62);
-    config sc = {"staged", 0, 0, 0, 0};
+    config sc = {"staged", 0, 0, 0, 0, 0};
     cs_hines_gpu_options o = make_opt(&sc);
     cs_hines_plan *pl = NULL;
     ck_assert_int_eq(cs_hines_gpu_plan_create(b.nsys, b.offset, b.p, &o, &pl), CS_SOLVER_OK);
@@ -1337,7 +1347,7 @@ START_TEST(test_gpu_two_way)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         batch b;
         make_class_batch(&b, 4, cases[k].count, 63 + (int)k);
-        config sc = {"staged", 0, 0, 0, 0};
+        config sc = {"staged", 0, 0, 0, 0, 0};
         cs_hines_gpu_options o = make_opt(&sc);
         cs_hines_plan *pl = NULL;
         ck_assert_int_eq(cs_hines_gpu_plan_create(b.nsys, b.offset, b.p, &o, &pl), CS_SOLVER_OK);
@@ -1350,7 +1360,7 @@ START_TEST(test_gpu_two_way)
      * aligned (they faulted with "misaligned address" before the layout aligned each launch) */
     batch tb;
     make_two_class_batch(&tb, 4, 1, 1, 600, 1004);
-    config sc = {"staged", 0, 0, 0, 0};
+    config sc = {"staged", 0, 0, 0, 0, 0};
     check_gpu(&tb, &sc, "big-low then small-high");
     batch_free(&tb);
 }

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one call (issue 17, P1/P2): the staged solver with the assembly fused into
+# its solve (the default since session 12) against staged with the separate assembly kernel
+# (CS_CUDA_FUSED=0), alternating run by run on the same networks: the real-cell mixed networks
+# (128 and 2 048 of each of the nine shared SWC cells) and distinct busyring trees. Before that,
+# the GPU tests of the solver and of the backend, and memcheck on the fused step.
+#
+# Usage, from the project root: scripts/gpu_fused_ab.sh [OUTDIR]
+# Carry: .devlibs (scripts/devlibs.sh) and build-shared (mkdir -p build-shared && cp -r
+# ../shared/data build-shared/). REPS=3 runs of each side; RAND="16384 65536" busyring cells.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${1:-${OUT:-$root/build-gpu/out-ab}}
+mkdir -p "$out"
+t0=$(date +%s)
+export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+[ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
+bld=$root/build-gpu
+py=
+for c in "$(command -v python3)" /opt/torch/.venv/bin/python3 /usr/bin/python3; do
+  [ -x "$c" ] && "$c" -c 'import h5py' 2>/dev/null && { py=$c; break; }
+done
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/device.txt"
+cmake -S . -B "$bld" ${py:+-DCS_PYTHON=$py} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
+  >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+cmake --build "$bld" -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+cs=$bld/cablesim
+echo "build: $(( $(date +%s) - t0 )) s"
+
+echo "== GPU tests (solver, backend)"
+ctest --test-dir "$bld" -V -R "${CTEST_REGEX:-test_hines_gpu|test_backend_cuda}" >"$out/ctest.log" 2>&1
+rc_tests=$?
+grep -E "tests passed|tests failed|\*\*\*Failed|Checks:|^[0-9]+: .*(FAIL|fused step)" "$out/ctest.log" | head -30
+grep -E "^[0-9]+:.*:F:|^[0-9]+: FAIL" "$out/ctest.log" | head -20
+echo "tests: exit $rc_tests ($(( $(date +%s) - t0 )) s)"
+
+echo "== memcheck, fused staged step"
+compute-sanitizer --tool memcheck --error-exitcode 9 "$cs" run models/validation/ring4.json --backend cuda --solver staged \
+  --tfinal 5 --no-output -q >"$out/memcheck.log" 2>&1
+echo "memcheck ring4 staged: exit $? | $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
+
+echo "== networks"
+models=$out/models
+$py bench/real_cells.py generate --out "$models" --alone 0 --mixed 128,2048 --largest 0 --big-compartments 0 \
+  --tfinal 20 >"$out/generate.log" 2>&1 || { tail -5 "$out/generate.log"; exit 1; }
+for n in ${RAND:-16384 65536}; do
+  $py - "$n" "$models/rand-$n.json" <<'EOF'
+import json, sys
+sys.path.insert(0, "bench")
+from bench_cpu_vs_neuron import busyring_model
+m = busyring_model(int(sys.argv[1]), 5, 20.0, [200.0, 20.0], [9, 3], 0)
+m["populations"][0]["morphology"]["branch_probability"] = [1.0, 0.5]
+m["run"].pop("threads", None)
+json.dump(m, open(sys.argv[2], "w"))
+EOF
+done
+ls "$models"/*.json | sed 's|.*/||' | tr '\n' ' '; echo
+
+echo "== A/B: staged fused (1) against separate assembly (0); auto at the end"
+echo "| network | side | run time [s] | cs/s |" >"$out/ab.md"
+echo "|---|---|---:|---:|" >>"$out/ab.md"
+for m in "$models"/mixed-*.json "$models"/rand-*.json; do
+  name=$(basename "$m" .json)
+  for rep in $(seq 1 "${REPS:-3}"); do
+    for fused in 1 0; do
+      line=$(CS_CUDA_FUSED=$fused timeout 200 "$cs" run "$m" --backend cuda --solver staged --no-output --tfinal 20 2>&1 \
+             | grep -E "run time|error" | head -1)
+      rt=$(echo "$line" | sed -n 's/.*run time \([0-9.e+-]*\) s: \([0-9.e+-]*\) compartment.*/\1 \2/p')
+      echo "$name fused=$fused rep=$rep: ${rt:-$line}"
+      echo "| $name | staged fused=$fused | ${rt% *} | ${rt#* } |" >>"$out/ab.md"
+    done
+  done
+  line=$(timeout 300 "$cs" run "$m" --backend cuda --solver auto --no-output --tfinal 20 2>&1 | grep -E "run time|auto:|error" | head -3 | tr '\n' ' ')
+  echo "$name auto: $line"
+done
+echo "whole script: $(( $(date +%s) - t0 )) s"
+exit $rc_tests
