@@ -384,8 +384,12 @@ static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_optio
     int ndev = cs_cuda_device_count();
     bp.device = ndev > 0 ? cs_comm_local_rank() % ndev : 0;
 #endif
-    /* "auto" measures its candidates on this network, for up to an epoch of steps each */
-    int trial = s->epoch_steps < 32 ? s->epoch_steps : 32;
+    /* "auto" measures its candidates on this network, for up to an epoch of steps each. The GPU
+     * times CS_TIMED_STEPS steps of every epoch phase by phase, without its CUDA graphs: in trial
+     * epochs of 32 steps those were a quarter of the steps, against ~4 % in the 200-step epochs
+     * of the 256-cell ring, which made the GPU look 1.4x slower than it ran there (H200,
+     * bench/NOTES.md, session 12). Up to 128 steps keep them near the run's share. */
+    int trial = s->epoch_steps < 128 ? s->epoch_steps : 128;
     if (s->nrank == 1) {
         CS_TRY(cs_backend_choose(&s->net, &bp, backend, trial, &s->choice));
     } else {
