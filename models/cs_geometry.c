@@ -65,6 +65,19 @@ static void integrate(const cs_point *pt, const double *cum, int np, double a, d
     *resist = R;
 }
 
+/* NEURON's node at pos of branch b (its nodes placed already): pos 0 the proximal node, pos 1
+ * the distal node, any other pos the centre node of the CV that contains it (floor(pos·n),
+ * capped at n-1: NEURON's node_index). A child attached there shares that node, as NEURON's
+ * child.connect(parent(pos)) does. */
+static int node_at(const cs_geometry *g, int b, double pos) {
+    const int n = g->branch_ncv[b];
+    if (pos == 0.0) return g->branch_proximal[b];
+    if (pos == 1.0) return g->branch_first[b] + n;
+    int k = (int)(pos * n);
+    if (k >= n) k = n - 1;
+    return g->branch_first[b] + k;
+}
+
 void cs_geometry_free(cs_geometry *g) {
     if (!g) return;
     free(g->parent);
@@ -146,7 +159,7 @@ cs_status cs_discretize(const cs_morph *m, const cs_cv_policy *policy, cs_geomet
         const int np = br->npoints, n = ncv[b];
         arc_lengths(pt, np, cum);
         const double L = cum[np - 1]; /* [µm] */
-        const int prox = br->parent < 0 ? 0 : out->branch_first[br->parent] + ncv[br->parent];
+        const int prox = br->parent < 0 ? 0 : node_at(out, br->parent, br->parent_pos);
         out->branch_first[b] = next;
         out->branch_proximal[b] = prox;
         double A, R0, R1;
@@ -189,10 +202,5 @@ cs_status cs_discretize(const cs_morph *m, const cs_cv_policy *policy, cs_geomet
 int cs_geometry_locate(const cs_geometry *g, int branch, double pos) {
     if (!g || branch < 0 || branch >= g->nbranch) return -1;
     if (!(pos >= 0.0 && pos <= 1.0)) return -1; /* also rejects NaN */
-    const int n = g->branch_ncv[branch];
-    if (pos == 0.0) return g->branch_proximal[branch];
-    if (pos == 1.0) return g->branch_first[branch] + n;
-    int k = (int)(pos * n); /* NEURON's node_index: floor(x·nseg), capped at nseg-1 */
-    if (k >= n) k = n - 1;
-    return g->branch_first[branch] + k;
+    return node_at(g, branch, pos);
 }

@@ -247,7 +247,7 @@ static cs_status parse_branches(const parse_ctx *pc, const char *path, const cJS
     ms->branches = calloc((size_t)n, sizeof *ms->branches);
     if (!ms->branches) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     ms->nbranch = n;
-    static const char *const keys[] = {"parent", "length", "radius", "tag", "cvs", NULL};
+    static const char *const keys[] = {"parent", "parent_pos", "length", "radius", "tag", "cvs", NULL};
     for (int k = 0; k < n; ++k) {
         char sub[320];
         snprintf(sub, sizeof sub, "%s.branches[%d]", path, k);
@@ -266,6 +266,11 @@ static cs_status parse_branches(const parse_ctx *pc, const char *path, const cJS
         bs->tag = tag_of(tag);
         if (bs->tag < 0) return FAIL(pc, sub, "unknown tag '%s' (expected soma, axon, dend or apic)", tag);
         bs->parent = (int)parent;
+        /* where on the parent it attaches, [0, 1]: its distal end unless given */
+        if (parent < 0 && cJSON_GetObjectItemCaseSensitive(b, "parent_pos"))
+            return FAIL(pc, sub, "'parent_pos' needs a parent (the root branch attaches nowhere)");
+        CS_TRY(get_number(pc, sub, b, "parent_pos", NONNEG, 1.0, &bs->parent_pos));
+        if (bs->parent_pos > 1.0) return FAIL(pc, sub, "'parent_pos' must be in [0, 1] (got %g)", bs->parent_pos);
         bs->ncv = (int)ncv;
     }
     return CS_OK;

@@ -26,7 +26,8 @@ typedef enum {
 } cs_morph_kind;
 
 typedef struct {
-    int parent;     /* parent branch (attached at its distal end), -1 for the root */
+    int parent;     /* parent branch, -1 for the root */
+    double parent_pos; /* where on the parent it attaches, [0, 1]: NEURON's connect(parent(x)); 1 = distal end */
     double length;  /* [µm] */
     double radius;  /* [µm] */
     int tag;        /* CS_TAG_* */

@@ -41,6 +41,8 @@ cs_status cs_morph_check(const cs_morph *m) {
                  br->first + br->npoints, m->npoints);
         CS_CHECK(br->ncv_hint >= 0, CS_ERR_INVALID, "morphology: branch %d has ncv_hint %d < 0", b,
                  br->ncv_hint);
+        CS_CHECK(br->parent < 0 || (br->parent_pos >= 0.0 && br->parent_pos <= 1.0), CS_ERR_INVALID,
+                 "morphology: branch %d attaches at %g of its parent (must be in [0, 1])", b, br->parent_pos);
         for (int i = 0; i < br->npoints; ++i) {
             const cs_point *p = &m->points[br->first + i];
             CS_CHECK(isfinite(p->x) && isfinite(p->y) && isfinite(p->z) && isfinite(p->r), CS_ERR_INVALID,

@@ -22,6 +22,9 @@ typedef struct {
     int first;      /* index of the branch's proximal point in cs_morph.points */
     int npoints;    /* >= 2: points[first .. first+npoints-1], proximal to distal */
     int ncv_hint;   /* > 0: the generator asked for this many CVs; 0: use the CV policy */
+    double parent_pos; /* where on its parent it attaches, NEURON's child.connect(parent(x)): 1 the
+                          distal end (SWC files and generators), 0 the proximal end, in (0, 1) the
+                          centre node of the parent's CV that contains it; unused for roots */
 } cs_branch;
 
 typedef struct {
@@ -65,7 +68,8 @@ void cs_morph_free(cs_morph *m);
 /* Length of a branch along its polyline [µm]. */
 double cs_branch_length(const cs_morph *m, int b);
 /* Check the invariants above (parents before children, >= 2 finite points per branch, radii > 0,
- * every branch longer than 0); CS_ERR_INVALID with a message naming the branch otherwise. */
+ * every branch longer than 0, parent_pos in [0, 1]); CS_ERR_INVALID with a message naming the
+ * branch otherwise. */
 cs_status cs_morph_check(const cs_morph *m);
 
 #endif

@@ -1,5 +1,6 @@
-/* Explicit branch lists (NEURON-style sections): each branch is a cylinder attached at the
- * distal end of its parent. Positions are laid out along x; only lengths and radii matter. */
+/* Explicit branch lists (NEURON-style sections): each branch is a cylinder attached to its
+ * parent at parent_pos (the distal end by default). Positions are laid out along x from the
+ * parent's distal point; only lengths, radii and the attachment matter. */
 #include <stdlib.h>
 
 #include "cs_model.h"
@@ -21,7 +22,7 @@ cs_status cs_morph_from_branches(const cs_branch_spec *b, int n, cs_morph *out) 
         end.x += b[k].length;  /* [µm] */
         out->points[2 * k] = start;
         out->points[2 * k + 1] = end;
-        out->branches[k] = (cs_branch){b[k].parent, b[k].tag, 2 * k, 2, b[k].ncv};
+        out->branches[k] = (cs_branch){b[k].parent, b[k].tag, 2 * k, 2, b[k].ncv, b[k].parent_pos};
     }
     return CS_OK;
 }

@@ -29,7 +29,7 @@ static void set_straight(cs_morph *m, int b, int parent, int tag, double x0, dou
     int first = 2 * b;
     m->points[first] = (cs_point){x0, 0, 0, radius};
     m->points[first + 1] = (cs_point){x0 + length, 0, 0, radius};
-    m->branches[b] = (cs_branch){parent, tag, first, 2, ncv};
+    m->branches[b] = (cs_branch){parent, tag, first, 2, ncv, 1.0};
 }
 
 cs_status cs_morph_soma(double radius, cs_morph *out) {

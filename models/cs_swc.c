@@ -281,6 +281,7 @@ static int build_branch(builder *B, pending it, int *last_sample) {
     br->first = first;
     br->npoints = np;
     br->ncv_hint = 0;
+    br->parent_pos = 1.0; /* SWC branches attach at their parent's distal end */
     m->npoints += np;
     *last_sample = c;
     return m->nbranch++;
@@ -434,7 +435,7 @@ cs_status cs_morph_load_swc(const char *path, const cs_swc_options *opt_in, cs_m
         cs_point *p = &out->points[0];
         p[0] = (cs_point){R->x, R->y - R->r, R->z, R->r};
         p[1] = (cs_point){R->x, R->y + R->r, R->z, R->r};
-        out->branches[0] = (cs_branch){-1, CS_TAG_SOMA, 0, 2, 0};
+        out->branches[0] = (cs_branch){-1, CS_TAG_SOMA, 0, 2, 0, 1.0};
         out->nbranch = 1;
         out->npoints = 2;
         /* neurites on the soma samples, in file order; pushed last-first so the first pops first */

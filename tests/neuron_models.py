@@ -6,8 +6,8 @@ Used by tests/test_neuron_agreement.py and bench/bench_cpu_vs_neuron.py. Runs un
 The same JSON file drives both simulators. The translation follows cablesim's conventions
 (docs/model-format.md, models/cs_geometry.h), which are NEURON's:
 
-- every branch is one NEURON section; a child branch attaches at its parent's distal end
-  (child.connect(parent(1))); a branch with parent -1 is a root section (its x=0 node is the
+- every branch is one NEURON section; a child branch attaches at its parent_pos (default 1: the
+  distal end; child.connect(parent(parent_pos))); a branch with parent -1 is a root section (its x=0 node is the
   zero-area root node);
 - CVs per branch = the branch's own "cvs" when > 0, else discretization "cvs_per_branch" when
   > 0, else ceil(L / max_cv_length); that number is the section's nseg (times `refine` for a
@@ -91,9 +91,9 @@ def morphology_branches(morph):
     if "branches" in morph:
         out = []
         for b in morph["branches"]:
-            out.append({"parent": int(b["parent"]), "length": float(b["length"]),
-                        "radius": float(b["radius"]), "tag": TAG_OF_NAME[b.get("tag", "dend")],
-                        "cvs": int(b.get("cvs", 0))})
+            out.append({"parent": int(b["parent"]), "parent_pos": float(b.get("parent_pos", 1.0)),
+                        "length": float(b["length"]), "radius": float(b["radius"]),
+                        "tag": TAG_OF_NAME[b.get("tag", "dend")], "cvs": int(b.get("cvs", 0))})
         return out
     gen = morph.get("generator")
     if gen == "soma":
@@ -288,7 +288,7 @@ class NeuronNetwork:
             sec.cm = float(bio.get("cm", 1.0))
             sec.Ra = float(bio.get("Ra", 100.0))
             if b["parent"] >= 0:
-                sec.connect(secs[b["parent"]](1), 0)
+                sec.connect(secs[b["parent"]](b.get("parent_pos", 1.0)), 0)
             for m in bio.get("mechanisms", []):
                 if b["tag"] not in REGION_TAGS[m.get("region", "all")]:
                     continue

@@ -317,6 +317,16 @@ def main():
         pop(m)["morphology"]["radius"] = val
         cli.run_model(f"num_soma_radius_{label}", m, must=("radius",))
 
+    # where a branch attaches on its parent (NEURON's child.connect(parent(x))): in [0, 1], and not on a root
+    two = [{"parent": -1, "length": 20.0, "radius": 10.0, "tag": "soma"},
+           {"parent": 0, "length": 100.0, "radius": 1.0, "tag": "dend"}]
+    for label, idx, val, must in (("above_1", 1, 1.5, ("parent_pos", "1.5")), ("negative", 1, -0.1, ("parent_pos",)),
+                                  ("on_root", 0, 0.5, ("parent_pos", "root"))):
+        m = base()
+        pop(m)["morphology"] = {"branches": [dict(b) for b in two]}
+        pop(m)["morphology"]["branches"][idx]["parent_pos"] = val
+        cli.run_model(f"parent_pos_{label}", m, must=must + (f"branches[{idx}]",))
+
     # ---- bad numbers on the command line ----
     for opt in ("--dt", "--tfinal"):
         for val in ("0", "-1", "nan", "abc", "inf", "1e999"):

@@ -101,7 +101,7 @@ static double frustum_R(double l, double r1, double r2) { return l / (PI * r1 * 
 START_TEST(test_frustum_polyline) {
     /* 0 → 10 along x (r 1 → 3), then 20 along y (r 3 → 1): L = 30, 2 CVs of 15 */
     cs_point pt[3] = {{0, 0, 0, 1}, {10, 0, 0, 3}, {10, 20, 0, 1}};
-    cs_branch br = {-1, CS_TAG_DEND, 0, 3, 2};
+    cs_branch br = {-1, CS_TAG_DEND, 0, 3, 2, 1.0};
     cs_morph m;
     make_morph(&m, 1, &br, 3, pt);
     cs_cv_policy pol = {.max_cv_length = 1.0};
@@ -119,7 +119,7 @@ START_TEST(test_frustum_polyline) {
 
     /* 3 CVs on a single tapering frustum: radii at the cuts 2, 5/3, 4/3, 1 */
     cs_point pt2[2] = {{0, 0, 0, 2}, {0, 0, 30, 1}};
-    cs_branch br2 = {-1, CS_TAG_AXON, 0, 2, 3};
+    cs_branch br2 = {-1, CS_TAG_AXON, 0, 2, 3, 1.0};
     cs_morph_free(&m);
     make_morph(&m, 1, &br2, 2, pt2);
     ck_assert_int_eq(cs_discretize(&m, &pol, &g), CS_OK);
@@ -138,7 +138,7 @@ END_TEST
  * and no NaN. */
 START_TEST(test_zero_length_step) {
     cs_point pt[4] = {{0, 0, 0, 2}, {10, 0, 0, 2}, {10, 0, 0, 1}, {20, 0, 0, 1}};
-    cs_branch br = {-1, CS_TAG_DEND, 0, 4, 0};
+    cs_branch br = {-1, CS_TAG_DEND, 0, 4, 0, 1.0};
     cs_morph m;
     make_morph(&m, 1, &br, 4, pt);
     for (int n = 1; n <= 4; ++n) {
@@ -209,7 +209,7 @@ END_TEST
 /* A malformed morphology (built by hand) is rejected, not discretised into NaNs. */
 START_TEST(test_bad_morph) {
     cs_point pt[2] = {{0, 0, 0, 1}, {0, 0, 0, 1}};
-    cs_branch br = {-1, CS_TAG_DEND, 0, 2, 0};
+    cs_branch br = {-1, CS_TAG_DEND, 0, 2, 0, 1.0};
     cs_morph m;
     make_morph(&m, 1, &br, 2, pt);
     cs_cv_policy pol = {.max_cv_length = 10};
@@ -232,6 +232,37 @@ START_TEST(test_bad_morph) {
 END_TEST
 
 /* NEURON's rule: 0 → proximal node, 1 → distal node, else centre floor(pos·n) capped at n-1. */
+/* Branches attached inside their parent (NEURON's child.connect(parent(x))): the child's first
+ * CV hangs from the parent's node at x, by NEURON's rule (checked against NEURON itself in
+ * tests/test_neuron_agreement.py, model "attached"); a position outside [0, 1] is refused. */
+START_TEST(test_parent_pos) {
+    /* root of 3 CVs (nodes 1, 2, 3, distal 4), then children at 0, 0.4, 0.999, 1 and 2/3 */
+    cs_point pt[12] = {{0, 0, 0, 1},  {30, 0, 0, 1}, {0, 0, 0, 1},  {0, 10, 0, 1}, {12, 0, 0, 1}, {12, 10, 0, 1},
+                       {30, 0, 0, 1}, {30, 9, 0, 1}, {30, 0, 0, 1}, {40, 0, 0, 1}, {20, 0, 0, 1}, {20, 5, 0, 1}};
+    const double pos[5] = {0.0, 0.4, 0.999, 1.0, 2.0 / 3.0};
+    const int want[5] = {0, 2, 3, 4, 3}; /* proximal (the root node), centre of CV 1, of CV 2, distal, CV 2 */
+    cs_branch br[6] = {{-1, CS_TAG_SOMA, 0, 2, 3, 1.0}};
+    for (int k = 0; k < 5; ++k) br[1 + k] = (cs_branch){0, CS_TAG_DEND, 2 + 2 * k, 2, 1, pos[k]};
+    cs_morph m;
+    make_morph(&m, 6, br, 12, pt);
+    cs_cv_policy pol = {.max_cv_length = 100.0};
+    cs_geometry g;
+    ck_assert_int_eq(cs_discretize(&m, &pol, &g), CS_OK);
+    for (int k = 0; k < 5; ++k) {
+        ck_assert_int_eq(g.branch_proximal[1 + k], want[k]);
+        ck_assert_int_eq(g.parent[g.branch_first[1 + k]], want[k]);
+        ck_assert_int_eq(cs_geometry_locate(&g, 0, pos[k]), want[k]); /* the same rule as locations */
+    }
+    cs_geometry_free(&g);
+    m.branches[3].parent_pos = 1.5;
+    ck_assert_int_eq(cs_discretize(&m, &pol, &g), CS_ERR_INVALID);
+    ck_assert_msg(strstr(cs_error_message(), "branch 3 attaches at 1.5") != NULL, "%s", cs_error_message());
+    m.branches[3].parent_pos = NAN;
+    ck_assert_int_eq(cs_discretize(&m, &pol, &g), CS_ERR_INVALID);
+    cs_morph_free(&m);
+}
+END_TEST
+
 START_TEST(test_locate) {
     cs_morph m;
     ck_assert_int_eq(cs_morph_ball_and_stick(5.0, 100.0, 1.0, 4, &m), CS_OK);
@@ -468,6 +499,7 @@ static Suite *geometry_suite(void) {
     tcase_add_test(tc, test_policy);
     tcase_add_test(tc, test_bad_morph);
     tcase_add_test(tc, test_locate);
+    tcase_add_test(tc, test_parent_pos);
     tcase_add_test(tc, test_generator_validation);
     tcase_add_test(tc, test_random_tree_full);
     tcase_add_test(tc, test_random_tree_seed);

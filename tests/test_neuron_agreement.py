@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-MODELS = ["soma_hh", "ball_and_stick", "branched", "ring4"]
+MODELS = ["soma_hh", "ball_and_stick", "branched", "attached", "ring4"]
 REFINE = 9        # fine run: 9x the CVs per branch (odd, so coarse node centres are fine nodes)
 DT_DIVISOR = 10   # fine run: dt / 10
 SPIKE_TOL_FLOOR = 0.05  # [ms]
