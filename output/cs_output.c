@@ -35,6 +35,17 @@ cs_status cs__create_file(cs_output *o, hid_t fapl) {
         if (o->rank == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) remove(path);
         return s;
     }
+    if (o->rank == 0) o->fd = open(path, O_WRONLY);
+    cs_status r = cs__reserve_growth(o, CS__LAYOUT_BYTES, 0, "cannot write the output file's layout");
+    if (r != CS_OK) { /* nothing is in the file yet: no file is left */
+        /* Left open, not closed: H5Fclose would fail to flush on the full disk, and parallel
+         * HDF5 1.10 then crashes in MPI_Finalize on the half-closed ID (H5F__close_cb from its
+         * MPI attribute callback). Left open, its terminator's flush fails quietly. */
+        o->file = H5I_INVALID_HID;
+        cs__par_any(o, 0); /* every rank is past the create */
+        if (o->rank == 0) remove(path);
+        return r;
+    }
     hid_t g1 = H5Gcreate2(o->file, "spikes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g2 = H5Gcreate2(o->file, "report", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     o->metadata = H5Gcreate2(o->file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -44,7 +55,6 @@ cs_status cs__create_file(cs_output *o, hid_t fapl) {
     if (g1 >= 0) H5Gclose(g1);
     if (g2 >= 0) H5Gclose(g2);
     cs__restore_error(es);
-    if (o->rank == 0) o->fd = open(path, O_WRONLY);
     if (cs__par_any(o, !ok)) {
         cs_status s = !ok ? cs__io_error(path, "cannot write the output file's layout")
                           : cs_error_set(CS_ERR_IO, "%s: cannot write the output file's layout on another rank", path);
@@ -192,54 +202,66 @@ cs_status cs_output_write_profile(cs_output *o, size_t nphase, const char *const
     return CS_OK;
 }
 
-/* Allocate on disk every byte HDF5 has assigned so far, before a flush writes metadata there.
- * A flush writes metadata in address order and stops at the first failed write: on a full
- * disk it would leave headers pointing at objects past the stored end of file (unreadable).
- * Reserved first, the flush cannot run out of space; if the reservation fails, nothing is
- * flushed and the file stays as it was at the previous flush. On a parallel file rank 0
- * reserves and every rank learns the outcome. */
-static cs_status cs__reserve(cs_output *o) {
-    haddr_t eoa = 0;
-    int e = 0;
-    if (o->fd >= 0 && H5Fget_eoa(o->file, &eoa) >= 0) {
-        /* The flush first allocates the chunks still in the chunk caches (at most those
-         * touched since the last flush) and their index nodes past eoa: reserve room for them
-         * too. */
-        hsize_t chunks = 0, bytes = 0; /* [bytes] */
-        for (size_t i = 0; i < o->n_spikes; ++i) {
-            const cs__spikes *sp = &o->spikes[i];
-            if (sp->n == sp->n_flushed) continue;
-            hsize_t c = (sp->n - 1) / CS__SPIKE_CHUNK - sp->n_flushed / CS__SPIKE_CHUNK + 1;
-            chunks += 2 * c;
-            bytes += 2 * c * CS__SPIKE_CHUNK * 8; /* timestamps and node_ids, 8 bytes each */
-        }
-        for (size_t i = 0; i < o->n_reports; ++i) {
-            const cs__report *rp = &o->reports[i];
-            if (rp->rows == rp->rows_flushed) continue;
-            hsize_t bands = (rp->rows - 1) / CS__REPORT_CHUNK_ROWS -
-                            rp->rows_flushed / CS__REPORT_CHUNK_ROWS + 1;
-            hsize_t per_band = (rp->n_elements + CS__REPORT_CHUNK_COLS - 1) / CS__REPORT_CHUNK_COLS;
-            size_t elem = rp->elem_bytes;
-            chunks += bands * per_band;
-            bytes += bands * per_band * CS__REPORT_CHUNK_ROWS *
-                     (rp->n_elements < CS__REPORT_CHUNK_COLS ? rp->n_elements : CS__REPORT_CHUNK_COLS) *
-                     elem;
-        }
-        haddr_t want = eoa + bytes + 1024 * chunks + ((haddr_t)16 << 10); /* [bytes] */
+/* Allocate on disk every byte HDF5 has assigned so far plus `extra` bytes it is about to assign,
+ * on rank 0 (which holds the descriptor), and let every rank learn the outcome: on a full disk
+ * every rank fails here, before a write that could fail on some ranks only (cs__reserve_growth).
+ * The base is HDF5's end of allocation; the MPI-IO driver gives none, and there the file's size
+ * on disk serves, which already holds every earlier reservation (so each adds its own bytes).
+ * Returns 0, or the errno of a full disk. */
+static int cs__reserve_bytes(cs_output *o, hsize_t extra) {
+    haddr_t base = 0;
+    int e = 0, known = 0;
+    if (o->fd >= 0) {
+        struct stat st;
+        if (H5Fget_eoa(o->file, &base) >= 0) known = 1;
+        else if (H5Eclear2(H5E_DEFAULT), fstat(o->fd, &st) == 0) known = 1, base = (haddr_t)st.st_size;
+    }
+    if (known) {
+        haddr_t want = base + extra; /* [bytes] */
         if (want > o->reserved) {
             e = posix_fallocate(o->fd, (off_t)o->reserved, (off_t)(want - o->reserved));
-            if (e == 0) o->reserved = want; /* otherwise (not supported here): flush unreserved */
+            if (e == 0) o->reserved = want; /* otherwise (not supported here): write unreserved */
         }
-    } else {
-        H5Eclear2(H5E_DEFAULT);
     }
     int full = e == ENOSPC || e == EFBIG || e == EIO || e == EDQUOT;
-    if (cs__par_any(o, full)) {
-        o->io_failed = 1;
-        return cs_error_set(CS_ERR_IO, "%s: cannot flush (%s)", o->path,
-                            full ? strerror(e) : "rank 0 could not reserve the file's space");
+    return cs__par_any(o, full) ? (full ? e : ENOSPC) : 0;
+}
+
+cs_status cs__reserve_growth(cs_output *o, hsize_t bytes, hsize_t chunks, const char *what) {
+    if (!o->comm) return CS_OK; /* a serial file fails where it fails, alone */
+    int e = cs__reserve_bytes(o, bytes + 1024 * chunks);
+    if (!e) return CS_OK;
+    o->io_failed = 1;
+    return cs_error_set(CS_ERR_IO, "%s: %s (%s)", o->path, what, strerror(e));
+}
+
+/* Before a flush writes metadata: a flush writes metadata in address order and stops at the
+ * first failed write, so on a full disk it would leave headers pointing at objects past the
+ * stored end of file (unreadable). Reserved first, the flush cannot run out of space; if the
+ * reservation fails, nothing is flushed and the file stays as it was at the previous flush.
+ * The flush first allocates the chunks still in the chunk caches (at most those touched since
+ * the last flush) and their index nodes past eoa: room for them is reserved too. */
+static cs_status cs__reserve(cs_output *o) {
+    hsize_t chunks = 0, bytes = 0; /* [bytes] */
+    /* a parallel file reserved its chunks as it grew (cs__reserve_growth) */
+    for (size_t i = 0; !o->comm && i < o->n_spikes; ++i) {
+        const cs__spikes *sp = &o->spikes[i];
+        if (sp->n == sp->n_flushed) continue;
+        hsize_t c = (sp->n - 1) / CS__SPIKE_CHUNK - sp->n_flushed / CS__SPIKE_CHUNK + 1;
+        chunks += 2 * c;
+        bytes += 2 * c * CS__SPIKE_CHUNK * 8; /* timestamps and node_ids, 8 bytes each */
     }
-    return CS_OK;
+    for (size_t i = 0; !o->comm && i < o->n_reports; ++i) {
+        const cs__report *rp = &o->reports[i];
+        if (rp->rows == rp->rows_flushed) continue;
+        hsize_t bands = (rp->rows - 1) / CS__REPORT_CHUNK_ROWS - rp->rows_flushed / CS__REPORT_CHUNK_ROWS + 1;
+        chunks += bands * cs__report_band_chunks(rp);
+        bytes += bands * cs__report_band_bytes(rp);
+    }
+    int e = cs__reserve_bytes(o, bytes + 1024 * chunks + ((hsize_t)16 << 10)); /* and the metadata */
+    if (!e) return CS_OK;
+    o->io_failed = 1;
+    return cs_error_set(CS_ERR_IO, "%s: cannot flush (%s)", o->path, strerror(e));
 }
 
 cs_status cs_output_flush(cs_output *o) {
@@ -260,6 +282,16 @@ cs_status cs_output_flush(cs_output *o) {
 /* A parallel file after its collective close: rank 0 reopens it alone to add what HDF5 1.10
  * cannot write in parallel (the profile's variable-length strings), then marks it complete. */
 static cs_status cs__finish_serial(cs_output *o, int complete) {
+    /* room first (the profile and the attribute are a few kB): on a full disk the file is left
+     * as the collective close wrote it, incomplete, and no HDF5 ID is left half-closed (parallel
+     * HDF5 1.10 would crash on it in MPI_Finalize) */
+    int fd = open(o->path, O_WRONLY), e = 0;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) e = errno;
+    else e = posix_fallocate(fd, st.st_size, (off_t)CS__LAYOUT_BYTES);
+    if (fd >= 0) close(fd);
+    if (e == ENOSPC || e == EFBIG || e == EIO || e == EDQUOT)
+        return cs_error_set(CS_ERR_IO, "%s: cannot write /profile (%s)", o->path, strerror(e));
     hid_t f = H5Fopen(o->path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0) return cs__io_error(o->path, "cannot reopen the output file to finish it");
     int ok = 1;

@@ -15,6 +15,9 @@ static cs_status cs__output_add_spike_population(cs_output *o, const char *popul
     CS_TRY(cs__check_name(o, population));
     CS_CHECK(!cs__find_spikes(o, population), CS_ERR_INVALID,
              "%s: spike population '%s' declared twice", o->path, population);
+    char created[64 + 1024];
+    snprintf(created, sizeof created, "cannot create /spikes/%s", population);
+    CS_TRY(cs__reserve_growth(o, CS__LAYOUT_BYTES, 0, created));
     cs__spikes *grown = realloc(o->spikes, (o->n_spikes + 1) * sizeof *grown);
     CS_CHECK(grown, CS_ERR_NOMEM, "%s: out of memory", o->path);
     o->spikes = grown;
@@ -86,6 +89,10 @@ static cs_status cs__output_add_report(cs_output *o, const char *population, siz
     CS_CHECK((tstop - tstart) / dt < 1e12, CS_ERR_INVALID,
              "%s: report '%s': %g samples is too many", o->path, population,
              (tstop - tstart) / dt);
+    char what[64 + 1024];
+    snprintf(what, sizeof what, "cannot create /report/%s", population);
+    /* its fixed datasets (node ids, index pointers: 8 B per node; element ids: 4 B each) and headers */
+    CS_TRY(cs__reserve_growth(o, (hsize_t)n_nodes * 16 + (hsize_t)n_elements * 4 + CS__LAYOUT_BYTES, 0, what));
     cs__report *grown = realloc(o->reports, (o->n_reports + 1) * sizeof *grown);
     CS_CHECK(grown, CS_ERR_NOMEM, "%s: out of memory", o->path);
     o->reports = grown;
@@ -214,13 +221,20 @@ static cs_status cs__output_append_spikes(cs_output *o, const char *population, 
     free(buf);
 
     cs_status s = CS_OK;
+    char what[64 + 1024];
+    snprintf(what, sizeof what, "cannot append %zu spikes to /spikes/%s", n, population);
+    hsize_t new_chunks = (sp->n + n + CS__SPIKE_CHUNK - 1) / CS__SPIKE_CHUNK - (sp->n + CS__SPIKE_CHUNK - 1) / CS__SPIKE_CHUNK;
+    s = cs__reserve_growth(o, 2 * new_chunks * CS__SPIKE_CHUNK * 8, 2 * new_chunks, what); /* times and ids, 8 B */
+    if (s != CS_OK) {
+        free(t);
+        free(id);
+        return s;
+    }
     /* a parallel file: every rank has the same spikes and writes its share of them */
     hsize_t lo = (hsize_t)n * (hsize_t)o->rank / (hsize_t)o->nrank;
     hsize_t cnt = (hsize_t)n * (hsize_t)(o->rank + 1) / (hsize_t)o->nrank - lo;
     if (cs__append(o, sp->timestamps, H5T_NATIVE_DOUBLE, 1, sp->n, (hsize_t)n, 0, lo, cnt, t + lo) < 0 ||
         cs__append(o, sp->node_ids, H5T_NATIVE_UINT64, 1, sp->n, (hsize_t)n, 0, lo, cnt, id + lo) < 0) {
-        char what[64 + 1024];
-        snprintf(what, sizeof what, "cannot append %zu spikes to /spikes/%s", n, population);
         s = cs__fail_io(o, what);
     } else {
         sp->n += (hsize_t)n;
@@ -262,15 +276,15 @@ static cs_status cs__append_samples_(cs_output *o, const char *population, size_
              "%s: report '%s': %llu rows would exceed the %llu samples of its time axis",
              o->path, population, (unsigned long long)(rp->rows + n_times),
              (unsigned long long)rp->expected_rows);
+    char what[64 + 1024];
+    snprintf(what, sizeof what, "cannot append %zu rows to /report/%s/data", n_times, population);
+    CS_TRY(cs__reserve_growth(o, cs__report_new_bands(rp, n_times) * cs__report_band_bytes(rp),
+                              cs__report_new_bands(rp, n_times) * cs__report_band_chunks(rp), what));
     /* a parallel file: rank 0 writes the rows, the others take part with nothing (every rank
      * fills its own columns with cs_output_append_columns_d instead) */
     if (cs__append(o, rp->data, mem, 2, rp->rows, (hsize_t)n_times, (hsize_t)rp->n_elements, 0,
-                   o->rank == 0 ? (hsize_t)n_times : 0, rows) < 0) {
-        char what[64 + 1024];
-        snprintf(what, sizeof what, "cannot append %zu rows to /report/%s/data", n_times,
-                 population);
+                   o->rank == 0 ? (hsize_t)n_times : 0, rows) < 0)
         return cs__fail_io(o, what);
-    }
     rp->rows += (hsize_t)n_times;
     return CS_OK;
 }
@@ -327,6 +341,10 @@ cs_status cs_output_append_columns_d(cs_output *o, const char *population, size_
      * consecutive columns. HDF5 visits the selection row by row, columns ascending: the order
      * of rows [n_times × ncols]. */
     hsize_t at = rp->rows, n = (hsize_t)n_times;
+    char what[64 + 1024];
+    snprintf(what, sizeof what, "cannot append %zu rows to /report/%s/data", n_times, population);
+    CS_TRY(cs__reserve_growth(o, cs__report_new_bands(rp, n) * cs__report_band_bytes(rp),
+                              cs__report_new_bands(rp, n) * cs__report_band_chunks(rp), what));
     hsize_t dims[2] = {at + n, (hsize_t)rp->n_elements};
     herr_t e = H5Dset_extent(rp->data, dims);
     hid_t fs = e < 0 ? H5I_INVALID_HID : H5Dget_space(rp->data);
@@ -348,11 +366,7 @@ cs_status cs_output_append_columns_d(cs_output *o, const char *population, size_
     if (fs >= 0) H5Sclose(fs);
     cs__restore_error(es);
     cs_status s = CS_OK;
-    if (e < 0) {
-        char what[64 + 1024];
-        snprintf(what, sizeof what, "cannot append %zu rows to /report/%s/data", n_times, population);
-        s = cs__fail_io(o, what);
-    }
+    if (e < 0) s = cs__fail_io(o, what);
     s = cs__par_agree(o, s);
     if (s == CS_OK) rp->rows += n;
     return s;

@@ -117,6 +117,28 @@ herr_t cs__write_axis(const cs_output *o, cs__report *rp);
 cs__spikes *cs__find_spikes(cs_output *o, const char *population);
 cs__report *cs__find_report(cs_output *o, const char *population);
 
+/* A report's chunks per band of CS__REPORT_CHUNK_ROWS rows, and their bytes on disk. */
+static inline hsize_t cs__report_band_chunks(const cs__report *rp) {
+    return (rp->n_elements + CS__REPORT_CHUNK_COLS - 1) / CS__REPORT_CHUNK_COLS;
+}
+static inline hsize_t cs__report_band_bytes(const cs__report *rp) {
+    hsize_t cols = rp->n_elements < CS__REPORT_CHUNK_COLS ? rp->n_elements : CS__REPORT_CHUNK_COLS;
+    return cs__report_band_chunks(rp) * CS__REPORT_CHUNK_ROWS * cols * rp->elem_bytes;
+}
+/* Bands of a report that n more rows start (each band's chunks are allocated with its first row). */
+static inline hsize_t cs__report_new_bands(const cs__report *rp, hsize_t n) {
+    return (rp->rows + n + CS__REPORT_CHUNK_ROWS - 1) / CS__REPORT_CHUNK_ROWS -
+           (rp->rows + CS__REPORT_CHUNK_ROWS - 1) / CS__REPORT_CHUNK_ROWS;
+}
+/* A parallel file, before a collective call that grows it by `chunks` chunks of `bytes` in all
+ * (parallel HDF5 allocates a dataset's chunks when its extent grows, inside the call, with
+ * collective steps): rank 0 reserves the space and every rank learns the outcome, so that a
+ * full disk fails every rank here with "PATH: what (cause)" instead of one rank inside the call
+ * while the others wait in it. A serial file: nothing (cs_output.c). */
+cs_status cs__reserve_growth(cs_output *o, hsize_t bytes, hsize_t chunks, const char *what);
+/* [bytes] reserved for the object headers and indices of a group of the layout */
+#define CS__LAYOUT_BYTES ((hsize_t)64 << 10)
+
 /* Create the file through fapl with its groups and `status` (cs_output.c); on failure
  * o->file may still be open (cs_output_close releases it). */
 cs_status cs__create_file(cs_output *o, hid_t fapl);

@@ -135,6 +135,87 @@ def identical(ref, other):
     return bad, a
 
 
+def full_disk(exe, work):
+    """The collective writer on a full disk (tests/enospc_shim.c, as test_output_enospc.py does for
+    one process): for budgets from nothing to more than the file, on 2 and 3 ranks, every run ends
+    in time with exit 1 and one line naming the file and the cause, and leaves no file or one that
+    h5py reads, marked incomplete, with finite samples; with room enough it is complete. Before
+    session 12 a rank failing inside a collective HDF5 call left the others waiting in it."""
+    shim = os.path.join(os.path.dirname(exe), "tests", "libcs_enospc_shim.so")
+    ldd = subprocess.run(["ldd", exe], capture_output=True, text=True).stdout
+    if not os.path.exists(shim) or "libasan" in ldd:
+        print(f"skipped: full disk over several ranks (no ENOSPC shim at {shim}, or an ASan build)")
+        return
+    pop = "wide"
+    m = {"run": {"tfinal": 40.0, "dt": 0.025},
+         "populations": [{
+             "name": pop, "count": 1024, "morphology": {"generator": "soma", "radius": 9.4},
+             "biophysics": {"cm": 1.0, "Ra": 100.0, "v_init": -65.0, "mechanisms": [{"name": "hh", "region": "all"}]},
+             "synapses": [{"name": "syn", "mechanism": "expsyn", "location": {"branch": 0, "pos": 0.5}}],
+             "stimuli": [{"mechanism": "iclamp", "location": {"branch": 0, "pos": 0.5}, "cells": "all",
+                          "params": {"delay": 1.0, "duration": 1000.0, "amplitude": 0.5}}],
+             "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
+             "probes": {"cells": "all", "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1}}],
+         "connections": [{"type": "ring", "population": pop, "synapse": "syn", "weight": 0.001, "delay": 1.0}]}
+    model = os.path.join(work, "wide.json")
+    with open(model, "w") as f:
+        json.dump(m, f)
+    out = os.path.join(work, "full.h5")
+    for n in (2, 3):
+        def run_with(budget):
+            if os.path.exists(out):
+                os.remove(out)
+            return cablesim(exe, n, [model, "-o", out], work, env={"LD_PRELOAD": shim, "CS_ENOSPC_AFTER": str(budget)})
+
+        rc, _, err = run_with(1 << 40)
+        ok = rc == 0 and os.path.exists(out)
+        if ok:
+            with h5py.File(out, "r") as f:
+                ok = f.attrs["status"] == "complete" and f[f"report/{pop}/data"].shape == (401, 1024)
+        check(ok, f"{n} ranks, full disk: with room enough the run completes under the shim (rc {rc}) {err[-200:]!r}")
+        if not ok:
+            continue
+        total = os.path.getsize(out)  # [bytes]
+        seen = set()
+        for budget in sorted({0, 1000, 30000, 70000, 150000, 300000} | {total * k // 8 for k in range(1, 8)}
+                             | {total + d for d in (-20000, 0, 100000, 200000, 220000, 240000)}):
+            rc, _, err = run_with(budget)
+            lines = [l for l in err.splitlines() if l.startswith("cablesim: error:")]
+            problems = []
+            if rc == 0 and not lines:
+                problems = [] if budget > total else ["completed with less room than the file needs"]
+                state = "complete"
+            else:
+                if rc in (0, "timeout") or (isinstance(rc, int) and rc < 0):
+                    problems.append(f"rc {rc} (want 1: not 0, not a hang, not a signal)")
+                if len(lines) != 1 or out not in lines[0] or ("No space left on device" not in lines[0]):
+                    problems.append(f"want one line naming {out} and the cause: {lines or err[-300:]!r}")
+                if [w for w in ("Segmentation", "core dumped", "signal 11") if w in err]:
+                    problems.append("crash report")
+                state = "no file"
+                if os.path.exists(out):
+                    try:
+                        with h5py.File(out, "r") as f:
+                            status = f.attrs.get("status")
+                            status = status.decode() if isinstance(status, bytes) else status
+                            if status != "incomplete":
+                                problems.append(f"status {status!r}")
+                            rows = f[f"report/{pop}/data"].shape[0] if f"report/{pop}/data" in f else 0
+                            if rows and not np.isfinite(f[f"report/{pop}/data"][()]).all():
+                                problems.append("non-finite samples")
+                            state = f"{status}, {rows} rows"
+                    except Exception as e:  # noqa: BLE001 -- any failure to read is the finding
+                        problems.append(f"h5py cannot read it: {e}")
+                for what in ("cannot write the output file's layout", "cannot append", "cannot flush",
+                             "cannot write /profile"):
+                    if lines and what in lines[0]:
+                        seen.add(what)
+            check(not problems, f"{n} ranks, room for {budget} bytes: {state}: "
+                                f"{lines[0][17:140] if lines else rc} {'; '.join(problems)}")
+        check(len(seen) == 4, f"{n} ranks, full disk: the sweep reached the layout, the appends, the flush and "
+                              f"the profile: {sorted(seen)}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cablesim", required=True)
@@ -295,6 +376,8 @@ def main():
     lines = [l for l in err.splitlines() if l.startswith("cablesim: error:")]
     check(rc not in (0, "timeout") and len(lines) == 1 and "missing.json" in lines[0],
           f"2 ranks: a missing model ends every rank (rc {rc}): {lines[0][:160] if lines else err[-300:]}")
+
+    full_disk(exe, work)
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
