@@ -422,12 +422,6 @@ cs_status cs_sim_create(const cs_model *m, const cs_run_options *o, cs_sim **out
     return CS_OK;
 }
 
-static int cmp_spike(const void *a, const void *b) {
-    const cs_spike *x = a, *y = b;
-    if (x->time != y->time) return x->time < y->time ? -1 : 1;
-    return (x->gid > y->gid) - (x->gid < y->gid);
-}
-
 /* Write one epoch's samples: base row r was taken at step (row0 + r)·base_stride. Collective:
  * the rows of every rank meet on rank 0, which writes them; an output failure is kept in
  * s->werr for the next agreement. */
@@ -470,11 +464,13 @@ static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const doubl
     return CS_OK;
 }
 
-/* Every rank's spikes of an epoch: to the file (per population, sorted by time) and, as events,
- * to this rank's cells. Sorted first, so the events do not depend on the partition. */
-static cs_status exchange(cs_sim *s, cs_spike *sp, size_t n) {
+/* Every rank's spikes of an epoch, in any order (the gather's, the GPU's atomics'): as events,
+ * to this rank's cells. Only spikes with a target here cost more than a look-up, and nothing is
+ * sorted: the backends order their queued events totally (cs_target_event_compare: time,
+ * instance, weight), so what a cell receives does not depend on the order of the spikes or on
+ * the partition, and the writer sorts each population's spikes by (time, id) for the file. */
+static cs_status exchange(cs_sim *s, const cs_spike *sp, size_t n) {
     const cs_model *m = s->m;
-    if (n) qsort(sp, n, sizeof *sp, cmp_spike);
     size_t nev = 0;
     for (size_t k = 0; k < n; ++k)
         for (size_t c = s->out_first[sp[k].gid]; c < s->out_first[sp[k].gid + 1]; ++c) {
