@@ -35,7 +35,10 @@ typedef struct {
     double *d0;                   /* [ncv] C/dt + Σ g_axial + folded conductances [µS] */
     double *b0;                   /* [ncv] folded constant currents [nA] (cs_cable_matrix.h) */
     double *cdt;                  /* [ncv] C/dt [nF/ms = µS] */
-    double *v, *rhs;              /* [ncv] [mV]; swapped after each solve */
+    double *v_own;                /* [ncv] [mV] the batch's voltages between epochs */
+    /* during its epoch (run_batch), the running thread's scratch (cs_backend.scratch), with v
+     * and rhs swapped after each solve; between epochs v = v_own and the others NULL */
+    double *v, *rhs;              /* [ncv] [mV] */
     double *i, *g, *d;            /* [ncv] [nA], [µS], [µS] */
     int nmech;
     mech_group mech[CS_MAX_MECH];
@@ -70,6 +73,10 @@ struct cs_backend {
     size_t rows;                  /* sample rows of the launched epoch */
     cs_spike *spikes;
     size_t cap_spikes;
+    /* per OpenMP thread, 4 arrays of the largest batch's CVs: rhs, i, g, d live only during a
+     * batch's epoch, so they are the thread's, not the batch's (32 B per CV less to keep) */
+    double *scratch;
+    size_t max_ncv;
 };
 
 static void *xcalloc(size_t n, size_t size, int *fail) {
@@ -90,11 +97,7 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
     b->d0 = xcalloc(n, sizeof(double), &fail);
     b->b0 = xcalloc(n, sizeof(double), &fail);
     b->cdt = xcalloc(n, sizeof(double), &fail);
-    b->v = xcalloc(n, sizeof(double), &fail);
-    b->rhs = xcalloc(n, sizeof(double), &fail);
-    b->i = xcalloc(n, sizeof(double), &fail);
-    b->g = xcalloc(n, sizeof(double), &fail);
-    b->d = xcalloc(n, sizeof(double), &fail);
+    b->v_own = b->v = xcalloc(n, sizeof(double), &fail);
     if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for %d CVs", b->ncv);
 
     int row = 0;
@@ -190,7 +193,7 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
 
 static void destroy_batch(batch *b) {
     free(b->cv_off); free(b->parent); free(b->u); free(b->d0); free(b->b0); free(b->cdt);
-    free(b->v); free(b->rhs); free(b->i); free(b->g); free(b->d);
+    free(b->v_own);
     for (int m = 0; m < b->nmech; ++m) {
         free(b->mech[m].node); free(b->mech[m].weight); free(b->mech[m].store);
     }
@@ -207,6 +210,7 @@ static void cpu_destroy(cs_backend *be) {
     free(be->inst_batch);
     free(be->samples);
     free(be->spikes);
+    free(be->scratch);
     free(be);
 }
 
@@ -242,6 +246,10 @@ static cs_status cpu_create(const cs_network_desc *net, const cs_backend_params 
     }
     cs_status st = CS_OK;
     for (int j = 0; j < be->nbatch && st == CS_OK; ++j) st = setup_batch(be, &be->b[j]);
+    for (int j = 0; st == CS_OK && j < be->nbatch; ++j)
+        if ((size_t)be->b[j].ncv > be->max_ncv) be->max_ncv = (size_t)be->b[j].ncv;
+    if (st == CS_OK && !(be->scratch = malloc(4 * (be->max_ncv ? be->max_ncv : 1) * (size_t)p->threads * sizeof(double))))
+        st = cs_error_set(CS_ERR_NOMEM, "out of memory for %d threads' scratch", p->threads);
     if (st != CS_OK) {
         cpu_destroy(be);
         return st;
@@ -281,11 +289,6 @@ static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
             b->mech[m].type->init(&v);
         }
         for (int k = 0; k < b->ndet; ++k) b->det_vprev[k] = b->v[b->det_row[k]];
-        /* the first step's system, passive part; later ones come out of each solve */
-        for (int r = 0; r < b->ncv; ++r) {
-            b->d[r] = b->d0[r];
-            b->rhs[r] = b->cdt[r] * b->v[r] + b->b0[r];
-        }
         sample_row(be, b, 0);
     }
     *res = cs_epoch_result_of(0, NULL, 1, be->samples);
@@ -319,8 +322,8 @@ static int push_spike(batch *b, double t, int gid) {
     return 0;
 }
 
-/* One batch through one epoch. */
-static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
+/* One batch through one epoch's steps, on the running thread's scratch (run_batch). */
+static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
     const double dt = be->p.dt;
     const int stride = be->p.sample_stride;
     size_t next_ev = 0, row = 0;
@@ -343,7 +346,7 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         }
         t1 = cs_now(); b->phase[CS_PHASE_EVENTS] += t1 - t0; t0 = t1;
 
-        /* i and g were zeroed by the previous step's assembly (calloc'd before the first) */
+        /* i and g were zeroed by the previous step's assembly (above before the first) */
         for (int m = 0; m < b->nmech; ++m) {
             cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
             b->mech[m].type->current(&v);
@@ -405,6 +408,29 @@ static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
     /* drop delivered events */
     if (next_ev) memmove(b->ev, b->ev + next_ev, (b->nev - next_ev) * sizeof *b->ev);
     b->nev -= next_ev;
+}
+
+/* One batch through one epoch. rhs, i, g, d are the thread's scratch: the first step's system
+ * is set up here, its passive part with the operations the solve uses for the next one
+ * (cs_hines_next), so the results do not depend on epoch boundaries; v is back in the batch's
+ * own storage at the end. */
+static void run_batch(cs_backend *be, batch *b, int64_t step0, int nsteps) {
+    const size_t n = (size_t)b->ncv;
+    double *sc = be->scratch + 4 * be->max_ncv * (size_t)omp_get_thread_num();
+    b->rhs = sc;
+    b->d = sc + be->max_ncv;
+    b->i = sc + 2 * be->max_ncv;
+    b->g = sc + 3 * be->max_ncv;
+    for (size_t r = 0; r < n; ++r) {
+        b->d[r] = b->d0[r];
+        b->rhs[r] = b->cdt[r] * b->v[r] + b->b0[r];
+    }
+    memset(b->i, 0, n * sizeof *b->i);
+    memset(b->g, 0, n * sizeof *b->g);
+    run_steps(be, b, step0, nsteps);
+    if (b->v != b->v_own) memcpy(b->v_own, b->v, n * sizeof *b->v);
+    b->v = b->v_own;
+    b->rhs = b->d = b->i = b->g = NULL;
 }
 
 static cs_status cpu_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
