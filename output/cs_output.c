@@ -340,6 +340,19 @@ cs_status cs_output_close(cs_output *o, int complete) {
      * object would flush it again, part-way on a full disk. Its handles are abandoned (the
      * process is about to report the error; cs_output_open skips HDF5's exit handler). */
     const int keep_file = !o->io_failed;
+    if (!keep_file && o->comm && o->file >= 0)
+        /* A parallel file cannot be left as it was at the last flush: parallel HDF5 flushes its
+         * abandoned handles in MPI_Finalize, the reports' extents included. So the time axes
+         * are made to describe the rows those extents hold (written in place, in space the
+         * layout allocated; a failure here changes nothing of the outcome). */
+        for (size_t i = 0; i < o->n_reports; ++i) {
+            cs__report *rp = &o->reports[i];
+            hsize_t dims[2] = {0, 0};
+            hid_t sp = H5Dget_space(rp->data);
+            if (sp >= 0 && H5Sget_simple_extent_dims(sp, dims, NULL) == 2) rp->rows = dims[0];
+            if (sp >= 0) H5Sclose(sp);
+            if (cs__write_axis(o, rp) < 0) H5Eclear2(H5E_DEFAULT);
+        }
     for (size_t i = 0; i < o->n_spikes; ++i) {
         if (keep_file) {
             cs__close_id(&o->spikes[i].timestamps, H5Dclose);

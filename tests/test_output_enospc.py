@@ -20,7 +20,8 @@ import subprocess
 import sys
 
 import h5py
-import numpy as np
+
+import full_disk
 
 SKIP = 77
 CRASH_WORDS = ("Segmentation", "Abort", "AddressSanitizer", "runtime error", "core dumped")
@@ -46,25 +47,12 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
 
-    # 1 024 one-compartment HH cells in a ring, each driven and each probed: a report 1 024
-    # columns wide, one chunk (64 rows x 1 024 float32 = 256 kB) per band of 64 rows, and a
-    # chunk cache of 1 MB (4 bands). The run (401 rows, 7 bands, well under a second) is not
-    # flushed on the way, so once the cache is full each new band evicts a written chunk from
-    # inside an append: budgets short of those chunks fail in "cannot append ... rows", later
-    # ones at the final flush, the first ones while creating the file and its layout.
-    pop = "wide"
-    m = {"run": {"tfinal": 40.0, "dt": 0.025},
-         "populations": [{
-             "name": pop, "count": 1024, "morphology": {"generator": "soma", "radius": 9.4},
-             "biophysics": {"cm": 1.0, "Ra": 100.0, "v_init": -65.0,
-                            "mechanisms": [{"name": "hh", "region": "all"}]},
-             "synapses": [{"name": "syn", "mechanism": "expsyn", "location": {"branch": 0, "pos": 0.5}}],
-             "stimuli": [{"mechanism": "iclamp", "location": {"branch": 0, "pos": 0.5}, "cells": "all",
-                          "params": {"delay": 1.0, "duration": 1000.0, "amplitude": 0.5}}],
-             "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
-             "probes": {"cells": "all", "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1}}],
-         "connections": [{"type": "ring", "population": pop, "synapse": "syn", "weight": 0.001,
-                          "delay": 1.0}]}
+    # The run is not flushed on the way, so once the chunk cache (1 MB, 4 bands) is full each new
+    # band evicts a written chunk from inside an append: budgets short of those chunks fail in
+    # "cannot append ... rows", later ones at the final flush, the first ones while creating the
+    # file and its layout.
+    pop = full_disk.POP
+    m = full_disk.wide_model()
     model = os.path.join(work, "wide.json")
     with open(model, "w") as f:
         json.dump(m, f)
@@ -128,31 +116,8 @@ def main():
                   "cannot flush", "cannot close", "cannot mark"):
             if r in msg:
                 reasons.setdefault(r, msg)
-        state = "no file"
-        if os.path.exists(out):
-            try:
-                with h5py.File(out, "r") as f:
-                    status = f.attrs.get("status")
-                    status = status.decode() if isinstance(status, bytes) else status
-                    if status != "incomplete":
-                        problems.append(f"status {status!r} (want 'incomplete')")
-                    names = []
-                    f.visit(names.append)
-                    for name in names:
-                        if isinstance(f[name], h5py.Dataset):
-                            f[name][()]  # every dataset reads
-                    rows = 0
-                    if f"report/{pop}/data" in f:
-                        data = f[f"report/{pop}/data"][()]
-                        rows = data.shape[0]
-                        if not np.isfinite(data).all():
-                            problems.append("non-finite samples")
-                        t0, t1, dt = f[f"report/{pop}/mapping/time"][()]
-                        if rows and abs((t1 - t0) / dt - rows) > 0.51:
-                            problems.append(f"time axis {t0, t1, dt} does not describe {rows} rows")
-                    state = f"{status}, {rows} rows"
-            except Exception as e:  # noqa: BLE001 -- any failure to read is the finding
-                problems.append(f"h5py cannot read it: {e}")
+        state, left = full_disk.left_file(out)
+        problems += left
         check(f"room for {n} bytes: rc={rc} {state}: {msg!r}", not problems, "; ".join(problems))
 
     # The sweep reached each kind of failure: creating the file, creating its layout, appending
