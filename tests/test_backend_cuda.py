@@ -203,6 +203,22 @@ def main():
         else:
             print(f"FAIL ring [{variant}]: graphs on and off differ (or a run failed: {outs})")
             failed += 1
+    # the same run twice gives the same file: no race in a solver, no order of atomics that
+    # reaches the results (session 12 saw staged's files differ between two launch paths whose
+    # threads compute the same, and the cause was not found without a GPU)
+    for variant in ("staged", "interleaved", "fine"):
+        outs = []
+        for rep in range(3):
+            out = os.path.join(a.work_dir, f"again{rep}-{variant}.h5")
+            r = subprocess.run([a.cablesim, "run", ring, "-o", out, "-q", "--report-precision", "double",
+                                "--backend", "cuda", "--solver", variant], capture_output=True, text=True, timeout=600)
+            outs.append(out if r.returncode == 0 else None)
+        if all(outs) and identical_files(outs[0], outs[1]) and identical_files(outs[0], outs[2]):
+            print(f"ok   ring [{variant}]: three runs give identical files")
+            passed += 1
+        else:
+            print(f"FAIL ring [{variant}]: three runs do not give identical files (or a run failed: {outs})")
+            failed += 1
     # auto measures its candidates on throw-away instances: the run is the chosen one's, bit for bit
     for model in [m for m in (ring, real) if m]:
         out = os.path.join(a.work_dir, "auto-backend.h5")
