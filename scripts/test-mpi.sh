@@ -15,3 +15,9 @@ fi
 # OpenMPI refuses root unless told; CI containers run as root
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ctest --test-dir build-mpi --output-on-failure -j "$jobs" -E 'test_neuron_agreement|test_install'
+# MPI with a serial HDF5 (CABLESIM_MPI_SERIAL_HDF5: rank 0's writer), the MPI tests only
+cmake -S . -B build-mpi-serial -DCMAKE_BUILD_TYPE=Release -DCABLESIM_ENABLE_CUDA=OFF -DCABLESIM_ENABLE_MPI=ON \
+  -DCABLESIM_MPI_SERIAL_HDF5=ON >/dev/null
+cmake --build build-mpi-serial -j "$jobs" --target cablesim_cli cs_enospc_shim
+ldd build-mpi-serial/cablesim | grep -q libhdf5_serial || { echo "test-mpi: build-mpi-serial is not on the serial HDF5" >&2; exit 1; }
+/usr/bin/python3 tests/test_mpi.py --cablesim build-mpi-serial/cablesim --source-dir . --work-dir "$PWD/build-mpi-serial/test_mpi.work"
