@@ -278,8 +278,7 @@ static cs_status cs__append_samples_(cs_output *o, const char *population, size_
              (unsigned long long)rp->expected_rows);
     char what[64 + 1024];
     snprintf(what, sizeof what, "cannot append %zu rows to /report/%s/data", n_times, population);
-    CS_TRY(cs__reserve_growth(o, cs__report_new_bands(rp, n_times) * cs__report_band_bytes(rp),
-                              cs__report_new_bands(rp, n_times) * cs__report_band_chunks(rp), what));
+    CS_TRY(cs__reserve_rows(o, rp, n_times, what));
     /* a parallel file: rank 0 writes the rows, the others take part with nothing (every rank
      * fills its own columns with cs_output_append_columns_d instead) */
     if (cs__append(o, rp->data, mem, 2, rp->rows, (hsize_t)n_times, (hsize_t)rp->n_elements, 0,
@@ -343,8 +342,7 @@ cs_status cs_output_append_columns_d(cs_output *o, const char *population, size_
     hsize_t at = rp->rows, n = (hsize_t)n_times;
     char what[64 + 1024];
     snprintf(what, sizeof what, "cannot append %zu rows to /report/%s/data", n_times, population);
-    CS_TRY(cs__reserve_growth(o, cs__report_new_bands(rp, n) * cs__report_band_bytes(rp),
-                              cs__report_new_bands(rp, n) * cs__report_band_chunks(rp), what));
+    CS_TRY(cs__reserve_rows(o, rp, n, what));
     hsize_t dims[2] = {at + n, (hsize_t)rp->n_elements};
     herr_t e = H5Dset_extent(rp->data, dims);
     hid_t fs = e < 0 ? H5I_INVALID_HID : H5Dget_space(rp->data);

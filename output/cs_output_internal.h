@@ -136,6 +136,11 @@ static inline hsize_t cs__report_new_bands(const cs__report *rp, hsize_t n) {
  * full disk fails every rank here with "PATH: what (cause)" instead of one rank inside the call
  * while the others wait in it. A serial file: nothing (cs_output.c). */
 cs_status cs__reserve_growth(cs_output *o, hsize_t bytes, hsize_t chunks, const char *what);
+/* cs__reserve_growth for n more rows of report rp */
+static inline cs_status cs__reserve_rows(cs_output *o, const cs__report *rp, hsize_t n, const char *what) {
+    const hsize_t bands = cs__report_new_bands(rp, n);
+    return cs__reserve_growth(o, bands * cs__report_band_bytes(rp), bands * cs__report_band_chunks(rp), what);
+}
 /* [bytes] reserved for the object headers and indices of a group of the layout */
 #define CS__LAYOUT_BYTES ((hsize_t)64 << 10)
 

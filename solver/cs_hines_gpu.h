@@ -232,8 +232,9 @@ cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned
 /* The rows where the fused step's i and g can be non-zero: flags is a host array of one byte per
  * internal row, CS_HINES_ROW_CURRENT where a mechanism adds current. A "staged" plan (built with
  * fused_step = 1: its rings stage d0, u, b0, C/dt, v and, at those rows only, i and g) marks them
- * in its schedule and needs this call before its first step, and again when they change; it does
- * not read step->flags, nor take shared constants. The per-system variants read step->flags
+ * in its schedule and needs this call before its first step, and again when rows gain current
+ * (marks are only added: a marked row without current reads and zeroes zeros); it does not read
+ * step->flags, nor take shared constants. The per-system variants read step->flags
  * instead and ignore this call. */
 cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsigned char *flags);
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *step);

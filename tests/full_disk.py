@@ -4,6 +4,7 @@ the model they write, and the check of the file a failed run leaves.
 tests/enospc_shim.c (LD_PRELOAD) lets the output file grow by $CS_ENOSPC_AFTER bytes, then fails
 its writes with ENOSPC.
 """
+import json
 import os
 
 import h5py
@@ -28,6 +29,14 @@ def wide_model():
                 "probes": {"cells": "all", "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1}}],
             "connections": [{"type": "ring", "population": POP, "synapse": "syn", "weight": 0.001,
                              "delay": 1.0}]}
+
+
+def write_model(work):
+    """wide_model() as work/wide.json; its path."""
+    path = os.path.join(work, "wide.json")
+    with open(path, "w") as f:
+        json.dump(wide_model(), f)
+    return path
 
 
 def left_file(out):

@@ -154,10 +154,7 @@ def full_disk_sweep(exe, work):
         print(f"skipped: full disk over several ranks (no ENOSPC shim at {shim}, or an ASan build)")
         return
     pop = full_disk.POP
-    m = full_disk.wide_model()
-    model = os.path.join(work, "wide.json")
-    with open(model, "w") as f:
-        json.dump(m, f)
+    model = full_disk.write_model(work)
     out = os.path.join(work, "full.h5")
     collective = parallel_hdf5(exe)  # rank 0's writer: the single process's messages and phases
     for n in (2, 3):

@@ -13,7 +13,6 @@ Usage: test_output_enospc.py --cablesim PATH --source-dir DIR --work-dir DIR
 Exits 77 (skipped) where the shim cannot be used (not built, or an ASan build).
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -52,10 +51,7 @@ def main():
     # "cannot append ... rows", later ones at the final flush, the first ones while creating the
     # file and its layout.
     pop = full_disk.POP
-    m = full_disk.wide_model()
-    model = os.path.join(work, "wide.json")
-    with open(model, "w") as f:
-        json.dump(m, f)
+    model = full_disk.write_model(work)
     out = os.path.join(work, "out.h5")
 
     def run(budget):
