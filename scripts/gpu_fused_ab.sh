@@ -9,28 +9,21 @@
 #
 # Usage, from the project root: scripts/gpu_fused_ab.sh [OUTDIR]
 # Carry: .devlibs (scripts/devlibs.sh) and build-shared (mkdir -p build-shared && cp -r
-# ../shared/data build-shared/). REPS=3 runs of each side.
+# ../shared/data build-shared/). REPS=3 runs of each side. PARTS="tests memcheck ab ring" (the default: all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
-out=${1:-${OUT:-$root/build-gpu/out-ab}}
-mkdir -p "$out"
+. scripts/gpu_common.sh
+gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-ab}}" || exit 1
 t0=$(date +%s)
-export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 [ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
 bld=$root/build-gpu
-py=
-for c in "$(command -v python3)" /opt/torch/.venv/bin/python3 /usr/bin/python3; do
-  [ -x "$c" ] && "$c" -c 'import h5py' 2>/dev/null && { py=$c; break; }
-done
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/device.txt"
-cmake -S . -B "$bld" ${py:+-DCS_PYTHON=$py} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
-  >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-cmake --build "$bld" -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+gpu_build "$bld" all || exit 1
 cs=$bld/cablesim
 echo "build: $(( $(date +%s) - t0 )) s"
 
+part() { [[ " ${PARTS:-tests memcheck ab ring} " == *" $1 "* ]]; } # PARTS: which sections run
+rc_tests=0
+if part tests; then
 echo "== GPU tests (solver, backend)"
 timeout "${CTEST_S:-400}" ctest --test-dir "$bld" -V -R "${CTEST_REGEX:-test_hines_gpu|test_backend_cuda}" >"$out/ctest.log" 2>&1
 rc_tests=$?
@@ -38,11 +31,15 @@ grep -E "tests passed|tests failed|\*\*\*Failed|Checks:|^[0-9]+: (FAIL|ok   ring
 grep -E "^[0-9]+:.*:F:|^[0-9]+: FAIL" "$out/ctest.log" | head -20
 echo "tests: exit $rc_tests ($(( $(date +%s) - t0 )) s)"
 
+fi
+if part memcheck; then
 echo "== memcheck, fused staged step"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$cs" run models/validation/ring4.json --backend cuda --solver staged \
   --tfinal 5 --no-output -q >"$out/memcheck.log" 2>&1
 echo "memcheck ring4 staged: exit $? | $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
 
+fi
+if part ab; then
 echo "== networks"
 models=$out/models
 $py bench/real_cells.py generate --out "$models" --alone 0 --mixed "${MIXED:-128,2048}" --largest 0 --big-compartments 0 \
@@ -77,6 +74,8 @@ for m in "$models"/mixed-*.json $(ls "$models"/rand-*.json 2>/dev/null); do
   line=$(timeout 300 "$cs" run "$m" --backend cuda --solver auto --no-output --tfinal 20 2>&1 | grep -E "run time|auto:|error" | head -3 | tr '\n' ' ')
   echo "$name auto: $line"
 done
+fi
+if part ring; then
 echo "== the built-in ring, 256 cells, 100 ms: CPU $(nproc) threads, GPU"
 for rep in 1 2 3; do
   echo "cpu: $("$cs" run models/default.json --no-output --backend cpu 2>&1 | grep -E 'run time')"
@@ -84,6 +83,9 @@ for rep in 1 2 3; do
     echo "cuda $v: $("$cs" run models/default.json --no-output --backend cuda --solver $v 2>&1 | grep -E 'run time|error' | head -1)"
   done
 done
-echo "backend auto: $("$cs" run models/default.json --no-output --backend auto 2>&1 | grep -E 'chosen|run time' | tr '\n' ' ')"
+for rep in 1 2 3; do
+  echo "backend auto: $("$cs" run models/default.json --no-output --backend auto 2>&1 | grep -E 'auto:|chosen|run time' | tr '\n' ' ')"
+done
+fi
 echo "whole script: $(( $(date +%s) - t0 )) s"
 exit $rc_tests

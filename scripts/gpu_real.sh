@@ -21,39 +21,20 @@
 #   lists what it skipped; Arbor is stopped at BUDGET_S).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
-out=${1:-${OUT:-$root/build-gpu/out-real}}
-mkdir -p "$out"
+. scripts/gpu_common.sh
+gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-real}}" || exit 1
 t_start=$(date +%s)
 arbor_s=${ARBOR_S:-60}                              # [s] kept for the Arbor part
 deadline=$((t_start + ${BUDGET_S:-330} - arbor_s))  # the runner starts no run after this
-export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 bld=${BUILD_DIR:-$root/build-gpu}   # BUILD_DIR: another build folder (e.g. a CPU-only one for a dry run)
-py=
-for c in "$(command -v python3)" /opt/torch/.venv/bin/python3 /usr/bin/python3; do
-  [ -x "$c" ] && "$c" -c 'import h5py' 2>/dev/null && { py=$c; break; }
-done
-[ -n "$py" ] || { echo "no python3 with h5py"; exit 1; }
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/device.txt"
-echo "cores: $(nproc); cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)" | tee -a "$out/device.txt"
 
 # --- build (incremental when build-gpu exists) ------------------------------------------------
-if [ ! -f "$bld/CMakeCache.txt" ]; then
-  cmake -S . -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
-    -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
-    >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-fi
-cmake --build "$bld" -j "$(nproc)" --target cablesim_cli >>"$out/build.log" 2>&1 \
-  || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+gpu_build "$bld" cablesim_cli -DBUILD_TESTING=OFF || exit 1
 cs=$bld/cablesim
 echo "build: $(( $(date +%s) - t_start )) s"
 
 # --- morphologies ------------------------------------------------------------------------------
-morph=${CS_MORPH_DIR:-}
-for d in "$root/../shared/data/morphologies" "$root/build-shared/data/morphologies" "$root/.dev/morph"; do
-  [ -z "$morph" ] && [ -f "$d/tc200.CNG.swc" ] && morph=$d
-done
-[ -n "$morph" ] || { echo "no morphologies: set CS_MORPH_DIR or carry build-shared (see the header)"; exit 1; }
+morph=$(gpu_morph_dir) || exit 1
 
 # --- networks ----------------------------------------------------------------------------------
 models=$out/models
