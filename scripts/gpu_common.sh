@@ -5,6 +5,8 @@
 #   gpu_build DIR TARGET [CMAKE ARGS...]
 #                         configure DIR once (Release, sm_90, HDF5/cJSON/Check from .devlibs), then
 #                         build TARGET ("all" for everything); the log goes to $out/build-<DIR>.log
+#   gpu_part NAME         true when section NAME runs: PARTS (a space-separated list), else all of
+#                         the script's parts ($parts_all)
 #   gpu_morph_dir         the nine SWC files: CS_MORPH_DIR, ../shared/data/morphologies,
 #                         build-shared/data/morphologies (carried) or .dev/morph
 gpu_setup() {
@@ -43,3 +45,5 @@ gpu_morph_dir() {
   echo "no morphologies: set CS_MORPH_DIR or carry build-shared (mkdir -p build-shared && cp -r ../shared/data build-shared/)" >&2
   return 1
 }
+
+gpu_part() { [[ " ${PARTS:-$parts_all} " == *" $1 "* ]]; }

@@ -21,9 +21,9 @@ gpu_build "$bld" all || exit 1
 cs=$bld/cablesim
 echo "build: $(( $(date +%s) - t0 )) s"
 
-part() { [[ " ${PARTS:-tests memcheck ab ring} " == *" $1 "* ]]; } # PARTS: which sections run
+parts_all="tests memcheck ab ring"
 rc_tests=0
-if part tests; then
+if gpu_part tests; then
 echo "== GPU tests (solver, backend)"
 timeout "${CTEST_S:-400}" ctest --test-dir "$bld" -V -R "${CTEST_REGEX:-test_hines_gpu|test_backend_cuda}" >"$out/ctest.log" 2>&1
 rc_tests=$?
@@ -32,14 +32,14 @@ grep -E "^[0-9]+:.*:F:|^[0-9]+: FAIL" "$out/ctest.log" | head -20
 echo "tests: exit $rc_tests ($(( $(date +%s) - t0 )) s)"
 
 fi
-if part memcheck; then
+if gpu_part memcheck; then
 echo "== memcheck, fused staged step"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$cs" run models/validation/ring4.json --backend cuda --solver staged \
   --tfinal 5 --no-output -q >"$out/memcheck.log" 2>&1
 echo "memcheck ring4 staged: exit $? | $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
 
 fi
-if part ab; then
+if gpu_part ab; then
 echo "== networks"
 models=$out/models
 $py bench/real_cells.py generate --out "$models" --alone 0 --mixed "${MIXED:-128,2048}" --largest 0 --big-compartments 0 \
@@ -75,7 +75,7 @@ for m in "$models"/mixed-*.json $(ls "$models"/rand-*.json 2>/dev/null); do
   echo "$name auto: $line"
 done
 fi
-if part ring; then
+if gpu_part ring; then
 echo "== the built-in ring, 256 cells, 100 ms: CPU $(nproc) threads, GPU"
 for rep in 1 2 3; do
   echo "cpu: $("$cs" run models/default.json --no-output --backend cpu 2>&1 | grep -E 'run time')"

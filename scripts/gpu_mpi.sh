@@ -12,6 +12,7 @@
 # built on the development machine, see docs/mpi.md), else build-gpu-mpi is built here when the
 # machine has mpicc; GPU_CS (default build-gpu/cablesim, built here when missing).
 # Carry: .devlibs, build-shared (the SWC files), dist-mpi. Usage: scripts/gpu_mpi.sh [OUTDIR]
+# PARTS="exchange weak gpu1 share memory" (the default: all; the models are always generated).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
@@ -30,13 +31,18 @@ fi
 # a carried build finds its solver library beside it (only the MPI runs see this path)
 mpi_run=(env "LD_LIBRARY_PATH=$(dirname "$mpi_cs"):$LD_LIBRARY_PATH" mpirun)
 echo "mpirun: $(mpirun --version 2>&1 | head -1)"
+lscpu | grep -E "^(Model name|Socket|Core|Thread|CPU\(s\)|NUMA node\(s\)|L3)" | sed 's/^/  /'
 LD_LIBRARY_PATH=$(dirname "$mpi_cs"):$LD_LIBRARY_PATH ldd "$mpi_cs" | grep -E "libmpi|hdf5|cudart|not found" | sed 's/^/  /'
 echo "build/setup: $(( $(date +%s) - t0 )) s"
 
 run_time() { sed -n 's/.*run time \([0-9.e+-]*\) s: \([0-9.e+-]*\) compartment.*/\1 \2/p' | head -1; }
+run_time_all() { sed -n 's/.*run time \([0-9.e+-]*\) s: .*/\1/p'; }
 
+parts_all="exchange weak gpu1 share memory"
 echo "== 1. exchange latency and bandwidth"
-if command -v mpicc >/dev/null; then
+if ! gpu_part exchange; then
+  echo "skipped (PARTS)"
+elif command -v mpicc >/dev/null; then
   mpicc -O2 scripts/mpi_exchange_bench.c -o "$out/xb" 2>&1 | tail -3
   for n in 2 4 8 16; do
     [ "$n" -le "$(nproc)" ] || continue
@@ -62,9 +68,10 @@ PY
 morph=$(gpu_morph_dir) || exit 1
 $py bench/real_cells.py generate --out "$models" --morph-dir "$morph" --alone 0 --mixed "$real,$((real*2)),$((real*4)),$((real*8)),$((real*16)),2048" \
   --largest 0 --big-compartments 0 --tfinal "$tfinal" >"$out/generate.log" 2>&1 || { tail -5 "$out/generate.log"; exit 1; }
-echo "| network | ranks | cells | run time [s] | cs/s | efficiency t(1)/t(N) |" >"$out/weak.md"
-echo "|---|---:|---:|---:|---:|---:|" >>"$out/weak.md"
+echo "| network | ranks | cells | run time [s] | cs/s | efficiency t(1)/t(N) | one process, N threads [s] | slowest of N independent 1-rank runs [s] |" >"$out/weak.md"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|" >>"$out/weak.md"
 for kind in ring real; do
+  gpu_part weak || break
   t1=
   for n in 1 2 4 8 16; do
     [ "$n" -le "$(nproc)" ] || continue
@@ -76,13 +83,23 @@ for kind in ring real; do
     done
     [ -z "$t1" ] && t1=${best% *}
     eff=$(awk "BEGIN{ if (\"${best% *}\" != \"\") printf \"%.2f\", $t1 / ${best% *} }" 2>/dev/null)
-    echo "| $kind | $n | $cells | ${best% *} | ${best#* } | $eff |" | tee -a "$out/weak.md"
+    # controls: the same network in one process of n threads, and n independent one-thread
+    # processes of the one-rank network at once (what the host alone does to weak scaling)
+    omp=$(timeout 120 "$gpu_cs" run "$m" --backend cpu --threads "$n" --no-output --tfinal "$tfinal" 2>&1 | run_time)
+    m1=$models/weak-ring-1.json; [ $kind = real ] && m1=$models/mixed-$((9*real)).json
+    for k in $(seq 1 "$n"); do
+      taskset -c $((k - 1)) "$gpu_cs" run "$m1" --backend cpu --threads 1 --no-output --tfinal "$tfinal" >"$out/indep-$k.txt" 2>&1 &
+    done
+    wait
+    indep=$(cat "$out"/indep-*.txt | run_time_all | sort -g | tail -1); rm -f "$out"/indep-*.txt
+    echo "| $kind | $n | $cells | ${best% *} | ${best#* } | $eff | ${omp% *} | ${indep:-?} |" | tee -a "$out/weak.md"
   done
 done
 
 echo "== 3. one GPU rank against the non-MPI GPU build (18 432 real cells, staged, $tfinal ms)"
 m=$models/mixed-18432.json
 for rep in 1 2 3; do
+  gpu_part gpu1 || break
   a=$("$gpu_cs" run "$m" --backend cuda --solver staged --no-output --tfinal "$tfinal" 2>&1 | run_time)
   b=$("${mpi_run[@]}" -np 1 "$mpi_cs" run "$m" --backend cuda --solver staged --no-output --tfinal "$tfinal" 2>&1 | run_time)
   echo "rep $rep: non-MPI $a | mpirun -np 1 $b"
@@ -90,8 +107,9 @@ done
 
 echo "== 4. ranks sharing the GPU: spikes and traces against one process"
 m=models/examples/ring.json
-"$gpu_cs" run "$m" --backend cuda --solver auto -o "$out/gpu1.h5" -q --tfinal 50 && echo "one process: ok"
+gpu_part share && "$gpu_cs" run "$m" --backend cuda --solver auto -o "$out/gpu1.h5" -q --tfinal 50 && echo "one process: ok"
 for n in 2 4; do
+  gpu_part share || break
   timeout 120 "${mpi_run[@]}" -np "$n" "$mpi_cs" run "$m" --backend cuda --solver auto -o "$out/gpu$n.h5" -q --tfinal 50
   echo "mpirun -np $n: exit $?"
   $py - "$out/gpu1.h5" "$out/gpu$n.h5" <<'PY'
@@ -112,6 +130,7 @@ done
 
 echo "== 5. host peak memory of the GPU path at set-up (one step, --no-output)"
 for k in 18432 $((9*real*16)); do
+  gpu_part memory || break
   m=$models/mixed-$k.json
   $py - "$gpu_cs" "$m" <<'PY'
 import resource, subprocess, sys, re

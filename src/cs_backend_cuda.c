@@ -264,6 +264,79 @@ static cs_status setup_fused_flags(cs_backend *be) {
     return st;
 }
 
+/* One constant array of the matrix (CS__U, CS__CDT, CS__D0 with pas folded in, CS__B0 likewise)
+ * of every cell in tree order. The set-up builds the four one at a time, so the host holds one
+ * (8 B per CV) rather than four at once (docs/mpi.md, host memory). */
+enum { CS__U, CS__CDT, CS__D0, CS__B0, CS__NCONST };
+static double *matrix_array(const cs_backend *be, int which) {
+    const cs_network_desc *net = be->net;
+    const size_t nrow = (size_t)net->total_cv;
+    double *a = calloc(nrow ? nrow : 1, sizeof *a); /* zero: d0 and b0 accumulate */
+    if (!a) return NULL;
+    for (size_t c = 0; c < net->ncell; ++c)
+        cs_cable_matrix_cell(&net->cells[c], be->p.dt, be->cell_first[c], NULL, which == CS__U ? a : NULL,
+                             which == CS__CDT ? a : NULL, which == CS__D0 ? a : NULL, which == CS__B0 ? a : NULL);
+    /* linear mechanisms (pas) fold into d0 and b0 once; setup_mechanisms skips them */
+    for (size_t k = 0; (which == CS__D0 || which == CS__B0) && k < net->ninst; ++k)
+        cs_cable_matrix_fold(&net->inst[k], be->cell_first[net->inst[k].cell] + net->inst[k].node,
+                             which == CS__D0 ? a : NULL, which == CS__B0 ? a : NULL);
+    return a;
+}
+
+/* The constants on the device: in the solver's layout, or, for a network of identical cells with
+ * a fused per-system step, one cell's rows for all (with the pivots of its rows that no current
+ * reaches, a0). parent: the tree-order parents. */
+static cs_status setup_constants(cs_backend *be, const int *parent) {
+    const cs_network_desc *net = be->net;
+    cs_cuda_state *s = &be->s;
+    const size_t nrow = (size_t)net->total_cv, ncell = net->ncell;
+    double **dev[CS__NCONST] = {&s->u, &s->cdt, &s->d0, &s->b0};
+    const cs_hines_array_kind kind[CS__NCONST] = {CS_HINES_COUPLING, CS_HINES_NODE, CS_HINES_NODE, CS_HINES_NODE};
+    cs_status st = CS_OK;
+    be->shared_constants = be->fused && ncell > 0 && cs_hines_gpu_plan_uniform(be->plan) &&
+                           strcmp(cs_hines_gpu_plan_variant(be->plan), "staged") != 0; /* it stages its rows */
+    /* identical cells: every cell's rows of each array equal cell 0's bit for bit; keep cell 0's */
+    const size_t n0 = ncell ? (size_t)be->cell_first[1] : 0;
+    double *first[CS__NCONST] = {NULL};
+    for (int k = 0; be->shared_constants && st == CS_OK && k < CS__NCONST; ++k) {
+        double *a = matrix_array(be, k);
+        first[k] = malloc((n0 ? n0 : 1) * sizeof(double));
+        if (!a || !first[k]) st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
+        else {
+            be->shared_constants = identical_cells(be->cell_first, (int)ncell, &a, 1);
+            memcpy(first[k], a, n0 * sizeof(double));
+        }
+        free(a);
+    }
+    if (st == CS_OK && be->shared_constants) { /* one cell's tree-order rows serve every cell */
+        first[CS__U][0] = 0.0; /* the root has no coupling */
+        for (int k = 0; st == CS_OK && k < CS__NCONST; ++k)
+            st = upload_new((void **)dev[k], first[k], n0 * sizeof(double), "the cells' constants");
+        /* pivots of the rows with no current in their subtree in any cell: the same every
+         * step (cell 0 starts at row 0, so its parents are local) */
+        double *a0 = malloc((n0 ? n0 : 1) * sizeof *a0);
+        unsigned char *has_current = calloc(n0 ? n0 : 1, 1);
+        for (size_t k = 0; has_current && k < net->ninst; ++k)
+            if (!net->inst[k].type->fold) has_current[net->inst[k].node] = 1;
+        if (st == CS_OK && (!a0 || !has_current ||
+                            cs_hines_clean_pivots((int)n0, parent, first[CS__D0], first[CS__U], has_current, a0)))
+            st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+        free(has_current);
+        if (st == CS_OK) st = upload_new((void **)&s->a0, a0, n0 * sizeof *a0, "the cells' pivots");
+        free(a0);
+    } else {
+        for (int k = 0; st == CS_OK && k < CS__NCONST; ++k) {
+            double *a = matrix_array(be, k);
+            if (!a) st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
+            if (st == CS_OK) st = cs_cuda_alloc((void **)dev[k], s->n_int * sizeof(double), "the cells' constants");
+            if (st == CS_OK) st = upload_tree(be, a, nrow, *dev[k], kind[k]);
+            free(a);
+        }
+    }
+    for (int k = 0; k < CS__NCONST; ++k) free(first[k]);
+    return st;
+}
+
 static cs_status setup(cs_backend *be) {
     const cs_network_desc *net = be->net;
     cs_cuda_state *s = &be->s;
@@ -276,25 +349,17 @@ static cs_status setup(cs_backend *be) {
     be->cell_first = malloc(((size_t)ncell + 1) * sizeof *be->cell_first);
     size_t nrow = (size_t)net->total_cv;
     int *parent = malloc((nrow ? nrow : 1) * sizeof *parent);
-    double *u = malloc((nrow ? nrow : 1) * sizeof *u), *d0 = calloc(nrow ? nrow : 1, sizeof *d0);
-    double *cdt = malloc((nrow ? nrow : 1) * sizeof *cdt), *v = malloc((nrow ? nrow : 1) * sizeof *v);
-    double *b0 = calloc(nrow ? nrow : 1, sizeof *b0);
     be->row_map = malloc((nrow ? nrow : 1) * sizeof *be->row_map);
     cs_status st = CS_OK;
-    if (!be->cell_first || !parent || !u || !d0 || !b0 || !cdt || !v || !be->row_map)
+    if (!be->cell_first || !parent || !be->row_map)
         st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
     int row = 0;
     for (int c = 0; st == CS_OK && c < ncell; ++c) {
-        const cs_cell_desc *cell = &net->cells[c];
         be->cell_first[c] = row;
-        cs_cable_matrix_cell(cell, be->p.dt, row, parent, u, cdt, d0, b0);
-        for (int k = 0; k < cell->geom->ncv; ++k) v[row + k] = cell->v_init;
-        row += cell->geom->ncv;
+        cs_cable_matrix_cell(&net->cells[c], be->p.dt, row, parent, NULL, NULL, NULL, NULL);
+        row += net->cells[c].geom->ncv;
     }
     if (st == CS_OK) be->cell_first[ncell] = row;
-    /* linear mechanisms (pas) fold into d0 and b0 once; setup_mechanisms skips them */
-    for (size_t k = 0; st == CS_OK && k < net->ninst; ++k)
-        cs_cable_matrix_fold(&net->inst[k], be->cell_first[net->inst[k].cell] + net->inst[k].node, d0, b0);
 
     if (st == CS_OK) {
         cs_hines_gpu_options opt;
@@ -317,41 +382,22 @@ static cs_status setup(cs_backend *be) {
         double **state[] = {&s->v, &s->rhs, &s->d, &s->i, &s->g};
         for (size_t k = 0; st == CS_OK && k < sizeof state / sizeof state[0]; ++k)
             st = cs_cuda_alloc((void **)state[k], bytes, "the cells' state");
-        double **constant[] = {&s->d0, &s->b0, &s->cdt, &s->u}, *tree[] = {d0, b0, cdt, u};
-        be->shared_constants = be->fused && ncell > 0 && cs_hines_gpu_plan_uniform(be->plan) &&
-                               strcmp(cs_hines_gpu_plan_variant(be->plan), "staged") != 0 && /* it stages its rows */
-                               identical_cells(be->cell_first, ncell, tree, 4);
-        if (be->shared_constants) { /* one cell's tree-order rows serve every cell */
-            size_t n0 = (size_t)be->cell_first[1];
-            u[0] = 0.0; /* the root has no coupling */
-            for (size_t k = 0; st == CS_OK && k < 4; ++k)
-                st = upload_new((void **)constant[k], tree[k], n0 * sizeof(double), "the cells' constants");
-            /* pivots of the rows with no current in their subtree in any cell: the same every
-             * step (cell 0 starts at row 0, so its parents are local) */
-            double *a0 = malloc(n0 * sizeof *a0);
-            unsigned char *has_current = calloc(n0, 1);
-            for (size_t k = 0; has_current && k < net->ninst; ++k)
-                if (!net->inst[k].type->fold) has_current[net->inst[k].node] = 1;
-            if (st == CS_OK && (!a0 || !has_current || cs_hines_clean_pivots((int)n0, parent, d0, u, has_current, a0)))
-                st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-            free(has_current);
-            if (st == CS_OK) st = upload_new((void **)&s->a0, a0, n0 * sizeof *a0, "the cells' pivots");
-            free(a0);
-        } else {
-            for (size_t k = 0; st == CS_OK && k < 4; ++k)
-                st = cs_cuda_alloc((void **)constant[k], bytes, "the cells' constants");
-            if (st == CS_OK) st = upload_tree(be, d0, nrow, s->d0, CS_HINES_NODE);
-            if (st == CS_OK) st = upload_tree(be, b0, nrow, s->b0, CS_HINES_NODE);
-            if (st == CS_OK) st = upload_tree(be, cdt, nrow, s->cdt, CS_HINES_NODE);
-            if (st == CS_OK) st = upload_tree(be, u, nrow, s->u, CS_HINES_COUPLING);
-        }
-        if (st == CS_OK) st = upload_tree(be, v, nrow, s->v, CS_HINES_NODE);
-        /* v in the internal layout on the host, for the mechanisms' initial states */
+        st = st == CS_OK ? setup_constants(be, parent) : st;
+        free(parent);
+        parent = NULL;
+        /* v in the internal layout on the host (the mechanisms' initial states), then on the device */
         v_int = calloc(s->n_int ? s->n_int : 1, sizeof *v_int);
-        if (!v_int && st == CS_OK) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-        for (size_t r = 0; st == CS_OK && r < nrow; ++r) v_int[be->row_map[r]] = v[r];
+        double *v = malloc((nrow ? nrow : 1) * sizeof *v);
+        if ((!v_int || !v) && st == CS_OK) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+        for (int c = 0; st == CS_OK && c < ncell; ++c)
+            for (int r = be->cell_first[c]; r < be->cell_first[c + 1]; ++r) {
+                v[r] = net->cells[c].v_init;
+                v_int[be->row_map[r]] = v[r];
+            }
+        if (st == CS_OK) st = upload_tree(be, v, nrow, s->v, CS_HINES_NODE);
+        free(v);
     }
-    free(parent); free(u); free(d0); free(b0); free(cdt); free(v);
+    free(parent);
     if (st == CS_OK) st = setup_mechanisms(be, v_int);
     free(v_int);
     if (st == CS_OK && be->fused) st = setup_fused_flags(be);

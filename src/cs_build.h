@@ -69,9 +69,10 @@ cs_status cs_build_network(const cs_model *m, cs_network_desc *out);
 cs_status cs_build_network_range(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *out);
 
 /* Cut the gids into nrank contiguous shares of about equal estimated cost (CVs plus mechanism
- * instances; a random-tree population is estimated from its first cell): rank r owns
- * [first[r], first[r+1]). first has nrank + 1 entries. The same on every rank (no communication). */
-cs_status cs_build_partition(const cs_model *m, int nrank, uint64_t *first);
+ * instances weighed by their states, on the CPU or, for_gpu, on the GPU; a random-tree population
+ * is estimated from its first cell): rank r owns [first[r], first[r+1]). first has nrank + 1
+ * entries. The same on every rank (no communication). */
+cs_status cs_build_partition(const cs_model *m, int nrank, int for_gpu, uint64_t *first);
 
 /* The cell (index within its population) of report node k of population ps. */
 int cs_probe_cell(const cs_population_spec *ps, int k);

@@ -4,14 +4,17 @@ void cs_cable_matrix_cell(const cs_cell_desc *cell, double dt, int row0, int *pa
                           double *cdt, double *d0, double *b0) {
     const cs_geometry *g = cell->geom;
     for (int k = 0; k < g->ncv; ++k) {
-        int r = row0 + k;
-        parent[r] = g->parent[k] < 0 ? -1 : row0 + g->parent[k];
+        int r = row0 + k, pr = g->parent[k] < 0 ? -1 : row0 + g->parent[k];
         double ga = k == 0 ? 0.0 : g->g_axial[k] / cell->Ra; /* [µS] */
-        u[r] = -ga;
-        cdt[r] = 1e-5 * cell->cm * g->area[k] / dt;
-        d0[r] += cdt[r] + ga;
-        b0[r] += 0.0;
-        if (k > 0) d0[parent[r]] += ga;
+        double c = 1e-5 * cell->cm * g->area[k] / dt;        /* C/dt [µS] */
+        if (parent) parent[r] = pr;
+        if (u) u[r] = -ga;
+        if (cdt) cdt[r] = c;
+        if (d0) {
+            d0[r] += c + ga;
+            if (k > 0) d0[pr] += ga;
+        }
+        if (b0) b0[r] += 0.0;
     }
 }
 
@@ -19,7 +22,7 @@ int cs_cable_matrix_fold(const cs_instance_desc *in, int r, double *d0, double *
     if (!in->type->fold) return 0;
     double g, ge; /* [µS], [nA] */
     in->type->fold(in->param, in->weight, &g, &ge);
-    d0[r] += g;
-    b0[r] += ge;
+    if (d0) d0[r] += g;
+    if (b0) b0[r] += ge;
     return 1;
 }

@@ -12,12 +12,14 @@
 
 #include "cs_build.h"
 
-/* Fill rows [row0, row0 + ncv) for one cell (d0 and b0 must be zero there beforehand). */
+/* Fill rows [row0, row0 + ncv) for one cell (d0 and b0 must be zero there beforehand). Any of
+ * the outputs may be NULL: a backend may build them one at a time to hold less memory. */
 void cs_cable_matrix_cell(const cs_cell_desc *cell, double dt, int row0, int *parent, double *u,
                           double *cdt, double *d0, double *b0);
 
-/* Fold a mechanism instance at row r into d0 and b0 when its type is linear with constant
- * conductance; returns 1 when folded, 0 when the instance must be evaluated every step. */
+/* Fold a mechanism instance at row r into d0 and b0 (either may be NULL) when its type is linear
+ * with constant conductance; returns 1 when folded, 0 when the instance must be evaluated every
+ * step. */
 int cs_cable_matrix_fold(const cs_instance_desc *in, int r, double *d0, double *b0);
 
 #endif

@@ -236,7 +236,8 @@ static cs_status build_share(cs_sim *s) {
     const cs_model *m = s->m;
     s->part = calloc((size_t)s->nrank + 1, sizeof *s->part);
     if (!s->part) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    CS_TRY(cs_build_partition(m, s->nrank, s->part));
+    /* the backend setup() picked ("auto": the GPU where there is one) sets the weights */
+    CS_TRY(cs_build_partition(m, s->nrank, s->ops != &cs_backend_cpu, s->part));
     CS_TRY(cs_build_network_range(m, s->part[s->rank], s->part[s->rank + 1], &s->net));
     CS_TRY(index_connections(s));
     s->pop_rows = calloc((size_t)m->npop, sizeof *s->pop_rows);

@@ -316,11 +316,14 @@ def main():
     check(rc == 0 and m and out.count("cablesim ") == 1,
           f"3 ranks, 79 cells: one summary naming rank 0's share ({m.group(0) if m else out[-300:]})")
 
-    # cost, not count: 10 cables of 200 CVs then 90 one-CV somas; 2 ranks split near cell 5
+    # cost, not count: 10 passive cables of 400 CVs then 90 one-CV hh somas. The estimate
+    # (src/cs_build.c, CPU weights) counts a folded pas instance 0 and an hh instance 1 + 6 x 3
+    # states: 4 000 + 90 x 20 = 5 800, so rank 0 of 2 takes [0, 7) (round(2 900 / 400)); by
+    # compartments plus instances alike it would be [0, 5), by count [0, 50)
     cost = {"run": {"tfinal": 1.0, "dt": 0.025},
             "populations": [
                 {"name": "big", "count": 10, "morphology": {"generator": "cable", "length": 1000.0, "radius": 1.0,
-                                                            "cvs": 200},
+                                                            "cvs": 400},
                  "biophysics": {"cm": 1.0, "Ra": 100.0, "v_init": -65.0,
                                 "mechanisms": [{"name": "pas", "region": "all"}]}},
                 {"name": "small", "count": 90, "morphology": {"generator": "soma", "radius": 9.4},
@@ -333,8 +336,8 @@ def main():
                         "--no-output", "--threads", "1"], work)
     m = re.search(r"gids \[0, (\d+)\)", out)
     first = int(m.group(1)) if m else -1
-    check(rc == 0 and 4 <= first <= 8,
-          f"partition by cost: rank 0 of 2 takes cells [0, {first}) of 100 (by count it would be 50)")
+    check(rc == 0 and first == 7,
+          f"partition by cost: rank 0 of 2 takes cells [0, {first}) of 100 (expected 7; by count it would be 50)")
 
     # a failure on one rank: the last cell's clamp drives V out of range on the last rank only
     bad = copy.deepcopy(RANDOM_NET)
