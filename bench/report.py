@@ -816,6 +816,14 @@ def main():
     if prows:
         ttab = ttab.rstrip("\n") + "\n" + "\n".join(prows)
 
+    # MPI (issue 18): kept by hand in bench/results-mpi.md, from its "## 5." heading on
+    s_mpi = ""
+    mpi_path = os.path.join(a.root, "bench", "results-mpi.md")
+    if os.path.exists(mpi_path):
+        with open(mpi_path, encoding="utf-8") as f:
+            text = f.read()
+        if "## 5." in text:
+            s_mpi = text[text.index("## 5."):]
     t4tab = md_table(["class", "fine-grained [µs]", "flat [µs]", "vs flat", "vs interleaved",
                       "fastest one-thread-per-cell [µs]", "vs that"],
                      [[f"{x['class']}", f"{g3(x['fine'])} ({x['fv']})", g3(x["flat"]), f"{x['vs_flat']:.1f}×", f"{x['vs_inter']:.1f}×",
@@ -857,7 +865,8 @@ T4 per class (256 cells, double):
 {s_thomas}
 {s_hines}
 {s_full}
-{s_cpu}"""
+{s_cpu}
+{s_mpi}"""
     with open(os.path.join(docs, "performance.md"), "w", encoding="utf-8") as f:
         f.write(doc)
     print(f"wrote {os.path.join(docs, 'performance.md')} and docs/perf-{{thomas,hines,full-step,phases}}.png "
