@@ -82,6 +82,7 @@ for rep in 1 2 3; do
   for v in staged auto; do
     echo "cuda $v: $("$cs" run models/default.json --no-output --backend cuda --solver $v 2>&1 | grep -E 'run time|error' | head -1)"
   done
+  echo "cuda staged, CS_CUDA_FORK=0: $(CS_CUDA_FORK=0 "$cs" run models/default.json --no-output --backend cuda --solver staged 2>&1 | grep -E 'run time|error' | head -1)"
 done
 for rep in 1 2 3; do
   echo "backend auto: $("$cs" run models/default.json --no-output --backend auto 2>&1 | grep -E 'auto:|chosen|run time' | tr '\n' ' ')"

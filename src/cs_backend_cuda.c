@@ -64,6 +64,9 @@ struct cs_backend {
     /* CUDA graphs of 2^b steps (the untimed steps of an epoch), by the parity of the v/rhs swap
      * of the separate solve; captured when first needed, dropped when a buffer they name moves */
     int use_graphs;
+    /* untimed steps: detection and sampling on a second stream beside the state update (both
+     * only read v), forked and joined through two events; NULL: in order (CS_CUDA_FORK=0) */
+    void *side, *fork_events;
     void *graph[2][CS_GRAPH_LEVELS];
     const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */
     double *v_first;            /* s->v at set-up: the parity of the swap */
@@ -111,6 +114,8 @@ static void cuda_destroy(cs_backend *be) {
     drop_graphs(be);
     if (be->plan) cs_hines_gpu_plan_destroy(be->plan);
     cs_cuda_timer_destroy(be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
+    cs_cuda_timer_destroy(be->fork_events, 2);
+    cs_cuda_stream_destroy(be->side);
     cs_cuda_stream_destroy(s->stream);
     free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->ev); free(be->ev_local);
     free(be->ev_weight); free(be->ev_hi); free(be->samples); free(be->spikes); free(be->spike_time);
@@ -441,6 +446,11 @@ static cs_status setup(cs_backend *be) {
     const char *graphs = getenv("CS_CUDA_GRAPHS");
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
+    const char *fork = getenv("CS_CUDA_FORK"); /* CS_CUDA_FORK=0: every kernel in order (for comparisons) */
+    if (st == CS_OK && !(fork && !strcmp(fork, "0"))) {
+        st = cs_cuda_stream_create(&be->side);
+        if (st == CS_OK) st = cs_cuda_timer_create(&be->fork_events, 2);
+    }
     free(det_row); free(det_gid); free(det_thr); free(det_vp); free(cell_row); free(probe_row);
     CS_TRY(st);
     size_t mem1 = cs_cuda_memory_used();
@@ -564,12 +574,27 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         s->v = s->rhs;
         s->rhs = tmp;
     }
-    CS_TRY(cs_cuda_advance(s, be->p.celsius));
-    MARK(5);
-    CS_TRY(cs_cuda_detect(s, j));
-    MARK(6);
-    CS_TRY(cs_cuda_sample(s, j));
-    MARK(7);
+    if (mark < 0 && be->side) {
+        /* untimed: detection and sampling (they read v and write spikes and samples) beside the
+         * state update (it reads v and writes the mechanisms' states): ~2 of the ~9 dependent
+         * launches of a small network's step leave the critical path */
+        cs_cuda_state side = *s;
+        side.stream = be->side;
+        CS_TRY(cs_cuda_timer_record(be->fork_events, 0, s->stream));
+        CS_TRY(cs_cuda_stream_wait(be->side, be->fork_events, 0));
+        CS_TRY(cs_cuda_detect(&side, j));
+        CS_TRY(cs_cuda_sample(&side, j));
+        CS_TRY(cs_cuda_advance(s, be->p.celsius));
+        CS_TRY(cs_cuda_timer_record(be->fork_events, 1, be->side));
+        CS_TRY(cs_cuda_stream_wait(s->stream, be->fork_events, 1));
+    } else {
+        CS_TRY(cs_cuda_advance(s, be->p.celsius));
+        MARK(5);
+        CS_TRY(cs_cuda_detect(s, j));
+        MARK(6);
+        CS_TRY(cs_cuda_sample(s, j));
+        MARK(7);
+    }
 #undef MARK
     return CS_OK;
 }

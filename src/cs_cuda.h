@@ -97,6 +97,8 @@ void cs_cuda_graph_destroy(void *exec);
 cs_status cs_cuda_timer_create(void **pool, int n);
 void cs_cuda_timer_destroy(void *pool, int n);
 cs_status cs_cuda_timer_record(void *pool, int k, void *stream);
+/* stream waits until event k of the pool (recorded on another stream) has happened: a fork or join */
+cs_status cs_cuda_stream_wait(void *stream, void *pool, int k);
 /* Milliseconds between events a and b (both recorded and completed). */
 cs_status cs_cuda_timer_elapsed(void *pool, int a, int b, float *ms);
 

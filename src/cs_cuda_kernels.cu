@@ -401,6 +401,11 @@ extern "C" cs_status cs_cuda_timer_record(void *pool, int k, void *stream) {
     return CS_OK;
 }
 
+extern "C" cs_status cs_cuda_stream_wait(void *stream, void *pool, int k) {
+    CS_CUDA_CALL(cudaStreamWaitEvent((cudaStream_t)stream, ((cudaEvent_t *)pool)[k], 0), "waiting for an event");
+    return CS_OK;
+}
+
 extern "C" cs_status cs_cuda_timer_elapsed(void *pool, int a, int b, float *ms) {
     cudaEvent_t *ev = (cudaEvent_t *)pool;
     CS_CUDA_CALL(cudaEventElapsedTime(ms, ev[a], ev[b]), "reading a timing event");
