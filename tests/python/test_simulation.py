@@ -211,3 +211,17 @@ def test_backend_auto_runs(net):
 def test_cli_entry_point():
     r = run_cli("--version")
     assert r.stdout.strip() == f"cablesim {cablesim.__version__}"
+
+
+def test_example_script(tmp_path, source_dir):
+    """examples/run_network.py runs a network and writes its figure (and an HDF5 file)."""
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed")
+    import subprocess
+    import sys
+    fig, h5 = tmp_path / "net.png", tmp_path / "net.h5"
+    r = subprocess.run([sys.executable, os.path.join(source_dir, "examples", "run_network.py"), "-t", "20",
+                        "--backend", "cpu", "-o", fig, "--h5", h5], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert fig.stat().st_size > 10_000
+    spikes, _ = read_h5(h5)
+    assert sum(len(ids) for ids, _ in spikes.values()) == int(r.stdout.split(" spikes")[0].split()[-1])
