@@ -55,8 +55,12 @@ def _b(s: Optional[str]) -> Optional[bytes]:
 
 
 def cli_path() -> str:
-    """The ``cablesim`` command-line program installed with this package (same library)."""
-    return os.path.join(_lib.library_dir(), "bin", "cablesim")
+    """The ``cablesim`` command-line program installed with this package (same library); in a
+    CMake build folder (``CABLESIM_LIBRARY_DIR``), the one built there."""
+    d = _lib.library_dir()
+    installed = os.path.join(d, "bin", "cablesim")
+    return installed if os.path.exists(installed) or not os.path.exists(os.path.join(d, "cablesim")) \
+        else os.path.join(d, "cablesim")
 
 
 class Model:

@@ -70,12 +70,18 @@ def check_against_file(sim, path, model, precision, min_spikes=10):
         assert all(p.gid == first[pop] + p.index for p in probes)
 
 
-@pytest.mark.parametrize("precision", ["double", "single"])
-def test_python_matches_cli_bitwise(tmp_path, net, net_file, precision):
+def gpu_or_skip(backend):
+    if backend == "cuda" and not cablesim.solvers.gpu_available():
+        pytest.skip("no GPU (or the library has no CUDA)")
+
+
+@pytest.mark.parametrize("backend,precision", [("cpu", "double"), ("cpu", "single"), ("cuda", "double")])
+def test_python_matches_cli_bitwise(tmp_path, net, net_file, backend, precision):
+    gpu_or_skip(backend)
     cli_out, py_out = tmp_path / "cli.h5", tmp_path / "py.h5"
-    run_cli("run", net_file, "-o", cli_out, "--backend", "cpu", "--threads", 2, "--tfinal", 20,
+    run_cli("run", net_file, "-o", cli_out, "--backend", backend, "--threads", 2, "--tfinal", 20,
             "--report-precision", precision, "-q")
-    with cablesim.Simulation(cablesim.load_model(net_file), backend="cpu", threads=2, tfinal=20, output=py_out,
+    with cablesim.Simulation(cablesim.load_model(net_file), backend=backend, threads=2, tfinal=20, output=py_out,
                              report_precision=precision) as sim:
         sim.run(20, progress=False)
         assert sim.time == pytest.approx(20.0)
@@ -102,11 +108,13 @@ def test_example_model_matches_cli(tmp_path, source_dir):
     check_against_file(sim, out, cablesim.load_model(path).data, "single", min_spikes=5)
 
 
-@pytest.mark.parametrize("cuts", [(10.0,), (7.3, 13.01), (0.0, 0.025, 5.0, 12.5, 19.975)])
-def test_resumed_runs_match_one_run(tmp_path, net, cuts):
-    one = cablesim.Simulation(net, backend="cpu", threads=2, output=tmp_path / "one.h5")
+@pytest.mark.parametrize("backend,cuts", [("cpu", (10.0,)), ("cpu", (7.3, 13.01)),
+                                          ("cpu", (0.0, 0.025, 5.0, 12.5, 19.975)), ("cuda", (7.3, 13.01))])
+def test_resumed_runs_match_one_run(tmp_path, net, backend, cuts):
+    gpu_or_skip(backend)
+    one = cablesim.Simulation(net, backend=backend, threads=2, output=tmp_path / "one.h5")
     one.run(25)
-    pieces = cablesim.Simulation(net, backend="cpu", threads=2, output=tmp_path / "pieces.h5", tfinal=25)
+    pieces = cablesim.Simulation(net, backend=backend, threads=2, output=tmp_path / "pieces.h5", tfinal=25)
     for t in cuts:
         pieces.run(t)
         assert pieces.time == pytest.approx(round(t / 0.025) * 0.025)
