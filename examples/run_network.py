@@ -43,7 +43,7 @@ def main() -> None:
 
     fig, (ax_v, ax_r) = plt.subplots(2, 1, figsize=(9, 6), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
     for j, p in enumerate(tr.probes[:8]):
-        ax_v.plot(tr.time, tr.data[:, j], lw=0.8, label=f"{p.population}[{p.index}] b{p.branch}@{p.pos:g}")
+        ax_v.plot(tr.time, tr.data[:, j], lw=0.8, label=f"{p.population}[{p.cell}] b{p.branch}@{p.pos:g}")
     ax_v.set_ylabel("V [mV]")
     ax_v.legend(fontsize=7, ncol=2, loc="upper right")
     ax_r.plot(times, gids, "|", ms=6, color="k")

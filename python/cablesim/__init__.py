@@ -18,7 +18,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
@@ -82,7 +82,8 @@ class Model:
         if self._data is None:
             assert self.path is not None
             with open(self.path, encoding="utf-8") as f:
-                return json.load(f)
+                data: Dict[str, Any] = json.load(f)
+                return data
         return self._data
 
     def to_json(self) -> str:
@@ -96,7 +97,7 @@ class Model:
         return f"Model(path={self.path!r})" if self.path is not None else "Model(<dict>)"
 
 
-def load_model(path_or_dict: Union[str, os.PathLike, Mapping[str, Any]], *, base_dir: Optional[str] = None) -> Model:
+def load_model(path_or_dict: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, base_dir: Optional[str] = None) -> Model:
     """Read and check a model: a path to a JSON model file, or a dict of the same content.
 
     Raises :class:`CablesimError` with the command line's message for a missing or malformed
@@ -122,7 +123,7 @@ class Spikes(NamedTuple):
 class Probe(NamedTuple):
     """One column of :class:`Traces`: a probe on a cell."""
     population: str
-    index: int      # the cell within its population
+    cell: int       # the cell within its population (its index there)
     gid: int        # the global cell id
     branch: int
     pos: float      # [0, 1] along the branch
@@ -144,7 +145,7 @@ class Traces:
         return self.data if dtype is None else self.data.astype(dtype)
 
     @property
-    def shape(self) -> tuple:
+    def shape(self) -> Tuple[int, ...]:
         return self.data.shape
 
     def columns(self, population: str) -> np.ndarray:
@@ -182,9 +183,9 @@ class Simulation:
         would pass it raises before it starts.
     """
 
-    def __init__(self, model: Union[Model, Mapping[str, Any], str, os.PathLike], backend: str = "auto",
+    def __init__(self, model: Union[Model, Mapping[str, Any], str, "os.PathLike[str]"], backend: str = "auto",
                  solver: str = "auto", threads: Optional[int] = None, *, tfinal: Optional[float] = None,
-                 dt: Optional[float] = None, output: Optional[Union[str, os.PathLike]] = None,
+                 dt: Optional[float] = None, output: Optional[Union[str, "os.PathLike[str]"]] = None,
                  report_precision: Optional[str] = None, keep_spikes: bool = True, keep_traces: bool = True,
                  trace_memory_limit: int = 1 << 30) -> None:
         self._h: Optional[int] = None
@@ -249,17 +250,17 @@ class Simulation:
     @property
     def time(self) -> float:
         """[ms] the current time."""
-        return self._info().time
+        return float(self._info().time)
 
     @property
     def tfinal(self) -> float:
         """[ms] the planned end (the model's run.tfinal or the ``tfinal`` argument)."""
-        return self._info().tfinal
+        return float(self._info().tfinal)
 
     @property
     def dt(self) -> float:
         """[ms] the time step."""
-        return self._info().dt
+        return float(self._info().dt)
 
     @property
     def spikes(self) -> Spikes:

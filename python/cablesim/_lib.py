@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+from typing import Any
 from ctypes import (POINTER, Structure, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint64,
                     c_void_p)
 
@@ -59,7 +60,7 @@ _dp = POINTER(c_double)
 _ip = POINTER(c_int)
 
 
-def _proto(handle: ctypes.CDLL, name: str, res, *args) -> None:
+def _proto(handle: ctypes.CDLL, name: str, res: Any, *args: Any) -> None:
     f = getattr(handle, name)
     f.restype = res
     f.argtypes = list(args)

@@ -35,7 +35,7 @@ def gpu_available() -> bool:
     return _lib.solver.cs_thomas_gpu_device_count(ctypes.byref(n)) == 0 and n.value > 0
 
 
-def _batch_shape(name: str, arrays: Tuple[Any, ...]) -> Tuple[int, int, tuple]:
+def _batch_shape(name: str, arrays: Tuple[Any, ...]) -> Tuple[int, int, Tuple[int, ...]]:
     shape = arrays[0].shape
     for a in arrays:
         if a.shape != shape:
@@ -74,7 +74,7 @@ def _offsets(name: str, p: np.ndarray) -> np.ndarray:
     return np.concatenate([starts, [p.size]]).astype(np.intc)
 
 
-def _hines_structure(name: str, shape: tuple, parent: Any) -> Tuple[int, np.ndarray, np.ndarray]:
+def _hines_structure(name: str, shape: Tuple[int, ...], parent: Any) -> Tuple[int, np.ndarray, np.ndarray]:
     p = np.asarray(parent)
     if p.dtype.kind not in "iu":
         raise CablesimError(f"{name}: parent must hold integers, got {p.dtype}", -3)

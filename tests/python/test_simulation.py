@@ -65,9 +65,9 @@ def check_against_file(sim, path, model, precision, min_spikes=10):
         # the probe table is the report's mapping
         probes = [tr.probes[j] for j in cols]
         assert [p.cv for p in probes] == list(rep["element_ids"])
-        cells = sorted({p.index for p in probes}, key=[p.index for p in probes].index)
+        cells = sorted({p.cell for p in probes}, key=[p.cell for p in probes].index)
         assert cells == list(rep["node_ids"])
-        assert all(p.gid == first[pop] + p.index for p in probes)
+        assert all(p.gid == first[pop] + p.cell for p in probes)
 
 
 def gpu_or_skip(backend):
