@@ -23,9 +23,9 @@ def library_dir() -> str:
 
 def _find(stem: str) -> str:
     d = library_dir()
-    # the SONAME first (libcablesim_solver.so.0), so the process maps one copy of each
-    cands = sorted(glob.glob(os.path.join(d, stem + ".so*")), key=len)
-    cands = [c for c in cands if not c.endswith(".so")] + [c for c in cands if c.endswith(".so")]
+    # the name libcablesim links to (the package's libraries are unversioned), else a versioned one
+    cands = [p for p in [os.path.join(d, stem + ".so")] if os.path.exists(p)]
+    cands += sorted(glob.glob(os.path.join(d, stem + ".so.*")), key=len)
     if not cands:
         raise ImportError(f"cablesim: {stem}.so not found in {d} (install the package with `pip install .`, "
                           f"or set CABLESIM_LIBRARY_DIR to a build with -DCABLESIM_PYTHON=ON)")
