@@ -463,7 +463,8 @@ static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const doubl
     const double *samples;
     CS_TRY(cs_dist_samples(&s->dist, local, nrow, &samples));
     size_t np = (size_t)s->dist.np_global;
-    if (s->keep && samples) CS_TRY(cs_memsink_append_rows(&s->mem, nrow, samples));
+    /* kept for the next agreement, like an output failure (rank 0 alone keeps results) */
+    if (s->keep && samples && s->werr == CS_OK) s->werr = cs_memsink_append_rows(&s->mem, nrow, samples);
     for (int p = 0; p < m->npop; ++p) {
         if (!m->pops[p].has_probes) continue;
         size_t first = (size_t)s->dist.pop_first[p], ne = (size_t)s->dist.pop_first[p + 1] - first;
@@ -508,12 +509,8 @@ static cs_status write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
         return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
     for (size_t j = 0; j < n; ++j) pop[j] = gid_pop(m, sp[j].gid, &index[j]);
-    cs_status st = CS_OK;
-    for (size_t j = 0; j < n && s->keep && st == CS_OK; ++j) st = cs_memsink_append_spike(&s->mem, sp[j].gid, sp[j].time);
-    if (st != CS_OK) {
-        free(pop); free(index);
-        return st;
-    }
+    for (size_t j = 0; j < n && s->keep && s->werr == CS_OK; ++j)
+        s->werr = cs_memsink_append_spike(&s->mem, sp[j].gid, sp[j].time);
     double *t = malloc(n * sizeof *t);
     uint64_t *id = malloc(n * sizeof *id);
     if (!t || !id) {
@@ -719,6 +716,7 @@ cs_status cs_sim_run_to(cs_sim *s, double t) {
     if (s->started && target == s->step) return CS_OK;
     cs_status st = CS_OK;
     if (s->keep) st = cs_memsink_reserve_rows(&s->mem, (size_t)(target / s->base_stride) + 1);
+    st = cs_comm_agree(st); /* rank 0 keeps the results; every rank stops */
     if (st == CS_OK && !s->started) st = begin_run(s);
     if (st == CS_OK) st = advance(s, target);
     if (st == CS_OK && s->o.output_path && s->step == s->nsteps) st = cs_comm_agree(finish_output(s, 1));
