@@ -4,6 +4,7 @@
 #                                          test:  also Check, python3-neuron, h5py, matplotlib, libsonata
 #                                          fuzz:  build + clang with libFuzzer and its OpenMP
 #                                          mpi:   also OpenMPI and parallel HDF5 (scripts/test-mpi.sh)
+#                                          python: build + python3-venv (scripts/test-python.sh)
 set -euo pipefail
 what=${1:-build}
 pkgs=(build-essential cmake pkg-config libhdf5-dev libcjson-dev)
@@ -12,6 +13,8 @@ pkgs=(build-essential cmake pkg-config libhdf5-dev libcjson-dev)
 # libhdf5-openmpi-dev installs beside libhdf5-dev (serial builds keep the serial library)
 [ "$what" = mpi ] && pkgs+=(check python3-h5py python3-numpy openmpi-bin libopenmpi-dev libhdf5-openmpi-dev)
 [ "$what" = fuzz ] && pkgs+=(clang libclang-rt-dev libomp-dev)
+# python (issue 21): a venv for `pip install .` (scripts/test-python.sh); the rest comes from PyPI
+[ "$what" = python ] && pkgs+=(python3-venv)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -16,6 +16,7 @@
 #include "cs_comm.h"
 #include "cs_cuda.h"
 #include "cs_dist.h"
+#include "cs_memsink.h"
 #include "cs_output.h"
 #include "cs_version.h"
 
@@ -63,6 +64,16 @@ struct cs_sim {
     size_t nspk, cap_spk;
     double *smp;
     size_t nrow, cap_smp;
+    /* resumable runs (cs_sim_run_to): where the run stands between calls */
+    int started;                /* the initial state and row 0 are done */
+    int64_t step;               /* steps done */
+    int64_t row;                /* the next base sample row */
+    int64_t finalized;          /* the step at which the end of the run was last processed; -1 */
+    double last_flush;          /* [s] */
+    cs_status failed;           /* a failed run: later calls repeat its message */
+    char failmsg[1024];
+    int keep;                   /* results kept in memory (mem) */
+    cs_memsink mem;
 };
 
 static int64_t gcd64(int64_t a, int64_t b) {
@@ -304,6 +315,9 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     s->total_cv = s->net.total_cv;
     CS_TRY(cs_comm_allreduce_u64(&s->total_cv, 1, CS_COMM_SUM));
     s->rowbuf = malloc((s->dist.np_global ? s->dist.np_global : 1) * sizeof *s->rowbuf);
+    /* results in memory: rank 0 holds the gathered rows (a parallel file gathers none) */
+    s->keep = (o->keep_spikes || o->keep_traces) && s->rank == 0;
+    cs_memsink_init(&s->mem, (size_t)s->dist.np_global, o->keep_traces && !s->pario, o->trace_memory_limit);
     if (!s->rowbuf) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
     if (st == CS_OK) st = create_backend(s, m, o);
     /* the backend holds its own state now: what only its set-up read goes (docs/mpi.md) */
@@ -408,6 +422,7 @@ cs_status cs_sim_create(const cs_model *m, const cs_run_options *o, cs_sim **out
     if (!s) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     s->m = m;
     s->o = *o;
+    s->finalized = -1;
     cs_status st = create(s, m, o);
     if (st != CS_OK) {
         /* nothing was simulated: leave no empty output file behind */
@@ -449,6 +464,8 @@ static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const doubl
     const double *samples;
     CS_TRY(cs_dist_samples(&s->dist, local, nrow, &samples));
     size_t np = (size_t)s->dist.np_global;
+    /* kept for the next agreement, like an output failure (rank 0 alone keeps results) */
+    if (s->keep && samples && s->werr == CS_OK) s->werr = cs_memsink_append_rows(&s->mem, nrow, samples);
     for (int p = 0; p < m->npop; ++p) {
         if (!m->pops[p].has_probes) continue;
         size_t first = (size_t)s->dist.pop_first[p], ne = (size_t)s->dist.pop_first[p + 1] - first;
@@ -493,6 +510,8 @@ static cs_status write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
         return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
     for (size_t j = 0; j < n; ++j) pop[j] = gid_pop(m, sp[j].gid, &index[j]);
+    for (size_t j = 0; j < n && s->keep && s->werr == CS_OK; ++j)
+        s->werr = cs_memsink_append_spike(&s->mem, sp[j].gid, sp[j].time);
     double *t = malloc(n * sizeof *t);
     uint64_t *id = malloc(n * sizeof *id);
     if (!t || !id) {
@@ -513,16 +532,17 @@ static cs_status write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
     return CS_OK;
 }
 
-static void progress(const cs_sim *s, int64_t step, double start, double *last, int final) {
+/* The progress line of one cs_sim_run_to call, from step0 to target. */
+static void progress(const cs_sim *s, int64_t step0, int64_t target, double start, double *last, int final) {
     double now = cs_now();
     if (!s->o.progress || (!final && now - *last < 1.0) || now - start < 1.0) return;
-    if (!final && step >= s->nsteps) return; /* the final call prints the last line, once */
+    if (!final && s->step >= target) return; /* the final call prints the last line, once */
     *last = now;
-    double frac = (double)step / (double)s->nsteps, el = now - start;
+    double frac = target > step0 ? (double)(s->step - step0) / (double)(target - step0) : 1.0, el = now - start;
     double eta = frac > 0 ? el * (1 - frac) / frac : 0;
     int tty = isatty(fileno(stderr));
     fprintf(stderr, "%s[%3.0f%%] t = %.1f / %.1f ms  spikes %llu  elapsed %.1f s  remaining %.1f s%s",
-            tty ? "\r" : "", 100 * frac, (double)step * s->dt, s->tfinal,
+            tty ? "\r" : "", 100 * frac, (double)s->step * s->dt, (double)target * s->dt,
             (unsigned long long)s->nspike, el, eta, tty && !final ? "   " : "\n");
     fflush(stderr);
 }
@@ -552,15 +572,14 @@ static cs_status keep_results(cs_sim *s, const cs_epoch_result *res) {
     return CS_OK;
 }
 
-/* The time loop. Every rank runs the same epochs; a failure on one rank (a NaN, an output
- * error) is agreed on at the next epoch boundary, so every rank returns the same error. */
-static cs_status run_loop(cs_sim *s) {
+/* The initial state: row 0 of the samples and the external events (kicks) to this rank's
+ * cells, which are known in advance. Once, at the first cs_sim_run_to. */
+static cs_status begin_run(cs_sim *s) {
     const cs_model *m = s->m;
     cs_epoch_result res;
     cs_status loc = s->ops->init(s->be, &res);
     CS_TRY(cs_comm_agree(loc));
     CS_TRY(write_samples(s, 0, res.nrow, res.samples));
-    /* external events (kicks) to this rank's cells are known in advance */
     size_t nev = 0;
     for (size_t k = 0; k < m->nevent && loc == CS_OK; ++k)
         if (owned(s, m->events[k].target))
@@ -568,14 +587,28 @@ static cs_status run_loop(cs_sim *s) {
                                                         syn_instance(s, m->events[k].target, m->events[k].synapse),
                                                         m->events[k].weight});
     if (loc == CS_OK) loc = s->ops->deliver(s->be, nev, s->evbuf);
+    s->row = 1;
+    s->started = 1;
+    s->last_flush = cs_now();
+    return cs_comm_agree(loc);
+}
 
-    double start = cs_now(), last = start, last_flush = start;
-    int64_t row = 1, step = 0;
-    int n = (int)(s->nsteps < s->epoch_steps ? s->nsteps : s->epoch_steps);
-    if (loc == CS_OK) loc = s->ops->launch_epoch(s->be, 0, n);
+/* The time loop, from s->step to `target` (<= s->nsteps). Every rank runs the same epochs; a
+ * failure on one rank (a NaN, an output error) is agreed on at the next epoch boundary, so
+ * every rank returns the same error. Epochs are cut at `target`: the results do not depend on
+ * where epochs end (events wait in the backend's queue), so a run continued from here gives
+ * what one call would have given. No epoch is in flight when it returns. */
+static cs_status advance(cs_sim *s, int64_t target) {
+    const cs_model *m = s->m;
+    cs_epoch_result res;
+    cs_status loc = CS_OK;
+    double start = cs_now(), last = start;
+    int64_t step0 = s->step;
+    int n = (int)(target - s->step < s->epoch_steps ? target - s->step : s->epoch_steps);
+    if (n > 0) loc = s->ops->launch_epoch(s->be, s->step, n);
     while (n > 0) {
         if (loc == CS_OK) loc = s->ops->collect_epoch(s->be, &s->prof, &res);
-        step += n;
+        s->step += n;
         if (loc == CS_OK && res.failed_cell >= 0) {
             const cs_cell_desc *c = &s->net.cells[res.failed_cell];
             loc = cs_error_set(CS_ERR_NUMERIC,
@@ -595,9 +628,9 @@ static cs_status run_loop(cs_sim *s) {
         size_t ns;
         CS_TRY(cs_dist_finish(&s->dist, s->lag, &sp, &ns));
         loc = exchange(s, sp, ns);
-        n = (int)(s->nsteps - step < s->epoch_steps ? s->nsteps - step : s->epoch_steps);
+        n = (int)(target - s->step < s->epoch_steps ? target - s->step : s->epoch_steps);
         double t1 = cs_now();
-        if (loc == CS_OK && n > 0) loc = s->ops->launch_epoch(s->be, step, n);
+        if (loc == CS_OK && n > 0) loc = s->ops->launch_epoch(s->be, s->step, n);
         /* ... and the output is written while the next epoch runs (on a GPU) */
         double t2 = cs_now();
         /* a parallel file: every rank writes, whatever its own state (collective) */
@@ -605,22 +638,24 @@ static cs_status run_loop(cs_sim *s) {
             cs_status w = write_spikes(s, sp, ns);
             if (loc == CS_OK) loc = w;
         }
-        cs_status w = write_samples(s, row, s->nrow, s->smp); /* collective: every rank takes part */
+        cs_status w = write_samples(s, s->row, s->nrow, s->smp); /* collective: every rank takes part */
         if (loc == CS_OK) loc = w;
-        row += (int64_t)s->nrow;
-        int flush = t2 - last_flush > 1.0;
+        s->row += (int64_t)s->nrow;
+        int flush = t2 - s->last_flush > 1.0;
         if (s->pario) CS_TRY(cs_comm_bcast(&flush, sizeof flush, 0)); /* rank 0's clock decides */
         if (s->out && s->werr == CS_OK && flush) {
             s->werr = cs_output_flush(s->out);
-            last_flush = t2;
+            s->last_flush = t2;
         }
         s->prof.seconds[CS_PHASE_EXCHANGE] += t1 - t0;
         s->prof.seconds[CS_PHASE_OUTPUT] += cs_now() - t2;
-        progress(s, step, start, &last, 0);
+        progress(s, step0, target, start, &last, 0);
     }
     if (s->pario) loc = cs_comm_agree(loc); /* the last spikes are written collectively */
-    if (s->lag && loc == CS_OK) {
-        /* the last epoch's spikes: to the file (their events fall past tfinal) */
+    int end = s->step == s->nsteps;
+    if (end && s->lag && loc == CS_OK) {
+        /* the last epoch's spikes: to the file (their events fall past tfinal). A run paused
+         * before tfinal leaves them in flight: the next epoch's exchange receives them. */
         double t0 = cs_now();
         cs_spike *sp;
         size_t ns;
@@ -630,15 +665,20 @@ static cs_status run_loop(cs_sim *s) {
         if (loc == CS_OK) loc = write_spikes(s, sp, ns);
     }
     CS_TRY(cs_comm_agree(loc != CS_OK ? loc : s->werr));
-    s->wall = cs_now() - start;
-    progress(s, s->nsteps, start, &last, 1);
-    /* the profile over ranks: mean in s->prof, and min and max */
+    s->wall += cs_now() - start;
+    progress(s, step0, target, start, &last, 1);
+    if (!end || s->finalized == s->step) return CS_OK;
+    s->finalized = s->step;
+    /* the profile over ranks: mean in s->prof, and min and max (once: several ranks never
+     * run past their tfinal) */
     s->prof_min = s->prof_max = s->prof;
-    CS_TRY(cs_comm_allreduce_double(s->prof.seconds, CS_PHASE_COUNT, CS_COMM_SUM));
-    CS_TRY(cs_comm_allreduce_double(s->prof_min.seconds, CS_PHASE_COUNT, CS_COMM_MIN));
-    CS_TRY(cs_comm_allreduce_double(s->prof_max.seconds, CS_PHASE_COUNT, CS_COMM_MAX));
-    for (int k = 0; k < CS_PHASE_COUNT; ++k) s->prof.seconds[k] /= s->nrank;
-    CS_TRY(cs_comm_allreduce_double(&s->wall, 1, CS_COMM_MAX));
+    if (s->nrank > 1) {
+        CS_TRY(cs_comm_allreduce_double(s->prof.seconds, CS_PHASE_COUNT, CS_COMM_SUM));
+        CS_TRY(cs_comm_allreduce_double(s->prof_min.seconds, CS_PHASE_COUNT, CS_COMM_MIN));
+        CS_TRY(cs_comm_allreduce_double(s->prof_max.seconds, CS_PHASE_COUNT, CS_COMM_MAX));
+        for (int k = 0; k < CS_PHASE_COUNT; ++k) s->prof.seconds[k] /= s->nrank;
+        CS_TRY(cs_comm_allreduce_double(&s->wall, 1, CS_COMM_MAX));
+    }
     return CS_OK;
 }
 
@@ -653,8 +693,34 @@ static cs_status finish_output(cs_sim *s, int complete) {
     return st != CS_OK ? st : st2;
 }
 
-cs_status cs_sim_run(cs_sim *s) {
-    cs_status st = run_loop(s);
+cs_status cs_sim_run_to(cs_sim *s, double t) {
+    if (s->failed != CS_OK) return cs_error_set(s->failed, "%s", s->failmsg);
+    if (!(isfinite(t) && t >= 0))
+        return cs_error_set(CS_ERR_INVALID, "run to t = %g ms: expected a finite time >= 0", t);
+    double n = round(t / s->dt);
+    if (n > 4e18) return cs_error_set(CS_ERR_INVALID, "run to t = %g ms: %g steps of dt = %g ms", t, n, s->dt);
+    int64_t target = (int64_t)n;
+    if (target < s->step)
+        return cs_error_set(CS_ERR_INVALID, "run to t = %g ms: the simulation is already at t = %g ms", t,
+                            (double)s->step * s->dt);
+    if (target > s->nsteps) {
+        if (s->o.output_path)
+            return cs_error_set(CS_ERR_INVALID,
+                                "run to t = %g ms: past tfinal = %g ms, the end of the output file's time axis "
+                                "(set tfinal when creating the simulation)", t, s->tfinal);
+        if (s->nrank > 1)
+            return cs_error_set(CS_ERR_INVALID, "run to t = %g ms: past tfinal = %g ms on %d ranks", t, s->tfinal,
+                                s->nrank);
+        s->nsteps = target; /* nothing is sized by tfinal without a file: the run goes on */
+        s->tfinal = t;
+    }
+    if (s->started && target == s->step) return CS_OK;
+    cs_status st = CS_OK;
+    if (s->keep) st = cs_memsink_reserve_rows(&s->mem, (size_t)(target / s->base_stride) + 1);
+    st = cs_comm_agree(st); /* rank 0 keeps the results; every rank stops */
+    if (st == CS_OK && !s->started) st = begin_run(s);
+    if (st == CS_OK) st = advance(s, target);
+    if (st == CS_OK && s->o.output_path && s->step == s->nsteps) st = cs_comm_agree(finish_output(s, 1));
     if (st != CS_OK) {
         if (s->out) {
             const char *path = s->o.output_path;
@@ -664,10 +730,15 @@ cs_status cs_sim_run(cs_sim *s) {
             cs_error_clear();
             cs_error_set(st, "%s (output %s is marked incomplete)", msg, path);
         }
-        return st;
+        s->failed = st;
+        snprintf(s->failmsg, sizeof s->failmsg, "%s", cs_error_message());
     }
-    return cs_comm_agree(finish_output(s, 1));
+    return st;
 }
+
+cs_status cs_sim_run(cs_sim *s) { return cs_sim_run_to(s, s->tfinal); }
+
+void cs_sim_set_progress(cs_sim *s, int on) { s->o.progress = on && s->rank == 0; }
 
 void cs_sim_destroy(cs_sim *s) {
     if (!s) return;
@@ -688,6 +759,7 @@ void cs_sim_destroy(cs_sim *s) {
     free(s->pcols);
     free(s->pperm);
     free(s->colbuf);
+    cs_memsink_free(&s->mem);
     free(s);
 }
 
@@ -695,6 +767,7 @@ void cs_sim_get_stats(const cs_sim *s, cs_sim_stats *st) {
     st->ncell = s->net.ncell_global;
     st->ncv = s->total_cv;
     st->nsteps = s->nsteps;
+    st->step = s->step;
     st->dt = s->dt;
     st->tfinal = s->tfinal;
     st->nspike = s->nspike;
@@ -738,3 +811,25 @@ void cs_sim_print_summary(const cs_sim *s, FILE *f) {
     if (s->nrank > 1) print_ranks(s, f);
     cs_profile_print(&s->prof, s->wall, s->threads, s->ops->describe(s->be), f);
 }
+
+const cs_memsink *cs_sim_memory(const cs_sim *s) { return &s->mem; }
+
+double cs_sim_sample_interval(const cs_sim *s) { return s->base_stride * s->dt; }
+
+size_t cs_sim_probe_count(const cs_sim *s) { return (size_t)s->dist.np_global; }
+
+void cs_sim_probe_info(const cs_sim *s, size_t column, cs_sim_probe *p) {
+    const cs_model *m = s->m;
+    int pop = 0;
+    while (pop + 1 < m->npop && column >= (size_t)s->dist.pop_first[pop + 1]) ++pop;
+    const cs_population_spec *ps = &m->pops[pop];
+    size_t k = column - (size_t)s->dist.pop_first[pop];
+    int nloc = ps->probes.nloc > 0 ? ps->probes.nloc : 1;
+    p->pop = pop;
+    p->index = cs_probe_cell(ps, (int)(k / (size_t)nloc));
+    p->gid = ps->first_gid + (uint64_t)p->index;
+    p->loc = ps->has_probes ? ps->probes.locs[k % (size_t)nloc] : (cs_location){0, 0.0};
+    p->cv = s->dist.node ? s->dist.node[column] : 0;
+}
+
+const char *cs_sim_backend_detail(const cs_sim *s) { return s->ops->describe(s->be); }

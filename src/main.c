@@ -1,4 +1,5 @@
-/* The cablesim command line. Every failure ends with one line on stderr and a non-zero exit. */
+/* The cablesim command line, a client of the public C API (cablesim.h), as the Python package
+ * is. Every failure ends with one line on stderr and a non-zero exit. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -7,10 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cs_comm.h"
-#include "cs_model.h"
-#include "cs_sim.h"
-#include "cs_version.h"
+#include "cablesim.h"
 
 #define DEFAULT_OUTPUT "cablesim-out.h5"
 
@@ -50,12 +48,12 @@ static void usage(FILE *f) {
         "Examples:\n"
         "  cablesim run models/examples/ring.json -o ring.h5 --threads 2\n"
         "  cablesim run models/examples/ball_and_stick.json --tfinal 50 --dt 0.01\n",
-        CS_VERSION_STRING);
+        cs_api_version());
 }
 
 /* Over several MPI ranks every rank holds the same (agreed) error; rank 0 prints it. */
 static int fail(const char *msg) {
-    if (cs_comm_rank() == 0) fprintf(stderr, "cablesim: error: %s\n", msg);
+    if (cs_api_rank() == 0) fprintf(stderr, "cablesim: error: %s\n", msg);
     return 1;
 }
 
@@ -72,7 +70,9 @@ static int parse_double(const char *opt, const char *s, double *out) {
 }
 
 static int cli(int argc, char **argv) {
-    cs_run_options o = {.output_path = DEFAULT_OUTPUT, .progress = 1};
+    cs_simulation_options o;
+    cs_simulation_options_init(&o);
+    o.output_path = DEFAULT_OUTPUT;
     int quiet = 0, no_clobber = 0;
     const char *model_path = NULL;
 
@@ -81,7 +81,7 @@ static int cli(int argc, char **argv) {
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
-        printf("cablesim %s\n", CS_VERSION_STRING);
+        printf("cablesim %s\n", cs_api_version());
         return 0;
     }
     if (argc >= 2) {
@@ -150,32 +150,24 @@ static int cli(int argc, char **argv) {
         return 1;
     }
 
-    cs_model model;
-    cs_status st = model_path ? cs_model_load_file(model_path, &model) : cs_model_load_default(&model);
-    cs_status agreed = cs_comm_agree(st); /* a file one rank cannot read stops them all */
-    if (agreed != CS_OK) {
-        if (st == CS_OK) cs_model_free(&model);
-        return fail(cs_error_message());
-    }
-    cs_sim *sim = NULL;
-    st = cs_sim_create(&model, &o, &sim);
-    if (st == CS_OK) st = cs_sim_run(sim);
-    if (st != CS_OK) {
-        int rc = fail(cs_error_message());
-        cs_sim_destroy(sim);
-        cs_model_free(&model);
+    cs_simulation *sim = NULL;
+    cs_simulation_info info = {.size = sizeof info};
+    /* model_path NULL: the built-in model */
+    if (cs_simulation_create_file(model_path, &o, &sim) != CS_API_OK) return fail(cs_api_last_error());
+    if (cs_simulation_get_info(sim, &info) != CS_API_OK || cs_simulation_run(sim, info.tfinal) != CS_API_OK) {
+        int rc = fail(cs_api_last_error());
+        cs_simulation_free(sim);
         return rc;
     }
-    if (!quiet && cs_comm_rank() == 0) cs_sim_print_summary(sim, stdout);
-    cs_sim_destroy(sim);
-    cs_model_free(&model);
+    if (!quiet && cs_api_rank() == 0) cs_simulation_print_summary(sim, stdout);
+    cs_simulation_free(sim);
     return 0;
 }
 
 int main(int argc, char **argv) {
     /* under mpirun: one rank of a distributed run (docs/mpi.md); alone: a single process */
-    if (cs_comm_init(&argc, &argv) != CS_OK) return fail(cs_error_message());
+    if (cs_api_init(&argc, &argv) != CS_API_OK) return fail(cs_api_last_error());
     int rc = cli(argc, argv);
-    cs_comm_finalize();
+    cs_api_finalize();
     return rc;
 }
