@@ -191,7 +191,10 @@ class NeuronNetwork:
         self.refine = int(refine)
         h.secondorder = 0
         h.celsius = float(run.get("celsius", 6.3))
-        h.usetable_hh = 0
+        try:
+            h.usetable_hh = 0
+        except LookupError:  # an hh without TABLE (the neuron-gpu wheel's) has no tables to switch off
+            pass
         h.dt = self.dt
         h.steps_per_ms = 1.0 / self.dt
         self.pc = h.ParallelContext()
