@@ -11,8 +11,8 @@
 #                         build-shared/data/morphologies (carried) or .dev/morph
 gpu_setup() {
   root=$PWD
-  out=$1
-  mkdir -p "$out"
+  mkdir -p "$1"
+  out=$(cd "$1" && pwd) # absolute: runners cd elsewhere
   export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig
   export LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   py=

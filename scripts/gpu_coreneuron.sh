@@ -54,6 +54,8 @@ PY
         echo "(no gdb here)"
       fi
       (cd "$data" && NVCOMPILER_ACC_NOTIFY=31 NVCOMPILER_ACC_DEBUG=1 timeout 60 "$core" --gpu --cell-permute $permute --datpath . --tstop 1 2>&1 | tail -25)
+      echo "-- again with the driver compiling the embedded PTX (CUDA_FORCE_PTX_JIT=1)"
+      (cd "$data" && CUDA_FORCE_PTX_JIT=1 NVCOMPILER_ACC_DEBUG=1 timeout 60 "$core" --gpu --cell-permute $permute --datpath . --tstop 1 2>&1 | tail -8)
     fi
   done
 done
