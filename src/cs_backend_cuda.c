@@ -210,14 +210,25 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
             cs_cuda_mech *cm = &s->mech[m];
             cm->kind = (cs_cuda_mech_kind)kind;
             cm->n = n;
+            /* the built-in kernels read parameters shared by every instance from one copy */
+            cm->param_uniform = n > 0;
+            for (int j = 0; cm->param_uniform && j < np; ++j)
+                for (int l = 1; cm->param_uniform && l < n; ++l)
+                    cm->param_uniform = par[(size_t)j * (size_t)n + l] == par[(size_t)j * (size_t)n];
+            if (cm->param_uniform)
+                for (int j = 0; j < np; ++j) par[j] = par[(size_t)j * (size_t)n]; /* column 0 of each row */
+            const size_t pcount = cm->param_uniform ? (size_t)(np ? np : 1) : (size_t)(np ? np : 1) * (size_t)n;
             st = upload_new((void **)&cm->node, node, (size_t)n * sizeof *node, "mechanism CVs");
             if (st == CS_OK) st = upload_new((void **)&cm->weight, w, (size_t)n * sizeof *w, "mechanism weights");
-            if (st == CS_OK) st = upload_new((void **)&cm->param, par, (size_t)(np ? np : 1) * (size_t)n * sizeof *par, "mechanism parameters");
+            if (st == CS_OK) st = upload_new((void **)&cm->param, par, pcount * sizeof *par, "mechanism parameters");
             if (st == CS_OK) st = upload_new((void **)&cm->state, sta, (size_t)(ns ? ns : 1) * (size_t)n * sizeof *sta, "mechanism states");
         }
         free(node); free(w); free(par); free(sta);
     }
     free(group);
+    /* hh first among the groups: its state update computes its next current (cs_cuda.h) */
+    const char *ahead = getenv("CS_CUDA_HH_AHEAD"); /* 0: hh's current in the currents phase (for comparisons) */
+    s->hh_ahead = st == CS_OK && s->nmech > 0 && s->mech[0].kind == CS_CUDA_HH && !(ahead && !strcmp(ahead, "0"));
     return st;
 }
 
@@ -493,6 +504,7 @@ static cs_status ensure_rows(cs_backend *be, size_t rows) {
 
 static cs_status cuda_init(cs_backend *be, cs_epoch_result *res) {
     CS_TRY(ensure_rows(be, 1));
+    CS_TRY(cs_cuda_first_currents(&be->s));
     CS_TRY(cs_cuda_sample_row(&be->s, 0));
     CS_TRY(cs_cuda_sync(be->s.stream));
     CS_TRY(cs_cuda_download(be->samples, be->s.samples, (size_t)be->s.nprobe * sizeof(double)));

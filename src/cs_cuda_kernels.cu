@@ -176,37 +176,47 @@ extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
 // ---- currents: each instance adds weight·i [nA] and weight·g [µS] to its CV ----------------
 // Density mechanisms have one instance per CV within a group, so they add without atomics;
 // point mechanisms may share a CV and use atomics.
-__global__ void k_hh_current(int n, const int *node, const double *w, const double *p,
-                             const double *st, const double *v, double *I, double *G) {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
-    int c = node[k];
+/* a parameter of instance k: stored once for all (uniform) or per instance */
+__device__ __forceinline__ double prm(const double *p, int j, int n, int k, int uniform) {
+    return uniform ? p[j] : p[(size_t)j * n + k];
+}
+
+__device__ __forceinline__ void hh_add_current(int n, int k, int c, double vc, double m, double h, double nn,
+                                               const double *w, const double *p, int pu, double *I, double *G) {
     double i, g;
-    cs_hh_current_at(v[c], st[CS_HH_M * n + k], st[CS_HH_H * n + k], st[CS_HH_N * n + k],
-                     p[CS_HH_GNABAR * n + k], p[CS_HH_GKBAR * n + k], p[CS_HH_GL * n + k],
-                     p[CS_HH_EL * n + k], p[CS_HH_ENA * n + k], p[CS_HH_EK * n + k], &i, &g);
+    cs_hh_current_at(vc, m, h, nn, prm(p, CS_HH_GNABAR, n, k, pu), prm(p, CS_HH_GKBAR, n, k, pu),
+                     prm(p, CS_HH_GL, n, k, pu), prm(p, CS_HH_EL, n, k, pu), prm(p, CS_HH_ENA, n, k, pu),
+                     prm(p, CS_HH_EK, n, k, pu), &i, &g);
     I[c] += w[k] * i;
     G[c] += w[k] * g;
 }
 
-__global__ void k_expsyn_current(int n, const int *node, const double *p, const double *st,
+__global__ void k_hh_current(int n, const int *node, const double *w, const double *p, int pu,
+                             const double *st, const double *v, double *I, double *G) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    int c = node[k];
+    hh_add_current(n, k, c, v[c], st[CS_HH_M * n + k], st[CS_HH_H * n + k], st[CS_HH_N * n + k], w, p, pu, I, G);
+}
+
+__global__ void k_expsyn_current(int n, const int *node, const double *p, int pu, const double *st,
                                  const double *v, double *I, double *G) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     int c = node[k];
     double g = st[CS_EXPSYN_G * n + k];
-    atomicAdd(&I[c], g * (v[c] - p[CS_EXPSYN_E * n + k]));
+    atomicAdd(&I[c], g * (v[c] - prm(p, CS_EXPSYN_E, n, k, pu)));
     atomicAdd(&G[c], g);
 }
 
-__global__ void k_iclamp_current(int n, const int *node, const double *p, const cs_cuda_step_ctx *ctx, int j,
+__global__ void k_iclamp_current(int n, const int *node, const double *p, int pu, const cs_cuda_step_ctx *ctx, int j,
                                  double dt, double *I) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     /* clamps are evaluated at the step's midpoint */
     double t = __dadd_rn(step_time(ctx->step0 + ctx->k + j, dt), __dmul_rn(0.5, dt));
-    if (cs_iclamp_on(t, p[CS_ICLAMP_DELAY * n + k], p[CS_ICLAMP_DURATION * n + k]))
-        atomicAdd(&I[node[k]], -p[CS_ICLAMP_AMPLITUDE * n + k]);
+    if (cs_iclamp_on(t, prm(p, CS_ICLAMP_DELAY, n, k, pu), prm(p, CS_ICLAMP_DURATION, n, k, pu)))
+        atomicAdd(&I[node[k]], -prm(p, CS_ICLAMP_AMPLITUDE, n, k, pu));
 }
 
 extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius) {
@@ -218,18 +228,31 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double cels
         cudaStream_t st = stream_of(s);
         switch (m->kind) {
         case CS_CUDA_HH:
-            k_hh_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->weight, m->param, m->state, s->v, s->i, s->g);
+            if (q == 0 && s->hh_ahead) continue; /* computed by the last state update */
+            k_hh_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->weight, m->param, m->param_uniform, m->state,
+                                                    s->v, s->i, s->g);
             break;
         case CS_CUDA_EXPSYN:
-            k_expsyn_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, m->state, s->v, s->i, s->g);
+            k_expsyn_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, m->param_uniform, m->state, s->v,
+                                                        s->i, s->g);
             break;
         case CS_CUDA_ICLAMP:
-            k_iclamp_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, (const cs_cuda_step_ctx *)s->ctx, j,
+            k_iclamp_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, m->param_uniform,
+                                                        (const cs_cuda_step_ctx *)s->ctx, j,
                                                         s->dt, s->i);
             break;
         }
         CS_LAUNCHED("mechanism currents");
     }
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_first_currents(const cs_cuda_state *s) {
+    if (!s->hh_ahead) return CS_OK;
+    const cs_cuda_mech *m = &s->mech[0];
+    k_hh_current<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->node, m->weight, m->param, m->param_uniform,
+                                                                    m->state, s->v, s->i, s->g);
+    CS_LAUNCHED("mechanism currents");
     return CS_OK;
 }
 
@@ -262,10 +285,28 @@ __global__ void k_hh_advance(int n, const int *node, const double *v, double *st
     st[CS_HH_N * n + k] = cs_cnexp(st[CS_HH_N * n + k], r.ninf, r.ntau, dt);
 }
 
-__global__ void k_expsyn_advance(int n, const double *p, double *st, double dt) {
+/* hh's state update, then its current for the next step with the same v and the new states
+ * (hh_ahead): what k_hh_advance then k_hh_current compute, reading v, the node and the states once */
+__global__ void k_hh_advance_current(int n, const int *node, const double *w, const double *p, int pu, double *st,
+                                     const double *v, double *I, double *G, double q10, double dt) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
-    st[CS_EXPSYN_G * n + k] = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], p[CS_EXPSYN_TAU * n + k], dt);
+    int c = node[k];
+    double vc = v[c];
+    cs_hh_rates r = cs_hh_rates_at(vc, q10);
+    double m = cs_cnexp(st[CS_HH_M * n + k], r.minf, r.mtau, dt);
+    double h = cs_cnexp(st[CS_HH_H * n + k], r.hinf, r.htau, dt);
+    double nn = cs_cnexp(st[CS_HH_N * n + k], r.ninf, r.ntau, dt);
+    st[CS_HH_M * n + k] = m;
+    st[CS_HH_H * n + k] = h;
+    st[CS_HH_N * n + k] = nn;
+    hh_add_current(n, k, c, vc, m, h, nn, w, p, pu, I, G);
+}
+
+__global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, double dt) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    st[CS_EXPSYN_G * n + k] = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], prm(p, CS_EXPSYN_TAU, n, k, pu), dt);
 }
 
 extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius) {
@@ -273,10 +314,14 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius) {
     for (int j = 0; j < s->nmech; ++j) {
         const cs_cuda_mech *m = &s->mech[j];
         if (!m->n) continue;
-        if (m->kind == CS_CUDA_HH)
+        if (m->kind == CS_CUDA_HH && j == 0 && s->hh_ahead)
+            k_hh_advance_current<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(
+                m->n, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, q10, dt);
+        else if (m->kind == CS_CUDA_HH)
             k_hh_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->node, s->v, m->state, q10, dt);
         else if (m->kind == CS_CUDA_EXPSYN)
-            k_expsyn_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->param, m->state, dt);
+            k_expsyn_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->param, m->param_uniform,
+                                                                                m->state, dt);
         else
             continue;
         CS_LAUNCHED("state update");

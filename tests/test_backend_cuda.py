@@ -187,11 +187,13 @@ def main():
                 nsp = sum(len(v[0]) for k, v in ref.items() if k.startswith("spikes/"))
                 print(f"ok   {name} [{variant}]: {nsp} spikes identical, traces within {worst[0]:.2g} relative")
                 passed += 1
-    # CUDA graphs replay the kernels that direct launches run, and detection and sampling on a
-    # second stream beside the state update compute what they compute in order: bit for bit the
-    # same results with each switched off
+    # CUDA graphs replay the kernels that direct launches run, detection and sampling on a second
+    # stream beside the state update compute what they compute in order, and hh's current computed
+    # at the end of the previous step adds into i and g first as before: bit for bit the same
+    # results with each switched off
     ring = os.path.join(a.source_dir, "models/examples/ring.json")
-    for switch, what in (("CS_CUDA_GRAPHS", "graphs"), ("CS_CUDA_FORK", "the forked stream")):
+    for switch, what in (("CS_CUDA_GRAPHS", "graphs"), ("CS_CUDA_FORK", "the forked stream"),
+                         ("CS_CUDA_HH_AHEAD", "hh's next current in its state update")):
         for variant in ("interleaved", "staged", "fine"):
             outs = []
             for on in ("0", "1"):
