@@ -35,4 +35,4 @@ static void expsyn_receive(const cs_mech_view *m, int instance, double weight) {
 
 const cs_mech_type cs_mech_expsyn = {"expsyn", CS_MECH_POINT, 1, CS_EXPSYN_NPARAM, expsyn_params, CS_EXPSYN_NSTATE,
                                      expsyn_states, expsyn_init, expsyn_current, expsyn_advance,
-                                     expsyn_receive, NULL};
+                                     expsyn_receive, NULL, 0u, 0u, NULL, CS_EXPSYN_NSTATE};

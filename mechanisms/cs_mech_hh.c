@@ -52,4 +52,4 @@ static void hh_advance(const cs_mech_view *m) {
 }
 
 const cs_mech_type cs_mech_hh = {"hh", CS_MECH_DENSITY, 0, CS_HH_NPARAM, hh_params, CS_HH_NSTATE, hh_states,
-                                 hh_init, hh_current, hh_advance, NULL, NULL};
+                                 hh_init, hh_current, hh_advance, NULL, NULL, 0u, 0u, NULL, CS_HH_NSTATE};

@@ -23,4 +23,4 @@ static void iclamp_current(const cs_mech_view *m) {
 static void iclamp_advance(const cs_mech_view *m) { (void)m; }
 
 const cs_mech_type cs_mech_iclamp = {"iclamp", CS_MECH_POINT, 0, CS_ICLAMP_NPARAM, iclamp_params, 0, NULL,
-                                     iclamp_init, iclamp_current, iclamp_advance, NULL, NULL};
+                                     iclamp_init, iclamp_current, iclamp_advance, NULL, NULL, 0u, 0u, NULL, 0};

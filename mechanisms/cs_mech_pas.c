@@ -27,4 +27,4 @@ static void pas_fold(const double *param, double weight, double *g, double *ge) 
 }
 
 const cs_mech_type cs_mech_pas = {"pas", CS_MECH_DENSITY, 0, CS_PAS_NPARAM, pas_params, 0, NULL,
-                                  pas_init, pas_current, pas_advance, NULL, pas_fold};
+                                  pas_init, pas_current, pas_advance, NULL, pas_fold, 0u, 0u, NULL, 0};
