@@ -127,6 +127,8 @@ class Parser:
                 m.net_receive = (args, self.block(), t.line)
             elif w in ("UNITSON", "UNITSOFF", "THREADSAFE"):
                 pass
+            elif w == "LOCAL":  # a file-level LOCAL: kept per instance, like an ASSIGNED
+                m.assigned += [Var(n.text, n.line) for n in self.name_list()]
             elif w == "VERBATIM":
                 self.unsupported(t, "VERBATIM")
             elif w in UNSUPPORTED_BLOCKS:
