@@ -51,13 +51,16 @@ typedef struct {
 
 /* The GPU half of a type (catalogues built with nvcc): the same calls over a view whose arrays
  * (param and state included, as device arrays of device pointers) live on the device; stream
- * is a cudaStream_t. current() adds with atomics (instances may share a CV); net_receive takes
- * n events (device arrays of instance indices and weights [µS]) in delivery order. */
+ * is a cudaStream_t. current() adds with atomics (instances may share a CV); net_receive
+ * delivers the events [range[0], range[1]) of device arrays of instance indices and weights
+ * [µS], in order (range is a device array, so a captured CUDA graph replays it step by step).
+ * The view's t is not maintained on the GPU: a mechanism that reads t has no GPU code. */
 typedef struct {
     void (*init)(const cs_mech_view *m, void *stream);
     void (*current)(const cs_mech_view *m, void *stream);
     void (*advance)(const cs_mech_view *m, void *stream);
-    void (*net_receive)(const cs_mech_view *m, int n, const int *instance, const double *weight, void *stream);
+    void (*net_receive)(const cs_mech_view *m, const int *range, const int *instance, const double *weight,
+                        void *stream);
 } cs_mech_gpu_ops;
 
 typedef struct {

@@ -41,9 +41,10 @@ cs_status cs_catalogue_load(cs_catalogue_set *set, const char *path, const char 
     for (int k = 0; k < c->ntype; ++k) {
         const cs_mech_type *m = c->types[k];
         if (cs_mech_find(m->name) || cs_catalogue_find(set, m->name)) {
+            cs_status st = cs_error_set(CS_ERR_INVALID, "%s: catalogue '%s': mechanism '%s' is already defined",
+                                        model, path, m->name); /* before the name goes with the library */
             dlclose(h);
-            return cs_error_set(CS_ERR_INVALID, "%s: catalogue '%s': mechanism '%s' is already defined", model,
-                                path, m->name);
+            return st;
         }
         set->types[set->ntype + k] = m;
     }

@@ -12,6 +12,7 @@ Needs only the Python standard library.
 """
 
 import argparse
+import glob
 import os
 import shutil
 import subprocess
@@ -124,7 +125,12 @@ def main():
             objs.append(o)
         out = os.path.abspath(a.output)
         if cuda:
-            run([nvcc, "-shared", "-cudart", "shared", "-o", out] + objs + ["-lm"])
+            rpath = []
+            for sub in ("lib64", "lib"):  # so that the catalogue finds libcudart wherever it is loaded
+                d = os.path.normpath(os.path.join(os.path.dirname(os.path.realpath(nvcc)), "..", sub))
+                if glob.glob(os.path.join(d, "libcudart.so*")):
+                    rpath += ["-Xlinker", "-rpath", "-Xlinker", d]
+            run([nvcc, "-shared", "-cudart", "shared", "-o", out] + objs + rpath + ["-lm"])
         else:
             run([cc, "-shared", "-o", out] + objs + ["-lm"])
         print("catalogue %s: %s (%s)" % (a.output, ", ".join(names), "CPU + CUDA" if cuda else "CPU"))

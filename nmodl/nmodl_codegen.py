@@ -55,6 +55,7 @@ class Gen:
         self.params = []    # Var
         self.states = []    # Var (STATE then ASSIGNED)
         self.nstate_true = 0
+        self.uses_t = False  # the GPU view has no t: such a mechanism gets no GPU ops
         self.classify()
 
     def err(self, line, msg):
@@ -136,6 +137,8 @@ class Gen:
     def ref(self, n, line, scope, write=False):
         if n in scope:
             return scope[n]
+        if n == "t":
+            self.uses_t = True
         if n in BUILTIN:
             if write and n != "v":
                 self.err(line, "assigning to '%s' is not supported" % n)
@@ -345,7 +348,7 @@ class Gen:
             L.append("static void _receive(const cs_mech_view *m, int k, double w) { _receive_one(m, k, w); }")
             recv = "_receive"
         gpu = "NULL"
-        if cuda:
+        if cuda and not self.uses_t:
             L.append("extern const cs_mech_gpu_ops cs__gpu_%s;" % c)
             gpu = "&cs__gpu_%s" % c
         L.append("const cs_mech_type cs__nmodl_%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, _current, "
@@ -381,10 +384,10 @@ class Gen:
         recv = "NULL"
         if m.net_receive:
             L += ["/* events in delivery order, one thread: two events may hit one instance */",
-                  "static __global__ void _k_receive(cs_mech_view m, int n, const int *inst, const double *w) {",
-                  "    for (int e = 0; e < n; ++e) _receive_one(&m, inst[e], w[e]);", "}",
-                  "static void _receive(const cs_mech_view *m, int n, const int *inst, const double *w, void *s) {",
-                  "    if (n > 0) _k_receive<<<1, 1, 0, (cudaStream_t)s>>>(*m, n, inst, w);", "}"]
+                  "static __global__ void _k_receive(cs_mech_view m, const int *range, const int *inst, const double *w) {",
+                  "    for (int e = range[0]; e < range[1]; ++e) _receive_one(&m, inst[e], w[e]);", "}",
+                  "static void _receive(const cs_mech_view *m, const int *range, const int *inst, const double *w, void *s) {",
+                  "    _k_receive<<<1, 1, 0, (cudaStream_t)s>>>(*m, range, inst, w);", "}"]
             recv = "_receive"
         for ph in ("init", "current", "advance"):
             L += ["static void _%s(const cs_mech_view *m, void *s) {" % ph,
