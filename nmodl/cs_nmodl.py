@@ -117,7 +117,7 @@ def main():
             o = s + ".o"
             if s.endswith(".cu"):
                 arch = os.environ.get("CS_CUDA_ARCH", "90")
-                run([nvcc, "-O3", "-std=c++17", "-arch=sm_%s" % arch, "-Xcompiler", "-fPIC", "-x", "cu", "-c", s,
+                run([nvcc, "-O3", "-fmad=false", "-std=c++17", "-arch=sm_%s" % arch, "-Xcompiler", "-fPIC", "-x", "cu", "-c", s,
                      "-o", o] + incs)
             else:
                 run([cc, "-std=c11", "-O3", "-fPIC", "-Wall", "-Wno-unused-function", "-Wno-unused-variable",
