@@ -5,6 +5,14 @@
 
 #include <math.h>
 
+/* generated code declares what a .mod file may leave unused */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#endif
+
 #ifdef __CUDACC__
 #define CS_HD __host__ __device__
 #else

@@ -15,7 +15,11 @@ import re
 
 from nmodl_lexer import NmodlError
 from nmodl_parser import IONS
-from nmodl_solve import solve_block
+from nmodl_solve import ONE, ZERO, add, has_name, is_zero, mul, solve_block
+
+
+class NoDerivative(Exception):
+    pass
 
 BUILTIN = {"v": "_c->v", "celsius": "_c->m->celsius", "dt": "_c->m->dt", "t": "_c->m->t"}
 MATH1 = {"exp", "log", "log10", "fabs", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan",
@@ -39,13 +43,15 @@ def c_number(text):
 
 
 def c_limit(text, inf):
-    if text is None:
+    if text is None or abs(float(text)) >= 1e300:  # <0, 1e300>: no upper bound
         return inf
     return c_number(text)
 
 
 class Gen:
-    def __init__(self, mod):
+    def __init__(self, mod, builtin=False):
+        self.builtin = builtin  # a built-in of libcablesim: type cs_mech_NAME, no GPU ops
+        self.fold_mode = False  # expressions over param[j] (the fold function)
         self.m = mod
         self.path = mod.path
         self.name = mod.suffix
@@ -79,6 +85,9 @@ class Gen:
                 written.add(n)
                 self.currents.append((n, ion))
         for n in m.nonspecific:
+            self.currents.append((n, None))
+        self.electrode = list(m.electrode)  # inward positive: subtracted
+        for n in self.electrode:
             self.currents.append((n, None))
         skip = set(BUILTIN) | set(self.ion_var)
         seen = set()
@@ -119,6 +128,8 @@ class Gen:
     # ---- expressions
     def expr(self, e, scope):
         k = e[0]
+        if k == "raw":
+            return e[1]
         if k == "num":
             return c_number(e[1])
         if k == "name":
@@ -144,7 +155,7 @@ class Gen:
                 self.err(line, "assigning to '%s' is not supported" % n)
             return BUILTIN[n]
         if n in self.pidx:
-            return "_P(%d)" % self.pidx[n]
+            return ("param[%d]" if self.fold_mode else "_P(%d)") % self.pidx[n]
         if n in self.sidx:
             return "_S(%d)" % self.sidx[n]
         if n in self.ion_var:
@@ -219,6 +230,109 @@ class Gen:
                 raise AssertionError(s)
         return out
 
+    # ---- conductance: forward-mode derivative d/dv of the BREAKPOINT's straight-line code
+    def deriv(self, e, d):
+        k = e[0]
+        if k in ("num", "raw"):
+            return ZERO
+        if k == "name":
+            if e[1] == "v":
+                return ONE
+            return d.get(e[1], ZERO)
+        if k == "un":
+            if e[1] == "!":
+                return ZERO
+            a = self.deriv(e[2], d)
+            return ZERO if is_zero(a) else ("un", "-", a)
+        if k == "call":
+            da = [self.deriv(a, d) for a in e[2]]
+            if all(is_zero(x) for x in da):
+                return ZERO
+            if e[1] == "exp" and e[1] not in self.m.functions:
+                return mul(e, da[0])
+            raise NoDerivative()
+        op, a, b = e[1], e[2], e[3]
+        if op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||"):
+            return ZERO
+        da, db = self.deriv(a, d), self.deriv(b, d)
+        if op in "+-":
+            return add(da, db, op)
+        if op == "*":
+            return add(mul(da, b), mul(a, db))
+        if op == "/":
+            if is_zero(db):
+                return ZERO if is_zero(da) else ("bin", "/", da, b)
+            return ("bin", "/", add(mul(da, b), mul(a, db), "-"), ("bin", "*", b, b))
+        if op == "^" and is_zero(da) and is_zero(db):
+            return ZERO
+        raise NoDerivative()
+
+    def symbolic_currents(self, bp):
+        """(lines, C expression of dI/dv); NoDerivative when the block branches or calls."""
+        d, lines, scope = {}, [], {}
+        for s in bp:
+            if s[0] == "local":
+                lines += self.stmts([s], {}, 1)
+                for n in s[1]:
+                    scope[n] = "_l_" + cname(n)
+                continue
+            if s[0] != "assign" or s[1] == "v":
+                raise NoDerivative()
+            _, n, e, line = s
+            lines.append("    %s = %s;" % (self.ref(n, line, scope, write=True), self.expr(e, scope)))
+            de = self.deriv(e, d)
+            if is_zero(de):
+                d[n] = ZERO
+            else:
+                dn = "_d_" + cname(n)
+                if dn not in scope.values():
+                    lines.append("    double %s;" % dn)
+                    scope["\0" + dn] = dn
+                lines.append("    %s = %s;" % (dn, self.expr(de, scope)))
+                d[n] = ("raw", dn)
+        g = ZERO
+        for n, _ in self.currents:
+            dn = d.get(n, ZERO)
+            g = add(g, dn, "-" if n in self.electrode else "+")
+        return lines, self.expr(g, scope)
+
+    def fold_code(self):
+        """i = G·(v − E) with G, E parameters only: the fold of cs_mech_type (pas)."""
+        m = self.m
+        bp = m.breakpoint
+        if (m.point or len(bp) != 1 or bp[0][0] != "assign" or len(self.currents) != 1 or self.electrode
+                or bp[0][1] != self.currents[0][0] or m.ions):
+            return None
+        e = bp[0][2]
+        if not (e[0] == "bin" and e[1] == "*" and e[3][0] == "bin" and e[3][1] == "-" and e[3][2] == ("name", "v", e[3][2][-1])):
+            return None
+        G, E = e[2], e[3][3]
+        names = set()
+
+        def walk(y):
+            if y[0] == "name":
+                names.add(y[1])
+            elif y[0] == "un":
+                walk(y[2])
+            elif y[0] == "bin":
+                walk(y[2])
+                walk(y[3])
+            elif y[0] == "call":
+                for z in y[2]:
+                    walk(z)
+        walk(G)
+        walk(E)
+        if any(n not in self.pidx and n not in m.constants for n in names):
+            return None
+        self.fold_mode = True
+        try:
+            g, e_ = self.expr(G, {}), self.expr(E, {})
+        finally:
+            self.fold_mode = False
+        return ["static void _fold(const double *param, double weight, double *g, double *ge) {",
+                "    *g = weight * %s; /* [uS] */" % g,
+                "    *ge = weight * %s * %s; /* [nA] */" % (g, e_), "}"]
+
     # ---- the body header
     def body_header(self):
         m, c = self.m, self.c
@@ -255,27 +369,39 @@ class Gen:
             L.append("    _S(%d) = %s; /* %s */" % (j, init, v.name))
         L += self.stmts(m.initial or [], {}, 1)
         L.append("}")
-        # BREAKPOINT without SOLVE: the currents at _c->v
+        # BREAKPOINT without SOLVE: the currents at _c->v, and their conductance dI/dv, by
+        # differentiating the block's straight-line code (exact, one evaluation), else NEURON's
+        # numerical derivative (nrn_cur: I at v + 0.001 and at v)
         bp = [s for s in m.breakpoint if s[0] != "solve"]
-        L.append("static CS_HD double _currents(_ctx *_c, double *_ion) {")
-        L += self.stmts(bp, {}, 1)
+        try:
+            body, gexpr = self.symbolic_currents(bp)
+        except NoDerivative:
+            body, gexpr = self.stmts(bp, {}, 1), None
+        L.append("static CS_HD double _currents(_ctx *_c, double *_ion, double *_g) {")
+        L += body
         total = []
         for n, ion in self.currents:
             r = self.ref(n, m.suffix_line, {})
-            total.append(r)
+            total.append(("-" if n in self.electrode else "+") + " " + r)
             if ion:
                 L.append("    _ion[%s] = %s;" % (ION_ENUM[ion], r))
-        L.append("    return %s;" % " + ".join(total))
+        L.append("    *_g = %s;" % (gexpr or "0.0"))
+        L.append("    return %s;" % " ".join(total).lstrip("+ "))
         L.append("}")
-        # current: NEURON's numerical conductance (nrn_cur: i at v + 0.001, then at v)
         L.append("static CS_HD void _current_one(const cs_mech_view *_m, int _k, double *_i, double *_g, double *_ion) {")
         L.append("    int _node = _m->node[_k];")
-        L.append("    _ctx _cc = {_m, _k, _node, _m->v[_node] + 0.001}, *_c = &_cc;")
-        L.append("    double _i1 = _currents(_c, _ion);")
-        L.append("    _cc.v = _m->v[_node];")
-        L.append("    double _i0 = _currents(_c, _ion);")
-        L.append("    *_i = _i0; /* [%s] */" % ("nA" if m.point else "mA/cm2"))
-        L.append("    *_g = (_i1 - _i0) / 0.001; /* [%s] */" % ("uS" if m.point else "S/cm2"))
+        if gexpr is not None:
+            L.append("    _ctx _cc = {_m, _k, _node, _m->v[_node]}, *_c = &_cc;")
+            L.append("    *_i = _currents(_c, _ion, _g); /* [%s], [%s] */" % (
+                "nA" if m.point else "mA/cm2", "uS" if m.point else "S/cm2"))
+        else:
+            L.append("    double _unused;")
+            L.append("    _ctx _cc = {_m, _k, _node, _m->v[_node] + 0.001}, *_c = &_cc;")
+            L.append("    double _i1 = _currents(_c, _ion, &_unused);")
+            L.append("    _cc.v = _m->v[_node];")
+            L.append("    double _i0 = _currents(_c, _ion, &_unused);")
+            L.append("    *_i = _i0; /* [%s] */" % ("nA" if m.point else "mA/cm2"))
+            L.append("    *_g = (_i1 - _i0) / 0.001; /* [%s] */" % ("uS" if m.point else "S/cm2"))
         L.append("}")
         # advance: the SOLVEd block
         L.append("static CS_HD void _advance_one(const cs_mech_view *_m, int _k) {")
@@ -347,14 +473,18 @@ class Gen:
         if m.net_receive:
             L.append("static void _receive(const cs_mech_view *m, int k, double w) { _receive_one(m, k, w); }")
             recv = "_receive"
+        fold = self.fold_code()
+        if fold:
+            L += fold
         gpu = "NULL"
-        if cuda and not self.uses_t:
+        if cuda and not self.uses_t and not self.builtin:
             L.append("extern const cs_mech_gpu_ops cs__gpu_%s;" % c)
             gpu = "&cs__gpu_%s" % c
-        L.append("const cs_mech_type cs__nmodl_%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, _current, "
-                 "_advance, %s, NULL, %s, %s, %s, %d};" % (
-                     c, self.name, "CS_MECH_POINT" if m.point else "CS_MECH_DENSITY", 1 if m.net_receive else 0,
-                     len(self.params), len(self.states), recv, self.ions_mask("read"), self.ions_mask("write"), gpu,
+        L.append("const cs_mech_type %s%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, _current, "
+                 "_advance, %s, %s, %s, %s, %s, %d};" % (
+                     "cs_mech_" if self.builtin else "cs__nmodl_", c, self.name, "CS_MECH_POINT" if m.point else "CS_MECH_DENSITY", 1 if m.net_receive else 0,
+                     len(self.params), len(self.states), recv, "_fold" if fold else "NULL", self.ions_mask("read"),
+                     self.ions_mask("write"), gpu,
                      self.nstate_true))
         return "\n".join(L) + "\n"
 

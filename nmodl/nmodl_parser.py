@@ -33,6 +33,7 @@ class Mod:
         self.suffix_line = 0
         self.ions = {}           # ion -> {"read": set, "write": set, "line": n}
         self.nonspecific = []    # current names
+        self.electrode = []      # ELECTRODE_CURRENT names (inward positive)
         self.range = set()
         self.globals = set()
         self.params = []         # [Var]
@@ -234,13 +235,15 @@ class Parser:
                         entry[kw.lower()].add(n.text)
             elif w == "NONSPECIFIC_CURRENT":
                 m.nonspecific += [n.text for n in self.name_list()]
+            elif w == "ELECTRODE_CURRENT":
+                m.electrode += [n.text for n in self.name_list()]
             elif w == "RANGE":
                 m.range |= {n.text for n in self.name_list()}
             elif w == "GLOBAL":
                 m.globals |= {n.text for n in self.name_list()}
             elif w == "THREADSAFE":
                 pass
-            elif w in ("POINTER", "BBCOREPOINTER", "EXTERNAL", "ELECTRODE_CURRENT", "ARTIFICIAL_CELL",
+            elif w in ("POINTER", "BBCOREPOINTER", "EXTERNAL", "ARTIFICIAL_CELL",
                        "REPRESENTS"):
                 self.unsupported(t, w)
             else:

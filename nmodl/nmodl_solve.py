@@ -82,6 +82,21 @@ def linear(e, x):
     raise NonLinear()
 
 
+def cnexp_special(f, x, X, dt, line):
+    """The two common forms, written as the built-in mechanisms write them (fewer roundings):
+    x' = (A − x)/B  →  x + (1 − exp(−dt/B))·(A − x);   x' = −x/B  →  x·exp(−dt/B)."""
+    if f[0] == "bin" and f[1] == "/" and not has_name(f[3], x):
+        num, B = f[2], f[3]
+        decay = ("call", "exp", [("bin", "/", ("un", "-", dt), B)], line)
+        def is_x(e):
+            return e[0] == "name" and e[1] == x
+        if num[0] == "bin" and num[1] == "-" and is_x(num[3]) and not has_name(num[2], x):
+            return ("bin", "+", X, ("bin", "*", ("bin", "-", ONE, decay), ("bin", "-", num[2], X)))
+        if num[0] == "un" and num[1] == "-" and is_x(num[2]):
+            return ("bin", "*", X, decay)
+    return None
+
+
 def solve_block(path, body, states, method):
     """The DERIVATIVE body with each x' = f replaced by its update (an "assign" statement)."""
     order = []
@@ -118,6 +133,10 @@ def solve_block(path, body, states, method):
                 raise NmodlError(path, line, "METHOD %s on an equation not linear in %s is not supported" % (method, x))
             X = ("name", x, line)
             dt = ("name", "dt", line)
+            special = cnexp_special(f, x, X, dt, line) if method == "cnexp" else None
+            if special is not None:
+                out.append(("assign", x, special, line))
+                continue
             if method == "cnexp":
                 if is_zero(b):
                     new = ("bin", "+", X, ("bin", "*", dt, a))
