@@ -417,8 +417,9 @@ static cs_status setup(cs_backend *be) {
             for (int r = 0; r < cell->geom->ncv; ++r)
                 ion_e_int[ion][be->row_map[be->cell_first[c] + r]] = cell->ion_e[ion][cell->geom->tag[r] & (CS_NTAG - 1)];
         }
-        st = upload_new((void **)&s->ion_e[ion], ion_e_int[ion], s->n_int * sizeof(double), "reversal potentials");
-        if (st == CS_OK) st = upload_new((void **)&s->ion_i[ion], ion_i_int[ion], s->n_int * sizeof(double), "ion currents");
+        size_t bytes = (s->n_int ? s->n_int : 1) * sizeof(double);
+        st = upload_new((void **)&s->ion_e[ion], ion_e_int[ion], bytes, "reversal potentials");
+        if (st == CS_OK) st = upload_new((void **)&s->ion_i[ion], ion_i_int[ion], bytes, "ion currents");
     }
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->ev_range, 2 * sizeof(int), "event ranges");
     if (st == CS_OK) st = setup_mechanisms(be, v_int, ion_e_int, ion_i_int);
