@@ -30,6 +30,10 @@ build() { # SRC BUILD
 }
 bld=$root/build-gpu-nmodl
 build "$root" "$bld" || { grep -E "error" -A3 "$out/build-$(basename "$bld").log" | head -40; exit 1; }
+# build-catalogue finds nvcc on PATH, else in $NVCC: the one CMake found
+nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$bld/CMakeCache.txt")
+[ -n "$nvcc" ] && export NVCC=${NVCC:-$nvcc}
+echo "nvcc for the catalogues: ${NVCC:-$(command -v nvcc)}"
 echo "== catalogue mechanisms, GPU vs CPU (test_nmodl_gpu)"
 "${py:-python3}" tests/test_nmodl_gpu.py --cablesim "$bld/cablesim" --source-dir "$root" --work-dir "$bld/nmodl-gpu" \
   2>&1 | tee "$out/test_nmodl_gpu.log" | tail -25
