@@ -129,7 +129,10 @@ class Parser:
             elif w in ("UNITSON", "UNITSOFF", "THREADSAFE"):
                 pass
             elif w == "LOCAL":  # a file-level LOCAL: kept per instance, like an ASSIGNED
-                m.assigned += [Var(n.text, n.line) for n in self.name_list()]
+                for n in self.name_list():
+                    if self.at("["):
+                        self.unsupported(self.peek(), "an array variable")
+                    m.assigned.append(Var(n.text, n.line))
             elif w == "VERBATIM":
                 self.unsupported(t, "VERBATIM")
             elif w in UNSUPPORTED_BLOCKS:
@@ -223,10 +226,13 @@ class Parser:
                 if ion.text not in IONS:
                     self.unsupported(ion, "ion '%s' (supported: na, k, ca)" % ion.text)
                 entry = m.ions.setdefault(ion.text, {"read": set(), "write": set(), "line": t.line})
-                while self.at("READ") or self.at("WRITE") or self.at("VALENCE"):
+                while self.at("READ") or self.at("WRITE") or self.at("VALENCE") or self.at("REPRESENTS"):
                     kw = self.next().text
                     if kw == "VALENCE":
                         self.number()
+                        continue
+                    if kw == "REPRESENTS":  # an ontology annotation: ignored
+                        self.name()
                         continue
                     for n in self.name_list():
                         x = ion.text
@@ -243,8 +249,9 @@ class Parser:
                 m.globals |= {n.text for n in self.name_list()}
             elif w == "THREADSAFE":
                 pass
-            elif w in ("POINTER", "BBCOREPOINTER", "EXTERNAL", "ARTIFICIAL_CELL",
-                       "REPRESENTS"):
+            elif w == "REPRESENTS":  # an ontology annotation: ignored
+                self.name()
+            elif w in ("POINTER", "BBCOREPOINTER", "EXTERNAL", "ARTIFICIAL_CELL"):
                 self.unsupported(t, w)
             else:
                 self.error(t, "unexpected '%s' in the NEURON block" % w)
