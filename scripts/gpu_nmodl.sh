@@ -6,9 +6,11 @@
 # example before (the base commit, from build-base.tar) and after this branch, alternated in
 # this same call. Logs go to OUTDIR ($OUT on the lent machine).
 #
-# Here, first:  scripts/devlibs.sh  and  git archive main -o build-base.tar   (the base source)
-# Then, on the device (carry .devlibs and build-base.tar):
+# Here, first: scripts/devlibs.sh, and the base source for the speed comparison:
+#   git archive BASE -o build-base.tar     (BASE: main before the nmodl branch, e.g. cb1819c)
+# Then, on the device (carry .devlibs, build-shared and build-base.tar):
 #   scripts/gpu_nmodl.sh [OUTDIR]
+# Without build-base.tar the speed table has the branch's lines only.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
