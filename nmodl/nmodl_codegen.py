@@ -42,6 +42,19 @@ def c_number(text):
     return text
 
 
+def wrapped(c):
+    """c in one pair of parentheses (an if's condition), not two."""
+    if c.startswith("(") and c.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(c):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0 and i < len(c) - 1:
+                break
+        else:
+            return c
+    return "(%s)" % c
+
+
 def c_limit(text, inf):
     if text is None or abs(float(text)) >= 1e300:  # <0, 1e300>: no upper bound
         return inf
@@ -209,7 +222,7 @@ class Gen:
                 lhs = "_ret" if n == fname else self.ref(n, line, scope, write=True)
                 out.append(pad + "%s = %s;" % (lhs, self.expr(e, scope)))
             elif k == "if":
-                out.append(pad + "if (%s) {" % self.expr(s[1], scope))
+                out.append(pad + "if %s {" % wrapped(self.expr(s[1], scope)))
                 out += self.stmts(s[2], scope, ind + 1, fname)
                 if s[3]:
                     out.append(pad + "} else {")
