@@ -82,7 +82,13 @@ def run(cmd):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    class OneLine(argparse.ArgumentParser):
+        def error(self, message):  # one line, as every cablesim error
+            sys.stderr.write("cablesim: error: build-catalogue: %s (try 'cablesim build-catalogue --help')\n" % message)
+            sys.exit(2)
+
+    ap = OneLine(prog="cablesim build-catalogue", description=__doc__,
+                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--include", default=None, help="folder of cs_mech.h")

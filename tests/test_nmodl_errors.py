@@ -94,6 +94,17 @@ def main():
               and not os.path.exists(os.path.join(d, "x.so")),
               "build-catalogue %s" % name, "(rc %d, stderr %r, expected %r + %s)" % (p.returncode, err, want, words))
 
+    # ... and the command's own errors
+    empty = os.path.join(work, "empty")
+    os.makedirs(empty)
+    for args, rc, words in (([], 2, ["required"]), ([os.path.join(work, "nowhere"), "-o", "x.so"], 1, ["not a folder"]),
+                            ([empty, "-o", "x.so"], 1, ["no .mod files"])):
+        p = run([a.cablesim, "build-catalogue"] + args)
+        err = p.stderr.strip()
+        check(p.returncode == rc and err.startswith("cablesim: error: ") and "\n" not in err and
+              all(w in err for w in words), "build-catalogue %s" % " ".join(args[:1]) or "(no arguments)",
+              "(rc %d, %r)" % (p.returncode, err))
+
     # 2. catalogue errors in a model
     mods = os.path.join(work, "mods")
     os.makedirs(mods)
