@@ -26,7 +26,7 @@ MATH1 = {"exp", "log", "log10", "fabs", "sqrt", "sin", "cos", "tan", "tanh", "si
          "floor", "ceil", "asin", "acos", "exprelr"}
 MATH2 = {"pow", "fmin", "fmax", "atan2", "fmod"}
 ION_ENUM = {"na": "CS_ION_NA", "k": "CS_ION_K", "ca": "CS_ION_CA"}
-UNSUPPORTED_NAMES = {"area", "diam", "nrn_ghk", "net_send", "net_event", "net_move", "scop_random",
+UNSUPPORTED_NAMES = {"f_flux", "b_flux", "area", "diam", "nrn_ghk", "net_send", "net_event", "net_move", "scop_random",
                      "normrand", "random", "printf"}
 
 
@@ -75,6 +75,7 @@ class Gen:
         self.states = []    # Var (STATE then ASSIGNED)
         self.nstate_true = 0
         self.uses_t = False  # the GPU view has no t: such a mechanism gets no GPU ops
+        self.kin = None      # while generating a KINETIC block: {"idx": state -> row, "conserve": [...]}
         self.classify()
 
     def err(self, line, msg):
@@ -237,6 +238,33 @@ class Gen:
                     out.append(pad + "_p_%s(%s);" % (cname(f), ", ".join(["_c"] + [self.expr(a, scope) for a in args])))
                 else:
                     out.append(pad + "(void)%s;" % self.call(f, args, line, scope))
+            elif k == "reaction":
+                _, a, b, kf, kb, line = s
+                ia, ib = self.kin_index(a, line), self.kin_index(b, line)
+                self.kin_linear(kf, line)
+                self.kin_linear(kb, line)
+                out.append(pad + "{ /* ~ %s <-> %s */" % (a, b))
+                out.append(pad + "    double _kf = %s, _kb = %s;" % (self.expr(kf, scope), self.expr(kb, scope)))
+                out.append(pad + "    _M[%d][%d] -= _kf; _M[%d][%d] += _kf; _M[%d][%d] -= _kb; _M[%d][%d] += _kb;" % (
+                    ia, ia, ib, ia, ib, ib, ia, ib))
+                out.append(pad + "}")
+            elif k == "flux":
+                _, a, e, line = s
+                ia = self.kin_index(a, line)
+                self.kin_linear(e, line)
+                out.append(pad + "_src[%d] += %s; /* ~ %s << */" % (ia, self.expr(e, scope), a))
+            elif k == "conserve":
+                _, names, e, line = s
+                if ind != 1 + self.kin["depth"]:
+                    self.err(line, "CONSERVE inside an if is not supported")
+                for n in names:
+                    self.kin_index(n, line)
+                self.kin["conserve"].append((names, self.expr(e, scope), line))
+            elif k == "steadystate":
+                _, blk, line = s
+                if blk not in self.m.kinetics:
+                    self.err(line, "SOLVE %s STEADYSTATE: no KINETIC block of that name" % blk)
+                out += self.kinetic_code(blk, "steady", ind, line)
             elif k == "solve":
                 self.err(s[3], "SOLVE outside BREAKPOINT is not supported")
             elif k == "deriv":
@@ -244,6 +272,63 @@ class Gen:
             else:
                 raise AssertionError(s)
         return out
+
+    # ---- KINETIC (METHOD sparse; STEADYSTATE sparse): linear first-order schemes
+    def kin_index(self, n, line):
+        if n not in self.sidx or self.sidx[n] >= self.nstate_true:
+            self.err(line, "'%s' in a reaction is not a STATE" % n)
+        idx = self.kin["idx"]
+        if n not in idx:
+            if len(idx) == 32:
+                self.err(line, "a KINETIC scheme of more than 32 states is not supported")
+            idx[n] = len(idx)
+        return idx[n]
+
+    def kin_linear(self, e, line):
+        for n in self.m.states:
+            if has_name(e, n.name):
+                self.err(line, "a reaction rate that depends on a STATE (%s; not linear) is not supported" % n.name)
+
+    def kinetic_code(self, blk, mode, ind, line):
+        """The KINETIC block's scheme dx/dt = K·x + src, solved for the step by backward Euler,
+        (1 − dt·K)·x_new = x + dt·src (what NEURON's sparse gives a linear scheme), or for the
+        steady state, −K·x = src; each CONSERVE replaces the row of its last state by its law."""
+        pad = "    " * ind
+        outer = self.kin
+        if outer is not None:
+            self.err(line, "a KINETIC block solved inside another is not supported")
+        self.kin = {"idx": {}, "conserve": [], "depth": ind}
+        try:
+            body = self.stmts(self.m.kinetics[blk], {}, ind + 1)
+            idx, cons = self.kin["idx"], self.kin["conserve"]
+        finally:
+            self.kin = None
+        n = len(idx)
+        if n == 0:
+            self.err(line, "KINETIC %s has no reaction" % blk)
+        L = [pad + "{ /* KINETIC %s, %s */" % (blk, "backward Euler" if mode == "step" else "steady state"),
+             pad + "    double _M[%d][%d] = {{0}}, _src[%d] = {0}, _x[%d];" % (n, n, n, n)]
+        L += body
+        st = {v: k for k, v in idx.items()}
+        for i in range(n):
+            r = self.ref(st[i], line, {})
+            if mode == "step":
+                L.append(pad + "    for (int _j = 0; _j < %d; ++_j) _M[%d][_j] = (_j == %d) - _c->m->dt * _M[%d][_j];" % (n, i, i, i))
+                L.append(pad + "    _x[%d] = %s + _c->m->dt * _src[%d];" % (i, r, i))
+            else:
+                L.append(pad + "    for (int _j = 0; _j < %d; ++_j) _M[%d][_j] = -_M[%d][_j];" % (n, i, i))
+                L.append(pad + "    _x[%d] = _src[%d];" % (i, i))
+        for names, total, cl in cons:
+            row = idx[names[-1]]
+            L.append(pad + "    for (int _j = 0; _j < %d; ++_j) _M[%d][_j] = 0.0; /* CONSERVE */" % (n, row))
+            for nm in names:
+                L.append(pad + "    _M[%d][%d] += 1.0;" % (row, idx[nm]))
+            L.append(pad + "    _x[%d] = %s;" % (row, total))
+        L.append(pad + "    cs_nmodl_solve(%d, &_M[0][0], _x);" % n)
+        for i in range(n):
+            L.append(pad + "    %s = _x[%d];" % (self.ref(st[i], line, {}, write=True), i))
+        L.append(pad + "}")
+        return L
 
     # ---- conductance: forward-mode derivative d/dv of the BREAKPOINT's straight-line code
     def deriv(self, e, d):
@@ -425,7 +510,13 @@ class Gen:
             if s[0] != "solve":
                 continue
             _, blk, method, line = s
-            if blk in m.derivatives:
+            if method == "sparse":
+                if blk not in m.kinetics:
+                    self.err(line, "METHOD sparse: %s is not a KINETIC block" % blk)
+                L += self.kinetic_code(blk, "step", 1, line)
+            elif blk in m.kinetics:
+                self.err(line, "KINETIC %s: only METHOD sparse is supported" % blk)
+            elif blk in m.derivatives:
                 if method is None:
                     self.err(line, "SOLVE %s without METHOD is not supported" % blk)
                 body = solve_block(self.path, m.derivatives[blk], set(v.name for v in self.m.states), method)

@@ -14,7 +14,7 @@ IONS = ("na", "k", "ca")
 UNIT_CONSTANTS = {"faraday": 96485.3321233100184, "k-mole": 8.31446261815324, "r": 8.31446261815324,
                   "e": 1.602176634e-19, "pi": 3.14159265358979323846}
 SKIP_BLOCKS = {"UNITS", "INDEPENDENT"}
-UNSUPPORTED_BLOCKS = {"KINETIC", "LINEAR", "NONLINEAR", "DISCRETE", "PARTIAL", "FUNCTION_TABLE",
+UNSUPPORTED_BLOCKS = {"LINEAR", "NONLINEAR", "DISCRETE", "PARTIAL", "FUNCTION_TABLE",
                       "BEFORE", "AFTER", "CONSTRUCTOR", "DESTRUCTOR", "NET_RECEIVE_INIT", "WATCH",
                       "LAG", "MATCH", "TERMINAL", "SENS", "CONSERVE", "COMPARTMENT", "LONGITUDINAL_DIFFUSION",
                       "DEFINE", "INCLUDE", "ARTIFICIAL_CELL", "FOR_NETCONS", "FROM", "WHILE", "FUNCTION_TABLE"}
@@ -43,6 +43,7 @@ class Mod:
         self.initial = None      # [stmt]
         self.breakpoint = None
         self.derivatives = {}    # name -> [stmt]
+        self.kinetics = {}       # name -> [stmt] (with "reaction", "flux", "conserve")
         self.procedures = {}     # name -> ([args], [stmt], line)
         self.functions = {}      # name -> ([args], [stmt], line)
         self.net_receive = None  # ([args], [stmt], line)
@@ -108,12 +109,15 @@ class Parser:
             elif w == "STATE":
                 self.decl_block(m.states, values=False)
             elif w == "INITIAL":
-                m.initial = self.block()
+                m.initial = self.block(initial=True)
             elif w == "BREAKPOINT":
                 m.breakpoint = self.block(allow_solve=True)
             elif w == "DERIVATIVE":
                 n = self.name()
                 m.derivatives[n.text] = self.block(deriv=True)
+            elif w == "KINETIC":
+                n = self.name()
+                m.kinetics[n.text] = self.block(kinetic=True)
             elif w in ("PROCEDURE", "FUNCTION"):
                 n = self.name()
                 args = self.arglist()
@@ -293,21 +297,43 @@ class Parser:
         self.expect("}")
 
     # -- statements
-    def block(self, allow_solve=False, deriv=False):
+    def block(self, allow_solve=False, deriv=False, kinetic=False, initial=False):
         self.expect("{")
         body = []
         while not self.at("}"):
             if self.peek().kind == "eof":
                 self.error(self.peek(), "unterminated block")
-            st = self.statement(allow_solve, deriv)
+            st = self.statement(allow_solve, deriv, kinetic, initial)
             if st is not None:
                 body.append(st)
         self.expect("}")
         return body
 
-    def statement(self, allow_solve, deriv):
+    def statement(self, allow_solve, deriv, kinetic=False, initial=False):
         t = self.next()
         w = t.text
+        if w == "~":
+            if not kinetic:
+                self.unsupported(t, "a reaction (~) outside a KINETIC block")
+            return self.reaction(t)
+        if w == "CONSERVE":
+            if not kinetic:
+                self.unsupported(t, "CONSERVE outside a KINETIC block")
+            names = [self.name().text]
+            while self.at("+"):
+                self.next()
+                names.append(self.name().text)
+            self.expect("=")
+            return ("conserve", names, self.expr(), t.line)
+        if w == "SOLVE" and initial:
+            blk = self.name().text
+            if not self.at("STEADYSTATE"):
+                self.unsupported(t, "SOLVE in INITIAL other than SOLVE kinetic STEADYSTATE sparse")
+            self.next()
+            method = self.name()
+            if method.text != "sparse":
+                self.unsupported(method, "STEADYSTATE %s (supported: sparse)" % method.text)
+            return ("steadystate", blk, t.line)
         if w in ("UNITSON", "UNITSOFF"):
             return None
         if w == "LOCAL":
@@ -329,8 +355,8 @@ class Parser:
             if self.at("METHOD"):
                 self.next()
                 method = self.name()
-                if method.text not in ("cnexp", "derivimplicit"):
-                    self.unsupported(method, "METHOD %s (supported: cnexp, derivimplicit)" % method.text)
+                if method.text not in ("cnexp", "derivimplicit", "sparse"):
+                    self.unsupported(method, "METHOD %s (supported: cnexp, derivimplicit, sparse)" % method.text)
                 method = method.text
             if self.at("STEADYSTATE"):
                 self.unsupported(self.peek(), "STEADYSTATE")
@@ -339,18 +365,18 @@ class Parser:
             self.expect("(")
             cond = self.expr()
             self.expect(")")
-            then = self.block(allow_solve, deriv)
+            then = self.block(allow_solve, deriv, kinetic, initial)
             other = []
             if self.at("else"):
                 self.next()
                 if self.at("if"):
-                    other = [self.statement(allow_solve, deriv)]
+                    other = [self.statement(allow_solve, deriv, kinetic, initial)]
                 else:
-                    other = self.block(allow_solve, deriv)
+                    other = self.block(allow_solve, deriv, kinetic, initial)
             return ("if", cond, then, other, t.line)
         if w == "{":
             self.p -= 1
-            return ("if", ("num", "1"), self.block(allow_solve, deriv), [], t.line)
+            return ("if", ("num", "1"), self.block(allow_solve, deriv, kinetic, initial), [], t.line)
         if w in ("VERBATIM", "while", "FROM", "FOR_NETCONS", "WATCH", "CONSERVE", "COMPARTMENT", "MUTEXLOCK",
                  "MUTEXUNLOCK", "LAG", "SWEEP", "PROTECT", "printf"):
             self.unsupported(t, "'%s'" % w)
@@ -368,9 +394,31 @@ class Parser:
         if self.at("("):
             args = self.call_args()
             return ("callst", w, args, t.line)
-        if self.at("~"):
-            self.unsupported(t, "a reaction (~)")
         self.error(t, "unexpected '%s'" % w)
+
+    def reaction(self, t):
+        """~ A <-> B (kf, kb) and ~ A << (flux): first order, one state a side (linear)."""
+        a = self.name()
+        if self.at("+") or a.kind != "name":
+            self.unsupported(t, "a reaction with more than one state a side (not linear)")
+        if self.at("<<"):
+            self.next()
+            self.expect("(")
+            e = self.expr()
+            self.expect(")")
+            return ("flux", a.text, e, t.line)
+        if not self.at("<->"):
+            self.unsupported(t, "this reaction (supported: ~ A <-> B (kf, kb), ~ A << (flux))")
+        self.next()
+        b = self.name()
+        if self.at("+"):
+            self.unsupported(t, "a reaction with more than one state a side (not linear)")
+        self.expect("(")
+        kf = self.expr()
+        self.expect(",")
+        kb = self.expr()
+        self.expect(")")
+        return ("reaction", a.text, b.text, kf, kb, t.line)
 
     def call_args(self):
         self.expect("(")

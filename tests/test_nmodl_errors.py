@@ -32,10 +32,17 @@ STATE { m }
 
 # (name, text, line, words the message must contain)
 CASES = [
-    ("kinetic", GOOD_HEAD + "BREAKPOINT { SOLVE k METHOD sparse\n i = g*v }\nKINETIC k { ~ m <-> m (1, 1) }\n",
-     9, ["METHOD sparse", "not supported"]),
-    ("kinetic_block", GOOD_HEAD + "BREAKPOINT { i = g*v }\nKINETIC k {\n ~ m <-> m (1, 1) }\n", 10,
-     ["KINETIC block", "not supported"]),
+    ("kinetic_nonlinear", GOOD_HEAD.replace("STATE { m }", "STATE { m n o }") +
+     "BREAKPOINT { SOLVE k METHOD sparse\n i = g*v }\nKINETIC k {\n ~ m + n <-> o (1, 1)\n}\n", 12,
+     ["more than one state a side", "not supported"]),
+    ("kinetic_rate", GOOD_HEAD.replace("STATE { m }", "STATE { m n }") +
+     "BREAKPOINT { SOLVE k METHOD sparse\n i = g*v }\nKINETIC k {\n ~ m <-> n (m, 1)\n}\n", 12,
+     ["depends on a STATE", "not supported"]),
+    ("sparse_derivative", GOOD_HEAD + "BREAKPOINT { SOLVE s METHOD sparse\n i = g*m*v }\nDERIVATIVE s {\n m' = -m\n}\n",
+     9, ["not a KINETIC block"]),
+    ("linear_block", GOOD_HEAD + "BREAKPOINT { i = g*v }\nLINEAR l {\n}\n", 10, ["LINEAR block", "not supported"]),
+    ("method_euler", GOOD_HEAD + "BREAKPOINT { SOLVE s METHOD euler\n i = g*m*v }\nDERIVATIVE s {\n m' = -m\n}\n",
+     9, ["METHOD euler", "not supported"]),
     ("verbatim", GOOD_HEAD + "BREAKPOINT { i = g*v }\nVERBATIM\n int x;\nENDVERBATIM\n", 10,
      ["VERBATIM", "not supported"]),
     ("concentration", "NEURON {\n SUFFIX c\n USEION ca READ cai WRITE ica\n}\nBREAKPOINT { ica = 0 }\n", 3,

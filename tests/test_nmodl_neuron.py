@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-MODELS = ["mainen_na_kv", "mainen_km", "kole_ih", "kole_ih_derivimplicit", "exp2syn_ring", "na_accumulate", "hay_soma"]
+MODELS = ["mainen_na_kv", "mainen_km", "kole_ih", "kole_ih_derivimplicit", "exp2syn_ring", "na_accumulate", "hay_soma", "hhkin_soma"]
 NEURON_BUILTIN = {"exp2syn.mod"}
 
 
