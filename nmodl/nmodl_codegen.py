@@ -184,6 +184,8 @@ class Gen:
             return "(%s)" % c_number(self.m.constants[n])
         if n in UNSUPPORTED_NAMES:
             self.err(line, "'%s' is not supported" % n)
+        if n == "flag" and self.m.net_receive:
+            self.err(line, "'flag' (self-events, net_send) is not supported")
         self.err(line, "'%s' is not declared" % n)
 
     def call(self, f, args, line, scope):

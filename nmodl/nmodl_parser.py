@@ -167,6 +167,11 @@ class Parser:
             else:
                 n = self.name()
                 self.expect("=")
+                if not self.at("("):  # NAME = number (unit): a constant
+                    m.constants[n.text] = self.number()
+                    if self.at("("):
+                        self.unit()
+                    continue
                 u = self.unit()
                 if self.at("("):
                     self.unit()
@@ -287,10 +292,14 @@ class Parser:
                 v.unit = self.unit()
             if self.at("<"):
                 self.next()
-                v.lo = self.number()
-                self.expect(",")
-                v.hi = self.number()
-                self.expect(">")
+                lo = self.number()
+                if self.at(">"):  # <tolerance>: CVODE's absolute tolerance, not a range
+                    self.next()
+                else:
+                    v.lo = lo
+                    self.expect(",")
+                    v.hi = self.number()
+                    self.expect(">")
             if self.at("FROM"):
                 self.unsupported(self.peek(), "FROM ... TO in a declaration")
             out.append(v)

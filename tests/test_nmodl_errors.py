@@ -101,6 +101,19 @@ def main():
               and not os.path.exists(os.path.join(d, "x.so")),
               "build-catalogue %s" % name, "(rc %d, stderr %r, expected %r + %s)" % (p.returncode, err, want, words))
 
+    # accepted: a STATE's <tolerance>, a UNITS constant, REPRESENTS, at_time, TABLE
+    ok = os.path.join(work, "accepted")
+    os.makedirs(ok)
+    with open(os.path.join(ok, "acc.mod"), "w") as f:
+        f.write("NEURON {\n SUFFIX acc\n REPRESENTS NCIT:C17145\n USEION k READ ek WRITE ik REPRESENTS CHEBI:29103\n}\n"
+                "UNITS { (mV) = (millivolt)\n B = .26 (mM-cm2/mA-ms)\n F = (faraday) (coulomb) }\n"
+                "PARAMETER { g = 0.001 (S/cm2) <0, 1e9> }\nASSIGNED { v (mV) ek (mV) ik (mA/cm2) minf }\n"
+                "STATE { n <1e-4> }\nBREAKPOINT { SOLVE s METHOD cnexp\n at_time(1)\n ik = B*g*n*(v - ek)/F*F }\n"
+                "INITIAL { rates(v)\n n = minf }\nDERIVATIVE s { rates(v)\n n' = (minf - n)/5 }\n"
+                "PROCEDURE rates(v (mV)) {\n TABLE minf FROM -100 TO 100 WITH 200\n minf = 1/(1 + exp(-v/10)) }\n")
+    p = run([a.cablesim, "build-catalogue", ok, "-o", os.path.join(ok, "acc.so"), "--cuda", "off"])
+    check(p.returncode == 0 and os.path.isfile(os.path.join(ok, "acc.so")), "accepted constructs compile", p.stderr.strip())
+
     # ... and the command's own errors
     empty = os.path.join(work, "empty")
     os.makedirs(empty)
