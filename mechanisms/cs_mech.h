@@ -13,7 +13,16 @@
 #ifndef CS_MECH_H
 #define CS_MECH_H
 
+/* The version of this ABI. A catalogue (a shared library of mechanisms compiled from NMODL by
+ * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
+ * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
+ * of another version is refused. Bump on any change of the structures below. */
+#define CS_MECH_ABI_VERSION 2
+
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
+
+/* Ions with per-CV reversal potentials and current densities. */
+enum { CS_ION_NA, CS_ION_K, CS_ION_CA, CS_NION };
 
 typedef struct {
     const char *name;
@@ -34,7 +43,25 @@ typedef struct {
     double t;                 /* [ms] time at which currents are evaluated (step midpoint) */
     double dt;                /* [ms] */
     double celsius;           /* [°C] */
+    /* ions (NULL unless the type reads or writes that ion): per CV */
+    const double *ion_e[CS_NION]; /* [ncv] reversal potential [mV] */
+    double *ion_i[CS_NION];   /* [ncv] ion current density [mA/cm²] summed over the mechanisms
+                                 that write it, zeroed before each step's current() */
 } cs_mech_view;
+
+/* The GPU half of a type (catalogues built with nvcc): the same calls over a view whose arrays
+ * (param and state included, as device arrays of device pointers) live on the device; stream
+ * is a cudaStream_t. current() adds with atomics (instances may share a CV); net_receive
+ * delivers the events [range[0], range[1]) of device arrays of instance indices and weights
+ * [µS], in order (range is a device array, so a captured CUDA graph replays it step by step).
+ * The view's t is not maintained on the GPU: a mechanism that reads t has no GPU code. */
+typedef struct {
+    void (*init)(const cs_mech_view *m, void *stream);
+    void (*current)(const cs_mech_view *m, void *stream);
+    void (*advance)(const cs_mech_view *m, void *stream);
+    void (*net_receive)(const cs_mech_view *m, const int *range, const int *instance, const double *weight,
+                        void *stream);
+} cs_mech_gpu_ops;
 
 typedef struct {
     const char *name;
@@ -51,7 +78,17 @@ typedef struct {
     /* Linear mechanisms with a constant conductance (i = g·(v − e)) only: the conductance
      * weight·g [µS] and weight·g·e [nA] of one instance, folded once into the matrix. */
     void (*fold)(const double *param, double weight, double *g, double *ge);
+    unsigned ion_read, ion_write; /* bit (1 << CS_ION_*) per ion read (e or i) / written (i) */
+    const cs_mech_gpu_ops *gpu;   /* NULL: no GPU code (the built-ins' GPU code is the CUDA backend's) */
+    int nstate_solved;            /* states [0, nstate_solved) are STATEs, the rest ASSIGNED variables */
 } cs_mech_type;
+
+/* What a catalogue exports (cs_mech_catalogue_get). */
+typedef struct {
+    int ntype;
+    const cs_mech_type *const *types;
+    int has_cuda;             /* types carry GPU code */
+} cs_mech_catalogue;
 
 extern const cs_mech_type cs_mech_hh, cs_mech_pas, cs_mech_expsyn, cs_mech_iclamp;
 

@@ -18,6 +18,7 @@ const char *cs_default_model_json(void); /* generated from models/default.json *
 typedef struct {
     const char *file; /* model name for messages */
     const char *base_dir;
+    cs_catalogue_set *cat; /* the model's catalogues */
 } parse_ctx;
 
 #define FAIL(pc, path, ...) fail_at((pc), (path), __VA_ARGS__)
@@ -190,9 +191,16 @@ static cs_status parse_params(const parse_ctx *pc, const char *path, const cJSON
 static const cs_mech_type *find_mech(const parse_ctx *pc, const char *path, const char *name,
                                      cs_mech_kind kind, cs_status *st) {
     const cs_mech_type *t = cs_mech_find(name);
+    if (!t) t = cs_catalogue_find(pc->cat, name);
     *st = CS_OK;
     if (!t) {
-        *st = FAIL(pc, path, "unknown mechanism '%s' (known: %s)", name, cs_mech_names());
+        char known[512];
+        snprintf(known, sizeof known, "%s", cs_mech_names());
+        for (int k = 0; k < pc->cat->ntype; ++k) {
+            strncat(known, ", ", sizeof known - strlen(known) - 1);
+            strncat(known, pc->cat->types[k]->name, sizeof known - strlen(known) - 1);
+        }
+        *st = FAIL(pc, path, "unknown mechanism '%s' (known: %s)", name, known);
         return NULL;
     }
     if (t->kind != kind) {
@@ -403,6 +411,38 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
     return CS_OK;
 }
 
+/* "ions": [{"ion": "na", "region": "soma", "e": 50.0}, ...]: reversal potentials by region,
+ * later entries overriding earlier ones; NEURON's defaults elsewhere. */
+static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
+    static const double dflt[CS_NION] = CS_ION_DEFAULT_E;
+    static const char *const names[CS_NION] = {"na", "k", "ca"};
+    for (int i = 0; i < CS_NION; ++i)
+        for (int t = 0; t < CS_NTAG; ++t) ps->ion_e[i][t] = dflt[i];
+    if (!ions) return CS_OK;
+    if (!cJSON_IsArray(ions)) return FAIL(pc, path, "'ions' must be an array");
+    static const char *const keys[] = {"ion", "region", "e", NULL};
+    int n = cJSON_GetArraySize(ions);
+    for (int k = 0; k < n; ++k) {
+        char sub[320], ion[16], region[32];
+        snprintf(sub, sizeof sub, "%s.ions[%d]", path, k);
+        const cJSON *it = cJSON_GetArrayItem(ions, k);
+        CS_TRY(check_keys(pc, sub, it, keys));
+        CS_TRY(get_string(pc, sub, it, "ion", 1, "", ion, sizeof ion));
+        CS_TRY(get_string(pc, sub, it, "region", 0, "all", region, sizeof region));
+        int which = -1;
+        for (int i = 0; i < CS_NION; ++i)
+            if (!strcmp(ion, names[i])) which = i;
+        if (which < 0) return FAIL(pc, sub, "unknown ion '%s' (expected na, k or ca)", ion);
+        unsigned mask;
+        CS_TRY(parse_region(pc, sub, region, &mask));
+        double e = 0.0;
+        CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
+        for (int t = 0; t < CS_NTAG; ++t)
+            if (mask & (1u << t)) ps->ion_e[which][t] = e; /* [mV] */
+    }
+    return CS_OK;
+}
+
 static cs_status parse_population(const parse_ctx *pc, const char *path, const cJSON *p,
                                   const cs_cv_policy *default_policy, int has_default_policy,
                                   cs_population_spec *ps) {
@@ -434,7 +474,7 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     snprintf(sub, sizeof sub, "%s.biophysics", path);
     const cJSON *bio = cJSON_GetObjectItemCaseSensitive(p, "biophysics");
     if (!bio) return FAIL(pc, path, "missing 'biophysics'");
-    static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", NULL};
+    static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", "ions", NULL};
     CS_TRY(check_keys(pc, sub, bio, bio_keys));
     CS_TRY(get_number(pc, sub, bio, "cm", POSITIVE, 1.0, &ps->cm));
     CS_TRY(get_number(pc, sub, bio, "Ra", POSITIVE, 100.0, &ps->Ra));
@@ -462,6 +502,8 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
             CS_TRY(parse_params(pc, msub, it, ps->density[k].type, ps->density[k].param));
         }
     }
+
+    CS_TRY(parse_ions(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "ions"), ps));
 
     snprintf(sub, sizeof sub, "%s.synapses", path);
     CS_TRY(parse_point_list(pc, sub, cJSON_GetObjectItemCaseSensitive(p, "synapses"), 1, ps->count,
@@ -685,10 +727,29 @@ static void line_col(const char *text, const char *at, int *line, int *col) {
     }
 }
 
+/* "catalogues": ["NAME.so", ...], paths relative to the model file's folder. */
+static cs_status parse_catalogues(const parse_ctx *pc, const cJSON *arr, cs_model *m) {
+    if (!arr) return CS_OK;
+    if (!cJSON_IsArray(arr)) return FAIL(pc, "catalogues", "expected an array of file names");
+    int n = cJSON_GetArraySize(arr);
+    for (int k = 0; k < n; ++k) {
+        const cJSON *it = cJSON_GetArrayItem(arr, k);
+        if (!cJSON_IsString(it) || !it->valuestring[0]) return FAIL(pc, "catalogues", "entry %d must be a file name", k);
+        char path[CS_PATH_MAX];
+        const char *f = it->valuestring;
+        int len = (f[0] == '/' || !pc->base_dir[0]) ? snprintf(path, sizeof path, "%s", f)
+                                                   : snprintf(path, sizeof path, "%s/%s", pc->base_dir, f);
+        if (len < 0 || (size_t)len >= sizeof path) return FAIL(pc, "catalogues", "entry %d: path too long", k);
+        CS_TRY(cs_catalogue_load(&m->catalogues, path, pc->file));
+    }
+    return CS_OK;
+}
+
 static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m) {
     static const char *const keys[] = {"run", "discretization", "populations", "connections",
-                                       "events", "$schema", "description", NULL};
+                                       "events", "catalogues", "$schema", "description", NULL};
     CS_TRY(check_keys(pc, "(top level)", root, keys));
+    CS_TRY(parse_catalogues(pc, cJSON_GetObjectItemCaseSensitive(root, "catalogues"), m));
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
     if (!run) return FAIL(pc, "(top level)", "missing 'run' (tfinal, dt, seed)");
     static const char *const run_keys[] = {"tfinal", "dt", "seed", "backend", "threads", "celsius",
@@ -747,7 +808,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out) {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name);
-    parse_ctx pc = {out->path, base_dir ? base_dir : ""};
+    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues};
     const char *end = NULL;
     const char *q = json;
     while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') ++q;
@@ -833,6 +894,7 @@ void cs_model_free(cs_model *m) {
     free(m->pops);
     free(m->conns);
     free(m->events);
+    cs_catalogue_free(&m->catalogues);
     m->pops = NULL;
     m->conns = NULL;
     m->events = NULL;

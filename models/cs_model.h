@@ -6,12 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cs_catalogue.h"
 #include "cs_error.h"
 #include "cs_geometry.h"
 #include "cs_mech.h"
 #include "cs_morph.h"
 
-#define CS_MAX_PARAMS 8
+#define CS_MAX_PARAMS 32   /* parameters of one mechanism */
+#define CS_MAX_STATES 64   /* states (STATE and ASSIGNED variables) of one mechanism */
+#define CS_NTAG 32         /* region tags (bits of a region mask) */
 #define CS_NAME_MAX 64
 #define CS_PATH_MAX 4096
 
@@ -92,6 +95,7 @@ typedef struct {
     double threshold; /* [mV] */
     int has_probes;
     cs_probe_spec probes;
+    double ion_e[CS_NION][CS_NTAG]; /* [mV] reversal potential of each ion by region tag */
 } cs_population_spec;
 
 typedef struct {
@@ -123,7 +127,12 @@ typedef struct {
     cs_connection *conns;
     size_t nevent;
     cs_event *events;
+    cs_catalogue_set catalogues; /* "catalogues": mechanisms compiled from NMODL */
 } cs_model;
+
+/* Default reversal potentials [mV] (NEURON's at its default concentrations): na 50, k -77,
+ * ca 132.4579 (12.5·ln(2/5e-5), as NEURON's ca_ion initialises eca). */
+#define CS_ION_DEFAULT_E {50.0, -77.0, 132.4579}
 
 /* Size limits, checked while parsing so an absurd "count" or "indegree" is a one-line error
  * rather than an allocation that exhausts memory: ~10 kB per cell and 32 bytes per

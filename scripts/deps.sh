@@ -7,8 +7,8 @@
 #                                          python: build + python3-venv (scripts/test-python.sh)
 set -euo pipefail
 what=${1:-build}
-pkgs=(build-essential cmake pkg-config libhdf5-dev libcjson-dev)
-[ "$what" = test ] && pkgs+=(check python3-neuron python3-h5py python3-matplotlib python3-numpy python3-jsonschema python3-pip)
+pkgs=(build-essential cmake pkg-config libhdf5-dev libcjson-dev python3) # python3: the NMODL compiler (nmodl/)
+[ "$what" = test ] && pkgs+=(check python3-neuron neuron-dev python3-h5py python3-matplotlib python3-numpy python3-jsonschema python3-pip)
 # mpi (issue 18): OpenMPI and the HDF5 built against it, for an MPI build (scripts/test-mpi.sh);
 # libhdf5-openmpi-dev installs beside libhdf5-dev (serial builds keep the serial library)
 [ "$what" = mpi ] && pkgs+=(check python3-h5py python3-numpy openmpi-bin libopenmpi-dev libhdf5-openmpi-dev)

@@ -14,7 +14,7 @@
 #include "cs_solver.h"
 
 #define CS_BATCH_TARGET_CV 4096 /* CVs per batch: ~10 arrays × 8 B × 4096 = 320 KiB, about L2 */
-#define CS_MAX_MECH 8
+#define CS_MAX_MECH 32
 
 typedef struct {
     const cs_mech_type *type;
@@ -23,7 +23,7 @@ typedef struct {
     double *weight;               /* [n] */
     double *store;                /* [(nparam + nstate) × n] */
     double *param[CS_MAX_PARAMS];
-    double *state[CS_MAX_PARAMS];
+    double *state[CS_MAX_STATES];
 } mech_group;
 
 typedef struct {
@@ -42,6 +42,9 @@ typedef struct {
     double *i, *g, *d;            /* [ncv] [nA], [µS], [µS] */
     int nmech;
     mech_group mech[CS_MAX_MECH];
+    unsigned ions;                /* bit (1 << CS_ION_*): ions some mechanism reads or writes */
+    double *ion_e[CS_NION];       /* [ncv] reversal potentials [mV] (NULL for ions not used) */
+    double *ion_i[CS_NION];       /* [ncv] ion current densities [mA/cm²], zeroed every step */
     int nactive;
     int *active;                  /* [nactive] rows where a mechanism is evaluated every step */
     size_t inst0, ninst;          /* network instances [inst0, inst0 + ninst) live here */
@@ -148,6 +151,19 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
         mg->weight[l] = in->weight;
         for (int j = 0; j < mg->type->nparam; ++j) mg->param[j][l] = in->param[j];
     }
+    /* ions: per-CV reversal potentials from the cells' regions, current accumulators */
+    for (int m = 0; m < b->nmech; ++m) b->ions |= b->mech[m].type->ion_read | b->mech[m].type->ion_write;
+    for (int ion = 0; ion < CS_NION; ++ion) {
+        if (!(b->ions & (1u << ion))) continue;
+        b->ion_e[ion] = xcalloc(n, sizeof(double), &fail);
+        b->ion_i[ion] = xcalloc(n, sizeof(double), &fail);
+        if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for ions of %d CVs", b->ncv);
+        for (int c = 0; c < b->ncell; ++c) {
+            const cs_cell_desc *cell = &net->cells[b->cell0 + c];
+            for (int r = 0; r < cell->geom->ncv; ++r)
+                b->ion_e[ion][b->cv_off[c] + r] = cell->ion_e[ion][cell->geom->tag[r] & (CS_NTAG - 1)];
+        }
+    }
     /* the rows whose i and g the mechanisms touch: the only ones the per-step assembly visits */
     char *mark = xcalloc(n, 1, &fail);
     b->active = xcalloc(n, sizeof(int), &fail);
@@ -201,6 +217,9 @@ static void destroy_batch(batch *b) {
     free(b->det_row); free(b->det_gid); free(b->det_thr); free(b->det_vprev);
     free(b->probe_row); free(b->probe_col);
     free(b->ev); free(b->spikes);
+    for (int ion = 0; ion < CS_NION; ++ion) {
+        free(b->ion_e[ion]); free(b->ion_i[ion]);
+    }
 }
 
 static void cpu_destroy(cs_backend *be) {
@@ -260,7 +279,11 @@ static cs_status cpu_create(const cs_network_desc *net, const cs_backend_params 
 
 static cs_mech_view view_of(const batch *b, const mech_group *mg, double t, const cs_backend_params *p) {
     cs_mech_view v = {mg->n, mg->node, mg->weight, b->v, b->i, b->g, mg->param, mg->state,
-                      t, p->dt, p->celsius};
+                      t, p->dt, p->celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+    for (int ion = 0; ion < CS_NION; ++ion) {
+        v.ion_e[ion] = b->ion_e[ion];
+        v.ion_i[ion] = b->ion_i[ion];
+    }
     return v;
 }
 
@@ -347,6 +370,8 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         t1 = cs_now(); b->phase[CS_PHASE_EVENTS] += t1 - t0; t0 = t1;
 
         /* i and g were zeroed by the previous step's assembly (above before the first) */
+        for (int ion = 0; ion < CS_NION; ++ion)
+            if (b->ion_i[ion]) memset(b->ion_i[ion], 0, (size_t)b->ncv * sizeof(double));
         for (int m = 0; m < b->nmech; ++m) {
             cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
             b->mech[m].type->current(&v);

@@ -110,7 +110,14 @@ static void cuda_destroy(cs_backend *be) {
         cs_cuda_free(s->mech[m].weight);
         cs_cuda_free(s->mech[m].param);
         cs_cuda_free(s->mech[m].state);
+        cs_cuda_free(s->mech[m].param_ptr);
+        cs_cuda_free(s->mech[m].state_ptr);
     }
+    for (int ion = 0; ion < CS_NION; ++ion) {
+        cs_cuda_free(s->ion_e[ion]);
+        cs_cuda_free(s->ion_i[ion]);
+    }
+    cs_cuda_free(s->ev_range);
     drop_graphs(be);
     if (be->plan) cs_hines_gpu_plan_destroy(be->plan);
     cs_cuda_timer_destroy(be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
@@ -149,12 +156,35 @@ static int kind_of(const cs_mech_type *t) {
     if (t == &cs_mech_hh) return CS_CUDA_HH;
     if (t == &cs_mech_expsyn) return CS_CUDA_EXPSYN;
     if (t == &cs_mech_iclamp) return CS_CUDA_ICLAMP;
+    if (t->gpu) return CS_CUDA_CATALOGUE;
     return -1;
+}
+
+/* A catalogue mechanism's device view: its arrays, device arrays of pointers to its parameter
+ * and state rows, the ions (v, i, g and t are set at each launch: cs_cuda_kernels.cu). */
+static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs_mech_type *t) {
+    cs_cuda_state *s = &be->s;
+    int np = t->nparam, ns = t->nstate, n = cm->n;
+    double *pp[CS_MAX_PARAMS + 1], *sp[CS_MAX_STATES + 1];
+    for (int j = 0; j < np; ++j) pp[j] = cm->param + (size_t)j * (size_t)n;
+    for (int j = 0; j < ns; ++j) sp[j] = cm->state + (size_t)j * (size_t)n;
+    CS_TRY(upload_new((void **)&cm->param_ptr, pp, (size_t)(np ? np : 1) * sizeof *pp, "mechanism parameters"));
+    CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
+    cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
+                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+    for (int ion = 0; ion < CS_NION; ++ion) {
+        v.ion_e[ion] = s->ion_e[ion];
+        v.ion_i[ion] = s->ion_i[ion];
+    }
+    cm->gpu = t->gpu;
+    cm->view = v;
+    return CS_OK;
 }
 
 /* Mechanism groups: instances of one type, their CVs mapped to the internal layout; states
  * initialised on the host with the mechanism's own init (the CPU code) and uploaded. */
-static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
+static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *const *ion_e_int,
+                                  double *const *ion_i_int) {
     const cs_network_desc *net = be->net;
     cs_cuda_state *s = &be->s;
     const cs_mech_type *types[CS_CUDA_MAX_MECH];
@@ -175,9 +205,20 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
         for (int m = 0; m < s->nmech; ++m)
             if (types[m] == net->inst[k].type) gi = m;
         if (gi < 0) {
+            if (s->nmech == CS_CUDA_MAX_MECH) {
+                free(group);
+                return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': more than %d mechanism types", CS_CUDA_MAX_MECH);
+            }
             gi = s->nmech++;
             types[gi] = net->inst[k].type;
-            if (types[gi] == &cs_mech_expsyn) s->syn_group = gi;
+            if (types[gi]->receives_events) {
+                if (s->syn_group >= 0) {
+                    free(group);
+                    return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': synapses of two types (%s, %s) in one "
+                                        "network; use --backend cpu", types[s->syn_group]->name, types[gi]->name);
+                }
+                s->syn_group = gi;
+            }
         }
         group[k] = gi;
         be->syn_local[k] = types[gi]->receives_events ? count[gi] : -1;
@@ -187,7 +228,11 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
     for (int m = 0; m < s->nmech && st == CS_OK; ++m) {
         const cs_mech_type *t = types[m];
         const int n = count[m], np = t->nparam, ns = t->nstate, kind = kind_of(t);
-        if (kind < 0) { st = cs_error_set(CS_ERR_UNSUPPORTED, "mechanism \"%s\" has no CUDA kernel: use --backend cpu", t->name); break; }
+        if (kind < 0) {
+            st = cs_error_set(CS_ERR_UNSUPPORTED, "mechanism \"%s\" has no CUDA code (a catalogue built without "
+                              "nvcc, or a mechanism that reads t): use --backend cpu", t->name);
+            break;
+        }
         int *node = malloc((size_t)n * sizeof *node);
         double *w = malloc((size_t)n * sizeof *w);
         double *par = malloc((size_t)(np ? np : 1) * (size_t)n * sizeof *par);
@@ -202,10 +247,11 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
             ++l;
         }
         if (st == CS_OK) {
-            double *pp[CS_MAX_PARAMS], *sp[CS_MAX_PARAMS];
+            double *pp[CS_MAX_PARAMS + 1], *sp[CS_MAX_STATES + 1];
             for (int j = 0; j < np; ++j) pp[j] = par + (size_t)j * (size_t)n;
             for (int j = 0; j < ns; ++j) sp[j] = sta + (size_t)j * (size_t)n;
-            cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius};
+            cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
+                                 {ion_e_int[0], ion_e_int[1], ion_e_int[2]}, {ion_i_int[0], ion_i_int[1], ion_i_int[2]}};
             t->init(&view);
             cs_cuda_mech *cm = &s->mech[m];
             cm->kind = (cs_cuda_mech_kind)kind;
@@ -222,6 +268,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int) {
             if (st == CS_OK) st = upload_new((void **)&cm->weight, w, (size_t)n * sizeof *w, "mechanism weights");
             if (st == CS_OK) st = upload_new((void **)&cm->param, par, pcount * sizeof *par, "mechanism parameters");
             if (st == CS_OK) st = upload_new((void **)&cm->state, sta, (size_t)(ns ? ns : 1) * (size_t)n * sizeof *sta, "mechanism states");
+            if (st == CS_OK && kind == CS_CUDA_CATALOGUE) st = setup_catalogue_view(be, cm, t);
         }
         free(node); free(w); free(par); free(sta);
     }
@@ -414,7 +461,34 @@ static cs_status setup(cs_backend *be) {
         free(v);
     }
     free(parent);
-    if (st == CS_OK) st = setup_mechanisms(be, v_int);
+    /* ions some mechanism reads or writes: reversal potentials by the CV's region (on the host
+     * for the mechanisms' initial states, and on the device), current densities */
+    double *ion_e_int[CS_NION] = {NULL, NULL, NULL}, *ion_i_int[CS_NION] = {NULL, NULL, NULL};
+    unsigned ions = 0;
+    for (size_t k = 0; k < net->ninst; ++k) ions |= net->inst[k].type->ion_read | net->inst[k].type->ion_write;
+    for (int ion = 0; st == CS_OK && ion < CS_NION; ++ion) {
+        if (!(ions & (1u << ion))) continue;
+        ion_e_int[ion] = calloc(s->n_int ? s->n_int : 1, sizeof(double));
+        ion_i_int[ion] = calloc(s->n_int ? s->n_int : 1, sizeof(double));
+        if (!ion_e_int[ion] || !ion_i_int[ion]) {
+            st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+            break;
+        }
+        for (int c = 0; c < ncell; ++c) {
+            const cs_cell_desc *cell = &net->cells[c];
+            for (int r = 0; r < cell->geom->ncv; ++r)
+                ion_e_int[ion][be->row_map[be->cell_first[c] + r]] = cell->ion_e[ion][cell->geom->tag[r] & (CS_NTAG - 1)];
+        }
+        size_t bytes = (s->n_int ? s->n_int : 1) * sizeof(double);
+        st = upload_new((void **)&s->ion_e[ion], ion_e_int[ion], bytes, "reversal potentials");
+        if (st == CS_OK) st = upload_new((void **)&s->ion_i[ion], ion_i_int[ion], bytes, "ion currents");
+    }
+    if (st == CS_OK) st = cs_cuda_alloc((void **)&s->ev_range, 2 * sizeof(int), "event ranges");
+    if (st == CS_OK) st = setup_mechanisms(be, v_int, ion_e_int, ion_i_int);
+    for (int ion = 0; ion < CS_NION; ++ion) {
+        free(ion_e_int[ion]);
+        free(ion_i_int[ion]);
+    }
     free(v_int);
     if (st == CS_OK && be->fused) st = setup_fused_flags(be);
     CS_TRY(st);

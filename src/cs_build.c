@@ -123,7 +123,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                 d->ngeom++;
             }
             const cs_geometry *g = &d->geoms[d->ngeom - 1];
-            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm, ps->Ra, ps->v_init};
+            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm, ps->Ra, ps->v_init, ps->ion_e};
             d->total_cv += (uint64_t)g->ncv;
 
             /* density mechanisms, by region, on every CV with membrane */
@@ -243,7 +243,7 @@ void cs_network_desc_release_setup(cs_network_desc *d) {
  * three states, v, i and g: ~3 rows' 48 B), so 1 + 1 per state. */
 static double instance_cost(const cs_mech_type *t, int for_gpu) {
     if (t->fold) return 0;
-    return 1.0 + (for_gpu ? 1.0 : 6.0) * t->nstate;
+    return 1.0 + (for_gpu ? 1.0 : 6.0) * t->nstate_solved; /* STATEs: ASSIGNED ones cost no rate */
 }
 
 /* Estimated cost of one cell of population ps [compartments, see instance_cost], from its first cell. */

@@ -21,6 +21,8 @@ typedef struct {
     double cm;                   /* [µF/cm²] */
     double Ra;                   /* [Ω·cm] */
     double v_init;               /* [mV] */
+    const double (*ion_e)[CS_NTAG]; /* [CS_NION][CS_NTAG] reversal potentials by region tag [mV]
+                                       (the population's, owned by the model) */
 } cs_cell_desc;
 
 /* One mechanism instance on one CV of one cell. */

@@ -8,11 +8,13 @@
 #include <stddef.h>
 
 #include "cs_error.h"
+#include "cs_mech.h"
 
-#define CS_CUDA_MAX_MECH 8
+#define CS_CUDA_MAX_MECH 32
 
-/* the mechanisms with a current kernel; pas has none: it folds into the matrix at set-up */
-typedef enum { CS_CUDA_HH, CS_CUDA_EXPSYN, CS_CUDA_ICLAMP } cs_cuda_mech_kind;
+/* the mechanisms with a current kernel; pas has none: it folds into the matrix at set-up.
+ * CS_CUDA_CATALOGUE: a mechanism compiled from NMODL, run through its cs_mech_gpu_ops. */
+typedef enum { CS_CUDA_HH, CS_CUDA_EXPSYN, CS_CUDA_ICLAMP, CS_CUDA_CATALOGUE } cs_cuda_mech_kind;
 
 typedef struct {
     cs_cuda_mech_kind kind;
@@ -23,6 +25,11 @@ typedef struct {
     int param_uniform;  /* 1: every instance has the same parameters, stored once (hh: 48 B less
                            traffic per instance and step) */
     double *state;      /* [nstate × n] */
+    /* CS_CUDA_CATALOGUE only: its GPU code and its view (device arrays; v, i, g, t set at each
+     * launch; param and state as device arrays of device pointers into param and state) */
+    const cs_mech_gpu_ops *gpu;
+    cs_mech_view view;
+    double **param_ptr, **state_ptr;
 } cs_cuda_mech;
 
 typedef struct {
@@ -36,7 +43,10 @@ typedef struct {
     cs_cuda_mech mech[CS_CUDA_MAX_MECH];
     int *ev_local;                      /* [cap] expsyn instance of each event of the epoch */
     double *ev_weight;                  /* [cap] [µS] */
-    int syn_group;                      /* mech index of expsyn, -1 when none */
+    int syn_group;                      /* mech index of the synapse type (one per network), -1 when none */
+    int *ev_range;                      /* [2] a catalogue synapse's events of the step: first, end */
+    double *ion_e[CS_NION];             /* [n_int] reversal potentials [mV] (NULL: ion not used) */
+    double *ion_i[CS_NION];             /* [n_int] ion current densities [mA/cm²], zeroed each step */
     /* 1: hh is mechanism group 0 and its state update computes the next step's hh current in the
      * same kernel (v and the states read once; one launch less per step); its first current comes
      * from cs_cuda_first_currents. Group 0 adds into i and g first either way, so the sums are the

@@ -164,9 +164,33 @@ __global__ void k_deliver(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, 
         atomicAdd(&g_syn[local[k]], w[k]); /* several events may hit one synapse */
 }
 
+/* the step's event range, for a catalogue synapse's net_receive (graphs replay it) */
+__global__ void k_event_range(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, int *range) {
+    int step = ctx->k + j;
+    range[0] = step ? hi_of[step - 1] : 0;
+    range[1] = hi_of[step];
+}
+
+/* A catalogue mechanism's view for a launch: this step's v, i, g. */
+static cs_mech_view catalogue_view(const cs_cuda_state *s, const cs_cuda_mech *m) {
+    cs_mech_view v = m->view;
+    v.v = s->v;
+    v.i = s->i;
+    v.g = s->g;
+    return v;
+}
+
 extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
     if (s->syn_group < 0) return CS_OK;
     const cs_cuda_mech *m = &s->mech[s->syn_group];
+    if (m->kind == CS_CUDA_CATALOGUE) {
+        k_event_range<<<1, 1, 0, stream_of(s)>>>((const cs_cuda_step_ctx *)s->ctx, j, s->ev_hi, s->ev_range);
+        CS_LAUNCHED("event range");
+        cs_mech_view v = catalogue_view(s, m);
+        m->gpu->net_receive(&v, s->ev_range, s->ev_local, s->ev_weight, s->stream);
+        CS_LAUNCHED("event delivery (catalogue)");
+        return CS_OK;
+    }
     k_deliver<<<CS_DELIVER_BLOCKS, CS_THREADS, 0, stream_of(s)>>>(
         (const cs_cuda_step_ctx *)s->ctx, j, s->ev_hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
     CS_LAUNCHED("event delivery");
@@ -221,12 +245,20 @@ __global__ void k_iclamp_current(int n, const int *node, const double *p, int pu
 
 extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius) {
     (void)celsius;
+    for (int ion = 0; ion < CS_NION; ++ion)
+        if (s->ion_i[ion]) CS_CUDA_CALL(cudaMemsetAsync(s->ion_i[ion], 0, s->n_int * sizeof(double), stream_of(s)),
+                                        "ion currents");
     for (int q = 0; q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
         if (!m->n) continue;
         unsigned nb = blocks_for(m->n);
         cudaStream_t st = stream_of(s);
         switch (m->kind) {
+        case CS_CUDA_CATALOGUE: {
+            cs_mech_view v = catalogue_view(s, m);
+            m->gpu->current(&v, s->stream);
+            break;
+        }
         case CS_CUDA_HH:
             if (q == 0 && s->hh_ahead) continue; /* computed by the last state update */
             k_hh_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->weight, m->param, m->param_uniform, m->state,
@@ -322,7 +354,10 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius) {
         else if (m->kind == CS_CUDA_EXPSYN)
             k_expsyn_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->param, m->param_uniform,
                                                                                 m->state, dt);
-        else
+        else if (m->kind == CS_CUDA_CATALOGUE) {
+            cs_mech_view v = catalogue_view(s, m);
+            m->gpu->advance(&v, s->stream);
+        } else
             continue;
         CS_LAUNCHED("state update");
     }

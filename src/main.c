@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cablesim.h"
+#include "cs_catalogue_build.h"
 
 #define DEFAULT_OUTPUT "cablesim-out.h5"
 
@@ -20,6 +21,9 @@ static void usage(FILE *f) {
         "  cablesim                       run the built-in example: a ring of 256 cells with\n"
         "                                 branched dendrites, 100 ms; writes " DEFAULT_OUTPUT "\n"
         "  cablesim run MODEL.json [options]\n"
+        "  cablesim build-catalogue DIR -o NAME.so [--cuda auto|on|off]\n"
+        "                                 compile every .mod file in DIR (NMODL) into one catalogue\n"
+        "                                 of mechanisms; a model loads it with \"catalogues\"\n"
         "  cablesim --help | --version\n"
         "\n"
         "Options for run:\n"
@@ -84,6 +88,7 @@ static int cli(int argc, char **argv) {
         printf("cablesim %s\n", cs_api_version());
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "build-catalogue")) return cs_catalogue_build_main(argc - 1, argv + 1);
     if (argc >= 2) {
         if (strcmp(argv[1], "run")) {
             fprintf(stderr, "cablesim: error: unknown command '%s' (try 'cablesim --help')\n", argv[1]);

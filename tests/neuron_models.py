@@ -218,10 +218,16 @@ class NeuronNetwork:
                 P["cells"].append(secs)
                 syns = {}
                 for s in pop.get("synapses", []):
-                    if s["mechanism"] != "expsyn":
-                        raise NotImplementedError(s["mechanism"])
-                    prm = dict(EXPSYN_DEFAULTS, **s.get("params", {}))
                     sec, x = self.loc(P, ci, s["location"])
+                    if s["mechanism"] != "expsyn":
+                        # a catalogue mechanism (tests/test_nmodl_neuron.py loads the same .mod
+                        # files compiled by nrnivmodl): its parameters by name
+                        syn = getattr(h, s["mechanism"])(sec(x))
+                        for k, val in s.get("params", {}).items():
+                            setattr(syn, k, val)
+                        syns[s["name"]] = syn
+                        continue
+                    prm = dict(EXPSYN_DEFAULTS, **s.get("params", {}))
                     syn = h.ExpSyn(sec(x))
                     syn.tau = prm["tau"]
                     syn.e = prm["e"]
@@ -313,7 +319,22 @@ class NeuronNetwork:
                         seg.pas.g = p["g"]
                         seg.pas.e = p["e"]
                 else:
-                    raise NotImplementedError(m["name"])
+                    # a catalogue mechanism: RANGE parameters per segment, GLOBAL ones as
+                    # NAME_MECH (one value for all); rates computed directly, as cablesim does
+                    name = m["name"]
+                    sec.insert(name)
+                    if hasattr(h, "usetable_" + name):
+                        setattr(h, "usetable_" + name, 0)
+                    for k, val in prm.items():
+                        if hasattr(getattr(sec(0.5), name), k):
+                            for seg in sec:
+                                setattr(getattr(seg, name), k, val)
+                        else:
+                            setattr(h, "%s_%s" % (k, name), val)
+            for ion in bio.get("ions", []):
+                if b["tag"] in REGION_TAGS[ion.get("region", "all")] and \
+                        h.ismembrane("%s_ion" % ion["ion"], sec=sec):
+                    setattr(sec, "e" + ion["ion"], float(ion["e"]))
             secs.append(sec)
         return secs
 

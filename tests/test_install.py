@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """`cmake --install` gives another project a usable solver library: installs into a temporary
 prefix, then builds and runs the installed example twice, once through CMake's
-find_package(cablesim_solver) and once through pkg-config, checking its output."""
+find_package(cablesim_solver) and once through pkg-config, checking its output. The installed
+CLI's `build-catalogue` compiles a .mod file with the installed NMODL compiler."""
 import argparse
 import os
 import shutil
@@ -76,6 +77,18 @@ def main():
         if check(rc == 0, "consumer builds with pkg-config", out):
             rc, out = sh([exe])
             check(rc == 0 and "hines cpu: x[0]" in out, "consumer (pkg-config) runs and solves", out)
+    # 3. the installed CLI's NMODL compiler (PREFIX/share/cablesim/nmodl and .../include)
+    share = os.path.join(prefix, "share", "cablesim")
+    check(os.path.isfile(os.path.join(share, "nmodl", "cs_nmodl.py")) and
+          os.path.isfile(os.path.join(share, "include", "cs_mech.h")), "installed NMODL compiler and cs_mech.h")
+    mods = os.path.join(work, "mods")
+    os.makedirs(mods)
+    shutil.copy(os.path.join(a.source_dir, "tests", "data", "mod", "Ih.mod"), mods)
+    cat = os.path.join(work, "ih.so")
+    rc, out = sh([os.path.join(prefix, "bin", "cablesim"), "build-catalogue", mods, "-o", cat, "--cuda", "off"],
+                 env=dict({k: v for k, v in os.environ.items() if k != "CABLESIM_NMODL_DIR"},
+                          LD_LIBRARY_PATH=libdir or os.path.join(prefix, "lib")))
+    check(rc == 0 and os.path.isfile(cat) and "Ih" in out, "installed cablesim build-catalogue", out)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

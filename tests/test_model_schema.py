@@ -50,6 +50,8 @@ def main():
     v = Draft202012Validator(schema)
 
     files = sorted(glob.glob(os.path.join(args.source_dir, "models", "**", "*.json"), recursive=True))
+    # models with catalogue mechanisms (tests/test_nmodl_neuron.py)
+    files += sorted(glob.glob(os.path.join(args.source_dir, "tests", "data", "nmodl_models", "*.json")))
     check(len(files) > 0, "found %d model files under models/" % len(files))
     models = {}
     for p in files:

@@ -132,9 +132,11 @@ def expected_cv(nm, P_branches, ncv, loc):
     return first[b] + min(int(pos * ncv[b]), ncv[b] - 1)
 
 
-def run_model(name, args, nm, checks, spike_rows, trace_rows):
+def run_model(name, args, nm, checks, spike_rows, trace_rows, path=None):
+    """path: the model file (default models/validation/NAME.json); tests/test_nmodl_neuron.py
+    gives its own."""
     import numpy as np
-    path = os.path.join(args.source_dir, "models", "validation", name + ".json")
+    path = path or os.path.join(args.source_dir, "models", "validation", name + ".json")
     model = nm.load_model(path)
     pop = model["populations"][0]
     pname = pop["name"]

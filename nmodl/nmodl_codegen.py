@@ -1,0 +1,635 @@
+"""C (host and device) code for one parsed .mod file, following mechanisms/cs_mech.h.
+
+For mechanism NAME it writes three files:
+  NAME_body.h  the per-instance functions (CS_HD: compiled by the C compiler and by nvcc alike),
+  NAME.c       the CPU loops over instances and the cs_mech_type,
+  NAME.cu      CUDA kernels and their launchers (cs_mech_gpu_ops), when nvcc is there.
+Variables: PARAMETERs (RANGE and GLOBAL alike) are the type's parameters, settable per
+instance from the model; STATEs then ASSIGNED variables are its states (the ASSIGNED ones so
+that they keep their values between calls and can be probed). v, celsius, dt, t come from the
+view; e<ion> from the per-CV reversal potentials, i<ion> READ (not written) from the per-CV ion
+current densities.
+"""
+
+import re
+
+from nmodl_lexer import NmodlError
+from nmodl_parser import IONS
+from nmodl_solve import ONE, ZERO, add, has_name, is_zero, mul, solve_block
+
+
+class NoDerivative(Exception):
+    pass
+
+BUILTIN = {"v": "_c->v", "celsius": "_c->m->celsius", "dt": "_c->m->dt", "t": "_c->m->t"}
+MATH1 = {"exp", "log", "log10", "fabs", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan",
+         "floor", "ceil", "asin", "acos", "exprelr"}
+MATH2 = {"pow", "fmin", "fmax", "atan2", "fmod"}
+ION_ENUM = {"na": "CS_ION_NA", "k": "CS_ION_K", "ca": "CS_ION_CA"}
+UNSUPPORTED_NAMES = {"f_flux", "b_flux", "area", "diam", "nrn_ghk", "net_send", "net_event", "net_move", "scop_random",
+                     "normrand", "random", "printf"}
+
+
+def cname(x):
+    return re.sub(r"[^A-Za-z0-9_]", "_", x)
+
+
+def c_number(text):
+    if re.fullmatch(r"[-+]?\d+", text):
+        return text + ".0"
+    if text.startswith("."):
+        return "0" + text
+    return text
+
+
+def wrapped(c):
+    """c in one pair of parentheses (an if's condition), not two."""
+    if c.startswith("(") and c.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(c):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0 and i < len(c) - 1:
+                break
+        else:
+            return c
+    return "(%s)" % c
+
+
+def c_limit(text, inf):
+    if text is None or abs(float(text)) >= 1e300:  # <0, 1e300>: no upper bound
+        return inf
+    return c_number(text)
+
+
+class Gen:
+    def __init__(self, mod, builtin=False):
+        self.builtin = builtin  # a built-in of libcablesim: type cs_mech_NAME, no GPU ops
+        self.fold_mode = False  # expressions over param[j] (the fold function)
+        self.m = mod
+        self.path = mod.path
+        self.name = mod.suffix
+        self.c = cname(mod.suffix)
+        self.ion_var = {}   # name -> (kind, ion): ("e", ion) read potential, ("i", ion) read current
+        self.currents = []  # (name, ion or None)
+        self.params = []    # Var
+        self.states = []    # Var (STATE then ASSIGNED)
+        self.nstate_true = 0
+        self.uses_t = False  # the GPU view has no t: such a mechanism gets no GPU ops
+        self.kin = None      # while generating a KINETIC block: {"idx": state -> row, "conserve": [...]}
+        self.classify()
+
+    def err(self, line, msg):
+        raise NmodlError(self.path, line, msg)
+
+    # ---- variables
+    def classify(self):
+        m = self.m
+        written = set()
+        for ion, d in m.ions.items():
+            if m.point and d["write"]:
+                self.err(d["line"], "a POINT_PROCESS writing an ion current is not supported")
+            for n in d["read"]:
+                if n.startswith("e"):
+                    self.ion_var[n] = ("e", ion)
+                elif n not in d["write"]:
+                    self.ion_var[n] = ("i", ion)
+            for n in d["write"]:
+                if n.startswith("e"):
+                    self.err(d["line"], "WRITE %s (a reversal potential) is not supported" % n)
+                written.add(n)
+                self.currents.append((n, ion))
+        for n in m.nonspecific:
+            self.currents.append((n, None))
+        self.electrode = list(m.electrode)  # inward positive: subtracted
+        for n in self.electrode:
+            self.currents.append((n, None))
+        skip = set(BUILTIN) | set(self.ion_var)
+        seen = set()
+        for v in m.params:
+            if v.name in skip or v.name in seen:
+                continue
+            if v.value is None:
+                v.value = "0"
+            seen.add(v.name)
+            self.params.append(v)
+        for v in m.states:
+            if v.name in seen:
+                self.err(v.line, "'%s' is declared twice" % v.name)
+            seen.add(v.name)
+            self.states.append(v)
+        self.nstate_true = len(self.states)
+        for v in m.assigned:
+            if v.name in skip or v.name in seen:
+                continue
+            seen.add(v.name)
+            self.states.append(v)
+        for n, _ in self.currents:
+            if n not in seen:
+                from nmodl_parser import Var
+                self.states.append(Var(n, m.suffix_line, "nA" if m.point else "mA/cm2"))
+                seen.add(n)
+        self.pidx = {v.name: j for j, v in enumerate(self.params)}
+        self.sidx = {v.name: j for j, v in enumerate(self.states)}
+        if len(self.params) > 32:
+            self.err(m.suffix_line, "more than 32 PARAMETERs is not supported")
+        if len(self.states) > 64:
+            self.err(m.suffix_line, "more than 64 STATE and ASSIGNED variables is not supported")
+        if m.breakpoint is None:
+            self.err(m.suffix_line, "a mechanism without a BREAKPOINT block is not supported")
+        if not self.currents:
+            self.err(m.suffix_line, "a mechanism that writes no current is not supported")
+
+    # ---- expressions
+    def expr(self, e, scope):
+        k = e[0]
+        if k == "raw":
+            return e[1]
+        if k == "num":
+            return c_number(e[1])
+        if k == "name":
+            return self.ref(e[1], e[2], scope)
+        if k == "un":
+            return "(%s%s)" % (e[1], self.expr(e[2], scope))
+        if k == "bin":
+            a, b = self.expr(e[2], scope), self.expr(e[3], scope)
+            if e[1] == "^":
+                return "pow(%s, %s)" % (a, b)
+            return "(%s %s %s)" % (a, e[1], b)
+        if k == "call":
+            return self.call(e[1], e[2], e[3], scope)
+        raise AssertionError(e)
+
+    def ref(self, n, line, scope, write=False):
+        if n in scope:
+            return scope[n]
+        if n == "t":
+            self.uses_t = True
+        if n in BUILTIN:
+            if write and n != "v":
+                self.err(line, "assigning to '%s' is not supported" % n)
+            return BUILTIN[n]
+        if n in self.pidx:
+            return ("param[%d]" if self.fold_mode else "_P(%d)") % self.pidx[n]
+        if n in self.sidx:
+            return "_S(%d)" % self.sidx[n]
+        if n in self.ion_var:
+            kind, ion = self.ion_var[n]
+            if write:
+                self.err(line, "assigning to '%s' (read from the ion %s) is not supported" % (n, ion))
+            arr = "ion_e" if kind == "e" else "ion_i"
+            return "_c->m->%s[%s][_c->node]" % (arr, ION_ENUM[ion])
+        if n in self.m.constants:
+            if write:
+                self.err(line, "assigning to the constant '%s'" % n)
+            return "(%s)" % c_number(self.m.constants[n])
+        if n in UNSUPPORTED_NAMES:
+            self.err(line, "'%s' is not supported" % n)
+        if n == "flag" and self.m.net_receive:
+            self.err(line, "'flag' (self-events, net_send) is not supported")
+        self.err(line, "'%s' is not declared" % n)
+
+    def call(self, f, args, line, scope):
+        a = [self.expr(x, scope) for x in args]
+        if f == "at_time" and f not in self.m.functions:
+            return "0.0"  # a discontinuity hint for variable steps; 0 in a fixed step, as in NEURON
+        if f in MATH1 and f not in self.m.functions:
+            if len(a) != 1:
+                self.err(line, "%s takes one argument" % f)
+            return "%s(%s)" % ("cs_nmodl_exprelr" if f == "exprelr" else f, a[0])
+        if f in MATH2 and f not in self.m.functions:
+            if len(a) != 2:
+                self.err(line, "%s takes two arguments" % f)
+            return "%s(%s, %s)" % (f, a[0], a[1])
+        if f in self.m.functions:
+            want = len(self.m.functions[f][0])
+            if want != len(a):
+                self.err(line, "%s takes %d arguments, given %d" % (f, want, len(a)))
+            return "_f_%s(%s)" % (cname(f), ", ".join(["_c"] + a))
+        if f in self.m.procedures:
+            self.err(line, "PROCEDURE %s used as a value" % f)
+        self.err(line, "the function '%s' is not supported" % f)
+
+    # ---- statements
+    def stmts(self, body, scope, ind, fname=None):
+        out = []
+        scope = dict(scope)
+        pad = "    " * ind
+        for s in body:
+            k = s[0]
+            if k == "local":
+                for n in s[1]:
+                    scope[n] = "_l_" + cname(n)
+                out.append(pad + "double %s;" % ", ".join("_l_%s = 0.0" % cname(n) for n in s[1]))
+            elif k == "assign":
+                _, n, e, line = s
+                lhs = "_ret" if n == fname else self.ref(n, line, scope, write=True)
+                out.append(pad + "%s = %s;" % (lhs, self.expr(e, scope)))
+            elif k == "if":
+                out.append(pad + "if %s {" % wrapped(self.expr(s[1], scope)))
+                out += self.stmts(s[2], scope, ind + 1, fname)
+                if s[3]:
+                    out.append(pad + "} else {")
+                    out += self.stmts(s[3], scope, ind + 1, fname)
+                out.append(pad + "}")
+            elif k == "callst":
+                _, f, args, line = s
+                if f in self.m.procedures:
+                    want = len(self.m.procedures[f][0])
+                    if want != len(args):
+                        self.err(line, "%s takes %d arguments, given %d" % (f, want, len(args)))
+                    out.append(pad + "_p_%s(%s);" % (cname(f), ", ".join(["_c"] + [self.expr(a, scope) for a in args])))
+                else:
+                    out.append(pad + "(void)%s;" % self.call(f, args, line, scope))
+            elif k == "reaction":
+                _, a, b, kf, kb, line = s
+                ia, ib = self.kin_index(a, line), self.kin_index(b, line)
+                self.kin_linear(kf, line)
+                self.kin_linear(kb, line)
+                out.append(pad + "{ /* ~ %s <-> %s */" % (a, b))
+                out.append(pad + "    double _kf = %s, _kb = %s;" % (self.expr(kf, scope), self.expr(kb, scope)))
+                out.append(pad + "    _M[%d][%d] -= _kf; _M[%d][%d] += _kf; _M[%d][%d] -= _kb; _M[%d][%d] += _kb;" % (
+                    ia, ia, ib, ia, ib, ib, ia, ib))
+                out.append(pad + "}")
+            elif k == "flux":
+                _, a, e, line = s
+                ia = self.kin_index(a, line)
+                self.kin_linear(e, line)
+                out.append(pad + "_src[%d] += %s; /* ~ %s << */" % (ia, self.expr(e, scope), a))
+            elif k == "conserve":
+                _, names, e, line = s
+                if ind != 1 + self.kin["depth"]:
+                    self.err(line, "CONSERVE inside an if is not supported")
+                for n in names:
+                    self.kin_index(n, line)
+                self.kin["conserve"].append((names, self.expr(e, scope), line))
+            elif k == "steadystate":
+                _, blk, line = s
+                if blk not in self.m.kinetics:
+                    self.err(line, "SOLVE %s STEADYSTATE: no KINETIC block of that name" % blk)
+                out += self.kinetic_code(blk, "steady", ind, line)
+            elif k == "solve":
+                self.err(s[3], "SOLVE outside BREAKPOINT is not supported")
+            elif k == "deriv":
+                self.err(s[3], "a derivative outside a SOLVEd DERIVATIVE block is not supported")
+            else:
+                raise AssertionError(s)
+        return out
+
+    # ---- KINETIC (METHOD sparse; STEADYSTATE sparse): linear first-order schemes
+    def kin_index(self, n, line):
+        if n not in self.sidx or self.sidx[n] >= self.nstate_true:
+            self.err(line, "'%s' in a reaction is not a STATE" % n)
+        idx = self.kin["idx"]
+        if n not in idx:
+            if len(idx) == 32:
+                self.err(line, "a KINETIC scheme of more than 32 states is not supported")
+            idx[n] = len(idx)
+        return idx[n]
+
+    def kin_linear(self, e, line):
+        for n in self.m.states:
+            if has_name(e, n.name):
+                self.err(line, "a reaction rate that depends on a STATE (%s; not linear) is not supported" % n.name)
+
+    def kinetic_code(self, blk, mode, ind, line):
+        """The KINETIC block's scheme dx/dt = K·x + src, solved for the step by backward Euler,
+        (1 − dt·K)·x_new = x + dt·src (what NEURON's sparse gives a linear scheme), or for the
+        steady state, −K·x = src; each CONSERVE replaces the row of its last state by its law."""
+        pad = "    " * ind
+        outer = self.kin
+        if outer is not None:
+            self.err(line, "a KINETIC block solved inside another is not supported")
+        self.kin = {"idx": {}, "conserve": [], "depth": ind}
+        try:
+            body = self.stmts(self.m.kinetics[blk], {}, ind + 1)
+            idx, cons = self.kin["idx"], self.kin["conserve"]
+        finally:
+            self.kin = None
+        n = len(idx)
+        if n == 0:
+            self.err(line, "KINETIC %s has no reaction" % blk)
+        L = [pad + "{ /* KINETIC %s, %s */" % (blk, "backward Euler" if mode == "step" else "steady state"),
+             pad + "    double _M[%d][%d] = {{0}}, _src[%d] = {0}, _x[%d];" % (n, n, n, n)]
+        L += body
+        st = {v: k for k, v in idx.items()}
+        for i in range(n):
+            r = self.ref(st[i], line, {})
+            if mode == "step":
+                L.append(pad + "    for (int _j = 0; _j < %d; ++_j) _M[%d][_j] = (_j == %d) - _c->m->dt * _M[%d][_j];" % (n, i, i, i))
+                L.append(pad + "    _x[%d] = %s + _c->m->dt * _src[%d];" % (i, r, i))
+            else:
+                L.append(pad + "    for (int _j = 0; _j < %d; ++_j) _M[%d][_j] = -_M[%d][_j];" % (n, i, i))
+                L.append(pad + "    _x[%d] = _src[%d];" % (i, i))
+        for names, total, cl in cons:
+            row = idx[names[-1]]
+            L.append(pad + "    for (int _j = 0; _j < %d; ++_j) _M[%d][_j] = 0.0; /* CONSERVE */" % (n, row))
+            for nm in names:
+                L.append(pad + "    _M[%d][%d] += 1.0;" % (row, idx[nm]))
+            L.append(pad + "    _x[%d] = %s;" % (row, total))
+        L.append(pad + "    cs_nmodl_solve(%d, &_M[0][0], _x);" % n)
+        for i in range(n):
+            L.append(pad + "    %s = _x[%d];" % (self.ref(st[i], line, {}, write=True), i))
+        L.append(pad + "}")
+        return L
+
+    # ---- conductance: forward-mode derivative d/dv of the BREAKPOINT's straight-line code
+    def deriv(self, e, d):
+        k = e[0]
+        if k in ("num", "raw"):
+            return ZERO
+        if k == "name":
+            if e[1] == "v":
+                return ONE
+            return d.get(e[1], ZERO)
+        if k == "un":
+            if e[1] == "!":
+                return ZERO
+            a = self.deriv(e[2], d)
+            return ZERO if is_zero(a) else ("un", "-", a)
+        if k == "call":
+            da = [self.deriv(a, d) for a in e[2]]
+            if all(is_zero(x) for x in da):
+                return ZERO
+            if e[1] == "exp" and e[1] not in self.m.functions:
+                return mul(e, da[0])
+            raise NoDerivative()
+        op, a, b = e[1], e[2], e[3]
+        if op in ("==", "!=", "<", "<=", ">", ">=", "&&", "||"):
+            return ZERO
+        da, db = self.deriv(a, d), self.deriv(b, d)
+        if op in "+-":
+            return add(da, db, op)
+        if op == "*":
+            return add(mul(da, b), mul(a, db))
+        if op == "/":
+            if is_zero(db):
+                return ZERO if is_zero(da) else ("bin", "/", da, b)
+            return ("bin", "/", add(mul(da, b), mul(a, db), "-"), ("bin", "*", b, b))
+        if op == "^" and is_zero(da) and is_zero(db):
+            return ZERO
+        raise NoDerivative()
+
+    def symbolic_currents(self, bp):
+        """(lines, C expression of dI/dv); NoDerivative when the block branches or calls."""
+        d, lines, scope = {}, [], {}
+        for s in bp:
+            if s[0] == "local":
+                lines += self.stmts([s], {}, 1)
+                for n in s[1]:
+                    scope[n] = "_l_" + cname(n)
+                continue
+            if s[0] != "assign" or s[1] == "v":
+                raise NoDerivative()
+            _, n, e, line = s
+            lines.append("    %s = %s;" % (self.ref(n, line, scope, write=True), self.expr(e, scope)))
+            de = self.deriv(e, d)
+            if is_zero(de):
+                d[n] = ZERO
+            else:
+                dn = "_d_" + cname(n)
+                if dn not in scope.values():
+                    lines.append("    double %s;" % dn)
+                    scope["\0" + dn] = dn
+                lines.append("    %s = %s;" % (dn, self.expr(de, scope)))
+                d[n] = ("raw", dn)
+        g = ZERO
+        for n, _ in self.currents:
+            dn = d.get(n, ZERO)
+            g = add(g, dn, "-" if n in self.electrode else "+")
+        return lines, self.expr(g, scope)
+
+    def fold_code(self):
+        """i = G·(v − E) with G, E parameters only: the fold of cs_mech_type (pas)."""
+        m = self.m
+        bp = m.breakpoint
+        if (m.point or len(bp) != 1 or bp[0][0] != "assign" or len(self.currents) != 1 or self.electrode
+                or bp[0][1] != self.currents[0][0] or m.ions):
+            return None
+        e = bp[0][2]
+        if not (e[0] == "bin" and e[1] == "*" and e[3][0] == "bin" and e[3][1] == "-" and e[3][2] == ("name", "v", e[3][2][-1])):
+            return None
+        G, E = e[2], e[3][3]
+        names = set()
+
+        def walk(y):
+            if y[0] == "name":
+                names.add(y[1])
+            elif y[0] == "un":
+                walk(y[2])
+            elif y[0] == "bin":
+                walk(y[2])
+                walk(y[3])
+            elif y[0] == "call":
+                for z in y[2]:
+                    walk(z)
+        walk(G)
+        walk(E)
+        if any(n not in self.pidx and n not in m.constants for n in names):
+            return None
+        self.fold_mode = True
+        try:
+            g, e_ = self.expr(G, {}), self.expr(E, {})
+        finally:
+            self.fold_mode = False
+        return ["static void _fold(const double *param, double weight, double *g, double *ge) {",
+                "    *g = weight * %s; /* [uS] */" % g,
+                "    *ge = weight * %s * %s; /* [nA] */" % (g, e_), "}"]
+
+    # ---- the body header
+    def body_header(self):
+        m, c = self.m, self.c
+        L = ["/* Generated by cablesim's NMODL compiler from %s: do not edit. */" % m.path,
+             "#include <math.h>", "#include \"cs_mech.h\"", "#include \"cs_nmodl_rt.h\"", "",
+             "typedef struct { const cs_mech_view *m; int k, node; double v; } _ctx;",
+             "#define _P(j) (_c->m->param[j][_c->k])", "#define _S(j) (_c->m->state[j][_c->k])", ""]
+        for f, (args, body, line) in m.functions.items():
+            L.append("static CS_HD double _f_%s(%s);" % (cname(f), ", ".join(["_ctx *_c"] + ["double _a_%s" % cname(a) for a in args])))
+        for f, (args, body, line) in m.procedures.items():
+            L.append("static CS_HD void _p_%s(%s);" % (cname(f), ", ".join(["_ctx *_c"] + ["double _a_%s" % cname(a) for a in args])))
+        L.append("")
+        for kind, table in (("f", m.functions), ("p", m.procedures)):
+            for f, (args, body, line) in table.items():
+                scope = {a: "_a_" + cname(a) for a in args}
+                sig = ", ".join(["_ctx *_c"] + ["double _a_%s" % cname(a) for a in args])
+                if kind == "f":
+                    L.append("static CS_HD double _f_%s(%s) {" % (cname(f), sig))
+                    L.append("    double _ret = 0.0;")
+                    L += self.stmts(body, scope, 1, fname=f)
+                    L.append("    return _ret;")
+                else:
+                    L.append("static CS_HD void _p_%s(%s) {" % (cname(f), sig))
+                    L += self.stmts(body, scope, 1)
+                L.append("    (void)_c;")
+                L.append("}")
+        # INITIAL
+        L.append("static CS_HD void _init_one(const cs_mech_view *_m, int _k) {")
+        L.append("    _ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]]}, *_c = &_cc;")
+        for j, v in enumerate(self.states):
+            init = "0.0"
+            if j < self.nstate_true and (v.name + "0") in self.pidx:
+                init = "_P(%d)" % self.pidx[v.name + "0"]
+            L.append("    _S(%d) = %s; /* %s */" % (j, init, v.name))
+        L += self.stmts(m.initial or [], {}, 1)
+        L.append("}")
+        # BREAKPOINT without SOLVE: the currents at _c->v, and their conductance dI/dv, by
+        # differentiating the block's straight-line code (exact, one evaluation), else NEURON's
+        # numerical derivative (nrn_cur: I at v + 0.001 and at v)
+        bp = [s for s in m.breakpoint if s[0] != "solve"]
+        try:
+            body, gexpr = self.symbolic_currents(bp)
+        except NoDerivative:
+            body, gexpr = self.stmts(bp, {}, 1), None
+        L.append("static CS_HD double _currents(_ctx *_c, double *_ion, double *_g) {")
+        L += body
+        total = []
+        for n, ion in self.currents:
+            r = self.ref(n, m.suffix_line, {})
+            total.append(("-" if n in self.electrode else "+") + " " + r)
+            if ion:
+                L.append("    _ion[%s] = %s;" % (ION_ENUM[ion], r))
+        L.append("    *_g = %s;" % (gexpr or "0.0"))
+        L.append("    return %s;" % " ".join(total).lstrip("+ "))
+        L.append("}")
+        L.append("static CS_HD void _current_one(const cs_mech_view *_m, int _k, double *_i, double *_g, double *_ion) {")
+        L.append("    int _node = _m->node[_k];")
+        if gexpr is not None:
+            L.append("    _ctx _cc = {_m, _k, _node, _m->v[_node]}, *_c = &_cc;")
+            L.append("    *_i = _currents(_c, _ion, _g); /* [%s], [%s] */" % (
+                "nA" if m.point else "mA/cm2", "uS" if m.point else "S/cm2"))
+        else:
+            L.append("    double _unused;")
+            L.append("    _ctx _cc = {_m, _k, _node, _m->v[_node] + 0.001}, *_c = &_cc;")
+            L.append("    double _i1 = _currents(_c, _ion, &_unused);")
+            L.append("    _cc.v = _m->v[_node];")
+            L.append("    double _i0 = _currents(_c, _ion, &_unused);")
+            L.append("    *_i = _i0; /* [%s] */" % ("nA" if m.point else "mA/cm2"))
+            L.append("    *_g = (_i1 - _i0) / 0.001; /* [%s] */" % ("uS" if m.point else "S/cm2"))
+        L.append("}")
+        # advance: the SOLVEd block
+        L.append("static CS_HD void _advance_one(const cs_mech_view *_m, int _k) {")
+        L.append("    _ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]]}, *_c = &_cc;")
+        for s in m.breakpoint:
+            if s[0] != "solve":
+                continue
+            _, blk, method, line = s
+            if method == "sparse":
+                if blk not in m.kinetics:
+                    self.err(line, "METHOD sparse: %s is not a KINETIC block" % blk)
+                L += self.kinetic_code(blk, "step", 1, line)
+            elif blk in m.kinetics:
+                self.err(line, "KINETIC %s: only METHOD sparse is supported" % blk)
+            elif blk in m.derivatives:
+                if method is None:
+                    self.err(line, "SOLVE %s without METHOD is not supported" % blk)
+                body = solve_block(self.path, m.derivatives[blk], set(v.name for v in self.m.states), method)
+                L += self.stmts(body, {}, 1)
+            elif blk in m.procedures:
+                L.append("    _p_%s(_c);" % cname(blk))
+            else:
+                self.err(line, "SOLVE %s: no DERIVATIVE block of that name" % blk)
+        L.append("    (void)_c;")
+        L.append("}")
+        if m.net_receive:
+            args, body, line = m.net_receive
+            scope = {a: "_a_" + cname(a) for a in args}
+            L.append("static CS_HD void _receive_one(const cs_mech_view *_m, int _k, double %s) {" % (
+                "_a_" + cname(args[0]) if args else "_w"))
+            L.append("    _ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]]}, *_c = &_cc;")
+            L += self.stmts(body, scope, 1)
+            L.append("    (void)_c;")
+            L.append("}")
+        return "\n".join(L) + "\n"
+
+    def ions_mask(self, which):
+        bits = []
+        for ion, d in self.m.ions.items():
+            if d[which] or (which == "read" and any(n.startswith("i") for n in d["read"])):
+                bits.append("(1u << %s)" % ION_ENUM[ion])
+        return " | ".join(bits) or "0u"
+
+    def written_ions(self):
+        return [ion for n, ion in self.currents if ion]
+
+    # ---- the CPU file
+    def c_file(self, cuda):
+        m, c = self.m, self.c
+        L = ["/* Generated by cablesim's NMODL compiler from %s: do not edit. */" % m.path,
+             "#include <math.h>", "#include <stddef.h>", "#include \"%s_body.h\"" % c, ""]
+        L.append("static const cs_mech_field _params[] = {")
+        for v in self.params:
+            L.append("    {\"%s\", \"%s\", %s, %s, %s}," % (v.name, v.unit, c_number(v.value),
+                                                        c_limit(v.lo, "-INFINITY"), c_limit(v.hi, "INFINITY")))
+        L.append("    {NULL, NULL, 0, 0, 0}};")
+        L.append("static const cs_mech_field _states[] = {")
+        for v in self.states:
+            L.append("    {\"%s\", \"%s\", 0.0, -INFINITY, INFINITY}," % (v.name, v.unit))
+        L.append("    {NULL, NULL, 0, 0, 0}};")
+        L.append("static void _init(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _init_one(m, k); }")
+        L.append("static void _current(const cs_mech_view *m) {")
+        L.append("    for (int k = 0; k < m->n; ++k) {")
+        L.append("        double i, g, ion[CS_NION] = {0, 0, 0};")
+        L.append("        int c = m->node[k];")
+        L.append("        _current_one(m, k, &i, &g, ion);")
+        L.append("        m->i[c] += m->weight[k] * i; /* [nA] */")
+        L.append("        m->g[c] += m->weight[k] * g; /* [uS] */")
+        for ion in sorted(set(self.written_ions())):
+            L.append("        m->ion_i[%s][c] += ion[%s]; /* [mA/cm2] */" % (ION_ENUM[ion], ION_ENUM[ion]))
+        L.append("    }")
+        L.append("}")
+        L.append("static void _advance(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _advance_one(m, k); }")
+        recv = "NULL"
+        if m.net_receive:
+            L.append("static void _receive(const cs_mech_view *m, int k, double w) { _receive_one(m, k, w); }")
+            recv = "_receive"
+        fold = self.fold_code()
+        if fold:
+            L += fold
+        gpu = "NULL"
+        if cuda and not self.uses_t and not self.builtin:
+            L.append("extern const cs_mech_gpu_ops cs__gpu_%s;" % c)
+            gpu = "&cs__gpu_%s" % c
+        L.append("const cs_mech_type %s%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, _current, "
+                 "_advance, %s, %s, %s, %s, %s, %d};" % (
+                     "cs_mech_" if self.builtin else "cs__nmodl_", c, self.name, "CS_MECH_POINT" if m.point else "CS_MECH_DENSITY", 1 if m.net_receive else 0,
+                     len(self.params), len(self.states), recv, "_fold" if fold else "NULL", self.ions_mask("read"),
+                     self.ions_mask("write"), gpu,
+                     self.nstate_true))
+        return "\n".join(L) + "\n"
+
+    # ---- the CUDA file
+    def cu_file(self):
+        m, c = self.m, self.c
+        L = ["/* Generated by cablesim's NMODL compiler from %s: do not edit. */" % m.path,
+             "#include <cuda_runtime.h>", "#include \"%s_body.h\"" % c, "",
+             "#define _BLOCK 128",
+             "static __global__ void _k_init(cs_mech_view m) {",
+             "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
+             "    if (k < m.n) _init_one(&m, k);", "}",
+             "static __global__ void _k_current(cs_mech_view m) {",
+             "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
+             "    if (k >= m.n) return;",
+             "    double i, g, ion[CS_NION] = {0, 0, 0};",
+             "    int c = m.node[k];",
+             "    _current_one(&m, k, &i, &g, ion);",
+             "    atomicAdd(&m.i[c], m.weight[k] * i);",
+             "    atomicAdd(&m.g[c], m.weight[k] * g);"]
+        for ion in sorted(set(self.written_ions())):
+            L.append("    atomicAdd(&m.ion_i[%s][c], ion[%s]);" % (ION_ENUM[ion], ION_ENUM[ion]))
+        L += ["}",
+              "static __global__ void _k_advance(cs_mech_view m) {",
+              "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
+              "    if (k < m.n) _advance_one(&m, k);", "}"]
+        recv = "NULL"
+        if m.net_receive:
+            L += ["/* events in delivery order, one thread: two events may hit one instance */",
+                  "static __global__ void _k_receive(cs_mech_view m, const int *range, const int *inst, const double *w) {",
+                  "    for (int e = range[0]; e < range[1]; ++e) _receive_one(&m, inst[e], w[e]);", "}",
+                  "static void _receive(const cs_mech_view *m, const int *range, const int *inst, const double *w, void *s) {",
+                  "    _k_receive<<<1, 1, 0, (cudaStream_t)s>>>(*m, range, inst, w);", "}"]
+            recv = "_receive"
+        for ph in ("init", "current", "advance"):
+            L += ["static void _%s(const cs_mech_view *m, void *s) {" % ph,
+                  "    if (m->n > 0) _k_%s<<<(m->n + _BLOCK - 1) / _BLOCK, _BLOCK, 0, (cudaStream_t)s>>>(*m);" % ph,
+                  "}"]
+        L.append("extern \"C\" const cs_mech_gpu_ops cs__gpu_%s = {_init, _current, _advance, %s};" % (c, recv))
+        return "\n".join(L) + "\n"

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Catalogue mechanisms on the GPU give the CPU's results (issue 20, part 1/3 on the device).
+
+tests/data/mod is compiled with `cablesim build-catalogue --cuda on` (nvcc; kernels built with
+-fmad=false, as the CPU code has no fused multiply-add); every model of
+tests/data/nmodl_models runs with --backend cpu and --backend cuda with several Hines solvers
+(auto; interleaved: the fused step; staged; fine), reports in double. Checks: spike counts
+equal, spike times within 1e-6 ms, traces within 1e-6 mV + 1e-9 relative (device exp/pow may
+differ from glibc's in the last bit). Prints the largest differences.
+Skipped (exit 77) without nvcc, without CUDA in the build, or without a GPU.
+
+Usage: test_nmodl_gpu.py --cablesim PATH --source-dir DIR --work-dir DIR
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+SOLVERS = ["auto", "interleaved", "staged", "fine"]
+SPIKE_TOL = 1e-6  # [ms]
+ABS_TOL = 1e-6    # [mV]
+REL_TOL = 1e-9
+
+
+def run(cmd):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+
+
+def read(path):
+    import h5py
+    import numpy as np
+    out = {}
+    with h5py.File(path, "r") as f:
+        for pop in f.get("spikes", {}):
+            g = f["spikes"][pop]
+            out["spikes/" + pop] = (np.asarray(g["timestamps"]), np.asarray(g["node_ids"]))
+        for pop in f.get("report", {}):
+            out["report/" + pop] = np.asarray(f["report"][pop]["data"], dtype=float)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cablesim", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    a = ap.parse_args()
+    try:
+        import h5py  # noqa: F401
+        import numpy as np
+    except ImportError as e:
+        print("SKIP: %s" % e)
+        return 77
+    work = os.path.abspath(a.work_dir)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    probe = run([a.cablesim, "run", os.path.join(a.source_dir, "models/validation/soma_hh.json"), "--backend", "cuda",
+                 "--tfinal", "1", "--no-output", "-q"])
+    if probe.returncode != 0:
+        msg = probe.stderr.strip()
+        if "no CUDA device" in msg or "no CUDA support" in msg:
+            print("skipped: " + msg)
+            return 77
+        print("FAIL: the CUDA backend did not start: " + msg)
+        return 1
+    mods = os.path.join(work, "mod")
+    shutil.copytree(os.path.join(a.source_dir, "tests", "data", "mod"), mods)
+    p = run([a.cablesim, "build-catalogue", mods, "-o", os.path.join(work, "nmodl.so"), "--cuda", "on"])
+    print(p.stdout.strip(), p.stderr.strip())
+    if p.returncode != 0:
+        if "nvcc not found" in p.stderr:
+            print("skipped: nvcc not found")
+            return 77
+        print("FAIL: build-catalogue --cuda on")
+        return 1
+    fails = 0
+    worst_spike = worst_trace = 0.0
+    for src in sorted(glob.glob(os.path.join(a.source_dir, "tests", "data", "nmodl_models", "*.json"))):
+        name = os.path.splitext(os.path.basename(src))[0]
+        model = os.path.join(work, name + ".json")
+        shutil.copy(src, model)
+        cpu_out = os.path.join(work, name + "-cpu.h5")
+        r = run([a.cablesim, "run", model, "-o", cpu_out, "-q", "--report-precision", "double", "--backend", "cpu"])
+        if r.returncode != 0:
+            print("FAIL %s cpu: %s" % (name, r.stderr.strip()))
+            fails += 1
+            continue
+        ref = read(cpu_out)
+        for solver in SOLVERS:
+            out = os.path.join(work, "%s-cuda-%s.h5" % (name, solver))
+            r = run([a.cablesim, "run", model, "-o", out, "-q", "--report-precision", "double", "--backend", "cuda",
+                     "--solver", solver])
+            if r.returncode != 0:
+                print("FAIL %s [%s]: %s" % (name, solver, r.stderr.strip()))
+                fails += 1
+                continue
+            got = read(out)
+            ok, detail = True, []
+            for k in ref:
+                if k.startswith("spikes/"):
+                    t0, i0 = ref[k]
+                    t1, i1 = got.get(k, (np.zeros(0), np.zeros(0)))
+                    o0, o1 = np.lexsort((t0, i0)), np.lexsort((t1, i1))
+                    same = len(t0) == len(t1) and np.array_equal(i0[o0], i1[o1])
+                    d = float(np.abs(t0[o0] - t1[o1]).max()) if same and len(t0) else 0.0
+                    worst_spike = max(worst_spike, d)
+                    ok &= same and d <= SPIKE_TOL
+                    detail.append("%d spikes (cpu %d), max dt %.3g ms" % (len(t1), len(t0), d))
+                else:
+                    x, y = ref[k], got.get(k)
+                    if y is None or y.shape != x.shape:
+                        ok = False
+                        detail.append("report shape %s vs %s" % (None if y is None else y.shape, x.shape))
+                        continue
+                    d = np.abs(x - y)
+                    worst_trace = max(worst_trace, float(d.max()))
+                    ok &= bool(np.all(d <= ABS_TOL + REL_TOL * np.abs(x)))
+                    detail.append("max |dv| %.3g mV" % float(d.max()))
+            print("%s %s [%s]: %s" % ("ok" if ok else "FAIL", name, solver, "; ".join(detail)))
+            fails += not ok
+    print("largest differences GPU vs CPU: spike times %.3g ms, traces %.3g mV" % (worst_spike, worst_trace))
+    print("%d failed" % fails)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
