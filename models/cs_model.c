@@ -126,7 +126,7 @@ static cs_status parse_location(const parse_ctx *pc, const char *path, const cJS
     snprintf(sub, sizeof sub, "%s.%s", path, key);
     static const char *const keys[] = {"branch", "pos", NULL};
     CS_TRY(check_keys(pc, sub, it, keys));
-    long b;
+    long b = 0;
     CS_TRY(get_int(pc, sub, it, "branch", REQUIRED, 0, 0, 1000000000L, &b));
     CS_TRY(get_number(pc, sub, it, "pos", REQUIRED, 0, &loc->pos));
     if (loc->pos < 0 || loc->pos > 1) return FAIL(pc, sub, "'pos' must be in [0, 1] (got %g)", loc->pos);
@@ -562,7 +562,7 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
     for (int k = 0; k < m->npop; ++k)
         if (!strcmp(m->pops[k].name, pop)) p = k;
     if (p < 0) return FAIL(pc, path, "unknown population '%s'", pop);
-    long cell;
+    long cell = 0;
     CS_TRY(get_int(pc, path, obj, "cell", REQUIRED, 0, 0, m->pops[p].count - 1, &cell));
     *gid = m->pops[p].first_gid + (uint64_t)cell;
     if (with_synapse) {
