@@ -256,8 +256,9 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
             cs_cuda_mech *cm = &s->mech[m];
             cm->kind = (cs_cuda_mech_kind)kind;
             cm->n = n;
-            /* the built-in kernels read parameters shared by every instance from one copy */
-            cm->param_uniform = n > 0;
+            /* the built-in kernels read parameters shared by every instance from one copy (a
+             * catalogue's generated code reads every instance's: its rows stay full) */
+            cm->param_uniform = n > 0 && kind != CS_CUDA_CATALOGUE;
             for (int j = 0; cm->param_uniform && j < np; ++j)
                 for (int l = 1; cm->param_uniform && l < n; ++l)
                     cm->param_uniform = par[(size_t)j * (size_t)n + l] == par[(size_t)j * (size_t)n];
