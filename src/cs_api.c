@@ -79,14 +79,9 @@ static int create(cs_simulation *h, const cs_simulation_options *given, cs_simul
     return CS_OK;
 }
 
-int cs_simulation_create_file(const char *path, const cs_simulation_options *o, cs_simulation **out) {
-    cs_error_clear();
-    if (!out) return cs_error_set(CS_ERR_INVALID, "cs_simulation_create_file: out is NULL");
-    *out = NULL;
-    cs_simulation *h = calloc(1, sizeof *h);
-    if (!h) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    cs_status st = path ? cs_model_load_file(path, &h->model) : cs_model_load_default(&h->model);
-    /* a file one rank cannot read stops them all */
+/* The model read (st: how that went) becomes h's, or h goes: over MPI a model one rank cannot
+ * read stops them all. */
+static int adopt_model(cs_simulation *h, cs_status st, const cs_simulation_options *o, cs_simulation **out) {
     cs_status agreed = cs_comm_agree(st);
     if (agreed != CS_OK) {
         if (st == CS_OK) cs_model_free(&h->model);
@@ -97,6 +92,15 @@ int cs_simulation_create_file(const char *path, const cs_simulation_options *o, 
     return create(h, o, out);
 }
 
+int cs_simulation_create_file(const char *path, const cs_simulation_options *o, cs_simulation **out) {
+    cs_error_clear();
+    if (!out) return cs_error_set(CS_ERR_INVALID, "cs_simulation_create_file: out is NULL");
+    *out = NULL;
+    cs_simulation *h = calloc(1, sizeof *h);
+    if (!h) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    return adopt_model(h, path ? cs_model_load_file(path, &h->model) : cs_model_load_default(&h->model), o, out);
+}
+
 int cs_simulation_create_json(const char *json, const char *name, const char *base_dir,
                               const cs_simulation_options *o, cs_simulation **out) {
     cs_error_clear();
@@ -105,15 +109,7 @@ int cs_simulation_create_json(const char *json, const char *name, const char *ba
     if (!json) return cs_error_set(CS_ERR_INVALID, "cs_simulation_create_json: json is NULL");
     cs_simulation *h = calloc(1, sizeof *h);
     if (!h) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    cs_status st = cs_model_parse(json, name ? name : "<json>", base_dir ? base_dir : ".", &h->model);
-    cs_status agreed = cs_comm_agree(st);
-    if (agreed != CS_OK) {
-        if (st == CS_OK) cs_model_free(&h->model);
-        free(h);
-        return agreed;
-    }
-    h->has_model = 1;
-    return create(h, o, out);
+    return adopt_model(h, cs_model_parse(json, name ? name : "<json>", base_dir ? base_dir : ".", &h->model), o, out);
 }
 
 int cs_model_check_file(const char *path) {
