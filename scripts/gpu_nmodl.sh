@@ -16,19 +16,13 @@
 #   scripts/gpu_nmodl.sh $OUT "build test sanitizer";  scripts/gpu_nmodl.sh $OUT speed
 set -uo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
-out=${1:-${OUT:-$root/build-gpu-nmodl/out}}
+. scripts/gpu_common.sh
 stages=" ${2:-build test sanitizer speed} "
 has() { [[ "$stages" == *" $1 "* ]]; }
-mkdir -p "$out"
-export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+gpu_setup "${1:-${OUT:-$PWD/build-gpu-nmodl/out}}" || exit 1
 [ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
-nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$out/device.txt"
-pyarg=""
-for c in "$(command -v python3)" /opt/torch/.venv/bin/python3 /usr/bin/python3; do
-  [ -x "$c" ] && "$c" -c 'import h5py' 2>/dev/null && { pyarg="-DCS_PYTHON=$c"; py=$c; break; }
-done
-echo "python for the tests: ${py:-none with h5py}"
+pyarg="-DCS_PYTHON=$py"
+echo "python for the tests: $py"
 build() { # SRC BUILD
   cmake -S "$1" -B "$2" $pyarg -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCABLESIM_ENABLE_MPI=OFF \
     -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
