@@ -662,20 +662,22 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         s->rhs = tmp;
     }
     if (mark < 0 && be->side) {
-        /* untimed: detection and sampling (they read v and write spikes and samples) beside the
-         * state update (it reads v and writes the mechanisms' states): ~2 of the ~9 dependent
-         * launches of a small network's step leave the critical path */
+        /* untimed: detection and sampling (they read v and write spikes and samples) and the
+         * state update of mechanism groups 1.. beside group 0's (each reads v and writes its own
+         * states; hh as group 0 also its next current): ~3 of the ~9 dependent launches of a
+         * small network's step leave the critical path */
         cs_cuda_state side = *s;
         side.stream = be->side;
         CS_TRY(cs_cuda_timer_record(be->fork_events, 0, s->stream));
         CS_TRY(cs_cuda_stream_wait(be->side, be->fork_events, 0));
         CS_TRY(cs_cuda_detect(&side, j));
         CS_TRY(cs_cuda_sample(&side, j));
-        CS_TRY(cs_cuda_advance(s, be->p.celsius));
+        CS_TRY(cs_cuda_advance(&side, be->p.celsius, 1, s->nmech));
+        CS_TRY(cs_cuda_advance(s, be->p.celsius, 0, 1));
         CS_TRY(cs_cuda_timer_record(be->fork_events, 1, be->side));
         CS_TRY(cs_cuda_stream_wait(s->stream, be->fork_events, 1));
     } else {
-        CS_TRY(cs_cuda_advance(s, be->p.celsius));
+        CS_TRY(cs_cuda_advance(s, be->p.celsius, 0, s->nmech));
         MARK(5);
         CS_TRY(cs_cuda_detect(s, j));
         MARK(6);

@@ -341,9 +341,9 @@ __global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, dou
     st[CS_EXPSYN_G * n + k] = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], prm(p, CS_EXPSYN_TAU, n, k, pu), dt);
 }
 
-extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius) {
+extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int first, int end) {
     double q10 = cs_hh_q10(celsius), dt = s->dt;
-    for (int j = 0; j < s->nmech; ++j) {
+    for (int j = first; j < end && j < s->nmech; ++j) {
         const cs_cuda_mech *m = &s->mech[j];
         if (!m->n) continue;
         if (m->kind == CS_CUDA_HH && j == 0 && s->hh_ahead)
