@@ -56,7 +56,9 @@ int cs__hines_variant_lookup(const char *name); /* -1 when unknown; CS__HV_AUTO 
 #define CS__STG_MAX_SLOTS 32
 /* input arrays of the fused step's ring: d0, u, b0, C/dt, v, i, g (a solve's: d, u, rhs) */
 #define CS__STG_FUSED_ARRAYS 7
+#ifndef CS__STG_RING /* a build may set it (for both the C planner and the CUDA kernel) to measure another depth */
 #define CS__STG_RING 6
+#endif
 #define CS__STG_REG_STEPS 24
 /* More register steps for 4 cells per warp, where shared memory, not registers, holds the warps
  * (big-low: 5 warps of 695-row cells with 24 steps, 6 with 40; 227 registers). Taken only by plans
