@@ -52,6 +52,14 @@ cs_status cs_output_add_report(cs_output *o, const char *population, size_t n_no
                                const uint64_t *node_ids, const uint64_t *index_pointers,
                                const uint32_t *element_ids, double tstart, double tstop, double dt);
 
+/* The same for another variable of the population's probes (variable NULL: the voltage, as
+ * above): /report/<population>/<variable>/{data, mapping}, data's attribute units = `units`.
+ * Its samples are appended under the name "<population>/<variable>". */
+cs_status cs_output_add_variable_report(cs_output *o, const char *population, const char *variable,
+                                        const char *units, size_t n_nodes, const uint64_t *node_ids,
+                                        const uint64_t *index_pointers, const uint32_t *element_ids, double tstart,
+                                        double tstop, double dt);
+
 /* Append spikes (times [ms], node ids within the population). */
 cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n,
                                   const double *times, const uint64_t *node_ids);

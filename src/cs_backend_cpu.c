@@ -53,7 +53,10 @@ typedef struct {
     int *det_row, *det_gid;
     double *det_thr, *det_vprev;  /* [mV] */
     int nprobe;
-    int *probe_row;               /* [nprobe] */
+    int *probe_row;               /* [nprobe] row of a voltage or ion probe */
+    const double **probe_src;     /* [nprobe] a state probe's value (a mechanism state's element),
+                                     or NULL: v (or the ion array) at probe_row */
+    int *probe_ion;               /* [nprobe] an ion probe's CS_ION_*, or -1 */
     size_t *probe_col;            /* [nprobe] column in the epoch's sample rows */
     cs_target_event *ev;          /* pending events, sorted by time at epoch start */
     size_t nev, cap_ev;
@@ -187,6 +190,8 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
     b->det_vprev = xcalloc(net->ndet, sizeof(double), &fail);
     b->probe_row = xcalloc(net->nprobe, sizeof(int), &fail);
     b->probe_col = xcalloc(net->nprobe, sizeof(size_t), &fail);
+    b->probe_src = xcalloc(net->nprobe, sizeof(double *), &fail);
+    b->probe_ion = xcalloc(net->nprobe, sizeof(int), &fail);
     if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for detectors and probes");
     for (size_t k = 0; k < net->ndet; ++k) {
         const cs_detector_desc *dd = &net->det[k];
@@ -201,6 +206,15 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
         if (pd->cell < b->cell0 || pd->cell >= b->cell0 + b->ncell) continue;
         b->probe_row[b->nprobe] = b->cv_off[pd->cell - b->cell0] + pd->node;
         b->probe_col[b->nprobe] = k;
+        b->probe_ion[b->nprobe] = pd->kind == CS_PROBE_ION ? pd->index : -1;
+        if (pd->kind == CS_PROBE_DENSITY || pd->kind == CS_PROBE_SYNAPSE || pd->kind == CS_PROBE_STIMULUS) {
+            /* the build found the instance; a folded one (a linear mechanism) keeps no states */
+            int gidx = b->inst_group[pd->inst - b->inst0];
+            if (gidx < 0)
+                return cs_error_set(CS_ERR_INVALID, "probe of a state of '%s', a linear mechanism folded into the "
+                                    "cable matrix, which keeps no states", net->inst[pd->inst].type->name);
+            b->probe_src[b->nprobe] = &b->mech[gidx].state[pd->index][b->inst_local[pd->inst - b->inst0]];
+        }
         b->nprobe++;
     }
     b->failed_cell = -1;
@@ -215,7 +229,7 @@ static void destroy_batch(batch *b) {
     }
     free(b->inst_group); free(b->inst_local); free(b->active);
     free(b->det_row); free(b->det_gid); free(b->det_thr); free(b->det_vprev);
-    free(b->probe_row); free(b->probe_col);
+    free(b->probe_row); free(b->probe_col); free(b->probe_src); free(b->probe_ion);
     free(b->ev); free(b->spikes);
     for (int ion = 0; ion < CS_NION; ++ion) {
         free(b->ion_e[ion]); free(b->ion_i[ion]);
@@ -298,7 +312,10 @@ static cs_status ensure_rows(cs_backend *be, size_t rows) {
 
 static void sample_row(const cs_backend *be, const batch *b, size_t row) {
     double *out = be->samples + row * be->net->nprobe;
-    for (int k = 0; k < b->nprobe; ++k) out[b->probe_col[k]] = b->v[b->probe_row[k]];
+    for (int k = 0; k < b->nprobe; ++k)
+        out[b->probe_col[k]] = b->probe_src[k]      ? *b->probe_src[k]
+                               : b->probe_ion[k] >= 0 ? b->ion_i[b->probe_ion[k]][b->probe_row[k]]
+                                                      : b->v[b->probe_row[k]];
 }
 
 static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
