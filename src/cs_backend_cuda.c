@@ -45,6 +45,7 @@ struct cs_backend {
     cs_cuda_state s;
     int ginst_group[16];
     int *syn_local;             /* [ninst] expsyn-local index of a synapse instance, -1 otherwise */
+    int *inst_group, *inst_local; /* [ninst] mechanism group of an instance (-1: folded), its index there */
     cs_target_event *ev;        /* pending events (host) */
     size_t nev, cap_ev;
     int *ev_local;              /* staging for the epoch's events */
@@ -102,7 +103,7 @@ static void cuda_destroy(cs_backend *be) {
     if (!be) return;
     cs_cuda_state *s = &be->s;
     void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->b0, s->cdt, s->u, s->ev_local, s->ev_weight,
-                   s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row,
+                   s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row, s->probe_src,
                    s->samples, s->spike_time, s->spike_gid, s->counters, s->flags, s->a0, s->ctx, s->ev_hi};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k) cs_cuda_free(dev[k]);
     for (int m = 0; m < s->nmech; ++m) {
@@ -124,7 +125,7 @@ static void cuda_destroy(cs_backend *be) {
     cs_cuda_timer_destroy(be->fork_events, 2);
     cs_cuda_stream_destroy(be->side);
     cs_cuda_stream_destroy(s->stream);
-    free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->ev); free(be->ev_local);
+    free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->inst_group); free(be->inst_local); free(be->ev); free(be->ev_local);
     free(be->ev_weight); free(be->ev_hi); free(be->samples); free(be->spikes); free(be->spike_time);
     free(be->spike_gid);
     free(be);
@@ -191,8 +192,9 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
     int count[CS_CUDA_MAX_MECH] = {0};
     int *group = malloc((net->ninst ? net->ninst : 1) * sizeof *group);
     be->syn_local = malloc((net->ninst ? net->ninst : 1) * sizeof *be->syn_local);
-    if (!group || !be->syn_local) {
-        free(group);
+    be->inst_local = malloc((net->ninst ? net->ninst : 1) * sizeof *be->inst_local);
+    be->inst_group = group;
+    if (!group || !be->syn_local || !be->inst_local) {
         return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
     s->nmech = 0;
@@ -206,14 +208,12 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
             if (types[m] == net->inst[k].type) gi = m;
         if (gi < 0) {
             if (s->nmech == CS_CUDA_MAX_MECH) {
-                free(group);
                 return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': more than %d mechanism types", CS_CUDA_MAX_MECH);
             }
             gi = s->nmech++;
             types[gi] = net->inst[k].type;
             if (types[gi]->receives_events) {
                 if (s->syn_group >= 0) {
-                    free(group);
                     return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': synapses of two types (%s, %s) in one "
                                         "network; use --backend cpu", types[s->syn_group]->name, types[gi]->name);
                 }
@@ -222,6 +222,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
         }
         group[k] = gi;
         be->syn_local[k] = types[gi]->receives_events ? count[gi] : -1;
+        be->inst_local[k] = count[gi];
         count[gi]++;
     }
     cs_status st = CS_OK;
@@ -273,10 +274,52 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
         }
         free(node); free(w); free(par); free(sta);
     }
-    free(group);
+    /* group and inst_local stay: the probes of states find their instance there */
     /* hh first among the groups: its state update computes its next current (cs_cuda.h) */
     const char *ahead = getenv("CS_CUDA_HH_AHEAD"); /* 0: hh's current in the currents phase (for comparisons) */
     s->hh_ahead = st == CS_OK && s->nmech > 0 && s->mech[0].kind == CS_CUDA_HH && !(ahead && !strcmp(ahead, "0"));
+    return st;
+}
+
+/* Probes of mechanism states and ion currents: a device pointer per probe into the state rows
+ * ([nstate × n] per group) or an ion array, gathered by k_sample; none when every probe is v's.
+ * The built-in kernels (hh, expsyn, iclamp) keep their STATEs only: their ASSIGNED variables
+ * (hh.i, expsyn.i) are the CPU backend's. */
+static cs_status setup_probe_sources(cs_backend *be) {
+    const cs_network_desc *net = be->net;
+    cs_cuda_state *s = &be->s;
+    size_t np = net->nprobe, nsrc = 0;
+    for (size_t k = 0; k < np; ++k) nsrc += net->probes[k].kind != CS_PROBE_V;
+    if (!nsrc) return CS_OK;
+    double **src = calloc(np, sizeof *src);
+    if (!src) return cs_error_set(CS_ERR_NOMEM, "out of memory for probes");
+    cs_status st = CS_OK;
+    for (size_t k = 0; k < np && st == CS_OK; ++k) {
+        const cs_probe_desc *pd = &net->probes[k];
+        if (pd->kind == CS_PROBE_V) continue;
+        int row = be->row_map[be->cell_first[pd->cell] + pd->node];
+        if (pd->kind == CS_PROBE_ION) {
+            src[k] = s->ion_i[pd->index] + row;
+            continue;
+        }
+        int gi = be->inst_group[pd->inst];
+        const cs_mech_type *t = net->inst[pd->inst].type;
+        if (gi < 0) {
+            st = cs_error_set(CS_ERR_INVALID, "probe of a state of '%s', a linear mechanism folded into the cable "
+                              "matrix, which keeps no states", t->name);
+            break;
+        }
+        const cs_cuda_mech *cm = &s->mech[gi];
+        if (cm->kind != CS_CUDA_CATALOGUE && pd->index >= t->nstate_solved) {
+            st = cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': probe of '%s.%s', an ASSIGNED variable the "
+                              "built-in GPU kernels do not keep (its STATEs they do); use --backend cpu", t->name,
+                              t->states[pd->index].name);
+            break;
+        }
+        src[k] = cm->state + (size_t)pd->index * (size_t)cm->n + (size_t)be->inst_local[pd->inst];
+    }
+    if (st == CS_OK) st = upload_new((void **)&s->probe_src, src, np * sizeof *src, "probes");
+    free(src);
     return st;
 }
 
@@ -511,6 +554,7 @@ static cs_status setup(cs_backend *be) {
     for (int c = 0; st == CS_OK && c < ncell; ++c) cell_row[c] = be->row_map[be->cell_first[c]];
     for (int k = 0; st == CS_OK && k < np; ++k)
         probe_row[k] = be->row_map[be->cell_first[net->probes[k].cell] + net->probes[k].node];
+    if (st == CS_OK) st = setup_probe_sources(be);
     s->ndet = nd;
     s->ncell = ncell;
     s->nprobe = np;
@@ -670,10 +714,12 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         CS_TRY(cs_cuda_timer_record(be->fork_events, 0, s->stream));
         CS_TRY(cs_cuda_stream_wait(be->side, be->fork_events, 0));
         CS_TRY(cs_cuda_detect(&side, j));
-        CS_TRY(cs_cuda_sample(&side, j));
+        if (!s->probe_src) CS_TRY(cs_cuda_sample(&side, j));
         CS_TRY(cs_cuda_advance(s, be->p.celsius));
         CS_TRY(cs_cuda_timer_record(be->fork_events, 1, be->side));
         CS_TRY(cs_cuda_stream_wait(s->stream, be->fork_events, 1));
+        /* probes of states read what the update writes: after it */
+        if (s->probe_src) CS_TRY(cs_cuda_sample(s, j));
     } else {
         CS_TRY(cs_cuda_advance(s, be->p.celsius));
         MARK(5);

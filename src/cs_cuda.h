@@ -58,8 +58,10 @@ typedef struct {
     int ncell;
     int *cell_row;                      /* [ncell] a CV of each cell, checked for NaN every step */
     int nprobe;
-    int *probe_row;
-    double *samples;                    /* [rows × nprobe] of the epoch [mV] */
+    int *probe_row;                     /* [nprobe] the row of a voltage probe */
+    double **probe_src;                 /* [nprobe] what a probe of a mechanism state or an ion current
+                                           reads (NULL: v at probe_row); NULL when every probe is v's */
+    double *samples;                    /* [rows × nprobe] of the epoch, each in its variable's unit */
     double *spike_time;                 /* [cap_spike] [ms] */
     int *spike_gid;
     int cap_spike;

@@ -399,29 +399,35 @@ extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, int j) {
 
 /* row < 0: the row of the context's step + j, when that step ends on the stride (the rows an
  * epoch has sampled before it: one per multiple of stride passed since step0) */
-__global__ void k_sample(int n, const int *row, const double *v, double *out, const cs_cuda_step_ctx *ctx, int j,
-                         int stride, int r) {
+/* The gather of a sample row: probe k reads v at row[k], or, where src is given and src[k] is
+ * not NULL, the value src[k] points at (a mechanism state or an ion current density: those
+ * arrays never move, unlike v). */
+__global__ void k_sample(int n, const int *row, const double *const *src, const double *v, double *out,
+                         const cs_cuda_step_ctx *ctx, int j, int stride, int r) {
     if (r < 0) {
         long long end = ctx->step0 + ctx->k + j + 1;
         if (end % stride) return;
         r = (int)(end / stride - ctx->step0 / stride - 1);
     }
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < n) out[(size_t)r * n + k] = v[row[k]];
+    if (k >= n) return;
+    const double *p = src ? src[k] : NULL;
+    out[(size_t)r * n + k] = p ? *p : v[row[k]];
 }
 
 extern "C" cs_status cs_cuda_sample(const cs_cuda_state *s, int j) {
     if (!s->nprobe) return CS_OK;
     k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(
-        s->nprobe, s->probe_row, s->v, s->samples, (const cs_cuda_step_ctx *)s->ctx, j, s->sample_stride, -1);
+        s->nprobe, s->probe_row, s->probe_src, s->v, s->samples, (const cs_cuda_step_ctx *)s->ctx, j,
+        s->sample_stride, -1);
     CS_LAUNCHED("sampling");
     return CS_OK;
 }
 
 extern "C" cs_status cs_cuda_sample_row(const cs_cuda_state *s, int r) {
     if (!s->nprobe) return CS_OK;
-    k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(s->nprobe, s->probe_row, s->v, s->samples,
-                                                                     NULL, 0, 1, r);
+    k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(s->nprobe, s->probe_row, s->probe_src, s->v,
+                                                                     s->samples, NULL, 0, 1, r);
     CS_LAUNCHED("sampling");
     return CS_OK;
 }
