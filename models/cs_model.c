@@ -381,7 +381,7 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
     if (!*out) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     *n_out = n;
     static const char *const syn_keys[] = {"name", "mechanism", "location", "params", NULL};
-    static const char *const stim_keys[] = {"mechanism", "location", "params", "cells", NULL};
+    static const char *const stim_keys[] = {"name", "mechanism", "location", "params", "cells", NULL};
     for (int k = 0; k < n; ++k) {
         char sub[256];
         snprintf(sub, sizeof sub, "%s[%d]", path, k);
@@ -405,6 +405,10 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
                 if (!strcmp((*out)[j].name, ps->name)) return FAIL(pc, sub, "duplicate synapse name '%s'", ps->name);
             ps->ncells = -1;
         } else {
+            /* optional: a name for probes of its states ("probes.variables": "NAME.STATE") */
+            CS_TRY(get_string(pc, sub, it, "name", 0, "", ps->name, sizeof ps->name));
+            for (int j = 0; ps->name[0] && j < k; ++j)
+                if (!strcmp((*out)[j].name, ps->name)) return FAIL(pc, sub, "duplicate stimulus name '%s'", ps->name);
             CS_TRY(parse_cells(pc, sub, it, count, &ps->ncells, &ps->cells));
         }
     }
@@ -511,8 +515,10 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
         char owner[CS_NAME_MAX];
         snprintf(owner, sizeof owner, "%.*s", (int)(dot - name), name);
         const char *state = dot + 1;
-        /* a synapse or stimulus of that name, else a density mechanism of that type */
-        int found = 0;
+        /* a synapse or stimulus of that name, else a density mechanism of that type (a point
+         * process named like a density mechanism of the population is refused: ambiguous) */
+        int found = 0, dens = 0;
+        for (int j = 0; j < ps->ndensity; ++j) dens |= strcmp(ps->density[j].type->name, owner) == 0;
         for (int j = 0; j < ps->nsyn && !found; ++j)
             if (strcmp(ps->syn[j].name, owner) == 0) {
                 pv->kind = CS_PROBE_SYNAPSE;
@@ -527,6 +533,9 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
                 pv->target = j;
                 found = 1;
             }
+        if (found && dens)
+            return FAIL(pc, path, "population '%s': variable '%s': '%s' names both a point process and a density "
+                        "mechanism of this population (rename the point process)", ps->name, name, owner);
         for (int j = 0; j < ps->ndensity && !found; ++j)
             if (strcmp(ps->density[j].type->name, owner) == 0) {
                 pv->kind = CS_PROBE_DENSITY;
