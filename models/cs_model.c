@@ -464,7 +464,7 @@ static const char *state_names(const cs_mech_type *t, char *buf, size_t n) {
     return t->nstate ? buf : "(none)";
 }
 
-/* probes.variables: "v", "ina" / "ik" / "ica", "i_membrane" is not offered (see the docs),
+/* probes.variables: "v", "i_membrane", "ina" / "ik" / "ica",
  * "<mechanism>.<state>" for a density mechanism of the population, "<name>.<state>" for one
  * of its synapses or stimuli. Resolved here to what it reads; whether it exists at every probe
  * location is checked when the network is built (cs_build.c). */
@@ -504,13 +504,15 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
             pv->unit = "mA/cm2";
             continue;
         }
-        if (strcmp(name, "i_membrane") == 0)
-            return FAIL(pc, path, "population '%s': variable 'i_membrane' is not available in this version "
-                        "(v, ina, ik, ica, MECHANISM.STATE, SYNAPSE.STATE are)", ps->name);
+        if (strcmp(name, "i_membrane") == 0) {
+            pv->kind = CS_PROBE_IMEM;
+            pv->unit = "nA";
+            continue;
+        }
         const char *dot = strchr(name, '.');
         if (!dot || dot == name || !dot[1])
             return FAIL(pc, path,
-                        "population '%s': unknown variable '%s' (one of v, ina, ik, ica, MECHANISM.STATE or "
+                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, MECHANISM.STATE or "
                         "SYNAPSE.STATE)", ps->name, name);
         char owner[CS_NAME_MAX];
         snprintf(owner, sizeof owner, "%.*s", (int)(dot - name), name);

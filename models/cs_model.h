@@ -73,7 +73,9 @@ typedef enum {
     CS_PROBE_DENSITY,  /* "mech.state": a state of a density mechanism at the location's CV */
     CS_PROBE_SYNAPSE,  /* "name.state": a state of the population's synapse `name` */
     CS_PROBE_STIMULUS, /* "name.state": a state of the population's stimulus `name` */
-    CS_PROBE_ION       /* "ina", "ik", "ica": the CV's ion current density [mA/cm²] */
+    CS_PROBE_ION,      /* "ina", "ik", "ica": the CV's ion current density [mA/cm²] */
+    CS_PROBE_IMEM      /* "i_membrane": the CV's total membrane current [nA] (capacitive + ionic,
+                          electrodes excluded: NEURON's i_membrane_) */
 } cs_probe_kind;
 
 typedef struct {

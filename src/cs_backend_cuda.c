@@ -297,6 +297,11 @@ static cs_status setup_probe_sources(cs_backend *be) {
     for (size_t k = 0; k < np && st == CS_OK; ++k) {
         const cs_probe_desc *pd = &net->probes[k];
         if (pd->kind == CS_PROBE_V) continue;
+        if (pd->kind == CS_PROBE_IMEM) {
+            st = cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': i_membrane probes are the CPU backend's in this "
+                              "version; use --backend cpu");
+            break;
+        }
         int row = be->row_map[be->cell_first[pd->cell] + pd->node];
         if (pd->kind == CS_PROBE_ION) {
             src[k] = s->ion_i[pd->index] + row;

@@ -85,7 +85,8 @@ static cs_status resolve_probe(const cs_model *m, const cs_population_spec *ps, 
     size_t a = d->cell_inst_first[li], b = d->cell_inst_first[li + 1];
     const char *why = NULL;
     switch (pv->kind) {
-    case CS_PROBE_V: return CS_OK;
+    case CS_PROBE_V:
+    case CS_PROBE_IMEM: return CS_OK;
     case CS_PROBE_DENSITY:
         for (size_t k = a; k < b; ++k)
             if (iv->v[k].type == pv->type && iv->v[k].node == pd->node) {

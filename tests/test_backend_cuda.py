@@ -300,6 +300,19 @@ def main():
     else:
         print(f"FAIL hh.i on the GPU: rc {r.returncode}, stderr {r.stderr!r}")
         failed += 1
+    # i_membrane is the CPU backend's: one line on the GPU
+    m["populations"][0]["probes"]["variables"] = ["v", "i_membrane"]
+    with open(hh_i, "w") as f:
+        json.dump(m, f)
+    r = subprocess.run([a.cablesim, "run", hh_i, "--no-output", "--backend", "cuda", "-q"], capture_output=True,
+                       text=True, timeout=600)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode > 0 and len(lines) == 1 and "i_membrane" in lines[0] and "--backend cpu" in lines[0]:
+        print("ok   i_membrane on the GPU: " + lines[0])
+        passed += 1
+    else:
+        print(f"FAIL i_membrane on the GPU: rc {r.returncode}, stderr {r.stderr!r}")
+        failed += 1
     # out of GPU memory: one line naming what could not be allocated, no output file left
     out = os.path.join(a.work_dir, "oom.h5")
     r = subprocess.run([a.cablesim, "run", os.path.join(a.source_dir, "models/examples/ring.json"), "-o", out,

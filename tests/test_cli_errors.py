@@ -350,7 +350,6 @@ def main():
     cli.run_model("var_not_string", with_vars(["v", 3]), must=("variables[1]",))
     cli.run_model("var_empty", with_vars([]), must=("variables",))
     cli.run_model("var_folded", with_vars(["pas.i"], mechs=[{"name": "pas"}]), must=("cell", "pas.i", "folded"))
-    cli.run_model("var_imembrane", with_vars(["i_membrane"]), must=("cell", "i_membrane"))
     # hh on the soma only: hh.m at the dendrite, and an ion current nothing writes
     bs = {"generator": "ball_and_stick", "soma_radius": 9.0, "dend_length": 100.0, "dend_radius": 1.0,
           "dend_cvs": 2}

@@ -133,7 +133,7 @@ def main():
         accepted("run options", lambda m: m["run"].update({"backend": "auto", "threads": 0, "celsius": 6.3,
                                                            "seed": 7}))
         accepted("probes.variables", lambda m: m["populations"][0]["probes"].__setitem__(
-            "variables", ["v", "hh.m", "ina", "syn.g", "na.h"]))
+            "variables", ["v", "hh.m", "ina", "syn.g", "na.h", "i_membrane"]))
         broken("an empty probes.variables", lambda m: m["populations"][0]["probes"].__setitem__("variables", []))
         broken("a probe variable with '/'", lambda m: m["populations"][0]["probes"].__setitem__(
             "variables", ["hh/m"]))

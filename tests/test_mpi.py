@@ -30,7 +30,7 @@ RANKS = (1, 2, 3, 4)
 
 # Two populations (29 ball-and-stick, 50 random trees: 79 cells), random and ring connections,
 # a clamp and kicks, probes on every cell: the report's columns are spread over every rank;
-# probes of mechanism states (issue 20 item 4: hh.m, hh.i, syn.g) beside the voltage, each a
+# probes of mechanism states (issue 20 item 4: hh.m, hh.i, syn.g, i_membrane) beside the voltage, each a
 # report of its own (/report/<pop>/<variable>/), "hh.m" listed before "v".
 RANDOM_NET = {
     "run": {"tfinal": 40.0, "dt": 0.025, "seed": 7},
@@ -58,7 +58,7 @@ RANDOM_NET = {
                        "params": {"tau": 2.0, "e": 0.0}}],
          "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
          "probes": {"cells": [49, 3, 17, 30, 0], "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.05,
-                    "variables": ["hh.m", "v", "hh.i", "syn.g"]}},
+                    "variables": ["hh.m", "v", "hh.i", "syn.g", "i_membrane"]}},
     ],
     "connections": [
         {"type": "random", "source": "bs", "target": "tree", "synapse": "syn", "indegree": 3,

@@ -8,7 +8,10 @@ there with Vector.record):
     driven by events, an iclamp on the soma; variables v, hh.m, hh.h, hh.n, hh.i (NEURON:
     ina + ik + il_hh, its three currents), syn.g (NEURON: ExpSyn g);
   - catalogue: Mainen's na and kv (tests/data/mod, compiled by `cablesim build-catalogue` and
-    by nrnivmodl) on a soma; variables v, na.m, na.h, ina, ik.
+    by nrnivmodl) on a soma; variables v, na.m, na.h, ina, ik, i_membrane;
+  - imem: a ball and stick with hh everywhere, a clamp on the soma and a synapse on the
+    dendrite, i_membrane at the soma and three places along the dendrite (NEURON:
+    seg.i_membrane_ with cvode.use_fast_imem(1)); i_membrane is also in "builtin" (at the soma).
 Each variable's report must exist with its unit, the voltage's layout (time axis, node ids,
 element ids), and agree with NEURON: max |ours - NEURON| <= TOL[variable] over the samples at
 t > 0 of the whole run, spikes included (currents at t = 0 are those of no step yet: cablesim
@@ -31,9 +34,9 @@ import sys
 # max |ours - NEURON| per variable, in its unit (the measured figures are a few orders below:
 # see the printed table)
 TOL = {"v": 1e-6, "hh.m": 1e-8, "hh.h": 1e-8, "hh.n": 1e-8, "hh.i": 1e-8, "syn.g": 1e-10,
-       "na.m": 1e-8, "na.h": 1e-8, "ina": 1e-7, "ik": 1e-7}
+       "na.m": 1e-8, "na.h": 1e-8, "ina": 1e-7, "ik": 1e-7, "i_membrane": 1e-8}
 UNITS = {"v": "mV", "hh.m": "1", "hh.h": "1", "hh.n": "1", "hh.i": "mA/cm2", "syn.g": "uS",
-         "na.m": "1", "na.h": "1", "ina": "mA/cm2", "ik": "mA/cm2"}
+         "na.m": "1", "na.h": "1", "ina": "mA/cm2", "ik": "mA/cm2", "i_membrane": "nA"}
 
 SOMA = {"branch": 0, "pos": 0.5}
 BUILTIN = {
@@ -51,7 +54,7 @@ BUILTIN = {
                      "params": {"delay": 2.0, "duration": 15.0, "amplitude": 0.1}}],
         "detector": {"location": SOMA, "threshold": -10.0},
         "probes": {"cells": "all", "locations": [SOMA], "interval": 0.05,
-                   "variables": ["v", "hh.m", "hh.h", "hh.n", "hh.i", "syn.g"]}}],
+                   "variables": ["v", "hh.m", "hh.h", "hh.n", "hh.i", "syn.g", "i_membrane"]}}],
     "events": [{"target": {"population": "cell", "cell": 1, "synapse": "syn"}, "time": 1.0, "weight": 0.004},
                {"target": {"population": "cell", "cell": 1, "synapse": "syn"}, "time": 6.0, "weight": 0.003},
                {"target": {"population": "cell", "cell": 0, "synapse": "syn"}, "time": 4.0, "weight": 0.002}]}
@@ -70,7 +73,26 @@ CATALOGUE = {
         "stimuli": [{"mechanism": "iclamp", "location": SOMA, "cells": "all",
                      "params": {"delay": 2.0, "duration": 50.0, "amplitude": 0.1}}],
         "probes": {"cells": "all", "locations": [SOMA], "interval": 0.025,
-                   "variables": ["v", "na.m", "na.h", "ina", "ik"]}}]}
+                   "variables": ["v", "na.m", "na.h", "ina", "ik", "i_membrane"]}}]}
+
+# i_membrane along a cell: hh everywhere, a clamp on the soma, a synapse on the dendrite, probes
+# at the soma and along the dendrite (axial currents from both sides)
+IMEM = {
+    "run": {"tfinal": 20.0, "dt": 0.025, "seed": 1, "report_precision": "double"},
+    "populations": [{
+        "name": "cell", "count": 1,
+        "morphology": {"generator": "ball_and_stick", "soma_radius": 9.0, "dend_length": 300.0,
+                       "dend_radius": 1.0, "dend_cvs": 5},
+        "biophysics": {"cm": 1.0, "Ra": 100.0, "v_init": -65.0, "mechanisms": [{"name": "hh"}]},
+        "synapses": [{"name": "syn", "mechanism": "expsyn", "location": {"branch": 1, "pos": 0.5},
+                      "params": {"tau": 2.0, "e": 0.0}}],
+        "stimuli": [{"mechanism": "iclamp", "location": SOMA, "cells": "all",
+                     "params": {"delay": 2.0, "duration": 15.0, "amplitude": 0.2}}],
+        "probes": {"cells": "all", "interval": 0.025,
+                   "locations": [SOMA, {"branch": 1, "pos": 0.1}, {"branch": 1, "pos": 0.5},
+                                 {"branch": 1, "pos": 0.9}],
+                   "variables": ["v", "i_membrane"]}}],
+    "events": [{"target": {"population": "cell", "cell": 0, "synapse": "syn"}, "time": 1.0, "weight": 0.01}]}
 
 
 def neuron_refs(h, seg, name, syns):
@@ -81,6 +103,8 @@ def neuron_refs(h, seg, name, syns):
         return [seg._ref_ina, seg._ref_ik, seg.hh._ref_il]
     if name == "syn.g":
         return [syns["syn"]._ref_g]
+    if name == "i_membrane":
+        return [seg._ref_i_membrane_]
     if name in ("ina", "ik"):
         return [getattr(seg, "_ref_" + name)]
     mech, state = name.split(".")
@@ -91,6 +115,7 @@ def run_neuron(nm, model):
     import numpy as np
     net = nm.NeuronNetwork(model, with_probes=False)
     h = net.h
+    h.cvode.use_fast_imem(1)
     pop = model["populations"][0]
     P = net.pops[pop["name"]]
     recs = {}  # variable -> [per probe: [vectors to sum]]
@@ -112,6 +137,7 @@ def run_neuron(nm, model):
     out = {var: np.array([sum(np.array(v.to_python()) for v in vecs) for vecs in cols]).T
            for var, cols in recs.items()}
     net.close()
+    h.cvode.use_fast_imem(0)
     return t, out
 
 
@@ -165,7 +191,7 @@ def main():
         print("%s %s %s" % ("PASS" if ok else "FAIL", what, detail), flush=True)
         return ok
 
-    for name, model in (("builtin", BUILTIN), ("catalogue", CATALOGUE)):
+    for name, model in (("builtin", BUILTIN), ("catalogue", CATALOGUE), ("imem", IMEM)):
         path = os.path.join(work, name + ".json")
         with open(path, "w") as f:
             json.dump(model, f, indent=1)

@@ -240,7 +240,7 @@ def test_probe_variables_match_cli(tmp_path, net):
     population then variable; each variable's columns are its report in the file, bit for bit,
     with its unit and element ids."""
     import json
-    net["populations"][0]["probes"]["variables"] = ["v", "syn.g"]
+    net["populations"][0]["probes"]["variables"] = ["v", "syn.g", "i_membrane"]
     net["populations"][1]["probes"]["variables"] = ["hh.m", "v", "syn.g", "hh.i"]
     path = tmp_path / "vars.json"
     path.write_text(json.dumps(net))
@@ -249,9 +249,10 @@ def test_probe_variables_match_cli(tmp_path, net):
     sim = cablesim.Simulation(str(path), backend="cpu", tfinal=10)
     sim.run(10)
     tr = sim.traces
-    assert tr.variables == ["v", "syn.g", "hh.m", "hh.i"]
-    # 12 bs cells × 2 locations × 2 variables + 4 tree cells × 4 variables
-    assert tr.data.shape == (201, 64)
+    assert tr.variables == ["v", "syn.g", "i_membrane", "hh.m", "hh.i"]
+    # 12 bs cells × 2 locations × 3 variables + 4 tree cells × 4 variables
+    assert tr.data.shape == (201, 88)
+    assert tr["i_membrane"].probes[0].unit == "nA"
     assert [p.variable for p in tr.probes[:48:24]] == ["v", "syn.g"]
     assert tr["hh.m"].data.shape == (201, 4) and tr["hh.m"].probes[0].unit == "1"
     assert tr["syn.g"].probes[0].unit == "uS" and tr["hh.i"].probes[0].unit == "mA/cm2"
@@ -260,7 +261,7 @@ def test_probe_variables_match_cli(tmp_path, net):
     with pytest.raises(KeyError):
         tr["hh.x"]
     with h5py.File(out, "r") as f:
-        for pop, variables in (("bs", ["v", "syn.g"]), ("tree", ["hh.m", "v", "syn.g", "hh.i"])):
+        for pop, variables in (("bs", ["v", "syn.g", "i_membrane"]), ("tree", ["hh.m", "v", "syn.g", "hh.i"])):
             for var in variables:
                 g = f["report"][pop] if var == "v" else f["report"][pop][var]
                 sub = tr.select(pop, var)
