@@ -11,6 +11,8 @@
  *   /report/<pop>/data         float32 [n_times × n_elements]  attr units="mV"
  *   /report/<pop>/mapping/{node_ids uint64 [n_nodes], index_pointers uint64 [n_nodes+1],
  *                          element_ids uint32 [n_elements], time float64 [3] = tstart,tstop,dt (attr units="ms")}
+ *   /report/<pop>/<variable>/{data, mapping/...}  the same for another probed variable ("hh.m",
+ *                          "ina"), data's units its own (cs_output_add_variable_report)
  *   /metadata (group, attributes: name -> string or double)
  *   /profile/{phase (strings), seconds float64, share float64}
  * The time axis is [tstart, tstop) as in SONATA: row k is at tstart + k*dt, tstop excluded.
