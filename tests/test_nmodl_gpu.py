@@ -50,7 +50,7 @@ def read(path):
 
 # probes of mechanism states and ion currents (issue 20 item 4) added to these models: the GPU's
 # gather reads them where the CPU backend does (a catalogue's ASSIGNED variables included)
-VARIABLES = {"mainen_na_kv": ["v", "na.m", "na.h", "kv.n", "ina", "ik", "na.gna"],
+VARIABLES = {"mainen_na_kv": ["v", "na.m", "na.h", "kv.n", "ina", "ik", "na.gna", "i_membrane"],
              "exp2syn_ring": ["v", "syn.A", "syn.B", "syn.g"]}
 
 
