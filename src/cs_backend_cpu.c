@@ -58,8 +58,9 @@ typedef struct {
                                      or NULL: v (or the ion array) at probe_row */
     int *probe_ion;               /* [nprobe] an ion probe's CS_ION_*, PROBE_IMEM, or -1 */
     /* i_membrane probes only (NULL otherwise): the electrodes' current of the step [nA] (outward
-     * positive, as they add it to i), and each row's children (CSR) for the axial currents */
-    double *elec, *elec_tmp;      /* [ncv] (and a scratch) */
+     * positive, as they add it to i) and their conductance (unused), and each row's children
+     * (CSR) for the axial currents */
+    double *elec, *elec_tmp;      /* [ncv] [nA], [µS] */
     int *child_first, *child;     /* [ncv + 1], [ncv] */
     size_t *probe_col;            /* [nprobe] column in the epoch's sample rows */
     cs_target_event *ev;          /* pending events, sorted by time at epoch start */
@@ -90,6 +91,10 @@ struct cs_backend {
 };
 
 #define PROBE_IMEM (-2) /* probe_ion of an i_membrane probe */
+
+/* Point processes that receive no events are the stimuli (the model's "stimuli"): electrodes,
+ * whose current is not membrane current (i_membrane). */
+static int is_electrode(const cs_mech_type *t) { return t->kind == CS_MECH_POINT && !t->receives_events; }
 
 static void *xcalloc(size_t n, size_t size, int *fail) {
     void *p = calloc(n ? n : 1, size);
@@ -225,6 +230,10 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
     }
     int imem = 0;
     for (int k = 0; k < b->nprobe; ++k) imem |= b->probe_ion[k] == PROBE_IMEM;
+    for (int m = 0; imem && m < b->nmech; ++m)
+        if (is_electrode(b->mech[m].type) && b->mech[m].type->ion_write)
+            return cs_error_set(CS_ERR_UNSUPPORTED, "i_membrane probes with the stimulus '%s', which writes an ion "
+                                "current: not supported", b->mech[m].type->name);
     if (imem) {
         b->elec = xcalloc(n, sizeof(double), &fail);
         b->elec_tmp = xcalloc(n, sizeof(double), &fail);
@@ -314,10 +323,6 @@ static cs_status cpu_create(const cs_network_desc *net, const cs_backend_params 
     *out = be;
     return CS_OK;
 }
-
-/* Point processes that receive no events are the stimuli (the model's "stimuli"): electrodes,
- * whose current is not membrane current (i_membrane). */
-static int is_electrode(const cs_mech_type *t) { return t->kind == CS_MECH_POINT && !t->receives_events; }
 
 static cs_mech_view view_of(const batch *b, const mech_group *mg, double t, const cs_backend_params *p) {
     cs_mech_view v = {mg->n, mg->node, mg->weight, b->v, b->i, b->g, mg->param, mg->state,
@@ -433,27 +438,25 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         /* i and g were zeroed by the previous step's assembly (above before the first) */
         for (int ion = 0; ion < CS_NION; ++ion)
             if (b->ion_i[ion]) memset(b->ion_i[ion], 0, (size_t)b->ncv * sizeof(double));
-        for (int m = 0; b->elec && m < b->nmech; ++m)
-            if (is_electrode(b->mech[m].type))
-                for (int l = 0; l < b->mech[m].n; ++l) b->elec[b->mech[m].node[l]] = 0.0;
         for (int m = 0; m < b->nmech; ++m) {
             cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
-            if (b->elec && is_electrode(b->mech[m].type)) {
-                /* i_membrane probes: the electrodes' current kept apart (elec), and added to i
-                 * once per row (the scratch is consumed: a second instance there adds 0) */
-                const mech_group *mg = &b->mech[m];
-                for (int l = 0; l < mg->n; ++l) b->elec_tmp[mg->node[l]] = 0.0;
-                v.i = b->elec_tmp;
-                b->mech[m].type->current(&v);
-                for (int l = 0; l < mg->n; ++l) {
-                    int r = mg->node[l];
-                    i[r] += b->elec_tmp[r];
-                    b->elec[r] += b->elec_tmp[r];
-                    b->elec_tmp[r] = 0.0;
-                }
-                continue;
-            }
             b->mech[m].type->current(&v);
+        }
+        if (b->elec) {
+            /* i_membrane probes: the electrodes' current of the step once more, apart (current()
+             * is a function of the state, evaluated twice already for g), so that i and the
+             * run are bit for bit those of a run without the probe */
+            for (int m = 0; m < b->nmech; ++m)
+                if (is_electrode(b->mech[m].type))
+                    for (int l = 0; l < b->mech[m].n; ++l)
+                        b->elec[b->mech[m].node[l]] = b->elec_tmp[b->mech[m].node[l]] = 0.0;
+            for (int m = 0; m < b->nmech; ++m) {
+                if (!is_electrode(b->mech[m].type)) continue;
+                cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
+                v.i = b->elec;
+                v.g = b->elec_tmp;
+                b->mech[m].type->current(&v);
+            }
         }
         t1 = cs_now(); b->phase[CS_PHASE_CURRENT] += t1 - t0; t0 = t1;
 
