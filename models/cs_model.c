@@ -381,7 +381,7 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
     if (!*out) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     *n_out = n;
     static const char *const syn_keys[] = {"name", "mechanism", "location", "params", NULL};
-    static const char *const stim_keys[] = {"mechanism", "location", "params", "cells", NULL};
+    static const char *const stim_keys[] = {"name", "mechanism", "location", "params", "cells", NULL};
     for (int k = 0; k < n; ++k) {
         char sub[256];
         snprintf(sub, sizeof sub, "%s[%d]", path, k);
@@ -405,6 +405,10 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
                 if (!strcmp((*out)[j].name, ps->name)) return FAIL(pc, sub, "duplicate synapse name '%s'", ps->name);
             ps->ncells = -1;
         } else {
+            /* optional: a name for probes of its states ("probes.variables": "NAME.STATE") */
+            CS_TRY(get_string(pc, sub, it, "name", 0, "", ps->name, sizeof ps->name));
+            for (int j = 0; ps->name[0] && j < k; ++j)
+                if (!strcmp((*out)[j].name, ps->name)) return FAIL(pc, sub, "duplicate stimulus name '%s'", ps->name);
             CS_TRY(parse_cells(pc, sub, it, count, &ps->ncells, &ps->cells));
         }
     }
@@ -439,6 +443,122 @@ static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *
         CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
         for (int t = 0; t < CS_NTAG; ++t)
             if (mask & (1u << t)) ps->ion_e[which][t] = e; /* [mV] */
+    }
+    return CS_OK;
+}
+
+/* A state of mechanism type t by name, or -1. */
+static int state_index(const cs_mech_type *t, const char *name) {
+    for (int j = 0; j < t->nstate; ++j)
+        if (strcmp(t->states[j].name, name) == 0) return j;
+    return -1;
+}
+
+/* The names of t's states, comma-separated, into buf (for messages). */
+static const char *state_names(const cs_mech_type *t, char *buf, size_t n) {
+    buf[0] = 0;
+    for (int j = 0; j < t->nstate; ++j) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, n - l, "%s%s", j ? ", " : "", t->states[j].name);
+    }
+    return t->nstate ? buf : "(none)";
+}
+
+/* probes.variables: "v", "i_membrane", "ina" / "ik" / "ica",
+ * "<mechanism>.<state>" for a density mechanism of the population, "<name>.<state>" for one
+ * of its synapses or stimuli. Resolved here to what it reads; whether it exists at every probe
+ * location is checked when the network is built (cs_build.c). */
+static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, const cJSON *arr,
+                                       cs_population_spec *ps) {
+    int n = 1;
+    if (arr) {
+        if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
+            return FAIL(pc, path, "'variables' must be a non-empty array of names (\"v\", \"hh.m\", \"ina\", \"syn.g\")");
+        n = cJSON_GetArraySize(arr);
+    }
+    ps->probes.vars = calloc((size_t)n, sizeof *ps->probes.vars);
+    if (!ps->probes.vars) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    ps->probes.nvar = n;
+    static const char *const ion_names[CS_NION] = {"ina", "ik", "ica"};
+    for (int k = 0; k < n; ++k) {
+        cs_probe_var *pv = &ps->probes.vars[k];
+        const cJSON *it = arr ? cJSON_GetArrayItem(arr, k) : NULL;
+        const char *name = it ? cJSON_GetStringValue(it) : "v";
+        if (!name || !name[0] || strlen(name) >= sizeof pv->name || strchr(name, '/'))
+            return FAIL(pc, path, "variables[%d] must be a non-empty name without '/' (\"v\", \"hh.m\", \"ina\", \"syn.g\")", k);
+        for (int j = 0; j < k; ++j)
+            if (strcmp(ps->probes.vars[j].name, name) == 0)
+                return FAIL(pc, path, "population '%s': variable '%s' listed twice", ps->name, name);
+        snprintf(pv->name, sizeof pv->name, "%s", name);
+        if (strcmp(name, "v") == 0) {
+            pv->kind = CS_PROBE_V;
+            pv->unit = "mV";
+            continue;
+        }
+        int ion = -1;
+        for (int j = 0; j < CS_NION; ++j)
+            if (strcmp(name, ion_names[j]) == 0) ion = j;
+        if (ion >= 0) {
+            pv->kind = CS_PROBE_ION;
+            pv->index = ion;
+            pv->unit = "mA/cm2";
+            continue;
+        }
+        if (strcmp(name, "i_membrane") == 0) {
+            pv->kind = CS_PROBE_IMEM;
+            pv->unit = "nA";
+            continue;
+        }
+        const char *dot = strchr(name, '.');
+        if (!dot || dot == name || !dot[1])
+            return FAIL(pc, path,
+                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, MECHANISM.STATE or "
+                        "SYNAPSE.STATE)", ps->name, name);
+        char owner[CS_NAME_MAX];
+        snprintf(owner, sizeof owner, "%.*s", (int)(dot - name), name);
+        const char *state = dot + 1;
+        /* a synapse or stimulus of that name, else a density mechanism of that type (a point
+         * process named like a density mechanism of the population is refused: ambiguous) */
+        int found = 0, dens = 0;
+        for (int j = 0; j < ps->ndensity; ++j) dens |= strcmp(ps->density[j].type->name, owner) == 0;
+        for (int j = 0; j < ps->nsyn && !found; ++j)
+            if (strcmp(ps->syn[j].name, owner) == 0) {
+                pv->kind = CS_PROBE_SYNAPSE;
+                pv->type = ps->syn[j].type;
+                pv->target = j;
+                found = 1;
+            }
+        for (int j = 0; j < ps->nstim && !found; ++j)
+            if (strcmp(ps->stim[j].name, owner) == 0) {
+                pv->kind = CS_PROBE_STIMULUS;
+                pv->type = ps->stim[j].type;
+                pv->target = j;
+                found = 1;
+            }
+        if (found && dens)
+            return FAIL(pc, path, "population '%s': variable '%s': '%s' names both a point process and a density "
+                        "mechanism of this population (rename the point process)", ps->name, name, owner);
+        for (int j = 0; j < ps->ndensity && !found; ++j)
+            if (strcmp(ps->density[j].type->name, owner) == 0) {
+                pv->kind = CS_PROBE_DENSITY;
+                pv->type = ps->density[j].type;
+                found = 1;
+            }
+        if (!found)
+            return FAIL(pc, path,
+                        "population '%s': variable '%s': no mechanism, synapse or stimulus '%s' in this "
+                        "population", ps->name, name, owner);
+        if (pv->kind == CS_PROBE_DENSITY && pv->type->fold)
+            return FAIL(pc, path, "population '%s': variable '%s': '%s' is a linear current folded into the cable "
+                        "matrix, which keeps no states", ps->name, name, pv->type->name);
+        pv->index = state_index(pv->type, state);
+        if (pv->index < 0) {
+            char buf[512];
+            return FAIL(pc, path, "population '%s': variable '%s': '%s' has no state '%s' (states: %s)", ps->name,
+                        name, pv->type->name, state, state_names(pv->type, buf, sizeof buf));
+        }
+        const char *u = pv->type->states[pv->index].unit;
+        pv->unit = u && u[0] ? u : "1";
     }
     return CS_OK;
 }
@@ -524,7 +644,7 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(p, "probes");
     if (pr) {
         snprintf(sub, sizeof sub, "%s.probes", path);
-        static const char *const pkeys[] = {"cells", "locations", "interval", NULL};
+        static const char *const pkeys[] = {"cells", "locations", "interval", "variables", NULL};
         CS_TRY(check_keys(pc, sub, pr, pkeys));
         CS_TRY(parse_cells(pc, sub, pr, ps->count, &ps->probes.ncells, &ps->probes.cells));
         CS_TRY(get_number(pc, sub, pr, "interval", REQUIRED | POSITIVE, 0, &ps->probes.interval));
@@ -545,6 +665,7 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
             cJSON_Delete(wrap);
             CS_TRY(st);
         }
+        CS_TRY(parse_probe_variables(pc, sub, cJSON_GetObjectItemCaseSensitive(pr, "variables"), ps));
         ps->has_probes = 1;
     }
     return CS_OK;
@@ -890,6 +1011,7 @@ void cs_model_free(cs_model *m) {
         free(p->stim);
         free(p->probes.cells);
         free(p->probes.locs);
+        free(p->probes.vars);
     }
     free(m->pops);
     free(m->conns);

@@ -67,12 +67,34 @@ typedef struct {
     int *cells;
 } cs_point_spec;
 
+/* What a probe records (docs/model-format.md, "probes.variables"). */
+typedef enum {
+    CS_PROBE_V,        /* the membrane voltage [mV] */
+    CS_PROBE_DENSITY,  /* "mech.state": a state of a density mechanism at the location's CV */
+    CS_PROBE_SYNAPSE,  /* "name.state": a state of the population's synapse `name` */
+    CS_PROBE_STIMULUS, /* "name.state": a state of the population's stimulus `name` */
+    CS_PROBE_ION,      /* "ina", "ik", "ica": the CV's ion current density [mA/cm²] */
+    CS_PROBE_IMEM      /* "i_membrane": the CV's total membrane current [nA] (capacitive + ionic,
+                          electrodes excluded: NEURON's i_membrane_) */
+} cs_probe_kind;
+
+typedef struct {
+    char name[CS_NAME_MAX];     /* as written: "v", "hh.m", "syn.g", "ina" */
+    cs_probe_kind kind;
+    const cs_mech_type *type;   /* DENSITY, SYNAPSE, STIMULUS: the mechanism */
+    int target;                 /* SYNAPSE / STIMULUS: index into syn / stim */
+    int index;                  /* state index in type->states, or CS_ION_* */
+    const char *unit;           /* "mV", the state's unit, "mA/cm2" (static or the type's) */
+} cs_probe_var;
+
 typedef struct {
     int ncells;                 /* -1 = all */
     int *cells;
     int nloc;
     cs_location *locs;
     double interval;            /* [ms] */
+    int nvar;                   /* variables recorded (["v"] when "variables" is absent) */
+    cs_probe_var *vars;
 } cs_probe_spec;
 
 typedef struct {

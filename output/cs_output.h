@@ -11,6 +11,8 @@
  *   /report/<pop>/data         float32 [n_times × n_elements]  attr units="mV"
  *   /report/<pop>/mapping/{node_ids uint64 [n_nodes], index_pointers uint64 [n_nodes+1],
  *                          element_ids uint32 [n_elements], time float64 [3] = tstart,tstop,dt (attr units="ms")}
+ *   /report/<pop>/<variable>/{data, mapping/...}  the same for another probed variable ("hh.m",
+ *                          "ina"), data's units its own (cs_output_add_variable_report)
  *   /metadata (group, attributes: name -> string or double)
  *   /profile/{phase (strings), seconds float64, share float64}
  * The time axis is [tstart, tstop) as in SONATA: row k is at tstart + k*dt, tstop excluded.
@@ -51,6 +53,14 @@ cs_status cs_output_add_spike_population(cs_output *o, const char *population);
 cs_status cs_output_add_report(cs_output *o, const char *population, size_t n_nodes,
                                const uint64_t *node_ids, const uint64_t *index_pointers,
                                const uint32_t *element_ids, double tstart, double tstop, double dt);
+
+/* The same for another variable of the population's probes (variable NULL: the voltage, as
+ * above): /report/<population>/<variable>/{data, mapping}, data's attribute units = `units`.
+ * Its samples are appended under the name "<population>/<variable>". */
+cs_status cs_output_add_variable_report(cs_output *o, const char *population, const char *variable,
+                                        const char *units, size_t n_nodes, const uint64_t *node_ids,
+                                        const uint64_t *index_pointers, const uint32_t *element_ids, double tstart,
+                                        double tstop, double dt);
 
 /* Append spikes (times [ms], node ids within the population). */
 cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n,

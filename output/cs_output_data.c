@@ -58,13 +58,27 @@ static cs_status cs__output_add_spike_population(cs_output *o, const char *popul
     return CS_OK;
 }
 
-static cs_status cs__output_add_report(cs_output *o, const char *population, size_t n_nodes,
-                               const uint64_t *node_ids, const uint64_t *index_pointers,
+/* Open group `name` of loc, or create it. */
+static hid_t open_or_create_group(hid_t loc, const char *name) {
+    htri_t e = H5Lexists(loc, name, H5P_DEFAULT);
+    if (e < 0) return H5I_INVALID_HID;
+    return e ? H5Gopen2(loc, name, H5P_DEFAULT) : H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+static cs_status cs__output_add_report(cs_output *o, const char *pop, const char *variable, const char *units,
+                               size_t n_nodes, const uint64_t *node_ids, const uint64_t *index_pointers,
                                const uint32_t *element_ids, double tstart, double tstop,
                                double dt) {
     CS_CHECK(o, CS_ERR_INVALID, "cs_output_add_report: no output");
     CS__STOP_IF_FAILED(o);
-    CS_TRY(cs__check_name(o, population));
+    CS_TRY(cs__check_name(o, pop));
+    if (variable) CS_TRY(cs__check_name(o, variable));
+    CS_CHECK(!variable || (strcmp(variable, "data") && strcmp(variable, "mapping")), CS_ERR_INVALID,
+             "%s: report variable '%s' of population '%s' would clash with the voltage report's datasets", o->path,
+             variable, pop);
+    char full[2048];
+    snprintf(full, sizeof full, "%s%s%s", pop, variable ? "/" : "", variable ? variable : "");
+    const char *population = full; /* the report's name: POP, or POP/VARIABLE */
     CS_CHECK(!cs__find_report(o, population), CS_ERR_INVALID,
              "%s: report for population '%s' declared twice", o->path, population);
     CS_CHECK(n_nodes > 0 && node_ids && index_pointers && element_ids, CS_ERR_INVALID,
@@ -89,7 +103,7 @@ static cs_status cs__output_add_report(cs_output *o, const char *population, siz
     CS_CHECK((tstop - tstart) / dt < 1e12, CS_ERR_INVALID,
              "%s: report '%s': %g samples is too many", o->path, population,
              (tstop - tstart) / dt);
-    char what[64 + 1024];
+    char what[64 + 2048];
     snprintf(what, sizeof what, "cannot create /report/%s", population);
     /* its fixed datasets (node ids, index pointers: 8 B per node; element ids: 4 B each) and headers */
     CS_TRY(cs__reserve_growth(o, (hsize_t)n_nodes * 16 + (hsize_t)n_elements * 4 + CS__LAYOUT_BYTES, 0, what));
@@ -107,7 +121,7 @@ static cs_status cs__output_add_report(cs_output *o, const char *population, siz
                      .expected_rows = cs__n_times(tstart, tstop, dt)};
     CS_CHECK(rp.name, CS_ERR_NOMEM, "%s: out of memory", o->path);
 
-    char where[64 + 1024];
+    char where[64 + 2048];
     snprintf(where, sizeof where, "cannot create /report/%s", population);
     hid_t report = H5I_INVALID_HID, grp = H5I_INVALID_HID, mapping = H5I_INVALID_HID;
     hid_t dapl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
@@ -115,8 +129,15 @@ static cs_status cs__output_add_report(cs_output *o, const char *population, siz
     do {
         report = H5Gopen2(o->file, "report", H5P_DEFAULT);
         if (report < 0) break;
-        grp = H5Gcreate2(report, population, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        /* /report/POP holds the voltage report and a group per other variable, either first */
+        grp = open_or_create_group(report, pop);
         if (grp < 0) break;
+        if (variable) {
+            hid_t pg = grp;
+            grp = H5Gcreate2(pg, variable, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            H5Gclose(pg);
+            if (grp < 0) break;
+        }
         mapping = H5Gcreate2(grp, "mapping", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         if (mapping < 0) break;
         if (cs__write_fixed(o, mapping, "node_ids", H5T_STD_U64LE, H5T_NATIVE_UINT64,
@@ -153,7 +174,7 @@ static cs_status cs__output_add_report(cs_output *o, const char *population, siz
             break;
         rp.data = cs__create_extendible(grp, "data", o->report_double ? H5T_IEEE_F64LE : H5T_IEEE_F32LE,
                                         2, &cols, chunk, dapl);
-        if (rp.data < 0 || cs__write_string_attr(rp.data, "units", "mV") < 0) break;
+        if (rp.data < 0 || cs__write_string_attr(rp.data, "units", units ? units : "mV") < 0) break;
         ok = 1;
     } while (0);
     hid_t es = cs__keep_error(ok ? 0 : -1);
@@ -306,11 +327,20 @@ cs_status cs_output_add_spike_population(cs_output *o, const char *population) {
 
 cs_status cs_output_add_report(cs_output *o, const char *population, size_t n_nodes,
                                const uint64_t *node_ids, const uint64_t *index_pointers,
-                               const uint32_t *element_ids, double tstart, double tstop,
-                               double dt) {
-    if (!o) return cs__output_add_report(o, population, n_nodes, node_ids, index_pointers, element_ids, tstart, tstop, dt);
-    return cs__par_agree(o, cs__output_add_report(o, population, n_nodes, node_ids, index_pointers, element_ids,
-                                                  tstart, tstop, dt));
+                               const uint32_t *element_ids, double tstart, double tstop, double dt) {
+    return cs_output_add_variable_report(o, population, NULL, "mV", n_nodes, node_ids, index_pointers, element_ids,
+                                         tstart, tstop, dt);
+}
+
+cs_status cs_output_add_variable_report(cs_output *o, const char *population, const char *variable,
+                                        const char *units, size_t n_nodes, const uint64_t *node_ids,
+                                        const uint64_t *index_pointers, const uint32_t *element_ids, double tstart,
+                                        double tstop, double dt) {
+    if (!o)
+        return cs__output_add_report(o, population, variable, units, n_nodes, node_ids, index_pointers, element_ids,
+                                     tstart, tstop, dt);
+    return cs__par_agree(o, cs__output_add_report(o, population, variable, units, n_nodes, node_ids, index_pointers,
+                                                  element_ids, tstart, tstop, dt));
 }
 
 cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n,

@@ -10,6 +10,7 @@ Examples:
   plot_output.py out.h5                         # first report population, first 5 cells
   plot_output.py out.h5 -o v.png --population ring --nodes 0 3 --tmin 5 --tmax 15
   plot_output.py out.h5 --nodes 2 --all-elements
+  plot_output.py out.h5 --variable hh.m         # a probed mechanism state (probes.variables)
 """
 import argparse
 import math
@@ -47,6 +48,9 @@ def parse_args(argv):
                         help="image to write (default: OUT.png next to the input)")
     parser.add_argument("--population", metavar="P",
                         help="report population to plot (default: the first one in the file)")
+    parser.add_argument("--variable", metavar="NAME", default="v",
+                        help="probed variable to plot: v (default, /report/POP/data) or another of "
+                             "the model's probes.variables, e.g. hh.m (/report/POP/hh.m/data)")
     parser.add_argument("--nodes", metavar="ID", type=int, nargs="+",
                         help="node ids to plot (default: the first 5 cells of the report)")
     parser.add_argument("--all-elements", action="store_true",
@@ -65,13 +69,23 @@ def read_traces(f, args):
     """Return (population, times [ms], list of (label, values [mV]))."""
     if "report" not in f or len(f["report"]) == 0:
         raise PlotError(f"{args.file}: no voltage report in this file (/report is empty)")
-    pops = sorted(f["report"].keys())
+    var = getattr(args, "variable", "v")
+
+    def report_of(p):  # the group of variable `var` of population p, or None
+        g = f["report"][p]
+        g = g if var == "v" else g.get(var)
+        return g if g is not None and "data" in g else None
+
+    pops = sorted(p for p in f["report"].keys() if report_of(p) is not None)
+    if not pops:
+        raise PlotError(f"{args.file}: no report of variable '{var}' in this file")
     pop = args.population if args.population is not None else pops[0]
-    if pop not in f["report"]:
-        raise PlotError(f"{args.file}: no report for population '{pop}' "
+    if pop not in pops:
+        raise PlotError(f"{args.file}: no report of variable '{var}' for population '{pop}' "
                         f"(available: {', '.join(pops)})")
-    g = f["report"][pop]
+    g = report_of(pop)
     data = g["data"]
+    args.units = as_str(data.attrs.get("units", "mV"))
     mapping = g["mapping"]
     node_ids = mapping["node_ids"][:]
     ptr = mapping["index_pointers"][:]
@@ -163,8 +177,11 @@ def main(argv=None):
                                      gridspec_kw={"height_ratios": [2, 1]})
     for label, values in traces:
         ax_v.plot(times, values, lw=1, label=label)
-    ax_v.set_ylabel("membrane potential [mV]")
-    title = f"{os.path.basename(args.file)}: report '{pop}'"
+    if args.variable == "v":
+        ax_v.set_ylabel("membrane potential [mV]")
+    else:
+        ax_v.set_ylabel(f"{args.variable} [{args.units}]")
+    title = f"{os.path.basename(args.file)}: report '{pop}'" + (f" {args.variable}" if args.variable != "v" else "")
     if status != "complete" or short:
         title += " (incomplete run)"
     ax_v.set_title(title)

@@ -92,7 +92,8 @@ int cs_simulation_get_info(const cs_simulation *sim, cs_simulation_info *info);
 
 /* The kept spikes, sorted by time then gid: n (<= info.kept_spikes) into gid[] and time[] [ms]. */
 int cs_simulation_spikes(const cs_simulation *sim, size_t n, uint64_t *gid, double *time);
-/* The kept traces: rows [nrow × info.probes] [mV] (nrow <= info.trace_rows), row r at
+/* The kept traces: rows [nrow × info.probes] (nrow <= info.trace_rows), each column in its
+ * variable's unit (cs_probe_info: [mV] for v), row r at
  * r·info.sample_interval ms. Every probe is sampled at the finest interval of the model's
  * populations (the file keeps each population at its own interval). */
 int cs_simulation_traces(const cs_simulation *sim, size_t nrow, double *rows);
@@ -106,6 +107,8 @@ typedef struct {
     int branch;
     double pos;                /* [0, 1] along the branch */
     uint64_t cv;               /* the compartment: element id of the report */
+    const char *variable;      /* what the column holds (probes.variables): "v", "hh.m", "ina", "syn.g" */
+    const char *unit;          /* its unit: "mV", "1", "mA/cm2", "uS" ... */
 } cs_probe_info;
 int cs_simulation_probe(const cs_simulation *sim, size_t j, cs_probe_info *p);
 

@@ -229,7 +229,8 @@ int cs_simulation_probe(const cs_simulation *sim, size_t j, cs_probe_info *p) {
     cs_sim_probe q;
     cs_sim_probe_info(sim->sim, j, &q);
     cs_probe_info i = {.size = sizeof i, .population = sim->model.pops[q.pop].name, .index = q.index,
-                       .gid = q.gid, .branch = q.loc.branch, .pos = q.loc.pos, .cv = q.cv};
+                       .gid = q.gid, .branch = q.loc.branch, .pos = q.loc.pos, .cv = q.cv,
+                       .variable = q.variable, .unit = q.unit};
     size_t n = p->size < sizeof i ? p->size : sizeof i;
     memcpy(p, &i, n);
     p->size = n;

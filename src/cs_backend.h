@@ -44,7 +44,8 @@ typedef struct {
     size_t nspike;
     const cs_spike *spikes;      /* unsorted */
     size_t nrow;                 /* sample rows taken in this epoch */
-    const double *samples;       /* [nrow × nprobe] in network-description probe order [mV] */
+    const double *samples;       /* [nrow × nprobe] in network-description probe order, each in
+                                    its variable's unit ([mV] for v: cs_probe_var.unit) */
     int failed_cell;             /* -1, or the gid whose voltage became non-finite */
     double failed_time;          /* [ms] */
 } cs_epoch_result;

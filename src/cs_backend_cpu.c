@@ -53,7 +53,15 @@ typedef struct {
     int *det_row, *det_gid;
     double *det_thr, *det_vprev;  /* [mV] */
     int nprobe;
-    int *probe_row;               /* [nprobe] */
+    int *probe_row;               /* [nprobe] row of a voltage or ion probe */
+    const double **probe_src;     /* [nprobe] a state probe's value (a mechanism state's element),
+                                     or NULL: v (or the ion array) at probe_row */
+    int *probe_ion;               /* [nprobe] an ion probe's CS_ION_*, PROBE_IMEM, or -1 */
+    /* i_membrane probes only (NULL otherwise): the electrodes' current of the step [nA] (outward
+     * positive, as they add it to i) and their conductance (unused), and each row's children
+     * (CSR) for the axial currents */
+    double *elec, *elec_tmp;      /* [ncv] [nA], [µS] */
+    int *child_first, *child;     /* [ncv + 1], [ncv] */
     size_t *probe_col;            /* [nprobe] column in the epoch's sample rows */
     cs_target_event *ev;          /* pending events, sorted by time at epoch start */
     size_t nev, cap_ev;
@@ -81,6 +89,12 @@ struct cs_backend {
     double *scratch;
     size_t max_ncv;
 };
+
+#define PROBE_IMEM (-2) /* probe_ion of an i_membrane probe */
+
+/* Point processes that receive no events are the stimuli (the model's "stimuli"): electrodes,
+ * whose current is not membrane current (i_membrane). */
+static int is_electrode(const cs_mech_type *t) { return t->kind == CS_MECH_POINT && !t->receives_events; }
 
 static void *xcalloc(size_t n, size_t size, int *fail) {
     void *p = calloc(n ? n : 1, size);
@@ -187,6 +201,8 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
     b->det_vprev = xcalloc(net->ndet, sizeof(double), &fail);
     b->probe_row = xcalloc(net->nprobe, sizeof(int), &fail);
     b->probe_col = xcalloc(net->nprobe, sizeof(size_t), &fail);
+    b->probe_src = xcalloc(net->nprobe, sizeof(double *), &fail);
+    b->probe_ion = xcalloc(net->nprobe, sizeof(int), &fail);
     if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for detectors and probes");
     for (size_t k = 0; k < net->ndet; ++k) {
         const cs_detector_desc *dd = &net->det[k];
@@ -201,7 +217,37 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
         if (pd->cell < b->cell0 || pd->cell >= b->cell0 + b->ncell) continue;
         b->probe_row[b->nprobe] = b->cv_off[pd->cell - b->cell0] + pd->node;
         b->probe_col[b->nprobe] = k;
+        b->probe_ion[b->nprobe] = pd->kind == CS_PROBE_ION ? pd->index : pd->kind == CS_PROBE_IMEM ? PROBE_IMEM : -1;
+        if (pd->kind == CS_PROBE_DENSITY || pd->kind == CS_PROBE_SYNAPSE || pd->kind == CS_PROBE_STIMULUS) {
+            /* the build found the instance; a folded one (a linear mechanism) keeps no states */
+            int gidx = b->inst_group[pd->inst - b->inst0];
+            if (gidx < 0)
+                return cs_error_set(CS_ERR_INVALID, "probe of a state of '%s', a linear mechanism folded into the "
+                                    "cable matrix, which keeps no states", net->inst[pd->inst].type->name);
+            b->probe_src[b->nprobe] = &b->mech[gidx].state[pd->index][b->inst_local[pd->inst - b->inst0]];
+        }
         b->nprobe++;
+    }
+    int imem = 0;
+    for (int k = 0; k < b->nprobe; ++k) imem |= b->probe_ion[k] == PROBE_IMEM;
+    for (int m = 0; imem && m < b->nmech; ++m)
+        if (is_electrode(b->mech[m].type) && b->mech[m].type->ion_write)
+            return cs_error_set(CS_ERR_UNSUPPORTED, "i_membrane probes with the stimulus '%s', which writes an ion "
+                                "current: not supported", b->mech[m].type->name);
+    if (imem) {
+        b->elec = xcalloc(n, sizeof(double), &fail);
+        b->elec_tmp = xcalloc(n, sizeof(double), &fail);
+        b->child_first = xcalloc(n + 1, sizeof(int), &fail);
+        b->child = xcalloc(n, sizeof(int), &fail);
+        if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for i_membrane probes");
+        for (int r = 0; r < b->ncv; ++r)
+            if (b->parent[r] >= 0) b->child_first[b->parent[r] + 1]++;
+        for (int r = 0; r < b->ncv; ++r) b->child_first[r + 1] += b->child_first[r];
+        int *fill = xcalloc(n, sizeof(int), &fail);
+        if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for i_membrane probes");
+        for (int r = 0; r < b->ncv; ++r)
+            if (b->parent[r] >= 0) b->child[b->child_first[b->parent[r]] + fill[b->parent[r]]++] = r;
+        free(fill);
     }
     b->failed_cell = -1;
     return CS_OK;
@@ -215,7 +261,8 @@ static void destroy_batch(batch *b) {
     }
     free(b->inst_group); free(b->inst_local); free(b->active);
     free(b->det_row); free(b->det_gid); free(b->det_thr); free(b->det_vprev);
-    free(b->probe_row); free(b->probe_col);
+    free(b->probe_row); free(b->probe_col); free(b->probe_src); free(b->probe_ion);
+    free(b->elec); free(b->elec_tmp); free(b->child_first); free(b->child);
     free(b->ev); free(b->spikes);
     for (int ion = 0; ion < CS_NION; ++ion) {
         free(b->ion_e[ion]); free(b->ion_i[ion]);
@@ -296,9 +343,28 @@ static cs_status ensure_rows(cs_backend *be, size_t rows) {
     return CS_OK;
 }
 
+/* The total membrane current of row r [nA] after a step (NEURON's i_membrane_, capacitive plus
+ * ionic, electrodes excluded): by Kirchhoff at the solved voltages, what flows in axially plus
+ * what the electrodes inject. Backward Euler makes it C/dt·Δv + i_ion + g_ion·Δv exactly, the
+ * linearised currents of the step (folded ones included). */
+static double membrane_current(const batch *b, int r) {
+    const double *v = b->v;
+    double in = 0.0;
+    if (b->parent[r] >= 0) in += -b->u[r] * (v[b->parent[r]] - v[r]); /* u = −g_axial [µS] */
+    for (int k = b->child_first[r]; k < b->child_first[r + 1]; ++k) {
+        int c = b->child[k];
+        in += -b->u[c] * (v[c] - v[r]);
+    }
+    return in - b->elec[r];
+}
+
 static void sample_row(const cs_backend *be, const batch *b, size_t row) {
     double *out = be->samples + row * be->net->nprobe;
-    for (int k = 0; k < b->nprobe; ++k) out[b->probe_col[k]] = b->v[b->probe_row[k]];
+    for (int k = 0; k < b->nprobe; ++k)
+        out[b->probe_col[k]] = b->probe_src[k]               ? *b->probe_src[k]
+                               : b->probe_ion[k] >= 0          ? b->ion_i[b->probe_ion[k]][b->probe_row[k]]
+                               : b->probe_ion[k] == PROBE_IMEM ? membrane_current(b, b->probe_row[k])
+                                                               : b->v[b->probe_row[k]];
 }
 
 static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
@@ -375,6 +441,22 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         for (int m = 0; m < b->nmech; ++m) {
             cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
             b->mech[m].type->current(&v);
+        }
+        if (b->elec) {
+            /* i_membrane probes: the electrodes' current of the step once more, apart (current()
+             * is a function of the state, evaluated twice already for g), so that i and the
+             * run are bit for bit those of a run without the probe */
+            for (int m = 0; m < b->nmech; ++m)
+                if (is_electrode(b->mech[m].type))
+                    for (int l = 0; l < b->mech[m].n; ++l)
+                        b->elec[b->mech[m].node[l]] = b->elec_tmp[b->mech[m].node[l]] = 0.0;
+            for (int m = 0; m < b->nmech; ++m) {
+                if (!is_electrode(b->mech[m].type)) continue;
+                cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
+                v.i = b->elec;
+                v.g = b->elec_tmp;
+                b->mech[m].type->current(&v);
+            }
         }
         t1 = cs_now(); b->phase[CS_PHASE_CURRENT] += t1 - t0; t0 = t1;
 

@@ -45,6 +45,7 @@ struct cs_backend {
     cs_cuda_state s;
     int ginst_group[16];
     int *syn_local;             /* [ninst] expsyn-local index of a synapse instance, -1 otherwise */
+    int *inst_group, *inst_local; /* [ninst] mechanism group of an instance (-1: folded), its index there */
     cs_target_event *ev;        /* pending events (host) */
     size_t nev, cap_ev;
     int *ev_local;              /* staging for the epoch's events */
@@ -102,7 +103,9 @@ static void cuda_destroy(cs_backend *be) {
     if (!be) return;
     cs_cuda_state *s = &be->s;
     void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->b0, s->cdt, s->u, s->ev_local, s->ev_weight,
-                   s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row,
+                   s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row, s->probe_src,
+                   s->imem_col, s->imem_row, s->imem_nb_first, s->imem_nb_row, s->imem_nb_g, s->imem_el_first,
+                   s->imem_el_k,
                    s->samples, s->spike_time, s->spike_gid, s->counters, s->flags, s->a0, s->ctx, s->ev_hi};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k) cs_cuda_free(dev[k]);
     for (int m = 0; m < s->nmech; ++m) {
@@ -124,7 +127,7 @@ static void cuda_destroy(cs_backend *be) {
     cs_cuda_timer_destroy(be->fork_events, 2);
     cs_cuda_stream_destroy(be->side);
     cs_cuda_stream_destroy(s->stream);
-    free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->ev); free(be->ev_local);
+    free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->inst_group); free(be->inst_local); free(be->ev); free(be->ev_local);
     free(be->ev_weight); free(be->ev_hi); free(be->samples); free(be->spikes); free(be->spike_time);
     free(be->spike_gid);
     free(be);
@@ -191,8 +194,9 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
     int count[CS_CUDA_MAX_MECH] = {0};
     int *group = malloc((net->ninst ? net->ninst : 1) * sizeof *group);
     be->syn_local = malloc((net->ninst ? net->ninst : 1) * sizeof *be->syn_local);
-    if (!group || !be->syn_local) {
-        free(group);
+    be->inst_local = malloc((net->ninst ? net->ninst : 1) * sizeof *be->inst_local);
+    be->inst_group = group;
+    if (!group || !be->syn_local || !be->inst_local) {
         return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
     s->nmech = 0;
@@ -206,14 +210,12 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
             if (types[m] == net->inst[k].type) gi = m;
         if (gi < 0) {
             if (s->nmech == CS_CUDA_MAX_MECH) {
-                free(group);
                 return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': more than %d mechanism types", CS_CUDA_MAX_MECH);
             }
             gi = s->nmech++;
             types[gi] = net->inst[k].type;
             if (types[gi]->receives_events) {
                 if (s->syn_group >= 0) {
-                    free(group);
                     return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': synapses of two types (%s, %s) in one "
                                         "network; use --backend cpu", types[s->syn_group]->name, types[gi]->name);
                 }
@@ -222,6 +224,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
         }
         group[k] = gi;
         be->syn_local[k] = types[gi]->receives_events ? count[gi] : -1;
+        be->inst_local[k] = count[gi];
         count[gi]++;
     }
     cs_status st = CS_OK;
@@ -273,10 +276,160 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
         }
         free(node); free(w); free(par); free(sta);
     }
-    free(group);
+    /* group and inst_local stay: the probes of states find their instance there */
     /* hh first among the groups: its state update computes its next current (cs_cuda.h) */
     const char *ahead = getenv("CS_CUDA_HH_AHEAD"); /* 0: hh's current in the currents phase (for comparisons) */
     s->hh_ahead = st == CS_OK && s->nmech > 0 && s->mech[0].kind == CS_CUDA_HH && !(ahead && !strcmp(ahead, "0"));
+    return st;
+}
+
+/* i_membrane probes: per probe, its row's neighbours (parent, then children, in tree order: the
+ * CPU backend's order) with their axial conductances −u [µS] from the cell's cable matrix, and
+ * the iclamp instances on its CV (a catalogue's electrode there is refused: its current is not
+ * known to the gather). */
+static cs_status setup_imem(cs_backend *be) {
+    const cs_network_desc *net = be->net;
+    cs_cuda_state *s = &be->s;
+    size_t np = net->nprobe;
+    int nq = 0;
+    for (size_t k = 0; k < np; ++k) nq += net->probes[k].kind == CS_PROBE_IMEM;
+    s->imem_clamp = -1;
+    if (!nq) return CS_OK;
+    for (int m = 0; m < s->nmech; ++m)
+        if (s->mech[m].kind == CS_CUDA_ICLAMP) s->imem_clamp = m;
+    int *col = malloc((size_t)nq * sizeof *col), *row = malloc((size_t)nq * sizeof *row);
+    int *nb_first = calloc((size_t)nq + 1, sizeof *nb_first), *el_first = calloc((size_t)nq + 1, sizeof *el_first);
+    int *nb_row = NULL, *el_k = NULL;
+    double *nb_g = NULL;
+    size_t nnb = 0, cap_nb = 0, nel = 0, cap_el = 0;
+    int cur = -1, ncv = 0;
+    int *parent = NULL;
+    double *u = NULL, *cdt = NULL, *d0 = NULL, *b0 = NULL;
+    cs_status st = col && row && nb_first && el_first ? CS_OK : cs_error_set(CS_ERR_NOMEM, "out of memory");
+    int q = 0;
+    for (size_t k = 0; k < np && st == CS_OK; ++k) {
+        const cs_probe_desc *pd = &net->probes[k];
+        if (pd->kind != CS_PROBE_IMEM) continue;
+        if (pd->cell != cur) { /* the cell's matrix (local rows) */
+            cur = pd->cell;
+            ncv = net->cells[cur].geom->ncv;
+            free(parent); free(u); free(cdt); free(d0); free(b0);
+            parent = malloc((size_t)ncv * sizeof *parent);
+            u = malloc((size_t)ncv * sizeof *u);
+            cdt = malloc((size_t)ncv * sizeof *cdt);
+            d0 = malloc((size_t)ncv * sizeof *d0);
+            b0 = malloc((size_t)ncv * sizeof *b0);
+            if (!parent || !u || !cdt || !d0 || !b0) {
+                st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            cs_cable_matrix_cell(&net->cells[cur], be->p.dt, 0, parent, u, cdt, d0, b0);
+        }
+        if (nnb + (size_t)ncv > cap_nb) {
+            cap_nb = 2 * (nnb + (size_t)ncv);
+            int *a = realloc(nb_row, cap_nb * sizeof *a);
+            if (a) nb_row = a;
+            double *g = realloc(nb_g, cap_nb * sizeof *g);
+            if (g) nb_g = g;
+            if (!a || !g) {
+                st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+                break;
+            }
+        }
+        const int r = pd->node, base = be->cell_first[cur];
+        col[q] = (int)k;
+        row[q] = be->row_map[base + r];
+        if (parent[r] >= 0) {
+            nb_row[nnb] = be->row_map[base + parent[r]];
+            nb_g[nnb++] = -u[r];
+        }
+        for (int c = 0; c < ncv; ++c)
+            if (parent[c] == r) {
+                nb_row[nnb] = be->row_map[base + c];
+                nb_g[nnb++] = -u[c];
+            }
+        nb_first[q + 1] = (int)nnb;
+        /* the electrodes on its CV, in instance order */
+        for (size_t i = net->cell_inst_first[cur]; i < net->cell_inst_first[cur + 1] && st == CS_OK; ++i) {
+            const cs_instance_desc *in = &net->inst[i];
+            if (in->node != r || in->type->kind != CS_MECH_POINT || in->type->receives_events) continue;
+            if (be->inst_group[i] < 0 || s->mech[be->inst_group[i]].kind != CS_CUDA_ICLAMP) {
+                st = cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': an i_membrane probe on the CV of the stimulus "
+                                  "'%s' (the GPU knows the current of iclamp only); use --backend cpu", in->type->name);
+                break;
+            }
+            if (nel == cap_el) {
+                cap_el = cap_el ? 2 * cap_el : 64;
+                int *a = realloc(el_k, cap_el * sizeof *a);
+                if (!a) {
+                    st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                el_k = a;
+            }
+            el_k[nel++] = be->inst_local[i];
+        }
+        el_first[q + 1] = (int)nel;
+        ++q;
+    }
+    free(parent); free(u); free(cdt); free(d0); free(b0);
+    /* a one-element array where a list is empty (an upload needs a source) */
+    if (st == CS_OK && !el_k && !(el_k = calloc(1, sizeof *el_k))) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+    if (st == CS_OK && !nb_row && !(nb_row = calloc(1, sizeof *nb_row))) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+    if (st == CS_OK && !nb_g && !(nb_g = calloc(1, sizeof *nb_g))) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+    s->nimem = nq;
+    if (st == CS_OK) st = upload_new((void **)&s->imem_col, col, (size_t)nq * sizeof *col, "i_membrane probes");
+    if (st == CS_OK) st = upload_new((void **)&s->imem_row, row, (size_t)nq * sizeof *row, "i_membrane probes");
+    if (st == CS_OK) st = upload_new((void **)&s->imem_nb_first, nb_first, ((size_t)nq + 1) * sizeof *nb_first, "i_membrane probes");
+    if (st == CS_OK) st = upload_new((void **)&s->imem_el_first, el_first, ((size_t)nq + 1) * sizeof *el_first, "i_membrane probes");
+    if (st == CS_OK) st = upload_new((void **)&s->imem_nb_row, nb_row, (nnb ? nnb : 1) * sizeof(int), "i_membrane probes");
+    if (st == CS_OK) st = upload_new((void **)&s->imem_nb_g, nb_g, (nnb ? nnb : 1) * sizeof(double), "i_membrane probes");
+    if (st == CS_OK) st = upload_new((void **)&s->imem_el_k, el_k, (nel ? nel : 1) * sizeof(int), "i_membrane probes");
+    free(col); free(row); free(nb_first); free(el_first); free(nb_row); free(nb_g); free(el_k);
+    return st;
+}
+
+/* Probes of mechanism states and ion currents: a device pointer per probe into the state rows
+ * ([nstate × n] per group) or an ion array, gathered by k_sample; none when every probe is v's.
+ * The built-in kernels (hh, expsyn, iclamp) keep their STATEs only: their ASSIGNED variables
+ * (hh.i, expsyn.i) are the CPU backend's. */
+static cs_status setup_probe_sources(cs_backend *be) {
+    const cs_network_desc *net = be->net;
+    cs_cuda_state *s = &be->s;
+    size_t np = net->nprobe, nsrc = 0;
+    for (size_t k = 0; k < np; ++k) nsrc += net->probes[k].kind != CS_PROBE_V;
+    if (!nsrc) return CS_OK;
+    double **src = calloc(np, sizeof *src);
+    if (!src) return cs_error_set(CS_ERR_NOMEM, "out of memory for probes");
+    cs_status st = CS_OK;
+    for (size_t k = 0; k < np && st == CS_OK; ++k) {
+        const cs_probe_desc *pd = &net->probes[k];
+        if (pd->kind == CS_PROBE_V) continue;
+        if (pd->kind == CS_PROBE_IMEM) continue; /* setup_imem */
+        int row = be->row_map[be->cell_first[pd->cell] + pd->node];
+        if (pd->kind == CS_PROBE_ION) {
+            src[k] = s->ion_i[pd->index] + row;
+            continue;
+        }
+        int gi = be->inst_group[pd->inst];
+        const cs_mech_type *t = net->inst[pd->inst].type;
+        if (gi < 0) {
+            st = cs_error_set(CS_ERR_INVALID, "probe of a state of '%s', a linear mechanism folded into the cable "
+                              "matrix, which keeps no states", t->name);
+            break;
+        }
+        const cs_cuda_mech *cm = &s->mech[gi];
+        if (cm->kind != CS_CUDA_CATALOGUE && pd->index >= t->nstate_solved) {
+            st = cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': probe of '%s.%s', an ASSIGNED variable the "
+                              "built-in GPU kernels do not keep (its STATEs they do); use --backend cpu", t->name,
+                              t->states[pd->index].name);
+            break;
+        }
+        src[k] = cm->state + (size_t)pd->index * (size_t)cm->n + (size_t)be->inst_local[pd->inst];
+    }
+    if (st == CS_OK) st = upload_new((void **)&s->probe_src, src, np * sizeof *src, "probes");
+    free(src);
+    if (st == CS_OK) st = setup_imem(be);
     return st;
 }
 
@@ -511,6 +664,7 @@ static cs_status setup(cs_backend *be) {
     for (int c = 0; st == CS_OK && c < ncell; ++c) cell_row[c] = be->row_map[be->cell_first[c]];
     for (int k = 0; st == CS_OK && k < np; ++k)
         probe_row[k] = be->row_map[be->cell_first[net->probes[k].cell] + net->probes[k].node];
+    if (st == CS_OK) st = setup_probe_sources(be);
     s->ndet = nd;
     s->ncell = ncell;
     s->nprobe = np;
@@ -671,11 +825,13 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         CS_TRY(cs_cuda_timer_record(be->fork_events, 0, s->stream));
         CS_TRY(cs_cuda_stream_wait(be->side, be->fork_events, 0));
         CS_TRY(cs_cuda_detect(&side, j));
-        CS_TRY(cs_cuda_sample(&side, j));
+        if (!s->probe_src) CS_TRY(cs_cuda_sample(&side, j));
         CS_TRY(cs_cuda_advance(&side, be->p.celsius, 1, s->nmech));
         CS_TRY(cs_cuda_advance(s, be->p.celsius, 0, 1));
         CS_TRY(cs_cuda_timer_record(be->fork_events, 1, be->side));
         CS_TRY(cs_cuda_stream_wait(s->stream, be->fork_events, 1));
+        /* probes of states read what the update writes: after it */
+        if (s->probe_src) CS_TRY(cs_cuda_sample(s, j));
     } else {
         CS_TRY(cs_cuda_advance(s, be->p.celsius, 0, s->nmech));
         MARK(5);

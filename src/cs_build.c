@@ -76,6 +76,60 @@ static void pop_range(const cs_population_spec *ps, uint64_t gid0, uint64_t gid1
     *c1 = hi > lo ? (int)(hi - ps->first_gid) : *c0;
 }
 
+/* What probe pd of variable pv reads on local cell li (population cell c): the instance whose
+ * state it is, or that an ion current is written at its CV; a variable absent there is an error
+ * naming the model, the population, the cell, the location and the variable. */
+static cs_status resolve_probe(const cs_model *m, const cs_population_spec *ps, const cs_network_desc *d,
+                               const inst_vec *iv, int c, size_t li, cs_location loc, const cs_probe_var *pv,
+                               cs_probe_desc *pd) {
+    size_t a = d->cell_inst_first[li], b = d->cell_inst_first[li + 1];
+    const char *why = NULL;
+    switch (pv->kind) {
+    case CS_PROBE_V:
+    case CS_PROBE_IMEM: return CS_OK;
+    case CS_PROBE_DENSITY:
+        for (size_t k = a; k < b; ++k)
+            if (iv->v[k].type == pv->type && iv->v[k].node == pd->node) {
+                pd->inst = k;
+                return CS_OK;
+            }
+        why = "the mechanism is not on that CV";
+        break;
+    case CS_PROBE_SYNAPSE: {
+        size_t k = d->syn_instance[li * (size_t)d->max_syn + (size_t)pv->target];
+        if (k == SIZE_MAX) break;
+        pd->inst = k;
+        pd->node = iv->v[k].node; /* the synapse's own CV */
+        return CS_OK;
+    }
+    case CS_PROBE_STIMULUS: {
+        /* a cell's stimuli are its last instances, in the order of the population's stimuli */
+        int before = 0, nsel = 0;
+        for (int j = 0; j < ps->nstim; ++j) {
+            if (!cell_selected(ps->stim[j].ncells, ps->stim[j].cells, c)) continue;
+            if (j < pv->target) before++;
+            nsel++;
+        }
+        if (!cell_selected(ps->stim[pv->target].ncells, ps->stim[pv->target].cells, c)) {
+            why = "the stimulus does not apply to this cell";
+            break;
+        }
+        pd->inst = b - (size_t)nsel + (size_t)before;
+        pd->node = iv->v[pd->inst].node;
+        return CS_OK;
+    }
+    case CS_PROBE_ION:
+        for (size_t k = a; k < b; ++k)
+            if (iv->v[k].node == pd->node && (iv->v[k].type->ion_write & (1u << pv->index))) return CS_OK;
+        why = "no mechanism on that CV writes that ion current";
+        break;
+    }
+    return cs_error_set(CS_ERR_INVALID,
+                        "%s: population '%s' cell %d: probe variable '%s' does not exist at location (branch %d, "
+                        "pos %g): %s",
+                        m->path, ps->name, c, pv->name, loc.branch, loc.pos, why ? why : "no such synapse");
+}
+
 static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *d, inst_vec *iv) {
     d->gid0 = gid0;
     d->ncell_global = m->ncells;
@@ -92,16 +146,23 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
     d->max_syn = max_syn;
     d->syn_instance = malloc((d->ncell * (size_t)max_syn + 1) * sizeof *d->syn_instance);
     d->det = calloc(d->ncell ? d->ncell : 1, sizeof *d->det);
-    d->pop_probe_first = calloc((size_t)m->npop + 1, sizeof *d->pop_probe_first);
-    d->pop_probe_ncol = calloc((size_t)m->npop + 1, sizeof *d->pop_probe_ncol);
-    if (!d->cells || !d->geoms || !d->syn_instance || !d->det || !d->pop_probe_first || !d->pop_probe_ncol)
+    int nreport = 0;
+    for (int p = 0; p < m->npop; ++p)
+        if (m->pops[p].has_probes) nreport += m->pops[p].probes.nvar;
+    d->reports = calloc((size_t)nreport + 1, sizeof *d->reports);
+    d->report_probe_first = calloc((size_t)nreport + 1, sizeof *d->report_probe_first);
+    d->report_probe_ncol = calloc((size_t)nreport + 1, sizeof *d->report_probe_ncol);
+    d->cell_inst_first = calloc(d->ncell + 1, sizeof *d->cell_inst_first);
+    if (!d->cells || !d->geoms || !d->syn_instance || !d->det || !d->reports || !d->report_probe_first ||
+        !d->report_probe_ncol || !d->cell_inst_first)
         return cs_error_set(CS_ERR_NOMEM, "out of memory for %llu cells", (unsigned long long)d->ncell);
 
     size_t nprobe = 0;
     for (int p = 0; p < m->npop; ++p) {
         const cs_population_spec *ps = &m->pops[p];
         if (ps->has_probes)
-            nprobe += (size_t)(ps->probes.ncells < 0 ? ps->count : ps->probes.ncells) * (size_t)ps->probes.nloc;
+            nprobe += (size_t)(ps->probes.ncells < 0 ? ps->count : ps->probes.ncells) * (size_t)ps->probes.nloc *
+                      (size_t)ps->probes.nvar;
     }
     d->probes = calloc(nprobe ? nprobe : 1, sizeof *d->probes);
     if (!d->probes) return cs_error_set(CS_ERR_NOMEM, "out of memory for probes");
@@ -125,6 +186,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
             const cs_geometry *g = &d->geoms[d->ngeom - 1];
             d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm, ps->Ra, ps->v_init, ps->ion_e};
             d->total_cv += (uint64_t)g->ncv;
+            d->cell_inst_first[li] = iv->n;
 
             /* density mechanisms, by region, on every CV with membrane */
             for (int k = 0; k < ps->ndensity; ++k) {
@@ -155,11 +217,16 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                 CS_TRY(locate(m, ps, c, g, ps->detector, "detector", &node));
                 d->det[d->ndet++] = (cs_detector_desc){(int)li, node, ps->threshold};
             }
+            d->cell_inst_first[li + 1] = iv->n;
         }
-        /* probes: for each chosen cell in the given order, each location in the given order;
-         * this share keeps those of its own cells, with their column in the whole report */
-        d->pop_probe_first[p] = d->nprobe;
-        if (ps->has_probes) {
+        /* probes: for each variable, each chosen cell in the given order, each location in the
+         * given order; this share keeps those of its own cells, with their column in the whole
+         * report */
+        for (int v = 0; ps->has_probes && v < ps->probes.nvar; ++v) {
+            const cs_probe_var *pv = &ps->probes.vars[v];
+            int r = d->nreport++;
+            d->reports[r] = (cs_report_desc){p, pv};
+            d->report_probe_first[r] = d->nprobe;
             int nc = ps->probes.ncells < 0 ? ps->count : ps->probes.ncells;
             uint64_t col = 0;
             for (int k = 0; k < nc; ++k) {
@@ -173,13 +240,15 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                 for (int l = 0; l < ps->probes.nloc; ++l) {
                     int node;
                     CS_TRY(locate(m, ps, c, d->cells[li].geom, ps->probes.locs[l], "probe", &node));
-                    d->probes[d->nprobe++] = (cs_probe_desc){(int)li, node, col++};
+                    cs_probe_desc pd = {(int)li, node, col++, pv->kind, 0, pv->index};
+                    CS_TRY(resolve_probe(m, ps, d, iv, c, li, ps->probes.locs[l], pv, &pd));
+                    d->probes[d->nprobe++] = pd;
                 }
             }
-            d->pop_probe_ncol[p] = col;
+            d->report_probe_ncol[r] = col;
         }
-        d->pop_probe_first[p + 1] = d->nprobe;
     }
+    d->report_probe_first[d->nreport] = d->nprobe;
     return CS_OK;
 }
 
@@ -216,8 +285,10 @@ void cs_network_desc_free(cs_network_desc *d) {
     free(d->syn_instance);
     free(d->det);
     free(d->probes);
-    free(d->pop_probe_first);
-    free(d->pop_probe_ncol);
+    free(d->reports);
+    free(d->report_probe_first);
+    free(d->report_probe_ncol);
+    free(d->cell_inst_first);
     memset(d, 0, sizeof *d);
 }
 
@@ -233,6 +304,8 @@ void cs_network_desc_release_setup(cs_network_desc *d) {
     d->det = NULL;
     free(d->probes);
     d->probes = NULL;
+    free(d->cell_inst_first);
+    d->cell_inst_first = NULL;
 }
 
 /* Estimated cost of one mechanism instance per step, in units of one compartment's assembly and

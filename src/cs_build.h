@@ -42,8 +42,17 @@ typedef struct {
 
 typedef struct {
     int cell, node;              /* local cell index, CV */
-    uint64_t col;                /* element (column) of its population's whole report */
+    uint64_t col;                /* element (column) of its report's whole report */
+    cs_probe_kind kind;          /* what it reads: the CV's v, a state of an instance, an ion current */
+    size_t inst;                 /* DENSITY / SYNAPSE / STIMULUS: instance (index into inst) */
+    int index;                   /* its state index in the type's states, or ION: CS_ION_* */
 } cs_probe_desc;
+
+/* One report: a population's probes of one variable (cs_probe_var), the voltage's first. */
+typedef struct {
+    int pop;
+    const cs_probe_var *var;     /* owned by the model */
+} cs_report_desc;
 
 typedef struct {
     uint64_t gid0;               /* first gid of this share */
@@ -59,10 +68,14 @@ typedef struct {
     size_t ndet;
     cs_detector_desc *det;       /* at most one per cell, sorted by cell */
     size_t nprobe;
-    cs_probe_desc *probes;       /* grouped by population, in report element order */
-    size_t *pop_probe_first;     /* [npop + 1] probes of population p: [first[p], first[p+1]) */
-    uint64_t *pop_probe_ncol;    /* [npop] elements of population p's whole report (all ranks) */
+    cs_probe_desc *probes;       /* grouped by report, in report element order */
+    int nreport;                 /* reports: (population, variable), by population, then in the
+                                    order of its probes.variables; every rank the same */
+    cs_report_desc *reports;     /* [nreport] */
+    size_t *report_probe_first;  /* [nreport + 1] probes of report r: [first[r], first[r+1]) */
+    uint64_t *report_probe_ncol; /* [nreport] elements of report r's whole report (all ranks) */
     uint64_t total_cv;           /* CVs of this share */
+    size_t *cell_inst_first;     /* [ncell + 1] instances of local cell c: [first[c], first[c+1]) */
 } cs_network_desc;
 
 /* The whole network (a single process). */

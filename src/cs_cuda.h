@@ -58,8 +58,18 @@ typedef struct {
     int ncell;
     int *cell_row;                      /* [ncell] a CV of each cell, checked for NaN every step */
     int nprobe;
-    int *probe_row;
-    double *samples;                    /* [rows × nprobe] of the epoch [mV] */
+    int *probe_row;                     /* [nprobe] the row of a voltage probe */
+    double **probe_src;                 /* [nprobe] what a probe of a mechanism state or an ion current
+                                           reads (NULL: v at probe_row); NULL when every probe is v's */
+    double *samples;                    /* [rows × nprobe] of the epoch, each in its variable's unit */
+    /* i_membrane probes [nA] (k_imem, after k_sample): probe q writes column imem_col[q]; the
+     * axial currents from its row's neighbours nb_row with conductances nb_g [µS] (CSR over q,
+     * the CPU backend's order: parent, then children), plus the current its clamps inject
+     * (instances el_k of the iclamp group imem_clamp, CSR over q) */
+    int nimem;
+    int *imem_col, *imem_row, *imem_nb_first, *imem_nb_row, *imem_el_first, *imem_el_k;
+    double *imem_nb_g;
+    int imem_clamp;                     /* mech index of the iclamp group, -1 when none */
     double *spike_time;                 /* [cap_spike] [ms] */
     int *spike_gid;
     int cap_spike;

@@ -399,30 +399,85 @@ extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, int j) {
 
 /* row < 0: the row of the context's step + j, when that step ends on the stride (the rows an
  * epoch has sampled before it: one per multiple of stride passed since step0) */
-__global__ void k_sample(int n, const int *row, const double *v, double *out, const cs_cuda_step_ctx *ctx, int j,
-                         int stride, int r) {
+/* The gather of a sample row: probe k reads v at row[k], or, where src is given and src[k] is
+ * not NULL, the value src[k] points at (a mechanism state or an ion current density: those
+ * arrays never move, unlike v). */
+__global__ void k_sample(int n, const int *row, const double *const *src, const double *v, double *out,
+                         const cs_cuda_step_ctx *ctx, int j, int stride, int r) {
     if (r < 0) {
         long long end = ctx->step0 + ctx->k + j + 1;
         if (end % stride) return;
         r = (int)(end / stride - ctx->step0 / stride - 1);
     }
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < n) out[(size_t)r * n + k] = v[row[k]];
+    if (k >= n) return;
+    const double *p = src ? src[k] : NULL;
+    out[(size_t)r * n + k] = p ? *p : v[row[k]];
+}
+
+/* i_membrane [nA] of probe q after a step (the CPU backend's membrane_current, in its order of
+ * operations): the axial currents in at the new v, plus what its clamps inject at the step's
+ * midpoint; at the initial row (ctx NULL) no step has run: no clamp current. */
+__global__ void k_imem(int nq, const int *col, const int *row, const int *nb_first, const int *nb_row,
+                       const double *nb_g, const int *el_first, const int *el_k, const double *cp, int cn, int cpu,
+                       const double *v, double *out, int nprobe, const cs_cuda_step_ctx *ctx, int j, int stride,
+                       int r, double dt) {
+    long long step = -1;
+    if (r < 0) {
+        long long end = ctx->step0 + ctx->k + j + 1;
+        if (end % stride) return;
+        r = (int)(end / stride - ctx->step0 / stride - 1);
+        step = end - 1;
+    }
+    int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= nq) return;
+    const int rr = row[q];
+    const double vr = v[rr];
+    double in = 0.0;
+    for (int k = nb_first[q]; k < nb_first[q + 1]; ++k)
+        in = __dadd_rn(in, __dmul_rn(nb_g[k], __dsub_rn(v[nb_row[k]], vr)));
+    double e = 0.0; /* [nA] the clamps' current, outward positive (as they add it to i) */
+    if (step >= 0) {
+        double t = __dadd_rn(step_time(step, dt), __dmul_rn(0.5, dt));
+        for (int k = el_first[q]; k < el_first[q + 1]; ++k) {
+            int l = el_k[k];
+            if (cs_iclamp_on(t, prm(cp, CS_ICLAMP_DELAY, cn, l, cpu), prm(cp, CS_ICLAMP_DURATION, cn, l, cpu)))
+                e = __dadd_rn(e, -prm(cp, CS_ICLAMP_AMPLITUDE, cn, l, cpu));
+        }
+    }
+    out[(size_t)r * nprobe + col[q]] = __dsub_rn(in, e);
+}
+
+static void launch_imem(const cs_cuda_state *s, const cs_cuda_step_ctx *ctx, int j, int stride, int r) {
+    const cs_cuda_mech *c = s->imem_clamp >= 0 ? &s->mech[s->imem_clamp] : NULL;
+    k_imem<<<blocks_for(s->nimem), CS_THREADS, 0, stream_of(s)>>>(
+        s->nimem, s->imem_col, s->imem_row, s->imem_nb_first, s->imem_nb_row, s->imem_nb_g, s->imem_el_first,
+        s->imem_el_k, c ? c->param : NULL, c ? c->n : 0, c ? c->param_uniform : 0, s->v, s->samples, s->nprobe, ctx,
+        j, stride, r, s->dt);
 }
 
 extern "C" cs_status cs_cuda_sample(const cs_cuda_state *s, int j) {
     if (!s->nprobe) return CS_OK;
     k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(
-        s->nprobe, s->probe_row, s->v, s->samples, (const cs_cuda_step_ctx *)s->ctx, j, s->sample_stride, -1);
+        s->nprobe, s->probe_row, s->probe_src, s->v, s->samples, (const cs_cuda_step_ctx *)s->ctx, j,
+        s->sample_stride, -1);
     CS_LAUNCHED("sampling");
+    if (s->nimem) {
+        launch_imem(s, (const cs_cuda_step_ctx *)s->ctx, j, s->sample_stride, -1);
+        CS_LAUNCHED("sampling i_membrane");
+    }
     return CS_OK;
 }
 
 extern "C" cs_status cs_cuda_sample_row(const cs_cuda_state *s, int r) {
     if (!s->nprobe) return CS_OK;
-    k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(s->nprobe, s->probe_row, s->v, s->samples,
-                                                                     NULL, 0, 1, r);
+    k_sample<<<blocks_for(s->nprobe), CS_THREADS, 0, stream_of(s)>>>(s->nprobe, s->probe_row, s->probe_src, s->v,
+                                                                     s->samples, NULL, 0, 1, r);
     CS_LAUNCHED("sampling");
+    if (s->nimem) {
+        launch_imem(s, NULL, 0, 1, r);
+        CS_LAUNCHED("sampling i_membrane");
+    }
     return CS_OK;
 }
 

@@ -6,26 +6,28 @@
 
 #include "cs_profile.h"
 
-cs_status cs_dist_init(cs_dist *d, const cs_network_desc *net, int npop, size_t max_rows) {
+cs_status cs_dist_init(cs_dist *d, const cs_network_desc *net, size_t max_rows) {
+    const int nrep = net->nreport;
     memset(d, 0, sizeof *d);
     d->rank = cs_comm_rank();
     d->nrank = cs_comm_size();
     size_t nr = (size_t)d->nrank;
     d->words = calloc(2 * nr, sizeof *d->words);
     d->row_bytes = calloc(nr, sizeof *d->row_bytes);
-    d->pop_first = calloc((size_t)npop + 1, sizeof *d->pop_first);
+    d->report_first = calloc((size_t)nrep + 1, sizeof *d->report_first);
     d->np_local = net->nprobe;
     d->cap_rows = max_rows;
     uint64_t *pair = malloc((2 * net->nprobe + 1) * sizeof *pair), *sizes = calloc(nr, sizeof *sizes);
     cs_status st = CS_OK;
-    if (!d->words || !d->row_bytes || !d->pop_first || !pair || !sizes)
+    if (!d->words || !d->row_bytes || !d->report_first || !pair || !sizes)
         st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-    for (int p = 0; st == CS_OK && p < npop; ++p) d->pop_first[p + 1] = d->pop_first[p] + net->pop_probe_ncol[p];
-    d->np_global = st == CS_OK ? d->pop_first[npop] : 0;
+    for (int r = 0; st == CS_OK && r < nrep; ++r)
+        d->report_first[r + 1] = d->report_first[r] + net->report_probe_ncol[r];
+    d->np_global = st == CS_OK ? d->report_first[nrep] : 0;
     /* each local probe: (global column, CV) */
-    for (int p = 0; st == CS_OK && p < npop; ++p)
-        for (size_t k = net->pop_probe_first[p]; k < net->pop_probe_first[p + 1]; ++k) {
-            pair[2 * k] = d->pop_first[p] + net->probes[k].col;
+    for (int r = 0; st == CS_OK && r < nrep; ++r)
+        for (size_t k = net->report_probe_first[r]; k < net->report_probe_first[r + 1]; ++k) {
+            pair[2 * k] = d->report_first[r] + net->probes[k].col;
             pair[2 * k + 1] = (uint64_t)net->probes[k].node;
         }
     uint64_t mine = (uint64_t)net->nprobe;
@@ -67,7 +69,7 @@ void cs_dist_free(cs_dist *d) {
     free(d->row_bytes);
     free(d->dest);
     free(d->node);
-    free(d->pop_first);
+    free(d->report_first);
     free(d->gath);
     free(d->rows);
     free(d->send[0]);

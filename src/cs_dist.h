@@ -27,14 +27,14 @@ typedef struct {
     uint64_t *row_bytes;        /* [nrank] bytes of one sample row of each rank */
     uint64_t *dest;             /* rank 0: [np_global] global column of each gathered column */
     uint64_t *node;             /* rank 0: [np_global] CV of each global column */
-    uint64_t *pop_first;        /* [npop + 1] global columns of population p */
+    uint64_t *report_first;     /* [nreport + 1] global columns of report r (cs_network_desc.reports) */
     double *gath, *rows;        /* rank 0: gathered and reordered rows */
     size_t cap_rows;
 } cs_dist;
 
 /* Collective: the probe layout of every rank (rank 0 learns every column's CV); at most
  * max_rows sample rows per epoch. */
-cs_status cs_dist_init(cs_dist *d, const cs_network_desc *net, int npop, size_t max_rows);
+cs_status cs_dist_init(cs_dist *d, const cs_network_desc *net, size_t max_rows);
 void cs_dist_free(cs_dist *d);
 
 /* Collective, at every epoch boundary: agree on `local` (every rank returns the lowest failing
@@ -45,7 +45,7 @@ cs_status cs_dist_start(cs_dist *d, cs_status local, const cs_spike *sp, size_t 
 cs_status cs_dist_finish(cs_dist *d, int lag, cs_spike **sp, size_t *n);
 
 /* Collective: nrow rows [nrow × np_local] of this rank; on rank 0 *rows is [nrow × np_global]
- * in report column order (every population's columns at pop_first[p]). */
+ * in report column order (every report's columns at report_first[r]). */
 cs_status cs_dist_samples(cs_dist *d, const double *samples, size_t nrow, const double **rows);
 
 #endif

@@ -49,7 +49,7 @@ struct cs_sim {
     int pario;                  /* 1: every rank writes its part of one file (parallel HDF5);
                                    0: rank 0 writes it, the samples gathered to it */
     uint64_t *pcols;            /* pario: [nprobe] report columns of this rank's probes, by
-                                   population (pop_probe_first), ascending within each ... */
+                                   report (report_probe_first), ascending within each ... */
     size_t *pperm;              /* ... and the local probe of each */
     double *colbuf;             /* pario: [max rows × nprobe] an epoch's kept rows */
     double *rowbuf;
@@ -203,12 +203,13 @@ static cs_status describe_output(cs_sim *s) {
         CS_TRY(cs_output_set_meta_string(s->out, "output_writer",
                                          s->pario ? "parallel HDF5: every rank writes its report columns and a share of the spikes"
                                                   : "rank 0: samples gathered to it each epoch"));
-    for (int p = 0; p < m->npop; ++p) {
+    for (int p = 0; p < m->npop; ++p) CS_TRY(cs_output_add_spike_population(s->out, m->pops[p].name));
+    for (int r = 0; r < s->net.nreport; ++r) {
+        const int p = s->net.reports[r].pop;
         const cs_population_spec *ps = &m->pops[p];
-        CS_TRY(cs_output_add_spike_population(s->out, ps->name));
-        if (!ps->has_probes) continue;
+        const cs_probe_var *pv = s->net.reports[r].var;
         /* the whole report: rank 0 knows every column's CV (cs_dist) */
-        size_t first = (size_t)s->dist.pop_first[p], ne = (size_t)s->dist.pop_first[p + 1] - first;
+        size_t first = (size_t)s->dist.report_first[r], ne = (size_t)s->dist.report_first[r + 1] - first;
         size_t nn = ne / (size_t)ps->probes.nloc;
         uint64_t *ids = malloc((nn + 1) * sizeof *ids), *ptr = malloc((nn + 1) * sizeof *ptr);
         uint32_t *el = malloc((ne + 1) * sizeof *el);
@@ -225,8 +226,9 @@ static cs_status describe_output(cs_sim *s) {
         for (size_t k = 0; k < ne; ++k) el[k] = s->dist.node ? (uint32_t)s->dist.node[first + k] : 0;
         double interval = s->pop_stride[p] * s->dt;
         int64_t rows = s->nsteps / s->pop_stride[p] + 1;
-        cs_status st = cs_output_add_report(s->out, ps->name, nn, ids, ptr, el, 0.0,
-                                            (double)rows * interval, interval);
+        cs_status st = cs_output_add_variable_report(s->out, ps->name, pv->kind == CS_PROBE_V ? NULL : pv->name,
+                                                     pv->unit, nn, ids, ptr, el, 0.0, (double)rows * interval,
+                                                     interval);
         free(ids); free(ptr); free(el);
         CS_TRY(st);
     }
@@ -281,8 +283,8 @@ static cs_status plan_columns(cs_sim *s, size_t max_rows) {
         col[k] = (uint64_t)s->net.probes[k].col;
     }
     sort_cols_key = col;
-    for (int p = 0; p < s->m->npop; ++p) {
-        size_t a = s->net.pop_probe_first[p], b = s->net.pop_probe_first[p + 1];
+    for (int r = 0; r < s->net.nreport; ++r) {
+        size_t a = s->net.report_probe_first[r], b = s->net.report_probe_first[r + 1];
         if (b > a) qsort(s->pperm + a, b - a, sizeof *s->pperm, cmp_col);
     }
     sort_cols_key = NULL;
@@ -310,7 +312,7 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     }
     CS_TRY(cs_comm_agree(build_share(s)));
     size_t max_rows = (size_t)(s->epoch_steps / s->base_stride) + 2;
-    CS_TRY(cs_dist_init(&s->dist, &s->net, m->npop, s->pario ? 0 : max_rows));
+    CS_TRY(cs_dist_init(&s->dist, &s->net, s->pario ? 0 : max_rows));
     if (s->pario) CS_TRY(cs_comm_agree(plan_columns(s, max_rows)));
     s->total_cv = s->net.total_cv;
     CS_TRY(cs_comm_allreduce_u64(&s->total_cv, 1, CS_COMM_SUM));
@@ -438,26 +440,41 @@ cs_status cs_sim_create(const cs_model *m, const cs_run_options *o, cs_sim **out
     return CS_OK;
 }
 
+/* The writer's name of report r: the population's for its voltage, "POP/VARIABLE" otherwise
+ * (cs_output_add_variable_report). */
+static const char *report_name(const cs_sim *s, int r, char *buf, size_t n) {
+    const cs_report_desc *rd = &s->net.reports[r];
+    if (rd->var->kind == CS_PROBE_V) return s->m->pops[rd->pop].name;
+    snprintf(buf, n, "%s/%s", s->m->pops[rd->pop].name, rd->var->name);
+    return buf;
+}
+
+/* Rows of a population are counted once, on its first report. */
+static int first_of_pop(const cs_sim *s, int r) {
+    return r == 0 || s->net.reports[r - 1].pop != s->net.reports[r].pop;
+}
+
 /* Write one epoch's samples: base row r was taken at step (row0 + r)·base_stride. Collective:
  * the rows of every rank meet on rank 0, which writes them; an output failure is kept in
  * s->werr for the next agreement. */
 static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const double *local) {
-    const cs_model *m = s->m;
+    char name[2 * CS_NAME_MAX + 2];
     if (s->pario) {
-        /* every rank writes its own columns of the kept rows (collective, per population) */
+        /* every rank writes its own columns of the kept rows (collective, per report) */
         size_t np = s->net.nprobe;
-        for (int p = 0; p < m->npop; ++p) {
-            if (!m->pops[p].has_probes) continue;
-            size_t a = s->net.pop_probe_first[p], nl = s->net.pop_probe_first[p + 1] - a, nk = 0;
+        for (int r = 0; r < s->net.nreport; ++r) {
+            const int p = s->net.reports[r].pop;
+            size_t a = s->net.report_probe_first[r], nl = s->net.report_probe_first[r + 1] - a, nk = 0;
             int keep = s->pop_stride[p] / s->base_stride;
-            for (size_t r = 0; r < nrow; ++r) {
-                if ((row0 + (int64_t)r) % keep) continue;
-                for (size_t j = 0; j < nl; ++j) s->colbuf[nk * nl + j] = local[r * np + s->pperm[a + j]];
+            for (size_t i = 0; i < nrow; ++i) {
+                if ((row0 + (int64_t)i) % keep) continue;
+                for (size_t j = 0; j < nl; ++j) s->colbuf[nk * nl + j] = local[i * np + s->pperm[a + j]];
                 ++nk;
             }
             if (nk && s->werr == CS_OK)
-                s->werr = cs_output_append_columns_d(s->out, m->pops[p].name, nk, nl, s->pcols + a, s->colbuf);
-            s->pop_rows[p] += (int64_t)nk;
+                s->werr = cs_output_append_columns_d(s->out, report_name(s, r, name, sizeof name), nk, nl,
+                                                     s->pcols + a, s->colbuf);
+            if (first_of_pop(s, r)) s->pop_rows[p] += (int64_t)nk;
         }
         return CS_OK;
     }
@@ -466,17 +483,17 @@ static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const doubl
     size_t np = (size_t)s->dist.np_global;
     /* kept for the next agreement, like an output failure (rank 0 alone keeps results) */
     if (s->keep && samples && s->werr == CS_OK) s->werr = cs_memsink_append_rows(&s->mem, nrow, samples);
-    for (int p = 0; p < m->npop; ++p) {
-        if (!m->pops[p].has_probes) continue;
-        size_t first = (size_t)s->dist.pop_first[p], ne = (size_t)s->dist.pop_first[p + 1] - first;
+    for (int r = 0; r < s->net.nreport; ++r) {
+        const int p = s->net.reports[r].pop;
+        size_t first = (size_t)s->dist.report_first[r], ne = (size_t)s->dist.report_first[r + 1] - first;
         int keep = s->pop_stride[p] / s->base_stride;
-        for (size_t r = 0; r < nrow; ++r) {
-            if ((row0 + (int64_t)r) % keep) continue;
+        for (size_t i = 0; i < nrow; ++i) {
+            if ((row0 + (int64_t)i) % keep) continue;
             if (s->out && samples && s->werr == CS_OK) {
-                memcpy(s->rowbuf, samples + r * np + first, ne * sizeof(double));
-                s->werr = cs_output_append_samples_d(s->out, m->pops[p].name, 1, s->rowbuf);
+                memcpy(s->rowbuf, samples + i * np + first, ne * sizeof(double));
+                s->werr = cs_output_append_samples_d(s->out, report_name(s, r, name, sizeof name), 1, s->rowbuf);
             }
-            s->pop_rows[p]++;
+            if (first_of_pop(s, r)) s->pop_rows[p]++;
         }
     }
     return CS_OK;
@@ -820,16 +837,19 @@ size_t cs_sim_probe_count(const cs_sim *s) { return (size_t)s->dist.np_global; }
 
 void cs_sim_probe_info(const cs_sim *s, size_t column, cs_sim_probe *p) {
     const cs_model *m = s->m;
-    int pop = 0;
-    while (pop + 1 < m->npop && column >= (size_t)s->dist.pop_first[pop + 1]) ++pop;
+    int r = 0;
+    while (r + 1 < s->net.nreport && column >= (size_t)s->dist.report_first[r + 1]) ++r;
+    int pop = s->net.nreport ? s->net.reports[r].pop : 0;
     const cs_population_spec *ps = &m->pops[pop];
-    size_t k = column - (size_t)s->dist.pop_first[pop];
+    size_t k = s->net.nreport ? column - (size_t)s->dist.report_first[r] : column;
     int nloc = ps->probes.nloc > 0 ? ps->probes.nloc : 1;
     p->pop = pop;
     p->index = cs_probe_cell(ps, (int)(k / (size_t)nloc));
     p->gid = ps->first_gid + (uint64_t)p->index;
     p->loc = ps->has_probes ? ps->probes.locs[k % (size_t)nloc] : (cs_location){0, 0.0};
     p->cv = s->dist.node ? s->dist.node[column] : 0;
+    p->variable = s->net.nreport ? s->net.reports[r].var->name : "v";
+    p->unit = s->net.nreport ? s->net.reports[r].var->unit : "mV";
 }
 
 const char *cs_sim_backend_detail(const cs_sim *s) { return s->ops->describe(s->be); }

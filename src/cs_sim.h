@@ -70,6 +70,8 @@ typedef struct {
     uint64_t gid;
     cs_location loc;    /* on the cell */
     uint64_t cv;        /* the compartment (element id of the report) */
+    const char *variable; /* "v", "hh.m", "ina", "syn.g" (probes.variables) */
+    const char *unit;   /* its unit: "mV", "1", "mA/cm2", "uS" ... */
 } cs_sim_probe;
 size_t cs_sim_probe_count(const cs_sim *s);
 void cs_sim_probe_info(const cs_sim *s, size_t column, cs_sim_probe *p);

@@ -334,6 +334,37 @@ def main():
             cli.expect_error(f"option {opt} {val}", ["run", good, "-o", out, "-q", opt, val],
                              must=(opt, val), out=out)
 
+    # ---- probes.variables (issue 20 item 4): unknown variables, variables absent at a location ----
+    def with_vars(vs, locs=None, mechs=None):
+        m = base()
+        pop(m)["probes"]["variables"] = vs
+        if locs is not None:
+            pop(m)["probes"]["locations"] = locs
+        if mechs is not None:
+            pop(m)["biophysics"]["mechanisms"] = mechs
+        return m
+    cli.run_model("var_unknown", with_vars(["v", "foo"]), must=("cell", "foo", "unknown variable"))
+    cli.run_model("var_no_mech", with_vars(["kv.m"]), must=("cell", "kv.m", "'kv'"))
+    cli.run_model("var_no_state", with_vars(["hh.q"]), must=("cell", "hh.q", "no state 'q'", "m, h, n"))
+    cli.run_model("var_twice", with_vars(["hh.m", "hh.m"]), must=("cell", "hh.m", "twice"))
+    cli.run_model("var_not_string", with_vars(["v", 3]), must=("variables[1]",))
+    cli.run_model("var_empty", with_vars([]), must=("variables",))
+    cli.run_model("var_folded", with_vars(["pas.i"], mechs=[{"name": "pas"}]), must=("cell", "pas.i", "folded"))
+    # hh on the soma only: hh.m at the dendrite, and an ion current nothing writes
+    bs = {"generator": "ball_and_stick", "soma_radius": 9.0, "dend_length": 100.0, "dend_radius": 1.0,
+          "dend_cvs": 2}
+    m = with_vars(["hh.m"], locs=[{"branch": 0, "pos": 0.5}, {"branch": 1, "pos": 0.5}],
+                  mechs=[{"name": "hh", "region": "soma"}, {"name": "pas", "region": "dend"}])
+    pop(m)["morphology"] = bs
+    cli.run_model("var_absent_dend", m, must=("'cell'", "hh.m", "does not exist", "branch 1"))
+    cli.run_model("var_ion_absent", with_vars(["ina"]), must=("'cell'", "ina", "does not exist", "writes"))
+    m = with_vars(["syn.g"])  # no synapse 'syn'
+    cli.run_model("var_no_synapse", m, must=("cell", "syn.g", "'syn'"))
+    m = base()
+    pop(m)["probes"]["variables"] = ["stim.amplitude"]
+    pop(m)["stimuli"][0]["name"] = "stim"
+    cli.run_model("var_param_not_state", m, must=("stim.amplitude", "no state 'amplitude'"))
+
     # ---- locations that do not exist ----
     m = base()
     pop(m)["probes"]["locations"] = [{"branch": 5, "pos": 0.5}]

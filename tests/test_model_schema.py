@@ -132,6 +132,11 @@ def main():
              "weight": 0.01, "delay": 3.0}]))
         accepted("run options", lambda m: m["run"].update({"backend": "auto", "threads": 0, "celsius": 6.3,
                                                            "seed": 7}))
+        accepted("probes.variables", lambda m: m["populations"][0]["probes"].__setitem__(
+            "variables", ["v", "hh.m", "ina", "syn.g", "na.h", "i_membrane"]))
+        broken("an empty probes.variables", lambda m: m["populations"][0]["probes"].__setitem__("variables", []))
+        broken("a probe variable with '/'", lambda m: m["populations"][0]["probes"].__setitem__(
+            "variables", ["hh/m"]))
     else:
         check(False, "a valid model to break (ring4.json or default.json)")
 

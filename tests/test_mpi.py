@@ -29,7 +29,9 @@ TIMEOUT = 60.0  # [s] a run that takes longer has hung
 RANKS = (1, 2, 3, 4)
 
 # Two populations (29 ball-and-stick, 50 random trees: 79 cells), random and ring connections,
-# a clamp and kicks, probes on every cell: the report's columns are spread over every rank.
+# a clamp and kicks, probes on every cell: the report's columns are spread over every rank;
+# probes of mechanism states (issue 20 item 4: hh.m, hh.i, syn.g, i_membrane) beside the voltage, each a
+# report of its own (/report/<pop>/<variable>/), "hh.m" listed before "v".
 RANDOM_NET = {
     "run": {"tfinal": 40.0, "dt": 0.025, "seed": 7},
     "populations": [
@@ -45,7 +47,7 @@ RANDOM_NET = {
                       "params": {"delay": 2.0, "duration": 30.0, "amplitude": 0.3}}],
          "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
          "probes": {"cells": "all", "locations": [{"branch": 0, "pos": 0.5}, {"branch": 1, "pos": 1.0}],
-                    "interval": 0.1}},
+                    "interval": 0.1, "variables": ["v", "syn.g"]}},
         {"name": "tree", "count": 50,
          "morphology": {"generator": "random_tree", "soma_radius": 6.3, "dend_radius": 0.5, "depth": 4,
                         "branch_probability": [1.0, 0.5], "length": [150.0, 20.0], "cvs": [4, 2]},
@@ -55,7 +57,8 @@ RANDOM_NET = {
          "synapses": [{"name": "syn", "mechanism": "expsyn", "location": {"branch": 0, "pos": 0.5},
                        "params": {"tau": 2.0, "e": 0.0}}],
          "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
-         "probes": {"cells": [49, 3, 17, 30, 0], "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.05}},
+         "probes": {"cells": [49, 3, 17, 30, 0], "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.05,
+                    "variables": ["hh.m", "v", "hh.i", "syn.g", "i_membrane"]}},
     ],
     "connections": [
         {"type": "random", "source": "bs", "target": "tree", "synapse": "syn", "indegree": 3,

@@ -515,6 +515,60 @@ START_TEST(test_undeclared_population) {
 }
 END_TEST
 
+/* Reports of other probed variables (probes.variables): /report/<pop>/<variable>/ with its
+ * unit, declared before or after the voltage's, appended by "<pop>/<variable>"; names that would
+ * clash with the voltage report's datasets, or hold a '/', are refused. */
+START_TEST(test_variable_reports) {
+    char path[4096];
+    test_path(path, sizeof path, "variables.h5");
+    cs_error_clear();
+    cs_output *o = NULL;
+    ck_assert_int_eq(cs_output_open(path, &o), CS_OK);
+    const uint64_t nodes[2] = {0, 3}, ptr[3] = {0, 1, 2};
+    const uint32_t el[2] = {1, 4};
+    /* a variable first: the population's group is created for it, the voltage then joins it */
+    ck_assert_int_eq(cs_output_add_variable_report(o, "p", "hh.m", "1", 2, nodes, ptr, el, 0.0, 0.3, 0.1), CS_OK);
+    ck_assert_int_eq(cs_output_add_report(o, "p", 2, nodes, ptr, el, 0.0, 0.3, 0.1), CS_OK);
+    ck_assert_int_eq(cs_output_add_variable_report(o, "p", "ina", "mA/cm2", 2, nodes, ptr, el, 0.0, 0.3, 0.1), CS_OK);
+    ck_assert_int_eq(cs_output_add_variable_report(o, "p", "hh.m", "1", 2, nodes, ptr, el, 0.0, 0.3, 0.1),
+                     CS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(cs_error_message(), "p/hh.m"));
+    cs_error_clear();
+    ck_assert_int_eq(cs_output_add_variable_report(o, "p", "data", "1", 2, nodes, ptr, el, 0.0, 0.3, 0.1),
+                     CS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(cs_error_message(), "'data'"));
+    cs_error_clear();
+    ck_assert_int_eq(cs_output_add_variable_report(o, "p", "a/b", "1", 2, nodes, ptr, el, 0.0, 0.3, 0.1),
+                     CS_ERR_INVALID);
+    cs_error_clear();
+    for (int r = 0; r < 3; ++r) {
+        const double v[2] = {-65.0 + r, -64.0 + r}, m[2] = {0.05 * r, 0.5}, na[2] = {-0.001 * r, 0.0};
+        ck_assert_int_eq(cs_output_append_samples_d(o, "p", 1, v), CS_OK);
+        ck_assert_int_eq(cs_output_append_samples_d(o, "p/hh.m", 1, m), CS_OK);
+        ck_assert_int_eq(cs_output_append_samples_d(o, "p/ina", 1, na), CS_OK);
+    }
+    ck_assert_int_eq(cs_output_close(o, 1), CS_OK);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    check_string_attr(f, ".", "status", "complete");
+    check_string_attr(f, "/report/p/data", "units", "mV");
+    check_string_attr(f, "/report/p/hh.m/data", "units", "1");
+    check_string_attr(f, "/report/p/ina/data", "units", "mA/cm2");
+    check_u64(f, "/report/p/hh.m/mapping/node_ids", 2, nodes);
+    check_time(f, "/report/p/ina/mapping/time", 0.0, 0.3, 0.1);
+    hsize_t dims[2];
+    hid_t d = open_dataset(f, "/report/p/hh.m/data", 2, H5T_FLOAT, 4, dims);
+    ck_assert_uint_eq(dims[0], 3);
+    ck_assert_uint_eq(dims[1], 2);
+    float got[6];
+    ck_assert_int_ge(H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got), 0);
+    ck_assert(got[4] == 0.1f && got[5] == 0.5f);
+    H5Dclose(d);
+    H5Fclose(f);
+    drop_path(path);
+}
+END_TEST
+
 /* A report must be filled exactly to its time axis before the file is called complete; a
  * failed run (complete=0) stays "incomplete". */
 START_TEST(test_time_axis_and_incomplete) {
@@ -571,6 +625,7 @@ int main(void) {
     tcase_add_test(tc, test_unwritable_path);
     tcase_add_test(tc, test_undeclared_population);
     tcase_add_test(tc, test_time_axis_and_incomplete);
+    tcase_add_test(tc, test_variable_reports);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -40,7 +40,7 @@ def check(cond, msg):
 def check_h5py(path, want_status):
     """The SONATA layout as h5py sees it. Returns {pop: (node_ids, timestamps)} and
     {pop: (data, ids, times)} for the libsonata comparison."""
-    spikes, reports = {}, {}
+    spikes, reports, variables = {}, {}, []
     with h5py.File(path, "r") as f:
         check(as_str(f.attrs.get("status")) == want_status,
               f"{path}: status {f.attrs.get('status')!r}, want {want_status!r}")
@@ -63,6 +63,24 @@ def check_h5py(path, want_status):
                       "but timestamps are not sorted")
             spikes[pop] = (ids[:], t, sorting)
         for pop, g in f["report"].items():
+            # probes of other variables (probes.variables): /report/<pop>/<variable>/, the same
+            # layout with the variable's unit and the voltage report's node ids and time axis
+            for var, sub in g.items():
+                if var in ("data", "mapping"):
+                    continue
+                vd, vm = sub["data"], sub["mapping"]
+                check(vd.dtype == np.float32 and vd.ndim == 2 and vd.shape[1] == len(vm["element_ids"]),
+                      f"{path}: report/{pop}/{var}/data {vd.dtype} {vd.shape}")
+                check(as_str(vd.attrs.get("units", "")) not in ("", "mV") or var == "v",
+                      f"{path}: report/{pop}/{var} units {vd.attrs.get('units')!r}")
+                if "data" in g:
+                    for k in ("node_ids", "index_pointers", "time"):
+                        check(np.array_equal(vm[k][()], g["mapping"][k][()]),
+                              f"{path}: report/{pop}/{var}/mapping/{k} differs from the voltage's")
+                    check(vd.shape[0] == g["data"].shape[0], f"{path}: report/{pop}/{var} rows {vd.shape}")
+                variables.append((pop, var))
+            if "data" not in g:
+                continue
             data, m = g["data"], g["mapping"]
             node_ids, ptr = m["node_ids"], m["index_pointers"]
             elements, time = m["element_ids"], m["time"]
@@ -94,8 +112,8 @@ def check_h5py(path, want_status):
             ids = np.array([(n, e) for k, n in enumerate(node_ids[:])
                             for e in elements[p[k]:p[k + 1]]], dtype=np.uint64)
             reports[pop] = (data[:n_times], ids, tstart + dt * np.arange(n_times))
-    print(f"ok   h5py: {path}: spikes {sorted(spikes)}, reports {sorted(reports)}")
-    return spikes, reports
+    print(f"ok   h5py: {path}: spikes {sorted(spikes)}, reports {sorted(reports)}, variables {variables}")
+    return spikes, reports, variables
 
 
 def check_libsonata(path, spikes, reports):
@@ -151,12 +169,12 @@ def check_libsonata(path, spikes, reports):
     print(f"ok   libsonata {getattr(libsonata, 'version', '?')}: {path}")
 
 
-def check_plot(script, path, work_dir):
-    png = os.path.join(work_dir, os.path.basename(path) + ".png")
+def check_plot(script, path, work_dir, variable=None):
+    png = os.path.join(work_dir, os.path.basename(path) + (variable or "") + ".png")
     if os.path.exists(png):
         os.unlink(png)
-    r = subprocess.run([sys.executable, script, path, "-o", png], capture_output=True,
-                       text=True)
+    r = subprocess.run([sys.executable, script, path, "-o", png] +
+                       (["--variable", variable] if variable else []), capture_output=True, text=True)
     if not check(r.returncode == 0, f"plot_output.py {path} failed: {r.stderr.strip()}"):
         return
     with open(png, "rb") as f:
@@ -202,6 +220,27 @@ def main():
                  f"{r.stderr.strip()[-2000:]}"):
             files.append((out, "complete"))
 
+        # the same with probes of mechanism states (issue 20 item 4): extra reports beside the
+        # voltage, which libsonata and the plot script still read
+        import json
+        with open(model) as fm:
+            ring = json.load(fm)
+        for p in ring["populations"]:
+            if "probes" in p and p.get("synapses"):
+                p["probes"]["variables"] = ["v", "hh.m", p["synapses"][0]["name"] + ".g"]
+                p["probes"]["locations"] = p["probes"]["locations"][:1]
+        mpath = os.path.join(args.work_dir, "ring_variables.json")
+        with open(mpath, "w") as fm:
+            json.dump(ring, fm)
+        out = os.path.join(args.work_dir, "ring_variables.h5")
+        if os.path.exists(out):
+            os.unlink(out)
+        r = subprocess.run([args.cablesim, "run", mpath, "-o", out, "--tfinal", "20"],
+                           capture_output=True, text=True, timeout=600)
+        if check(r.returncode == 0, f"cablesim run {mpath} failed (rc {r.returncode}): "
+                 f"{r.stderr.strip()[-2000:]}"):
+            files.append((out, "complete"))
+
     # The files of the C test of output/cs_output (tests/test_output, built next to cablesim).
     no_report = None
     test_output = os.path.join(os.path.dirname(os.path.abspath(args.cablesim)), "tests",
@@ -218,9 +257,11 @@ def main():
         print(f"SKIP C test files: {test_output} not built")
 
     for path, status in files:
-        spikes, reports = check_h5py(path, status)
+        spikes, reports, variables = check_h5py(path, status)
         check_libsonata(path, spikes, reports)
         check_plot(script, path, args.work_dir)
+        for var in sorted({v for _, v in variables}):
+            check_plot(script, path, args.work_dir, var)
     check_plot_errors(script, args.work_dir, no_report)
 
     if failures:

@@ -128,13 +128,17 @@ class Probe(NamedTuple):
     branch: int
     pos: float      # [0, 1] along the branch
     cv: int         # the compartment (the report's element id)
+    variable: str = "v"   # what the column holds: "v", "hh.m", "ina", "syn.g" (probes.variables)
+    unit: str = "mV"      # its unit
 
 
 class Traces:
-    """Voltage traces: ``data`` [time, probe] in mV (float64), ``time`` [ms], ``probes`` the
-    probe of each column. Every probe is sampled at the finest probe interval of the model's
+    """Traces: ``data`` [time, probe] (float64), ``time`` [ms], ``probes`` the probe of each
+    column, with its ``variable`` ("v", "hh.m", "ina", "syn.g") and ``unit`` (mV for "v"). The
+    columns are grouped by population, then by variable in the order of the model's
+    ``probes.variables``. Every probe is sampled at the finest probe interval of the model's
     populations (the HDF5 file keeps each population at its own). ``np.asarray(traces)`` is
-    ``data``."""
+    ``data``; ``traces["hh.m"]`` the traces of one variable (a :class:`Traces`)."""
 
     def __init__(self, data: np.ndarray, time: np.ndarray, probes: List[Probe]) -> None:
         self.data = data
@@ -148,9 +152,29 @@ class Traces:
     def shape(self) -> Tuple[int, ...]:
         return self.data.shape
 
-    def columns(self, population: str) -> np.ndarray:
-        """The column indices of a population's probes."""
-        return np.array([j for j, p in enumerate(self.probes) if p.population == population], dtype=np.intp)
+    def columns(self, population: Optional[str] = None, variable: Optional[str] = None) -> np.ndarray:
+        """The column indices of a population's probes (every population's when None), of one
+        variable (every variable's when None)."""
+        return np.array([j for j, p in enumerate(self.probes)
+                         if (population is None or p.population == population)
+                         and (variable is None or p.variable == variable)], dtype=np.intp)
+
+    @property
+    def variables(self) -> List[str]:
+        """The variables of the columns, each once, in column order."""
+        return list(dict.fromkeys(p.variable for p in self.probes))
+
+    def select(self, population: Optional[str] = None, variable: Optional[str] = None) -> "Traces":
+        """The traces of these columns (see :meth:`columns`), as a :class:`Traces`."""
+        cols = self.columns(population, variable)
+        return Traces(self.data[:, cols], self.time, [self.probes[j] for j in cols])
+
+    def __getitem__(self, variable: str) -> "Traces":
+        if not isinstance(variable, str):
+            raise TypeError("Traces[...] takes a variable name (\"v\", \"hh.m\"); use .data for arrays")
+        if variable not in self.variables:
+            raise KeyError(f"no probe of variable {variable!r} (variables: {', '.join(self.variables)})")
+        return self.select(variable=variable)
 
     def __repr__(self) -> str:
         return f"Traces({self.data.shape[0]} times x {self.data.shape[1]} probes)"
@@ -280,12 +304,14 @@ class Simulation:
             p = _lib.ProbeInfo()
             p.size = ctypes.sizeof(p)
             _check(_lib.lib.cs_simulation_probe(h, j, ctypes.byref(p)))
-            out.append(Probe(p.population.decode(), p.index, p.gid, p.branch, p.pos, p.cv))
+            out.append(Probe(p.population.decode(), p.index, p.gid, p.branch, p.pos, p.cv,
+                             p.variable.decode() if p.variable else "v", p.unit.decode() if p.unit else "mV"))
         return out
 
     @property
     def traces(self) -> Traces:
-        """The voltage traces so far: ``data`` [time, probe] [mV], ``time`` [ms], ``probes``."""
+        """The traces so far: ``data`` [time, probe] (each column in its probe's unit: mV for
+        "v"), ``time`` [ms], ``probes``."""
         i = self._info()
         data = np.empty((i.trace_rows, i.probes), dtype=np.float64)
         _check(_lib.lib.cs_simulation_traces(self._handle(), i.trace_rows, data.ctypes.data_as(_lib._dp)))

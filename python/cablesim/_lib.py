@@ -49,7 +49,8 @@ class Info(Structure):
 
 class ProbeInfo(Structure):
     _fields_ = [("size", c_size_t), ("population", c_char_p), ("index", c_int), ("gid", c_uint64),
-                ("branch", c_int), ("pos", c_double), ("cv", c_uint64)]
+                ("branch", c_int), ("pos", c_double), ("cv", c_uint64), ("variable", c_char_p),
+                ("unit", c_char_p)]
 
 
 _solver = ctypes.CDLL(_find("libcablesim_solver"))

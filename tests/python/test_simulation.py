@@ -233,3 +233,41 @@ def test_example_script(tmp_path, source_dir):
     assert fig.stat().st_size > 10_000
     spikes, _ = read_h5(h5)
     assert sum(len(ids) for ids, _ in spikes.values()) == int(r.stdout.split(" spikes")[0].split()[-1])
+
+
+def test_probe_variables_match_cli(tmp_path, net):
+    """probes.variables (issue 20 item 4): the traces hold every variable's columns, grouped by
+    population then variable; each variable's columns are its report in the file, bit for bit,
+    with its unit and element ids."""
+    import json
+    net["populations"][0]["probes"]["variables"] = ["v", "syn.g", "i_membrane"]
+    net["populations"][1]["probes"]["variables"] = ["hh.m", "v", "syn.g", "hh.i"]
+    path = tmp_path / "vars.json"
+    path.write_text(json.dumps(net))
+    out = tmp_path / "cli.h5"
+    run_cli("run", path, "-o", out, "--backend", "cpu", "--tfinal", 10, "--report-precision", "double", "-q")
+    sim = cablesim.Simulation(str(path), backend="cpu", tfinal=10)
+    sim.run(10)
+    tr = sim.traces
+    assert tr.variables == ["v", "syn.g", "i_membrane", "hh.m", "hh.i"]
+    # 12 bs cells × 2 locations × 3 variables + 4 tree cells × 4 variables
+    assert tr.data.shape == (201, 88)
+    assert tr["i_membrane"].probes[0].unit == "nA"
+    assert [p.variable for p in tr.probes[:48:24]] == ["v", "syn.g"]
+    assert tr["hh.m"].data.shape == (201, 4) and tr["hh.m"].probes[0].unit == "1"
+    assert tr["syn.g"].probes[0].unit == "uS" and tr["hh.i"].probes[0].unit == "mA/cm2"
+    assert np.all((tr["hh.m"].data > 0) & (tr["hh.m"].data < 1))
+    assert np.all(tr["syn.g"].data >= 0) and tr["syn.g"].data.max() > 0
+    with pytest.raises(KeyError):
+        tr["hh.x"]
+    with h5py.File(out, "r") as f:
+        for pop, variables in (("bs", ["v", "syn.g", "i_membrane"]), ("tree", ["hh.m", "v", "syn.g", "hh.i"])):
+            for var in variables:
+                g = f["report"][pop] if var == "v" else f["report"][pop][var]
+                sub = tr.select(pop, var)
+                units = g["data"].attrs["units"]
+                assert {p.unit for p in sub.probes} == {units.decode() if isinstance(units, bytes) else units}
+                keep = int(round(g["mapping/time"][2] / (tr.time[1] - tr.time[0])))
+                assert_identical(sub.data[::keep], g["data"][()])
+                assert [p.cv for p in sub.probes] == list(g["mapping/element_ids"][()])
+                assert_identical(g["mapping/node_ids"][()], f["report"][pop]["mapping/node_ids"][()])
