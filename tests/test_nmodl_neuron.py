@@ -40,6 +40,24 @@ def debian_nrnivmodl(path, work):
     return [out, "-loadflags", "-L/usr/lib/nrn -Wl,-rpath,/usr/lib/nrn"]
 
 
+def neuron_tools():
+    """(neuron_models, NEURON's hoc interpreter, nrnivmodl's path) for the NEURON comparisons of
+    NMODL files (tests/ on sys.path), or None after the line saying why the test is skipped."""
+    try:
+        import h5py  # noqa: F401
+        import numpy  # noqa: F401
+        import neuron_models as nm
+        h = nm.neuron_h()
+    except Exception as e:  # noqa: BLE001
+        print("SKIP: NEURON / h5py / numpy not importable: %s" % e)
+        return None
+    nrnivmodl = shutil.which("nrnivmodl")
+    if not nrnivmodl:
+        print("SKIP: nrnivmodl not found (Debian package neuron-dev; scripts/deps.sh test installs it)")
+        return None
+    return nm, h, nrnivmodl
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cablesim", required=True)
@@ -48,19 +66,11 @@ def main():
     ap.add_argument("--models", default=",".join(MODELS))
     args = ap.parse_args()
     sys.path.insert(0, os.path.join(args.source_dir, "tests"))
-    try:
-        import h5py  # noqa: F401
-        import numpy  # noqa: F401
-        import neuron_models as nm
-        import test_neuron_agreement as agree
-        h = nm.neuron_h()
-    except Exception as e:  # noqa: BLE001
-        print("SKIP: NEURON / h5py / numpy not importable: %s" % e)
+    tools = neuron_tools()
+    if not tools:
         return 77
-    nrnivmodl = shutil.which("nrnivmodl")
-    if not nrnivmodl:
-        print("SKIP: nrnivmodl not found (Debian package neuron-dev; scripts/deps.sh test installs it)")
-        return 77
+    nm, h, nrnivmodl = tools
+    import test_neuron_agreement as agree
     work = os.path.abspath(args.work_dir)
     if os.path.isdir(work):
         shutil.rmtree(work)

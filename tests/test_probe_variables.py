@@ -148,19 +148,13 @@ def main():
     ap.add_argument("--work-dir", required=True)
     args = ap.parse_args()
     sys.path.insert(0, os.path.join(args.source_dir, "tests"))
-    try:
-        import h5py
-        import numpy as np
-        import neuron_models as nm
-        import test_nmodl_neuron as tn
-        h = nm.neuron_h()
-    except Exception as e:  # noqa: BLE001
-        print("SKIP: NEURON / h5py / numpy not importable: %s" % e)
+    import test_nmodl_neuron as tn
+    tools = tn.neuron_tools()
+    if not tools:
         return 77
-    nrnivmodl = shutil.which("nrnivmodl")
-    if not nrnivmodl:
-        print("SKIP: nrnivmodl not found (Debian package neuron-dev)")
-        return 77
+    nm, h, nrnivmodl = tools
+    import h5py
+    import numpy as np
     work = os.path.abspath(args.work_dir)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(os.path.join(work, "mod"))
