@@ -13,11 +13,11 @@ import numpy as np
 POP = "wide"
 
 
-def wide_model():
+def wide_model(variables=None):
     """1 024 one-compartment HH cells in a ring, each driven and each probed: a report 1 024 columns
     wide, one chunk (64 rows x 1 024 float32 = 256 kB) per band of 64 rows; 401 rows, a spike of
-    every cell, well under a second."""
-    return {"run": {"tfinal": 40.0, "dt": 0.025},
+    every cell, well under a second. variables: the probes' variables (a report each), else v."""
+    m = {"run": {"tfinal": 40.0, "dt": 0.025},
             "populations": [{
                 "name": POP, "count": 1024, "morphology": {"generator": "soma", "radius": 9.4},
                 "biophysics": {"cm": 1.0, "Ra": 100.0, "v_init": -65.0,
@@ -29,13 +29,16 @@ def wide_model():
                 "probes": {"cells": "all", "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1}}],
             "connections": [{"type": "ring", "population": POP, "synapse": "syn", "weight": 0.001,
                              "delay": 1.0}]}
+    if variables:
+        m["populations"][0]["probes"]["variables"] = list(variables)
+    return m
 
 
-def write_model(work):
-    """wide_model() as work/wide.json; its path."""
-    path = os.path.join(work, "wide.json")
+def write_model(work, variables=None):
+    """wide_model(variables) as work/wide.json (wide-variables.json with variables); its path."""
+    path = os.path.join(work, "wide-variables.json" if variables else "wide.json")
     with open(path, "w") as f:
-        json.dump(wide_model(), f)
+        json.dump(wide_model(variables), f)
     return path
 
 
@@ -66,6 +69,9 @@ def left_file(out):
                 t0, t1, dt = f[f"report/{POP}/mapping/time"][()]
                 if rows and abs((t1 - t0) / dt - rows) > 0.51:
                     problems.append(f"time axis {t0, t1, dt} does not describe {rows} rows")
+            for name in names:  # every report's samples, variables' too
+                if name.startswith("report/") and name.endswith("/data") and not np.isfinite(f[name][()]).all():
+                    problems.append(f"non-finite samples in {name}")
             state = f"{status}, {rows} rows"
     except Exception as e:  # noqa: BLE001 -- any failure to read is the finding
         problems.append(f"h5py cannot read it: {e}")

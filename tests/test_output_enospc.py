@@ -54,11 +54,11 @@ def main():
     model = full_disk.write_model(work)
     out = os.path.join(work, "out.h5")
 
-    def run(budget):
+    def run(budget, m=model):
         if os.path.exists(out):
             os.remove(out)
         env = dict(os.environ, LD_PRELOAD=shim, CS_ENOSPC_AFTER=str(budget))
-        p = subprocess.run([exe, "run", model, "-o", out, "-q", "--threads", "1"], env=env,
+        p = subprocess.run([exe, "run", m, "-o", out, "-q", "--threads", "1"], env=env,
                            capture_output=True, text=True, errors="replace", timeout=120)
         return p.returncode, p.stdout, p.stderr
 
@@ -89,32 +89,38 @@ def main():
         return 1
     total = os.path.getsize(out)  # [bytes] the complete file
 
+    def sweep(model, budgets, label=""):
+        """each budget's run: exit 1, one line naming the file and the cause, a readable file left;
+        returns what failed -> the first message that said so"""
+        reasons = {}
+        for n in budgets:
+            rc, so, se = run(n, model)
+            lines = [l for l in se.splitlines() if l.strip()]
+            msg = lines[0] if lines else ""
+            problems = []
+            if rc != 1:
+                problems.append(f"exit status {rc} (want 1; < 0 is a signal)")
+            if len(lines) != 1:
+                problems.append(f"{len(lines)} lines on stderr (want 1): {se[-500:]!r}")
+            if out not in msg:
+                problems.append("message does not name the output file")
+            if "No space left on device" not in msg and "cannot create" not in msg:
+                problems.append("message gives no cause")
+            if [w for w in CRASH_WORDS if w in so + se]:
+                problems.append("crash report")
+            for r in ("cannot create the output file", "cannot create /", "cannot append",
+                      "cannot flush", "cannot close", "cannot mark"):
+                if r in msg:
+                    reasons.setdefault(r, msg)
+            state, left = full_disk.left_file(out)
+            problems += left
+            check(f"{label}room for {n} bytes: rc={rc} {state}: {msg!r}", not problems, "; ".join(problems))
+        return reasons
+
     budgets = sorted({0, 100, 1000, 2000, 4000, 8000, 16000, 32000}
                      | {total * k // 20 for k in range(1, 20)}
                      | {total - d for d in (4096, 2048, 1024, 512, 64, 1)})
-    reasons = {}  # what failed -> the first message that said so
-    for n in budgets:
-        rc, so, se = run(n)
-        lines = [l for l in se.splitlines() if l.strip()]
-        msg = lines[0] if lines else ""
-        problems = []
-        if rc != 1:
-            problems.append(f"exit status {rc} (want 1; < 0 is a signal)")
-        if len(lines) != 1:
-            problems.append(f"{len(lines)} lines on stderr (want 1): {se[-500:]!r}")
-        if out not in msg:
-            problems.append("message does not name the output file")
-        if "No space left on device" not in msg and "cannot create" not in msg:
-            problems.append("message gives no cause")
-        if [w for w in CRASH_WORDS if w in so + se]:
-            problems.append("crash report")
-        for r in ("cannot create the output file", "cannot create /", "cannot append",
-                  "cannot flush", "cannot close", "cannot mark"):
-            if r in msg:
-                reasons.setdefault(r, msg)
-        state, left = full_disk.left_file(out)
-        problems += left
-        check(f"room for {n} bytes: rc={rc} {state}: {msg!r}", not problems, "; ".join(problems))
+    reasons = sweep(model, budgets)
 
     # The sweep reached each kind of failure: creating the file, creating its layout, appending
     # samples mid-run (the chunk written by an append) and the final flush.
@@ -123,6 +129,18 @@ def main():
     msg = reasons.get("cannot append", "")
     check(f"the mid-run failure names the dataset and the cause: {msg!r}",
           f"rows to /report/{pop}/data" in msg and "No space left on device" in msg, "")
+
+    # Probes of mechanism variables add a report per variable (/report/POP/VARIABLE/): the same
+    # sweep over a file three reports wide, failing in each report's appends too.
+    vmodel = full_disk.write_model(work, ["v", "hh.m", "syn.g"])
+    rc, so, se = run(1 << 40, vmodel)
+    check("with room enough the run with variable reports completes", rc == 0, f"rc={rc} {se[-300:]!r}")
+    if rc == 0:
+        vtotal = os.path.getsize(out)
+        vreasons = sweep(vmodel, sorted({0, 4000} | {vtotal * k // 12 for k in range(1, 12)} | {vtotal - 1}),
+                         "variables: ")
+        check(f"with variable reports some budget fails mid-run: {sorted(vreasons)}",
+              "cannot append" in vreasons or "cannot flush" in vreasons, "")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
