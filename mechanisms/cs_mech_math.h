@@ -31,22 +31,32 @@ static inline CS_HD double cs_hh_vtrap(double x, double y) {
 /* q10 = 3^((celsius - 6.3)/10) */
 static inline CS_HD double cs_hh_q10(double celsius) { return pow(3.0, (celsius - 6.3) / 10.0); }
 
+/* Steady state and time constant [ms] of one gate (CS_HH_M, CS_HH_H, CS_HH_N) at v [mV]: a GPU
+ * may give each gate its own thread (src/cs_cuda_epoch.cu). */
+static inline CS_HD void cs_hh_gate_at(double v, double q10, int gate, double *inf, double *tau) {
+    double a, b;
+    if (gate == CS_HH_M) {
+        a = 0.1 * cs_hh_vtrap(-(v + 40.0), 10.0);
+        b = 4.0 * exp(-(v + 65.0) / 18.0);
+    } else if (gate == CS_HH_H) {
+        a = 0.07 * exp(-(v + 65.0) / 20.0);
+        b = 1.0 / (exp(-(v + 35.0) / 10.0) + 1.0);
+    } else {
+        a = 0.01 * cs_hh_vtrap(-(v + 55.0), 10.0);
+        b = 0.125 * exp(-(v + 65.0) / 80.0);
+    }
+    *tau = 1.0 / (q10 * (a + b));
+    *inf = a / (a + b);
+}
+
 /* Steady states and time constants [ms] of m, h, n at v [mV]. */
 typedef struct { double minf, mtau, hinf, htau, ninf, ntau; } cs_hh_rates;
 
 static inline CS_HD cs_hh_rates cs_hh_rates_at(double v, double q10) {
     cs_hh_rates r;
-    double a = 0.1 * cs_hh_vtrap(-(v + 40.0), 10.0), b = 4.0 * exp(-(v + 65.0) / 18.0);
-    r.mtau = 1.0 / (q10 * (a + b));
-    r.minf = a / (a + b);
-    a = 0.07 * exp(-(v + 65.0) / 20.0);
-    b = 1.0 / (exp(-(v + 35.0) / 10.0) + 1.0);
-    r.htau = 1.0 / (q10 * (a + b));
-    r.hinf = a / (a + b);
-    a = 0.01 * cs_hh_vtrap(-(v + 55.0), 10.0);
-    b = 0.125 * exp(-(v + 65.0) / 80.0);
-    r.ntau = 1.0 / (q10 * (a + b));
-    r.ninf = a / (a + b);
+    cs_hh_gate_at(v, q10, CS_HH_M, &r.minf, &r.mtau);
+    cs_hh_gate_at(v, q10, CS_HH_H, &r.hinf, &r.htau);
+    cs_hh_gate_at(v, q10, CS_HH_N, &r.ninf, &r.ntau);
     return r;
 }
 

@@ -26,6 +26,7 @@ const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *
 
 #else
 
+#include "cs_cuda_epoch_setup.h"
 #include "cs_hines_gpu.h"
 
 #define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
@@ -39,6 +40,8 @@ struct cs_backend {
     char device[256];
     cs_hines_plan *plan;
     int fused;                  /* the plan runs the fused step: assembly inside the solve */
+    int epoch;                  /* solver "epoch": one persistent kernel per epoch (cs_cuda.h) on
+                                   the "flat" plan's layout; the plan itself never solves */
     int shared_constants;       /* identical cells: d0, cdt, b0, u stored once (one cell's rows) */
     int *row_map;               /* [total rows] internal index of each tree-order row */
     int *cell_first;            /* [ncell + 1] first tree-order row of each cell */
@@ -123,6 +126,7 @@ static void cuda_destroy(cs_backend *be) {
     cs_cuda_free(s->ev_range);
     drop_graphs(be);
     if (be->plan) cs_hines_gpu_plan_destroy(be->plan);
+    cs_cuda_epoch_free(&s->epoch);
     cs_cuda_timer_destroy(be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     cs_cuda_timer_destroy(be->fork_events, 2);
     cs_cuda_stream_destroy(be->side);
@@ -510,7 +514,7 @@ static cs_status setup_constants(cs_backend *be, const int *parent) {
     double **dev[CS__NCONST] = {&s->u, &s->cdt, &s->d0, &s->b0};
     const cs_hines_array_kind kind[CS__NCONST] = {CS_HINES_COUPLING, CS_HINES_NODE, CS_HINES_NODE, CS_HINES_NODE};
     cs_status st = CS_OK;
-    be->shared_constants = be->fused && ncell > 0 && cs_hines_gpu_plan_uniform(be->plan) &&
+    be->shared_constants = be->fused && !be->epoch && ncell > 0 && cs_hines_gpu_plan_uniform(be->plan) &&
                            strcmp(cs_hines_gpu_plan_variant(be->plan), "staged") != 0; /* it stages its rows */
     /* identical cells: every cell's rows of each array equal cell 0's bit for bit; keep cell 0's */
     const size_t n0 = ncell ? (size_t)be->cell_first[1] : 0;
@@ -581,7 +585,8 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) {
         cs_hines_gpu_options opt;
         cs_hines_gpu_options_default(&opt);
-        opt.variant = be->p.solver;
+        be->epoch = be->p.solver && !strcmp(be->p.solver, "epoch");
+        opt.variant = be->epoch ? "flat" : be->p.solver; /* epoch: tree order, cell by cell */
         /* CS_CUDA_FUSED=0: assembly and solve as two kernels (for comparisons) */
         const char *fuse = getenv("CS_CUDA_FUSED");
         opt.fused_step = !(fuse && !strcmp(fuse, "0"));
@@ -645,6 +650,7 @@ static cs_status setup(cs_backend *be) {
     }
     free(v_int);
     if (st == CS_OK && be->fused) st = setup_fused_flags(be);
+    if (be->epoch) s->hh_ahead = 0; /* the epoch kernel computes every current in its step */
     CS_TRY(st);
 
     /* detectors, the NaN watch, probes, spike buffer, counters */
@@ -664,7 +670,6 @@ static cs_status setup(cs_backend *be) {
     for (int c = 0; st == CS_OK && c < ncell; ++c) cell_row[c] = be->row_map[be->cell_first[c]];
     for (int k = 0; st == CS_OK && k < np; ++k)
         probe_row[k] = be->row_map[be->cell_first[net->probes[k].cell] + net->probes[k].node];
-    if (st == CS_OK) st = setup_probe_sources(be);
     s->ndet = nd;
     s->ncell = ncell;
     s->nprobe = np;
@@ -679,6 +684,8 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->spike_gid, (size_t)s->cap_spike * sizeof(int), "spikes");
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->counters, 4 * sizeof(int), "counters");
     if (st == CS_OK) st = cs_cuda_alloc_ctx(&s->ctx);
+    if (st == CS_OK) st = setup_probe_sources(be);
+    if (st == CS_OK && be->epoch) st = cs_cuda_epoch_build(s, net, be->cell_first, be->inst_group, be->inst_local);
     s->dt = be->p.dt;
     s->sample_stride = be->p.sample_stride;
     be->v_first = s->v;
@@ -912,6 +919,11 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     }
     CS_TRY(cs_cuda_upload(s->ev_hi, be->ev_hi, (size_t)nsteps * sizeof(int)));
     CS_TRY(cs_cuda_epoch_start(s, (long long)step0));
+    if (be->epoch) { /* one launch, timed as a whole; its phases from block 0's clock */
+        CS_TRY(cs_cuda_timer_record(be->timers, 0, s->stream));
+        CS_TRY(cs_cuda_epoch_run(s, (long long)step0, nsteps, be->p.celsius));
+        return cs_cuda_timer_record(be->timers, 1, s->stream);
+    }
 
     /* CS_TIMED_STEPS steps, spread over the epoch, run directly between timer events */
     int every = nsteps / CS_TIMED_STEPS > 0 ? nsteps / CS_TIMED_STEPS : 1;
@@ -931,6 +943,28 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     return CS_OK;
 }
 
+/* the epoch kernel's time, shared among the phases as block 0's cycles were */
+static cs_status epoch_profile(cs_backend *be, cs_profile *prof) {
+    static const cs_phase phase_of[CS_CUDA_EPOCH_PHASES] = {CS_PHASE_EVENTS, CS_PHASE_CURRENT, CS_PHASE_ASSEMBLE,
+                                                            CS_PHASE_SOLVE,  CS_PHASE_SOLVE,   CS_PHASE_UPDATE,
+                                                            CS_PHASE_DETECT, CS_PHASE_SAMPLE};
+    float ms = 0;
+    long long cyc[CS_CUDA_EPOCH_PHASES];
+    CS_TRY(cs_cuda_timer_elapsed(be->timers, 0, 1, &ms));
+    CS_TRY(cs_cuda_download(cyc, be->s.epoch.phase_cycles, sizeof cyc));
+    double total = 0;
+    for (int p = 0; p < CS_CUDA_EPOCH_PHASES; ++p) total += (double)cyc[p];
+    for (int p = 0; total > 0 && p < CS_CUDA_EPOCH_PHASES; ++p)
+        prof->seconds[phase_of[p]] += 1e-3 * ms * (double)cyc[p] / total;
+    const char *show = getenv("CS_EPOCH_CYCLES"); /* 1: block 0's cycles per step and phase, on stderr */
+    if (show && !strcmp(show, "1") && be->nsteps > 0) {
+        fprintf(stderr, "epoch kernel, cycles per step (block 0):");
+        for (int p = 0; p < CS_CUDA_EPOCH_PHASES; ++p) fprintf(stderr, " %.0f", (double)cyc[p] / be->nsteps);
+        fprintf(stderr, "; %.2f us per step\n", 1e3 * ms / be->nsteps);
+    }
+    return CS_OK;
+}
+
 static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_result *res) {
     cs_cuda_state *s = &be->s;
     CS_TRY(cs_cuda_sync(s->stream));
@@ -938,7 +972,8 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
                                                           CS_PHASE_SOLVE, CS_PHASE_UPDATE, CS_PHASE_DETECT,
                                                           CS_PHASE_SAMPLE};
     double scale = be->ntimed ? (double)be->nsteps / be->ntimed : 0;
-    for (int j = 0; j < be->ntimed; ++j)
+    if (be->epoch) CS_TRY(epoch_profile(be, prof));
+    for (int j = 0; !be->epoch && j < be->ntimed; ++j)
         for (int k = 0; k + 1 < CS_TIMED_MARKS; ++k) {
             float ms;
             CS_TRY(cs_cuda_timer_elapsed(be->timers, j * CS_TIMED_MARKS + k, j * CS_TIMED_MARKS + k + 1, &ms));
@@ -964,6 +999,14 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
 
 static const char *cuda_describe(const cs_backend *be) {
     static _Thread_local char text[512];
+    if (be->epoch) {
+        snprintf(text, sizeof text, "GPU %s, %.1f MiB of device memory (%.0f B per compartment); Hines solver "
+                 "'epoch': one persistent kernel per epoch, a block of %d threads per cell, its rows in %.1f KiB of "
+                 "shared memory, solved chain by chain", be->device, be->mem_bytes / 1048576.0,
+                 be->net->total_cv ? (double)be->mem_bytes / (double)be->net->total_cv : 0.0, be->s.epoch.threads,
+                 be->s.epoch.smem / 1024.0);
+        return text;
+    }
     snprintf(text, sizeof text, "GPU %s, %.1f MiB of device memory (%.0f B per compartment); Hines solver '%s'%s (%s)",
              be->device, be->mem_bytes / 1048576.0,
              be->net->total_cv ? (double)be->mem_bytes / (double)be->net->total_cv : 0.0,
@@ -981,7 +1024,8 @@ const cs_backend_ops *cs_backend_cuda(void) { return cs_cuda_device_count() > 0 
 const char *cs_backend_cuda_unavailable(void) { return "no CUDA device found on this machine"; }
 
 const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *b) {
-    return ops == &cs__cuda_ops && b ? cs_hines_gpu_plan_variant(b->plan) : NULL;
+    if (ops != &cs__cuda_ops || !b) return NULL;
+    return b->epoch ? "epoch" : cs_hines_gpu_plan_variant(b->plan);
 }
 
 #endif

@@ -32,6 +32,34 @@ typedef struct {
     double **param_ptr, **state_ptr;
 } cs_cuda_mech;
 
+/* The persistent epoch kernel (solver "epoch", src/cs_cuda_epoch.cu): one block per cell runs
+ * every step of an epoch with the cell's rows in shared memory, so a small network's step costs
+ * no launches. Its structure, on the device, in the tree order of the "flat" layout (row r of
+ * cell c is internal row cell_first[c] + r); lists "by cell" are CSR over the cells. */
+typedef struct {
+    int on;
+    int ncell, max_rows, threads;       /* threads per block (one cell per block) */
+    size_t smem;                        /* [bytes] shared memory per block */
+    int *cell_first;                    /* [ncell + 1] */
+    int *chain_first;                   /* [ncell + 1] each cell's unbranched chains (CSR) ... */
+    int *chain_head, *chain_len;        /* ... their first local row and length, by height */
+    int *hl_first;                      /* [ncell + 1] cell c's height bounds: hl[hl_first[c] ..
+                                           hl_first[c + 1] - 1], positions among its chains */
+    int *hl;
+    int *parent;                        /* [rows] local parent, -1 at the root */
+    int *child_first, *child;           /* [rows + 1] children (local rows) of each internal row */
+    int *mech_first;                    /* [nmech × (ncell + 1)] instances of group q by cell ... */
+    int *mech_inst;                     /* ... their indices in the group, [Σ n] by group */
+    int *syn_cell;                      /* [synapses] the cell of each instance of the synapse group */
+    int *det_first, *det_idx;           /* detectors by cell */
+    int *probe_first, *probe_idx;       /* probes by cell (all but i_membrane's) */
+    int *imem_first, *imem_idx;         /* i_membrane probes (q) by cell */
+    long long *phase_cycles;            /* [CS_CUDA_EPOCH_PHASES] block 0's clock cycles per phase */
+} cs_cuda_epoch;
+/* the epoch kernel's phases: delivery, currents, assembly, elimination, substitution, state
+ * update, detection, sampling */
+#define CS_CUDA_EPOCH_PHASES 8
+
 typedef struct {
     size_t n_int;                       /* entries of each per-CV array */
     double *v, *rhs, *d, *i, *g;        /* [mV], [mV], [µS], [nA], [µS] */
@@ -82,6 +110,7 @@ typedef struct {
     int *ev_hi;                         /* [epoch steps] */
     double dt;                          /* [ms] */
     int sample_stride;                  /* probes are sampled every sample_stride steps */
+    cs_cuda_epoch epoch;                /* epoch.on: the persistent epoch kernel runs the steps */
 } cs_cuda_state;
 
 int cs_cuda_compiled(void);
@@ -115,6 +144,12 @@ cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that e
 cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */
 cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n); /* k += n */
 cs_status cs_cuda_alloc_ctx(void **ctx);
+
+/* The persistent epoch kernel: checks that the device holds a block of s->epoch (its shared
+ * memory) and sets it up for launches; then runs nsteps steps from step0 (the epoch's events
+ * staged as for the step kernels) and leaves v, the states, spikes and samples as they would. */
+cs_status cs_cuda_epoch_prepare(cs_cuda_state *s);
+cs_status cs_cuda_epoch_run(const cs_cuda_state *s, long long step0, int nsteps, double celsius);
 
 /* CUDA graphs: capture what is launched on a stream between begin and end into an executable
  * graph; launch it on that stream. */

@@ -9,7 +9,7 @@
 extern "C" {
 #include "cs_cuda.h"
 }
-#include "cs_mech_math.h"
+#include "cs_cuda_device.cuh"
 
 #define CS_THREADS 256
 
@@ -120,15 +120,7 @@ extern "C" cs_status cs_cuda_sync(void *stream) {
     return CS_OK;
 }
 
-// ---- the step context ----------------------------------------------------------------------
-typedef struct {
-    long long step0; /* the epoch's first step */
-    int k;           /* the current step's index within the epoch */
-} cs_cuda_step_ctx;
-
-/* [ms] the time of step `step`: the host's (double)step·dt, never contracted into an FMA */
-__device__ inline double step_time(long long step, double dt) { return __dmul_rn((double)step, dt); }
-
+// ---- the step context (cs_cuda_device.cuh) ---------------------------------------------------
 extern "C" cs_status cs_cuda_alloc_ctx(void **ctx) {
     return cs_cuda_alloc(ctx, sizeof(cs_cuda_step_ctx), "the step context");
 }
@@ -200,21 +192,6 @@ extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
 // ---- currents: each instance adds weight·i [nA] and weight·g [µS] to its CV ----------------
 // Density mechanisms have one instance per CV within a group, so they add without atomics;
 // point mechanisms may share a CV and use atomics.
-/* a parameter of instance k: stored once for all (uniform) or per instance */
-__device__ __forceinline__ double prm(const double *p, int j, int n, int k, int uniform) {
-    return uniform ? p[j] : p[(size_t)j * n + k];
-}
-
-__device__ __forceinline__ void hh_add_current(int n, int k, int c, double vc, double m, double h, double nn,
-                                               const double *w, const double *p, int pu, double *I, double *G) {
-    double i, g;
-    cs_hh_current_at(vc, m, h, nn, prm(p, CS_HH_GNABAR, n, k, pu), prm(p, CS_HH_GKBAR, n, k, pu),
-                     prm(p, CS_HH_GL, n, k, pu), prm(p, CS_HH_EL, n, k, pu), prm(p, CS_HH_ENA, n, k, pu),
-                     prm(p, CS_HH_EK, n, k, pu), &i, &g);
-    I[c] += w[k] * i;
-    G[c] += w[k] * g;
-}
-
 __global__ void k_hh_current(int n, const int *node, const double *w, const double *p, int pu,
                              const double *st, const double *v, double *I, double *G) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -228,19 +205,15 @@ __global__ void k_expsyn_current(int n, const int *node, const double *p, int pu
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     int c = node[k];
-    double g = st[CS_EXPSYN_G * n + k];
-    atomicAdd(&I[c], g * (v[c] - prm(p, CS_EXPSYN_E, n, k, pu)));
-    atomicAdd(&G[c], g);
+    expsyn_add_current(n, k, c, v[c], p, pu, st, I, G);
 }
 
 __global__ void k_iclamp_current(int n, const int *node, const double *p, int pu, const cs_cuda_step_ctx *ctx, int j,
                                  double dt, double *I) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
-    /* clamps are evaluated at the step's midpoint */
-    double t = __dadd_rn(step_time(ctx->step0 + ctx->k + j, dt), __dmul_rn(0.5, dt));
-    if (cs_iclamp_on(t, prm(p, CS_ICLAMP_DELAY, n, k, pu), prm(p, CS_ICLAMP_DURATION, n, k, pu)))
-        atomicAdd(&I[node[k]], -prm(p, CS_ICLAMP_AMPLITUDE, n, k, pu));
+    double e = iclamp_current(n, k, p, pu, ctx->step0 + ctx->k + j, dt);
+    if (e != 0.0) atomicAdd(&I[node[k]], e);
 }
 
 extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius) {
@@ -311,10 +284,8 @@ extern "C" cs_status cs_cuda_assemble(const cs_cuda_state *s) {
 __global__ void k_hh_advance(int n, const int *node, const double *v, double *st, double q10, double dt) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
-    cs_hh_rates r = cs_hh_rates_at(v[node[k]], q10);
-    st[CS_HH_M * n + k] = cs_cnexp(st[CS_HH_M * n + k], r.minf, r.mtau, dt);
-    st[CS_HH_H * n + k] = cs_cnexp(st[CS_HH_H * n + k], r.hinf, r.htau, dt);
-    st[CS_HH_N * n + k] = cs_cnexp(st[CS_HH_N * n + k], r.ninf, r.ntau, dt);
+    double m, h, nn;
+    hh_advance_one(n, k, v[node[k]], st, q10, dt, &m, &h, &nn);
 }
 
 /* hh's state update, then its current for the next step with the same v and the new states
@@ -324,14 +295,8 @@ __global__ void k_hh_advance_current(int n, const int *node, const double *w, co
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     int c = node[k];
-    double vc = v[c];
-    cs_hh_rates r = cs_hh_rates_at(vc, q10);
-    double m = cs_cnexp(st[CS_HH_M * n + k], r.minf, r.mtau, dt);
-    double h = cs_cnexp(st[CS_HH_H * n + k], r.hinf, r.htau, dt);
-    double nn = cs_cnexp(st[CS_HH_N * n + k], r.ninf, r.ntau, dt);
-    st[CS_HH_M * n + k] = m;
-    st[CS_HH_H * n + k] = h;
-    st[CS_HH_N * n + k] = nn;
+    double vc = v[c], m, h, nn;
+    hh_advance_one(n, k, vc, st, q10, dt, &m, &h, &nn);
     hh_add_current(n, k, c, vc, m, h, nn, w, p, pu, I, G);
 }
 
@@ -372,14 +337,8 @@ __global__ void k_detect(int ndet, const int *row, const int *gid, const double 
     int step = ctx->k + j; /* within the epoch */
     double t = step_time(ctx->step0 + step, dt);
     if (k < ndet) {
-        double vp = vprev[k], vn = v[row[k]], th = thr[k];
-        if (vp < th && vn >= th) {
-            int slot = atomicAdd(&counters[0], 1);
-            if (slot < cap) {
-                spike_time[slot] = t + dt * (th - vp) / (vn - vp);
-                spike_gid[slot] = gid[k];
-            }
-        }
+        double vn = v[row[k]];
+        detect_crossing(vprev[k], vn, thr[k], t, dt, gid[k], spike_time, spike_gid, cap, counters);
         vprev[k] = vn;
     }
     if (k < ncell && !isfinite(v[cell_row[k]])) {
@@ -404,11 +363,7 @@ extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, int j) {
  * arrays never move, unlike v). */
 __global__ void k_sample(int n, const int *row, const double *const *src, const double *v, double *out,
                          const cs_cuda_step_ctx *ctx, int j, int stride, int r) {
-    if (r < 0) {
-        long long end = ctx->step0 + ctx->k + j + 1;
-        if (end % stride) return;
-        r = (int)(end / stride - ctx->step0 / stride - 1);
-    }
+    if (r < 0 && (r = sample_row_of(ctx->step0 + ctx->k + j + 1, ctx->step0, stride)) < 0) return;
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     const double *p = src ? src[k] : NULL;
@@ -424,28 +379,13 @@ __global__ void k_imem(int nq, const int *col, const int *row, const int *nb_fir
                        int r, double dt) {
     long long step = -1;
     if (r < 0) {
-        long long end = ctx->step0 + ctx->k + j + 1;
-        if (end % stride) return;
-        r = (int)(end / stride - ctx->step0 / stride - 1);
-        step = end - 1;
+        step = ctx->step0 + ctx->k + j;
+        if ((r = sample_row_of(step + 1, ctx->step0, stride)) < 0) return;
     }
     int q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= nq) return;
-    const int rr = row[q];
-    const double vr = v[rr];
-    double in = 0.0;
-    for (int k = nb_first[q]; k < nb_first[q + 1]; ++k)
-        in = __dadd_rn(in, __dmul_rn(nb_g[k], __dsub_rn(v[nb_row[k]], vr)));
-    double e = 0.0; /* [nA] the clamps' current, outward positive (as they add it to i) */
-    if (step >= 0) {
-        double t = __dadd_rn(step_time(step, dt), __dmul_rn(0.5, dt));
-        for (int k = el_first[q]; k < el_first[q + 1]; ++k) {
-            int l = el_k[k];
-            if (cs_iclamp_on(t, prm(cp, CS_ICLAMP_DELAY, cn, l, cpu), prm(cp, CS_ICLAMP_DURATION, cn, l, cpu)))
-                e = __dadd_rn(e, -prm(cp, CS_ICLAMP_AMPLITUDE, cn, l, cpu));
-        }
-    }
-    out[(size_t)r * nprobe + col[q]] = __dsub_rn(in, e);
+    out[(size_t)r * nprobe + col[q]] = imem_value(q, row, nb_first, nb_row, nb_g, el_first, el_k, cp, cn, cpu, v, 0,
+                                                  step, dt);
 }
 
 static void launch_imem(const cs_cuda_state *s, const cs_cuda_step_ctx *ctx, int j, int stride, int r) {

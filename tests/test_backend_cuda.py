@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The CUDA backend gives the CPU backend's results: every validation model and the example
-models, with every GPU Hines solver variant. Spike counts equal, spike times within 1e-9 ms;
+models, with every GPU Hines solver variant and the persistent epoch kernel (solver "epoch"). Spike counts equal, spike times within 1e-9 ms;
 traces within float32 rounding of the report (the report stores float32: 2^-23 relative), plus
 1e-9 relative for the difference between the backends' double arithmetic. Reports of other
 probed variables (probes.variables: hh.m, hh.h, hh.n, a synapse's g, i_membrane with a clamp on
@@ -18,7 +18,10 @@ import sys
 import h5py
 import numpy as np
 
-VARIANTS = ["auto", "flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine", "warp", "staged"]
+VARIANTS = ["auto", "flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine", "warp", "staged",
+            "epoch"]
+if os.environ.get("CS_TEST_VARIANTS"):  # a subset, while working on one variant on the device
+    VARIANTS = os.environ["CS_TEST_VARIANTS"].split()
 SPIKE_TOL = 1e-9  # [ms]
 REL_TOL = 1e-9
 
@@ -240,7 +243,7 @@ def main():
     # the same run twice gives the same file: no race in a solver, no order of atomics that
     # reaches the results (session 12 saw staged's files differ between two launch paths whose
     # threads compute the same, and the cause was not found without a GPU)
-    for variant in ("staged", "interleaved", "fine"):
+    for variant in ("staged", "interleaved", "fine", "epoch"):
         outs = []
         for rep in range(3):
             out = os.path.join(a.work_dir, f"again{rep}-{variant}.h5")
