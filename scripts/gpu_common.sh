@@ -5,6 +5,11 @@
 #   gpu_build DIR TARGET [CMAKE ARGS...]
 #                         configure DIR once (Release, sm_90, HDF5/cJSON/Check from .devlibs), then
 #                         build TARGET ("all" for everything); the log goes to $out/build-<DIR>.log
+#   gpu_link_shared       ../shared from the carried build-shared when the machine has none (the
+#                         tests find the SWC cells there)
+#   gpu_ctest DIR REGEX [GREP]
+#                         the tests of build DIR matching REGEX, verbose into $out/ctest.log; prints
+#                         the summary, the failures and lines matching GREP; rc_tests gets the exit
 #   gpu_part NAME         true when section NAME runs: PARTS (a space-separated list), else all of
 #                         the script's parts ($parts_all)
 #   gpu_morph_dir         the nine SWC files: CS_MORPH_DIR, ../shared/data/morphologies,
@@ -35,6 +40,21 @@ gpu_build() {
   fi
   cmake --build "$dir" -j "$(nproc)" --target "$target" >>"$log" 2>&1 \
     || { grep -E "error" -A3 "$log" | head -40; return 1; }
+}
+
+gpu_link_shared() {
+  [ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
+  return 0
+}
+
+gpu_ctest() {
+  local t0
+  t0=$(date +%s)
+  timeout "${CTEST_S:-400}" ctest --test-dir "$1" -V -R "$2" >"$out/ctest.log" 2>&1
+  rc_tests=$?
+  grep -E "tests passed|tests failed|\*\*\*Failed|Checks:|passed, |^[0-9]+: FAIL${3:+|$3}" "$out/ctest.log" | head -40
+  grep -E "^[0-9]+:.*:F:" "$out/ctest.log" | head -20
+  echo "tests: exit $rc_tests ($(( $(date +%s) - t0 )) s)"
 }
 
 gpu_morph_dir() {

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 . scripts/gpu_common.sh
 gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-epoch}}" || exit 1
 t0=$(date +%s)
-[ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
+gpu_link_shared
 bld=$root/build-gpu
 parts_all="tests sanitize bench"
 if gpu_part tests; then gpu_build "$bld" all || exit 1; else gpu_build "$bld" cablesim_cli || exit 1; fi
@@ -25,23 +25,16 @@ echo "build: $(( $(date +%s) - t0 )) s"
 rc_tests=0
 if gpu_part tests; then
   echo "== GPU tests"
-  timeout "${CTEST_S:-400}" ctest --test-dir "$bld" -V -R "${CTEST_REGEX:-test_backend_cuda|test_nmodl_gpu}" >"$out/ctest.log" 2>&1
-  rc_tests=$?
-  grep -E "tests passed|tests failed|\*\*\*Failed|passed, |\[epoch\]" "$out/ctest.log" | head -40
-  grep -E "^[0-9]+: FAIL" "$out/ctest.log" | head -20
-  echo "tests: exit $rc_tests ($(( $(date +%s) - t0 )) s)"
+  gpu_ctest "$bld" "${CTEST_REGEX:-test_backend_cuda|test_nmodl_gpu}" "\\[epoch\\]"
 fi
 
 if gpu_part sanitize; then
-  # racecheck only where no lane waits for another of its warp: it serializes the threads, and a
-  # chain's thread spinning on its child chain's flag then never lets that chain run (the ring's
-  # cells hang under it; ring4's ball-and-stick cells have one chain each)
-  for run in "memcheck models/validation/ring4.json" "memcheck models/examples/ring.json" \
-             "racecheck models/validation/ring4.json"; do
-    set -- $run
-    timeout 120 compute-sanitizer --tool $1 --error-exitcode 9 "$cs" run "$2" --backend cuda --solver epoch \
-      --tfinal 3 --no-output -q >"$out/$1.log" 2>&1
-    echo "$1 $(basename "$2") epoch: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$1.log" | tail -1)"
+  for tool in memcheck racecheck; do
+    for m in models/validation/ring4.json models/examples/ring.json; do
+      timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$cs" run "$m" --backend cuda --solver epoch \
+        --tfinal 3 --no-output -q >"$out/$tool.log" 2>&1
+      echo "$tool $(basename "$m") epoch: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1)"
+    done
   done
 fi
 

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 stages=" ${2:-build test sanitizer speed} "
 has() { [[ "$stages" == *" $1 "* ]]; }
 gpu_setup "${1:-${OUT:-$PWD/build-gpu-nmodl/out}}" || exit 1
-[ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
+gpu_link_shared
 pyarg="-DCS_PYTHON=$py"
 echo "python for the tests: $py"
 build() { # SRC BUILD

@@ -13,7 +13,7 @@ export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devli
 bld=$root/build-gpu
 # ../shared (test morphologies) does not travel to the GPU machine: a copy is carried as
 # build-shared (made here with: mkdir -p build-shared && cp -r ../shared/data build-shared/)
-[ -d "$root/../shared/data" ] || { [ -d "$root/build-shared" ] && ln -sfn "$root/build-shared" "$root/../shared"; }
+gpu_link_shared
 nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$out/device.txt"
 pyarg=""
 for c in "$(command -v python3)" /opt/torch/.venv/bin/python3 /usr/bin/python3; do
