@@ -594,7 +594,10 @@ static cs_status setup(cs_backend *be) {
         cs_solver_status ss = cs_hines_gpu_plan_create(ncell, be->cell_first, parent, &opt, &be->plan);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);
-        if (ss != CS_SOLVER_OK) st = solver_fail(ss, "building the solver plan");
+        if (ss != CS_SOLVER_OK && strstr(cs_hines_gpu_last_error(), "unknown variant")) /* name epoch too */
+            st = cs_error_set(CS_ERR_INVALID, "--solver: %s, or epoch (a whole epoch in one kernel)",
+                              cs_hines_gpu_last_error());
+        else if (ss != CS_SOLVER_OK) st = solver_fail(ss, "building the solver plan");
         else be->fused = opt.fused_step && cs_hines_gpu_plan_fuses(be->plan);
     }
     double *v_int = NULL;

@@ -304,6 +304,16 @@ def main():
     else:
         print(f"FAIL hh.i on the GPU: rc {r.returncode}, stderr {r.stderr!r}")
         failed += 1
+    # an unknown --solver: one line listing the Hines solvers and epoch
+    r = subprocess.run([a.cablesim, "run", os.path.join(a.source_dir, "models/examples/ring.json"), "--no-output",
+                        "--backend", "cuda", "--solver", "bogus", "-q"], capture_output=True, text=True, timeout=600)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode > 0 and len(lines) == 1 and "bogus" in lines[0] and "staged" in lines[0] and "epoch" in lines[0]:
+        print("ok   unknown --solver: " + lines[0])
+        passed += 1
+    else:
+        print(f"FAIL unknown --solver: rc {r.returncode}, stderr {r.stderr!r}")
+        failed += 1
     # out of GPU memory: one line naming what could not be allocated, no output file left
     out = os.path.join(a.work_dir, "oom.h5")
     r = subprocess.run([a.cablesim, "run", os.path.join(a.source_dir, "models/examples/ring.json"), "-o", out,
