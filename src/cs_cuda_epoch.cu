@@ -68,21 +68,6 @@ typedef struct {
 
 extern __shared__ double ep_smem[];
 
-/* The transcendental parts of a step as calls, not inlined: a few instances per cell run them,
- * and inlined they made the kernel's code large enough that each step refetched it (bench/
- * NOTES.md, session 14). CS_EPOCH_INLINE (a build option) inlines them for comparisons. */
-#ifdef CS_EPOCH_INLINE
-#define EP_CALL __forceinline__
-#else
-#define EP_CALL __noinline__
-#endif
-__device__ EP_CALL void ep_hh_gate(double v, double q10, int gate, double dt, double *x) {
-    double inf, tau;
-    cs_hh_gate_at(v, q10, gate, &inf, &tau);
-    *x = cs_cnexp(*x, inf, tau, dt);
-}
-__device__ EP_CALL double ep_decay(double g, double tau, double dt) { return cs_expsyn_decay(g, tau, dt); }
-
 /* block 0's thread 0 adds the cycles since *t0 to phase p */
 #define EP_PHASE(p)                                 \
     do {                                            \
@@ -125,7 +110,8 @@ __global__ void k_epoch(const ep_args a, long long step0, int nsteps) {
     __syncthreads();
     for (int k = 0; k < nsteps; ++k) {
         const long long step = step0 + k;
-        /* events due at this step: the block takes those of its own synapses */
+        /* events due at this step: the block takes those of its own synapses (every block scans
+         * the step's events: cheap on the small networks epoch is for) */
         const int ev_lo = k ? a.ev_hi[k - 1] : 0, ev_end = a.ev_hi[k];
         if (a.syn >= 0 && ev_end > ev_lo) { /* the same test in every thread: the barrier is safe */
             const ep_mech &sm = a.m[a.syn];
@@ -254,7 +240,9 @@ __global__ void k_epoch(const ep_args a, long long step0, int nsteps) {
                 const int first = m.first[c], ng = 3 * (m.first[c + 1] - first);
                 for (int t = tid; t < ng; t += nt) {
                     const int i = m.inst[first + t / 3], gate = t % 3;
-                    ep_hh_gate(V[m.node[i] - base], a.q10, gate, a.dt, m.st + (size_t)gate * m.n + i);
+                    double inf, tau, *x = m.st + (size_t)gate * m.n + i;
+                    cs_hh_gate_at(V[m.node[i] - base], a.q10, gate, &inf, &tau);
+                    *x = cs_cnexp(*x, inf, tau, a.dt);
                 }
                 continue;
             }
@@ -262,7 +250,7 @@ __global__ void k_epoch(const ep_args a, long long step0, int nsteps) {
                 const int i = m.inst[j];
                 if (m.kind == CS_CUDA_EXPSYN)
                     m.st[CS_EXPSYN_G * m.n + i] =
-                        ep_decay(m.st[CS_EXPSYN_G * m.n + i], prm(m.p, CS_EXPSYN_TAU, m.n, i, m.pu), a.dt);
+                        cs_expsyn_decay(m.st[CS_EXPSYN_G * m.n + i], prm(m.p, CS_EXPSYN_TAU, m.n, i, m.pu), a.dt);
             }
         }
         EP_PHASE(5);
