@@ -14,6 +14,7 @@
 typedef struct {
     double max_cv_length; /* [µm] n = ceil(L / max_cv_length) when > 0 */
     int cvs_per_branch;   /* when > 0, overrides max_cv_length */
+    int odd;              /* 1: bmtk's dL rule, n = 1 + 2·floor(L / (2·max_cv_length)) (always odd) */
 } cs_cv_policy;
 
 typedef struct {

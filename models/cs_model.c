@@ -895,7 +895,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     if (strcmp(m->backend, "cpu") && strcmp(m->backend, "cuda") && strcmp(m->backend, "auto"))
         return FAIL(pc, "run", "unknown backend '%s' (expected cpu, cuda or auto)", m->backend);
 
-    cs_cv_policy policy = {20.0, 0};
+    cs_cv_policy policy = {20.0, 0, 0};
     const cJSON *disc = cJSON_GetObjectItemCaseSensitive(root, "discretization");
     if (disc) CS_TRY(parse_policy(pc, "discretization", disc, &policy));
 
@@ -1012,6 +1012,7 @@ void cs_model_free(cs_model *m) {
         free(p->probes.cells);
         free(p->probes.locs);
         free(p->probes.vars);
+        free(p->cellsyn);
     }
     free(m->pops);
     free(m->conns);

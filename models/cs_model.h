@@ -47,6 +47,10 @@ typedef struct {
     cs_random_tree_params tree;
     int nbranch;
     cs_branch_spec *branches;                    /* explicit branches */
+    int neuron_import; /* SWC as NEURON's Import3d builds it (SONATA cells): a single-point soma's
+                          children on the soma's centre (soma(0.5)) */
+    int axon_stub;     /* with neuron_import: the axon replaced by bmtk's stub (aibs_perisomatic's
+                          fix_axon): two sections of 30 µm and 1 µm diameter on soma(0.5) */
 } cs_morph_spec;
 
 /* Region masks: bit (1 << tag). */
@@ -65,7 +69,17 @@ typedef struct {
     double param[CS_MAX_PARAMS];
     int ncells;                 /* stimuli: the cells it applies to; -1 = all */
     int *cells;
+    int per_cell;               /* synapses: a prototype of cell synapses (cs_cell_synapse), placed
+                                   on no cell by itself */
 } cs_point_spec;
+
+/* A synapse of one cell at its own place (SONATA edges: each edge has its own synapses).
+ * Connections and events name it as synapse nsyn + j: the j-th of its cell's own synapses. */
+typedef struct {
+    int cell;                   /* index within the population; the list is sorted by cell */
+    int proto;                  /* the population's syn[] entry giving its type and parameters */
+    cs_location loc;
+} cs_cell_synapse;
 
 /* What a probe records (docs/model-format.md, "probes.variables"). */
 typedef enum {
@@ -118,6 +132,11 @@ typedef struct {
     int has_probes;
     cs_probe_spec probes;
     double ion_e[CS_NION][CS_NTAG]; /* [mV] reversal potential of each ion by region tag */
+    size_t ncellsyn;                /* cells' own synapses, sorted by cell */
+    cs_cell_synapse *cellsyn;
+    char output_name[CS_NAME_MAX];  /* "" or the population its spikes are written under (a SONATA
+                                       population split by node type into several) */
+    uint64_t output_id0;            /* node id of the first cell under output_name */
 } cs_population_spec;
 
 typedef struct {

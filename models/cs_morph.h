@@ -65,6 +65,16 @@ typedef struct {
 cs_status cs_morph_random_tree(const cs_random_tree_params *p, uint64_t seed, cs_morph *out);
 
 void cs_morph_free(cs_morph *m);
+
+/* As NEURON's Import3d (and so bmtk) builds an SWC cell: a single-point soma's children attach
+ * at soma(0.5); with axon_stub the axon is replaced by bmtk's stub (aibs_perisomatic's fix_axon:
+ * two sections of 30 µm, 1 µm diameter, the first on soma(0.5)). In place. */
+cs_status cs_morph_neuron_import(cs_morph *m, int axon_stub);
+/* NEURON's section order of such a cell (bmtk's and SONATA's section ids): soma, then the
+ * dendrites, apical dendrites, others, and the axon (last when it is bmtk's stub), each in branch
+ * order, which is Import3d's when the SWC lists its samples depth-first. section_branch[id] is
+ * the branch of section id; returns the number of sections. */
+int cs_morph_section_order(const cs_morph *m, int axon_last, int *section_branch);
 /* Length of a branch along its polyline [µm]. */
 double cs_branch_length(const cs_morph *m, int b);
 /* Check the invariants above (parents before children, >= 2 finite points per branch, radii > 0,

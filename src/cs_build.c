@@ -11,7 +11,10 @@ static cs_status build_morph(const cs_model *m, const cs_population_spec *p, uin
     const cs_morph_spec *s = &p->morph;
     cs_status st = CS_ERR_INTERNAL;
     switch (s->kind) {
-    case CS_MORPH_SWC: st = cs_morph_load_swc(s->swc_path, &s->swc, morph); break;
+    case CS_MORPH_SWC:
+        st = cs_morph_load_swc(s->swc_path, &s->swc, morph);
+        if (st == CS_OK && s->neuron_import) st = cs_morph_neuron_import(morph, s->axon_stub);
+        break;
     case CS_MORPH_SOMA: st = cs_morph_soma(s->radius, morph); break;
     case CS_MORPH_CABLE: st = cs_morph_cable(s->length, s->radius, s->ncv, morph); break;
     case CS_MORPH_BALL_AND_STICK:
@@ -130,6 +133,16 @@ static cs_status resolve_probe(const cs_model *m, const cs_population_spec *ps, 
                         m->path, ps->name, c, pv->name, loc.branch, loc.pos, why ? why : "no such synapse");
 }
 
+/* The most own synapses (cs_cell_synapse) that one cell of the population has. */
+static int max_own_synapses(const cs_population_spec *ps) {
+    int best = 0, run = 0;
+    for (size_t k = 0; k < ps->ncellsyn; ++k) {
+        run = k && ps->cellsyn[k].cell == ps->cellsyn[k - 1].cell ? run + 1 : 1;
+        if (run > best) best = run;
+    }
+    return best;
+}
+
 static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *d, inst_vec *iv) {
     d->gid0 = gid0;
     d->ncell_global = m->ncells;
@@ -140,7 +153,8 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
         int c0, c1;
         pop_range(&m->pops[p], gid0, gid1, &c0, &c1);
         if (c1 > c0) ngeom_max += m->pops[p].morph.kind == CS_MORPH_RANDOM_TREE ? c1 - c0 : 1;
-        if (m->pops[p].nsyn > max_syn) max_syn = m->pops[p].nsyn;
+        int nsyn = m->pops[p].nsyn + max_own_synapses(&m->pops[p]);
+        if (nsyn > max_syn) max_syn = nsyn;
     }
     d->geoms = calloc(ngeom_max ? (size_t)ngeom_max : 1, sizeof *d->geoms);
     d->max_syn = max_syn;
@@ -171,6 +185,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
         const cs_population_spec *ps = &m->pops[p];
         int per_cell = ps->morph.kind == CS_MORPH_RANDOM_TREE, c0, c1;
         pop_range(ps, gid0, gid1, &c0, &c1);
+        size_t own = 0;
         for (int c = c0; c < c1; ++c) {
             uint64_t gid = ps->first_gid + (uint64_t)c;
             size_t li = (size_t)(gid - gid0); /* local index */
@@ -199,10 +214,22 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
             }
             for (int k = 0; k < max_syn; ++k) d->syn_instance[li * (size_t)max_syn + (size_t)k] = SIZE_MAX;
             for (int k = 0; k < ps->nsyn; ++k) {
+                if (ps->syn[k].per_cell) continue;
                 int node;
                 CS_TRY(locate(m, ps, c, g, ps->syn[k].loc, "synapse", &node));
                 cs_instance_desc in = {(int)li, node, ps->syn[k].type, 1.0, ps->syn[k].param};
                 d->syn_instance[li * (size_t)max_syn + (size_t)k] = iv->n;
+                CS_TRY(push_inst(iv, in));
+            }
+            /* the cell's own synapses: synapse nsyn + j (the list is sorted by cell) */
+            while (own < ps->ncellsyn && ps->cellsyn[own].cell < c) ++own;
+            for (int j = 0; own < ps->ncellsyn && ps->cellsyn[own].cell == c; ++own, ++j) {
+                const cs_cell_synapse *cy = &ps->cellsyn[own];
+                const cs_point_spec *proto = &ps->syn[cy->proto];
+                int node;
+                CS_TRY(locate(m, ps, c, g, cy->loc, proto->name, &node));
+                cs_instance_desc in = {(int)li, node, proto->type, 1.0, proto->param};
+                d->syn_instance[li * (size_t)max_syn + (size_t)(ps->nsyn + j)] = iv->n;
                 CS_TRY(push_inst(iv, in));
             }
             for (int k = 0; k < ps->nstim; ++k) {
@@ -328,7 +355,10 @@ static cs_status pop_cost(const cs_model *m, const cs_population_spec *ps, int f
     cs_morph_free(&morph);
     if (st != CS_OK) return cs_error_set(st, "%s: population '%s': %s", m->path, ps->name, cs_error_message());
     double n = g.ncv;
-    for (int k = 0; k < ps->nsyn; ++k) n += instance_cost(ps->syn[k].type, for_gpu);
+    for (int k = 0; k < ps->nsyn; ++k)
+        if (!ps->syn[k].per_cell) n += instance_cost(ps->syn[k].type, for_gpu);
+    for (size_t k = 0; ps->count > 0 && k < ps->ncellsyn; ++k) /* own synapses: their mean per cell */
+        n += instance_cost(ps->syn[ps->cellsyn[k].proto].type, for_gpu) / ps->count;
     for (int k = 0; k < ps->nstim; ++k) n += instance_cost(ps->stim[k].type, for_gpu);
     for (int k = 0; k < ps->ndensity; ++k) {
         const double c = instance_cost(ps->density[k].type, for_gpu);
