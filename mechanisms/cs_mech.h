@@ -90,7 +90,7 @@ typedef struct {
     int has_cuda;             /* types carry GPU code */
 } cs_mech_catalogue;
 
-extern const cs_mech_type cs_mech_hh, cs_mech_pas, cs_mech_expsyn, cs_mech_iclamp;
+extern const cs_mech_type cs_mech_hh, cs_mech_pas, cs_mech_expsyn, cs_mech_iclamp, cs_mech_exp2syn;
 
 /* Look up a mechanism by name; NULL when unknown. */
 const cs_mech_type *cs_mech_find(const char *name);

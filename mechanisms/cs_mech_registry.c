@@ -3,7 +3,7 @@
 #include "cs_mech.h"
 
 static const cs_mech_type *const cs__mech_all[] = {&cs_mech_hh, &cs_mech_pas, &cs_mech_expsyn,
-                                                   &cs_mech_iclamp};
+                                                   &cs_mech_iclamp, &cs_mech_exp2syn};
 
 const cs_mech_type *cs_mech_find(const char *name) {
     for (size_t k = 0; k < sizeof cs__mech_all / sizeof cs__mech_all[0]; ++k)
@@ -17,4 +17,4 @@ int cs_mech_param_index(const cs_mech_type *t, const char *name) {
     return -1;
 }
 
-const char *cs_mech_names(void) { return "hh, pas, expsyn, iclamp"; }
+const char *cs_mech_names(void) { return "hh, pas, expsyn, iclamp, exp2syn"; }

@@ -16,9 +16,17 @@ cs_status cs_morph_neuron_import(cs_morph *m, int axon_stub) {
     int soma = -1;
     for (int b = 0; b < m->nbranch && soma < 0; ++b)
         if (is_soma_root(m, b)) soma = b;
-    /* Import3d connects the neurites of a single-point soma (our one soma branch) to its centre */
-    for (int b = 0; soma >= 0 && b < m->nbranch; ++b)
-        if (m->branches[b].parent == soma) m->branches[b].parent_pos = 0.5;
+    /* Import3d connects the neurites of a single-point soma (our one soma branch) to its centre,
+     * each starting at its own first sample (not at the soma's centre, as our SWC reader does) */
+    for (int b = 0; soma >= 0 && b < m->nbranch; ++b) {
+        cs_branch *br = &m->branches[b];
+        if (br->parent != soma || br->tag == CS_TAG_SOMA) continue;
+        br->parent_pos = 0.5;
+        if (br->npoints >= 3) {
+            br->first++;
+            br->npoints--;
+        }
+    }
     if (!axon_stub) return CS_OK;
     if (soma < 0) return cs_error_set(CS_ERR_INVALID, "morphology: bmtk's axon stub needs a soma (SWC type 1)");
 

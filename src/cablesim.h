@@ -60,6 +60,9 @@ int cs_simulation_create_json(const char *json, const char *name, const char *ba
 /* Check a model without building it: 0, or the status and message creating it would give. */
 int cs_model_check_file(const char *path);
 int cs_model_check_json(const char *json, const char *name, const char *base_dir);
+/* The output file a SONATA simulation config names (its output_dir, created, and spikes_file;
+ * docs/sonata-input.md) into out[n]; "" for a cablesim model file. */
+int cs_model_output_path(const char *path, char *out, size_t n);
 
 /* Run from the current time to t [ms], rounded to a whole step (round(t/dt)·dt). Resumable:
  * running to 50 then to 100 gives bitwise the results of running to 100. t before the current

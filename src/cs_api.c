@@ -6,6 +6,7 @@
 
 #include "cs_comm.h"
 #include "cs_error.h"
+#include "cs_front.h"
 #include "cs_model.h"
 #include "cs_profile.h"
 #include "cs_sim.h"
@@ -98,7 +99,7 @@ int cs_simulation_create_file(const char *path, const cs_simulation_options *o, 
     *out = NULL;
     cs_simulation *h = calloc(1, sizeof *h);
     if (!h) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    return adopt_model(h, path ? cs_model_load_file(path, &h->model) : cs_model_load_default(&h->model), o, out);
+    return adopt_model(h, path ? cs_front_load(path, &h->model) : cs_model_load_default(&h->model), o, out);
 }
 
 int cs_simulation_create_json(const char *json, const char *name, const char *base_dir,
@@ -116,9 +117,15 @@ int cs_model_check_file(const char *path) {
     cs_error_clear();
     if (!path) return cs_error_set(CS_ERR_INVALID, "cs_model_check_file: path is NULL");
     cs_model m;
-    cs_status st = cs_model_load_file(path, &m);
+    cs_status st = cs_front_load(path, &m);
     if (st == CS_OK) cs_model_free(&m);
     return st;
+}
+
+int cs_model_output_path(const char *path, char *out, size_t n) {
+    cs_error_clear();
+    if (!path || !out || !n) return cs_error_set(CS_ERR_INVALID, "cs_model_output_path: NULL argument");
+    return cs_front_output(path, out, n);
 }
 
 int cs_model_check_json(const char *json, const char *name, const char *base_dir) {

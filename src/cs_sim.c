@@ -183,6 +183,18 @@ static int gid_pop(const cs_model *m, uint64_t gid, int *index) {
     return p;
 }
 
+/* The population a population's spikes are written under (several SONATA node types of one
+ * SONATA population share one), and the first population written under it. */
+static const char *output_name(const cs_model *m, int p) {
+    return m->pops[p].output_name[0] ? m->pops[p].output_name : m->pops[p].name;
+}
+
+static int first_of_output(const cs_model *m, int p) {
+    int q = 0;
+    while (strcmp(output_name(m, q), output_name(m, p))) ++q;
+    return q;
+}
+
 static cs_status describe_output(cs_sim *s) {
     const cs_model *m = s->m;
     CS_TRY(cs_output_set_report_precision(s->out, s->o.report_bits ? s->o.report_bits : m->report_bits));
@@ -203,7 +215,8 @@ static cs_status describe_output(cs_sim *s) {
         CS_TRY(cs_output_set_meta_string(s->out, "output_writer",
                                          s->pario ? "parallel HDF5: every rank writes its report columns and a share of the spikes"
                                                   : "rank 0: samples gathered to it each epoch"));
-    for (int p = 0; p < m->npop; ++p) CS_TRY(cs_output_add_spike_population(s->out, m->pops[p].name));
+    for (int p = 0; p < m->npop; ++p)
+        if (first_of_output(m, p) == p) CS_TRY(cs_output_add_spike_population(s->out, output_name(m, p)));
     for (int r = 0; r < s->net.nreport; ++r) {
         const int p = s->net.reports[r].pop;
         const cs_population_spec *ps = &m->pops[p];
@@ -522,8 +535,9 @@ static cs_status write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
     const cs_model *m = s->m;
     if (!n) return CS_OK;
     int *pop = malloc(n * sizeof *pop), *index = malloc(n * sizeof *index);
-    if (!pop || !index) {
-        free(pop); free(index);
+    int *pop_out = malloc((size_t)m->npop * sizeof *pop_out);
+    if (!pop || !index || !pop_out) {
+        free(pop); free(index); free(pop_out);
         return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
     for (size_t j = 0; j < n; ++j) pop[j] = gid_pop(m, sp[j].gid, &index[j]);
@@ -532,20 +546,22 @@ static cs_status write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
     double *t = malloc(n * sizeof *t);
     uint64_t *id = malloc(n * sizeof *id);
     if (!t || !id) {
-        free(t); free(id); free(pop); free(index);
+        free(t); free(id); free(pop); free(index); free(pop_out);
         return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
+    for (int j = 0; j < m->npop; ++j) pop_out[j] = first_of_output(m, j);
     for (int p = 0; p < m->npop; ++p) {
+        if (pop_out[p] != p) continue;
         size_t k = 0;
         for (size_t j = 0; j < n; ++j)
-            if (pop[j] == p) {
+            if (pop_out[pop[j]] == p) {
                 t[k] = sp[j].time;
-                id[k++] = (uint64_t)index[j];
+                id[k++] = m->pops[pop[j]].output_id0 + (uint64_t)index[j];
+                s->pop_spikes[pop[j]]++;
             }
-        s->pop_spikes[p] += k;
-        if (k && s->out && s->werr == CS_OK) s->werr = cs_output_append_spikes(s->out, m->pops[p].name, k, t, id);
+        if (k && s->out && s->werr == CS_OK) s->werr = cs_output_append_spikes(s->out, output_name(m, p), k, t, id);
     }
-    free(t); free(id); free(pop); free(index);
+    free(t); free(id); free(pop); free(index); free(pop_out);
     return CS_OK;
 }
 

@@ -21,6 +21,9 @@ static void usage(FILE *f) {
         "  cablesim                       run the built-in example: a ring of 256 cells with\n"
         "                                 branched dendrites, 100 ms; writes " DEFAULT_OUTPUT "\n"
         "  cablesim run MODEL.json [options]\n"
+        "  cablesim run simulation_config.json [options]\n"
+        "                                 a SONATA circuit (bmtk's networks): output where the\n"
+        "                                 config says unless -o; docs/sonata-input.md\n"
         "  cablesim build-catalogue DIR -o NAME.so [--cuda auto|on|off]\n"
         "                                 compile every .mod file in DIR (NMODL) into one catalogue\n"
         "                                 of mechanisms; a model loads it with \"catalogues\"\n"
@@ -80,7 +83,8 @@ static int cli(int argc, char **argv) {
     cs_simulation_options o;
     cs_simulation_options_init(&o);
     o.output_path = DEFAULT_OUTPUT;
-    int quiet = 0, no_clobber = 0;
+    int quiet = 0, no_clobber = 0, output_given = 0;
+    char sonata_out[4096] = "";
     const char *model_path = NULL;
 
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -110,8 +114,8 @@ static int cli(int argc, char **argv) {
         int c;
         while ((c = getopt_long(argc, argv, ":o:t:qh", opts, NULL)) != -1) {
             switch (c) {
-            case 'o': o.output_path = optarg; break;
-            case 'n': o.output_path = NULL; break;
+            case 'o': o.output_path = optarg; output_given = 1; break;
+            case 'n': o.output_path = NULL; output_given = 1; break;
             case 't': {
                 char *end;
                 long n = strtol(optarg, &end, 10);
@@ -149,6 +153,11 @@ static int cli(int argc, char **argv) {
             return 2;
         }
         model_path = argv[optind];
+    }
+    /* a SONATA config writes where it says (output_dir/spikes_file) unless -o says otherwise */
+    if (model_path && !output_given) {
+        if (cs_model_output_path(model_path, sonata_out, sizeof sonata_out) != CS_API_OK) return fail(cs_api_last_error());
+        if (sonata_out[0]) o.output_path = sonata_out;
     }
     o.progress = !quiet;
     struct stat existing;

@@ -1,0 +1,404 @@
+/* SONATA simulation and circuit configs: manifest variables, the circuit config merged in,
+ * components, run, conditions, output, node sets; then the nodes, inputs, edges and reports
+ * (cs_sonata_nodes.c, cs_sonata_inputs.c, cs_sonata_edges.c) into one cs_model. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cs_sonata_internal.h"
+
+#define MAX_CONFIG_BYTES (64u << 20)
+#define MAX_SUBST 64 /* manifest substitutions in one string: a loop ends here */
+
+static cs_status read_text(const char *path, char **out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return cs_error_set(CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4097 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *nb = cap <= MAX_CONFIG_BYTES ? realloc(buf, cap) : NULL;
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return cs_error_set(CS_ERR_PARSE, "%s: larger than %u MiB or out of memory", path,
+                                    MAX_CONFIG_BYTES >> 20);
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, 4096, f);
+        len += got;
+        if (got < 4096) break;
+    }
+    fclose(f);
+    buf[len] = 0;
+    if (strlen(buf) != len) {
+        free(buf);
+        return cs_error_set(CS_ERR_PARSE, "%s: not a text file (contains a NUL byte)", path);
+    }
+    *out = buf;
+    return CS_OK;
+}
+
+static cs_status parse_json(const char *path, cJSON **root) {
+    char *text = NULL;
+    CS_TRY(read_text(path, &text));
+    const char *end = NULL;
+    *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!*root || !cJSON_IsObject(*root)) {
+        int line = 1;
+        for (const char *p = text; end && p < end && *p; ++p) line += *p == '\n';
+        free(text);
+        cJSON_Delete(*root);
+        *root = NULL;
+        return cs_error_set(CS_ERR_PARSE, "%s:%d: not a JSON object (syntax error)", path, line);
+    }
+    free(text);
+    return CS_OK;
+}
+
+int cs_sonata_is_config(const char *json) {
+    cJSON *r = cJSON_Parse(json);
+    int yes = cJSON_IsObject(r) && !cJSON_GetObjectItemCaseSensitive(r, "populations") &&
+              (cJSON_GetObjectItemCaseSensitive(r, "networks") || cJSON_GetObjectItemCaseSensitive(r, "network") ||
+               cJSON_GetObjectItemCaseSensitive(r, "manifest"));
+    cJSON_Delete(r);
+    return yes;
+}
+
+/* ---- manifest ---- */
+
+typedef struct {
+    int n;
+    char name[64][CS_NAME_MAX];
+    char value[64][CS_PATH_MAX];
+} manifest;
+
+/* Replace $NAME and ${NAME} by their values; an unknown variable is an error naming it. */
+static cs_status substitute(const char *file, const manifest *mf, const char *in, char *out, size_t n) {
+    char cur[CS_PATH_MAX], next[CS_PATH_MAX];
+    snprintf(cur, sizeof cur, "%s", in);
+    for (int round = 0; strchr(cur, '$'); ++round) {
+        if (round == MAX_SUBST)
+            return cs_error_set(CS_ERR_PARSE, "%s: manifest: '%s' does not resolve (a cycle?)", file, in);
+        char *d = strchr(cur, '$');
+        int brace = d[1] == '{';
+        const char *s = d + 1 + brace;
+        size_t k = 0;
+        while (s[k] && (s[k] == '_' || (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= 'a' && s[k] <= 'z') ||
+                        (s[k] >= '0' && s[k] <= '9')))
+            ++k;
+        int j = -1;
+        for (int i = 0; i < mf->n && j < 0; ++i)
+            if (strlen(mf->name[i]) == k && !strncmp(mf->name[i], s, k)) j = i;
+        if (j < 0 || (brace && s[k] != '}'))
+            return cs_error_set(CS_ERR_PARSE, "%s: manifest: unknown variable in '%s'", file, in);
+        *d = 0;
+        int w = snprintf(next, sizeof next, "%s%s%s", cur, mf->value[j], s + k + brace);
+        if (w < 0 || (size_t)w >= sizeof next)
+            return cs_error_set(CS_ERR_PARSE, "%s: manifest: '%s' is longer than %d characters", file, in,
+                                CS_PATH_MAX - 1);
+        snprintf(cur, sizeof cur, "%s", next);
+    }
+    snprintf(out, n, "%s", cur);
+    return CS_OK;
+}
+
+static cs_status subst_tree(const char *file, const manifest *mf, cJSON *j) {
+    for (cJSON *it = j ? j->child : NULL; it; it = it->next) {
+        if (cJSON_IsString(it) && strchr(it->valuestring, '$')) {
+            char v[CS_PATH_MAX];
+            CS_TRY(substitute(file, mf, it->valuestring, v, sizeof v));
+            if (!cJSON_SetValuestring(it, v)) {
+                cJSON *r = cJSON_CreateString(v);
+                if (!r) return cs_error_set(CS_ERR_NOMEM, "%s: out of memory", file);
+                if (j->type & cJSON_Array) {
+                    int idx = 0;
+                    for (cJSON *p = j->child; p != it; p = p->next) ++idx;
+                    cJSON_ReplaceItemInArray(j, idx, r);
+                } else
+                    cJSON_ReplaceItemInObjectCaseSensitive(j, it->string, r);
+                it = r;
+            }
+        } else if (cJSON_IsObject(it) || cJSON_IsArray(it))
+            CS_TRY(subst_tree(file, mf, it));
+    }
+    return CS_OK;
+}
+
+static void dir_of(const char *path, char *dir, size_t n) {
+    snprintf(dir, n, "%s", path);
+    char *s = strrchr(dir, '/');
+    if (s) *s = 0;
+    else snprintf(dir, n, ".");
+}
+
+/* Read a config and resolve its manifest: "${configdir}", "${workingdir}" and its own variables. */
+static cs_status load_config(const char *path, cJSON **root) {
+    CS_TRY(parse_json(path, root));
+    manifest mf = {0};
+    snprintf(mf.name[0], CS_NAME_MAX, "configdir");
+    dir_of(path, mf.value[0], CS_PATH_MAX);
+    snprintf(mf.name[1], CS_NAME_MAX, "workingdir");
+    if (!getcwd(mf.value[1], CS_PATH_MAX)) snprintf(mf.value[1], CS_PATH_MAX, ".");
+    mf.n = 2;
+    const cJSON *man = cJSON_GetObjectItemCaseSensitive(*root, "manifest");
+    if (man && !cJSON_IsObject(man)) return cs_error_set(CS_ERR_PARSE, "%s: 'manifest' must be an object", path);
+    for (const cJSON *it = man ? man->child : NULL; it; it = it->next) {
+        if (!cJSON_IsString(it) || mf.n == 64)
+            return cs_error_set(CS_ERR_PARSE, "%s: manifest '%s': %s", path, it->string,
+                                mf.n == 64 ? "more than 64 variables" : "must be a string");
+        const char *nm = it->string[0] == '$' ? it->string + 1 : it->string;
+        snprintf(mf.name[mf.n], CS_NAME_MAX, "%s", nm);
+        snprintf(mf.value[mf.n++], CS_PATH_MAX, "%s", it->valuestring);
+    }
+    for (int i = 2; i < mf.n; ++i) { /* values may use each other */
+        char v[CS_PATH_MAX];
+        CS_TRY(substitute(path, &mf, mf.value[i], v, sizeof v));
+        snprintf(mf.value[i], CS_PATH_MAX, "%s", v);
+    }
+    return subst_tree(path, &mf, *root);
+}
+
+void cs__resolve(const cs__circuit *c, const char *p, char *out, size_t n) { cs__path(c->dir, p, out, n); }
+
+void cs__path(const char *dir, const char *p, char *out, size_t n) {
+    int w = p[0] == '/' ? snprintf(out, n, "%s", p) : snprintf(out, n, "%s/%s", dir, p);
+    if (w < 0 || (size_t)w >= n) out[0] = 0; /* too long: names no file, so opening it fails with its message */
+}
+
+int cs__npop_find(const cs__circuit *c, const char *name) {
+    for (int k = 0; k < c->npop; ++k)
+        if (!strcmp(c->pops[k].name, name)) return k;
+    return -1;
+}
+
+static cs_status get_num(const char *file, const cJSON *o, const char *sect, const char *key, double dflt,
+                         double *v) {
+    const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    if (!j) {
+        *v = dflt;
+        return CS_OK;
+    }
+    if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
+        return cs_error_set(CS_ERR_PARSE, "%s: %s.%s must be a finite number", file, sect, key);
+    *v = j->valuedouble;
+    return CS_OK;
+}
+
+static const char *get_str(const cJSON *o, const char *key) {
+    const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    return cJSON_IsString(j) ? j->valuestring : NULL;
+}
+
+/* ---- node sets ---- */
+
+static int matches(const cs__circuit *c, const cs__npop *p, size_t node, const cJSON *set) {
+    for (const cJSON *it = set->child; it; it = it->next) {
+        if (!strcmp(it->string, "population")) continue;
+        int ok = 0;
+        const cJSON *vals = cJSON_IsArray(it) ? it->child : it;
+        for (const cJSON *v = vals; v && !ok; v = cJSON_IsArray(it) ? v->next : NULL) {
+            if (!strcmp(it->string, "node_id")) ok = cJSON_IsNumber(v) && v->valuedouble == (double)node;
+            else if (!strcmp(it->string, "node_type_id"))
+                ok = cJSON_IsNumber(v) && v->valuedouble == (double)p->type_id[node];
+            else {
+                const char *s = cs__csv_get(p->types, p->type_row[node], it->string);
+                char num[64];
+                if (cJSON_IsNumber(v)) snprintf(num, sizeof num, "%g", v->valuedouble);
+                ok = s && ((cJSON_IsString(v) && !strcmp(s, v->valuestring)) ||
+                           (cJSON_IsNumber(v) && strtod(s, NULL) == v->valuedouble));
+            }
+        }
+        if (!ok) return 0;
+    }
+    (void)c;
+    return 1;
+}
+
+cs_status cs__node_set(const cs__circuit *c, const char *where, const cJSON *set, int *pop, int64_t **ids,
+                       size_t *n) {
+    if (cJSON_IsString(set)) {
+        const cJSON *all = cJSON_GetObjectItemCaseSensitive(c->root, "node_sets");
+        const cJSON *s = all ? cJSON_GetObjectItemCaseSensitive(all, set->valuestring) : NULL;
+        if (!s) return cs_error_set(CS_ERR_PARSE, "%s: %s: no node set '%s'", c->path, where, set->valuestring);
+        set = s;
+    }
+    if (!cJSON_IsObject(set)) return cs_error_set(CS_ERR_PARSE, "%s: %s: a node set must be an object", c->path, where);
+    const char *pn = get_str(set, "population");
+    *pop = -1;
+    if (pn) *pop = cs__npop_find(c, pn);
+    else
+        for (int k = 0; k < c->npop; ++k)
+            if (!c->pops[k].is_virtual) {
+                if (*pop >= 0)
+                    return cs_error_set(CS_ERR_PARSE, "%s: %s: the node set needs a \"population\" (there are several)",
+                                        c->path, where);
+                *pop = k;
+            }
+    if (*pop < 0)
+        return cs_error_set(CS_ERR_PARSE, "%s: %s: no node population '%s'", c->path, where, pn ? pn : "(any)");
+    const cs__npop *p = &c->pops[*pop];
+    *ids = malloc((p->n ? p->n : 1) * sizeof **ids);
+    if (!*ids) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    *n = 0;
+    for (size_t k = 0; k < p->n; ++k)
+        if (matches(c, p, k, set)) (*ids)[(*n)++] = (int64_t)k;
+    return CS_OK;
+}
+
+/* ---- the whole ---- */
+
+/* The circuit config's networks and components under the simulation config's own. */
+static cs_status merge_circuit(cs__circuit *c) {
+    const char *net = get_str(c->root, "network");
+    if (!net) return CS_OK;
+    char path[CS_PATH_MAX];
+    cs__resolve(c, net, path, sizeof path);
+    cJSON *circ;
+    CS_TRY(load_config(path, &circ));
+    const char *keys[] = {"networks", "components", "node_sets_file", "node_sets"};
+    for (int k = 0; k < 4; ++k) {
+        cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(circ, keys[k]);
+        if (!v) continue;
+        if (cJSON_GetObjectItemCaseSensitive(c->root, keys[k])) {
+            cJSON *mine = cJSON_GetObjectItemCaseSensitive(c->root, keys[k]);
+            if (cJSON_IsObject(mine) && cJSON_IsObject(v)) /* the simulation's entries win */
+                for (cJSON *it = v->child; it; it = it->next)
+                    if (!cJSON_GetObjectItemCaseSensitive(mine, it->string))
+                        cJSON_AddItemToObject(mine, it->string, cJSON_Duplicate(it, 1));
+            cJSON_Delete(v);
+        } else
+            cJSON_AddItemToObject(c->root, keys[k], v);
+    }
+    cJSON_Delete(circ);
+    return CS_OK;
+}
+
+static cs_status read_node_sets(cs__circuit *c) {
+    const char *f = get_str(c->root, "node_sets_file");
+    if (!f || cJSON_GetObjectItemCaseSensitive(c->root, "node_sets")) return CS_OK;
+    char path[CS_PATH_MAX];
+    cs__resolve(c, f, path, sizeof path);
+    cJSON *ns;
+    CS_TRY(parse_json(path, &ns));
+    cJSON_AddItemToObject(c->root, "node_sets", ns);
+    return CS_OK;
+}
+
+static void component(cs__circuit *c, const char *key, char *out) {
+    const char *v = get_str(cJSON_GetObjectItemCaseSensitive(c->root, "components"), key);
+    out[0] = 0;
+    if (v) cs__resolve(c, v, out, CS_PATH_MAX);
+}
+
+static cs_status read_run(cs__circuit *c, cs_model *m, cs_sonata_run *run) {
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(c->root, "run");
+    const cJSON *cond = cJSON_GetObjectItemCaseSensitive(c->root, "conditions");
+    if (!cJSON_IsObject(r)) return cs_error_set(CS_ERR_PARSE, "%s: no \"run\" section", c->path);
+    if (!cJSON_GetObjectItemCaseSensitive(r, "tstop"))
+        return cs_error_set(CS_ERR_PARSE, "%s: run.tstop is missing", c->path);
+    double tstart = 0;
+    CS_TRY(get_num(c->path, r, "run", "tstop", 0, &m->tfinal));
+    CS_TRY(get_num(c->path, r, "run", "tstart", 0, &tstart));
+    CS_TRY(get_num(c->path, r, "run", "dt", 0.1, &m->dt)); /* bmtk's defaults */
+    CS_TRY(get_num(c->path, r, "run", "dL", 20.0, &c->dL));
+    CS_TRY(get_num(c->path, r, "run", "spike_threshold", -15.0, &c->spike_threshold));
+    CS_TRY(get_num(c->path, cond, "conditions", "celsius", 6.3, &m->celsius)); /* NEURON's defaults */
+    CS_TRY(get_num(c->path, cond, "conditions", "v_init", -65.0, &c->v_init));
+    if (tstart != 0) return cs_error_set(CS_ERR_UNSUPPORTED, "%s: run.tstart %g: only 0 is supported", c->path, tstart);
+    if (!(m->tfinal > 0) || !(m->dt > 0) || !(c->dL > 0))
+        return cs_error_set(CS_ERR_PARSE, "%s: run.tstop, run.dt and run.dL must be > 0", c->path);
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(c->root, "output");
+    const char *od = get_str(out, "output_dir"), *sf = get_str(out, "spikes_file"), *so = get_str(out, "spikes_sort_order");
+    cs__resolve(c, od ? od : ".", run->output_dir, sizeof run->output_dir);
+    if (!sf) sf = "spikes.h5";
+    if (sf[0] == '/') snprintf(run->spikes_file, sizeof run->spikes_file, "%s", sf);
+    else if (snprintf(run->spikes_file, sizeof run->spikes_file, "%s/%s", run->output_dir, sf) >= CS_PATH_MAX)
+        return cs_error_set(CS_ERR_PARSE, "%s: output path too long", c->path);
+    snprintf(run->sort_order, sizeof run->sort_order, "%s", so ? so : "time");
+    if (strcmp(run->sort_order, "time") && strcmp(run->sort_order, "id") && strcmp(run->sort_order, "none"))
+        return cs_error_set(CS_ERR_PARSE, "%s: output.spikes_sort_order '%s' (expected time, id or none)", c->path,
+                            run->sort_order);
+    component(c, "mechanisms_dir", run->mechanisms_dir);
+    return CS_OK;
+}
+
+void cs__circuit_free(cs__circuit *c) {
+    for (int k = 0; k < c->npop; ++k) {
+        cs__npop *p = &c->pops[k];
+        free(p->type_id); free(p->group_id); free(p->group_index); free(p->type_row); free(p->tuning);
+        for (size_t j = 0; p->spikes && j < p->n; ++j) free(p->spikes[j]);
+        free(p->spikes); free(p->nspike); free(p->capspike);
+    }
+    free(c->pops);
+    for (int k = 0; k < c->ncsv; ++k) cs__csv_free(&c->csv[k]);
+    free(c->csv);
+    free(c->syn);
+    free(c->conn_syn);
+    free(c->event_syn);
+    for (int k = 0; c->shape && k < c->nshape; ++k) {
+        cs_morph_free(&c->shape[k].morph);
+        free(c->shape[k].sec);
+    }
+    free(c->shape);
+    cJSON_Delete(c->root);
+}
+
+cs_status cs_sonata_read_run(const char *config_path, cs_sonata_run *run) {
+    cs_model m;
+    memset(&m, 0, sizeof m);
+    cs__circuit *c = calloc(1, sizeof *c);
+    if (!c) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    snprintf(c->path, sizeof c->path, "%s", config_path);
+    dir_of(config_path, c->dir, sizeof c->dir);
+    cs_status st = load_config(config_path, &c->root);
+    if (st == CS_OK) st = merge_circuit(c);
+    if (st == CS_OK) st = read_run(c, &m, run);
+    cs__circuit_free(c);
+    free(c);
+    return st;
+}
+
+cs_status cs_sonata_load(const char *config_path, const char *catalogue, cs_model *m, cs_sonata_run *run) {
+    memset(m, 0, sizeof *m);
+    cs_sonata_run local;
+    if (!run) run = &local;
+    memset(run, 0, sizeof *run);
+    snprintf(m->path, sizeof m->path, "%s", config_path);
+    m->seed = 1;
+    m->report_bits = 32;
+    snprintf(m->backend, sizeof m->backend, "auto");
+    cs__circuit *c = calloc(1, sizeof *c);
+    if (!c) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    snprintf(c->path, sizeof c->path, "%s", config_path);
+    dir_of(config_path, c->dir, sizeof c->dir);
+    cs_status st = load_config(config_path, &c->root);
+    if (st == CS_OK) st = merge_circuit(c);
+    if (st == CS_OK) st = read_node_sets(c);
+    if (st == CS_OK) st = read_run(c, m, run);
+    if (st == CS_OK && catalogue) st = cs_catalogue_load(&m->catalogues, catalogue, config_path);
+    if (st == CS_OK) {
+        component(c, "morphologies_dir", c->morph_dir);
+        component(c, "biophysical_neuron_models_dir", c->biophys_dir);
+        component(c, "synaptic_models_dir", c->syn_dir);
+        component(c, "point_neuron_models_dir", c->point_dir);
+        st = cs__read_nodes(c, m);
+    }
+    if (st == CS_OK) st = cs__read_inputs(c, m);
+    if (st == CS_OK) st = cs__read_edges(c, m);
+    if (st == CS_OK) st = cs__read_reports(c, m, run);
+    cs__circuit_free(c);
+    free(c);
+    if (st != CS_OK) cs_model_free(m);
+    return st;
+}
+
+const cs_mech_type *cs__mech(const cs_model *m, const char *name) {
+    const cs_mech_type *t = cs_mech_find(name);
+    return t ? t : cs_catalogue_find(&m->catalogues, name);
+}

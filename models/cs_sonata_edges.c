@@ -1,0 +1,444 @@
+/* SONATA edges (HDF5 + CSV edge types) → cells' own synapses, connections and events.
+ * Each edge makes its own synapse(s) on its target, as bmtk does: at afferent_section_id/pos
+ * where the edge file has them (SONATA's section numbering), otherwise nsyns synapses placed by
+ * bmtk's rule (target_sections + distance_range, probability by segment length, a generator
+ * seeded by the run's seed, the edge and the target). An edge from a biophysical cell is a
+ * connection; an edge from a virtual node turns each of the node's input spikes into an event
+ * on the synapse at spike time + delay (the choice: no cells for spike sources, and the events
+ * of the JSON model format carry them through build, MPI distribution and the GPU unchanged). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_rng.h"
+#include "cs_sonata_internal.h"
+
+typedef struct {
+    const char *file;
+    char where[CS_PATH_MAX + 128];
+    const cs__csv *types;
+    hid_t f;
+    char grp[CS_NAME_MAX + 16];
+    size_t n;
+    int64_t *src, *tgt, *type, *gid, *gix;
+    int *type_row;
+    int srcpop, tgtpop;
+    /* per-edge values of group 0 (the only group bmtk writes) where the file has them */
+    double *g_weight, *g_delay, *g_nsyns, *g_pos;
+    int64_t *g_sec;
+    size_t g_n;
+} edge_pop;
+
+static void free_edge_pop(edge_pop *e) {
+    free(e->src); free(e->tgt); free(e->type); free(e->gid); free(e->gix); free(e->type_row);
+    free(e->g_weight); free(e->g_delay); free(e->g_nsyns); free(e->g_pos); free(e->g_sec);
+}
+
+/* A per-edge dataset of group 0, when present. */
+static cs_status group_f64(edge_pop *e, const char *name, double **v) {
+    char dn[CS_NAME_MAX + 64];
+    snprintf(dn, sizeof dn, "%s/0/%s", e->grp, name);
+    *v = NULL;
+    if (!cs__h5_exists(e->f, dn)) return CS_OK;
+    size_t n;
+    CS_TRY(cs__h5_read_f64(e->f, e->file, dn, v, &n));
+    if (n < e->g_n) return cs_error_set(CS_ERR_PARSE, "%s: %s has %zu rows, fewer than the group's edges", e->file, dn, n);
+    return CS_OK;
+}
+
+/* A numeric property of edge k: its group's value, else its type's; `dflt` when neither has it
+ * (NAN: required). */
+static cs_status prop(const edge_pop *e, size_t k, const double *grp, const char *name, double dflt, double *v) {
+    if (grp) {
+        *v = grp[e->gix[k]];
+        return CS_OK;
+    }
+    const char *s = cs__csv_get(e->types, e->type_row[k], name);
+    if (!s) {
+        if (isnan(dflt))
+            return cs_error_set(CS_ERR_PARSE, "%s: edge %zu (edge type %lld): no %s (neither in %s nor in the edge file)",
+                                e->where, k, (long long)e->type[k], name, e->types->path);
+        *v = dflt;
+        return CS_OK;
+    }
+    char *end;
+    *v = strtod(s, &end);
+    if (*end || !isfinite(*v))
+        return cs_error_set(CS_ERR_PARSE, "%s: edge type %lld: %s '%s' is not a number", e->types->path,
+                            (long long)e->type[k], name, s);
+    return CS_OK;
+}
+
+/* The synapse prototype of edge type row `row` on population q (made on first use). */
+static cs_status prototype(const cs__circuit *c, cs_model *m, const edge_pop *e, size_t k, int q, int *proto) {
+    cs_population_spec *ps = &m->pops[q];
+    char name[CS_NAME_MAX];
+    snprintf(name, sizeof name, "edge_type_%lld", (long long)e->type[k]);
+    for (int j = 0; j < ps->nsyn; ++j)
+        if (!strcmp(ps->syn[j].name, name)) {
+            *proto = j;
+            return CS_OK;
+        }
+    const char *tmpl = cs__csv_get(e->types, e->type_row[k], "model_template");
+    const char *dyn = cs__csv_get(e->types, e->type_row[k], "dynamics_params");
+    if (!tmpl) return cs_error_set(CS_ERR_PARSE, "%s: edge type %lld has no model_template", e->types->path, (long long)e->type[k]);
+    /* bmtk's exp2syn and expsyn are NEURON's Exp2Syn and ExpSyn: a mechanisms_dir's own copy
+     * (compiled for the GPU too) first, else the built-in (exp2syn: CPU only) */
+    const char *nrn = !strcmp(tmpl, "exp2syn") ? "Exp2Syn" : !strcmp(tmpl, "expsyn") ? "ExpSyn" : NULL;
+    const cs_mech_type *t = nrn ? cs_catalogue_find(&m->catalogues, nrn) : NULL;
+    if (!t) t = !strcmp(tmpl, "expsyn") ? cs_mech_find("expsyn") : cs__mech(m, tmpl);
+    if (!t || t->kind != CS_MECH_POINT)
+        return cs_error_set(CS_ERR_PARSE, "%s: edge type %lld: unknown model_template '%s' (exp2syn, expsyn or a point "
+                            "process of mechanisms_dir)", e->types->path, (long long)e->type[k], tmpl);
+    cs_point_spec *np = realloc(ps->syn, (size_t)(ps->nsyn + 1) * sizeof *np);
+    if (!np) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    ps->syn = np;
+    cs_point_spec *s = &ps->syn[ps->nsyn];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->type = t;
+    s->per_cell = 1;
+    for (int j = 0; j < t->nparam; ++j) s->param[j] = t->params[j].default_value;
+    if (dyn) { /* bmtk's synapse JSON: tau1, tau2, erev (exp2syn); tau1, erev (expsyn); else the names */
+        char path[CS_PATH_MAX];
+        cs__path(c->syn_dir[0] ? c->syn_dir : c->dir, dyn, path, sizeof path);
+        FILE *f = fopen(path, "rb");
+        if (!f) return cs_error_set(CS_ERR_IO, "%s: edge type %lld: dynamics_params %s: cannot open", e->types->path,
+                                    (long long)e->type[k], path);
+        char buf[65536];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        cJSON *j = cJSON_Parse(buf);
+        if (!cJSON_IsObject(j)) {
+            cJSON_Delete(j);
+            return cs_error_set(CS_ERR_PARSE, "%s: not a JSON object (or larger than 64 KiB)", path);
+        }
+        for (const cJSON *it = j->child; it; it = it->next) {
+            if (!cJSON_IsNumber(it)) continue; /* level_of_detail and the like */
+            const char *pn = !strcmp(it->string, "erev") ? "e" : it->string;
+            if (t == cs_mech_find("expsyn") && !strcmp(pn, "tau1")) pn = "tau";
+            int pi = cs_mech_param_index(t, pn);
+            if (pi < 0) {
+                cJSON_Delete(j);
+                return cs_error_set(CS_ERR_PARSE, "%s: '%s' is no parameter of %s", path, it->string, t->name);
+            }
+            s->param[pi] = it->valuedouble;
+        }
+        cJSON_Delete(j);
+    }
+    *proto = ps->nsyn++;
+    return CS_OK;
+}
+
+/* bmtk's section names → SWC types. */
+static unsigned section_mask(const char *list) {
+    unsigned mask = 0;
+    if (strstr(list, "soma")) mask |= 1u << CS_TAG_SOMA;
+    if (strstr(list, "axon")) mask |= 1u << CS_TAG_AXON;
+    if (strstr(list, "basal") || strstr(list, "dend")) mask |= 1u << CS_TAG_DEND;
+    if (strstr(list, "apical") || strstr(list, "apic")) mask |= 1u << CS_TAG_APIC;
+    return mask;
+}
+
+/* nsyns locations by bmtk's rule: segments (its dL rule) of the target sections overlapping
+ * [dmin, dmax] of path distance from the soma, chosen with probability ∝ the overlap. */
+static cs_status place_random(const cs__circuit *c, const struct cs__shape *sh, unsigned mask, double dmin,
+                              double dmax, cs_rng *r, int nsyns, cs_location *loc, const char *where) {
+    const cs_morph *mo = &sh->morph;
+    size_t ncand = 0, cap = 0;
+    struct cand { cs_location at; double cum; } *cand = NULL; /* cum: running sum of overlaps [µm] */
+    double *start = malloc((size_t)mo->nbranch * sizeof *start), total = 0;
+    if (!start) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    for (int b = 0; b < mo->nbranch; ++b) {
+        const cs_branch *br = &mo->branches[b];
+        double L = cs_branch_length(mo, b); /* [µm] */
+        /* path distance from the soma's centre, where its children start */
+        start[b] = br->parent < 0 || mo->branches[br->parent].tag == CS_TAG_SOMA
+                       ? 0 : start[br->parent] + cs_branch_length(mo, br->parent);
+        if (!(mask & (1u << br->tag)) || br->tag == CS_TAG_SOMA) continue;
+        int ns = 1 + 2 * (int)floor(L / (2 * c->dL));
+        for (int i = 0; i < ns; ++i) {
+            double ov = fmin(start[b] + L * (i + 1) / ns, dmax) - fmax(start[b] + L * i / ns, dmin);
+            if (ov <= 0) continue;
+            if (ncand == cap) {
+                cap = cap ? 2 * cap : 64;
+                struct cand *p = realloc(cand, cap * sizeof *p);
+                if (!p) {
+                    free(cand); free(start);
+                    return cs_error_set(CS_ERR_NOMEM, "out of memory");
+                }
+                cand = p;
+            }
+            total += ov;
+            cand[ncand++] = (struct cand){{b, (i + 0.5) / ns}, total};
+        }
+    }
+    free(start);
+    if (!ncand) return cs_error_set(CS_ERR_PARSE, "%s: no segment of the target sections lies in the distance range", where);
+    for (int k = 0; k < nsyns; ++k) {
+        double u = cs_rng_uniform(r) * total;
+        size_t lo = 0, hi = ncand - 1; /* the first candidate whose running sum exceeds u */
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (cand[mid].cum > u) hi = mid;
+            else lo = mid + 1;
+        }
+        loc[k] = cand[lo].at;
+    }
+    free(cand);
+    return CS_OK;
+}
+
+static cs_status push_syn(cs__circuit *c, int q, int cell, int proto, cs_location loc, size_t *idx) {
+    if (c->nsyn == c->capsyn) {
+        size_t nc = c->capsyn ? 2 * c->capsyn : 1024;
+        struct cs__syn *p = realloc(c->syn, nc * sizeof *p);
+        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for synapses");
+        c->syn = p;
+        c->capsyn = nc;
+    }
+    c->syn[c->nsyn] = (struct cs__syn){q, {cell, proto, loc}, c->nsyn};
+    *idx = c->nsyn++;
+    return CS_OK;
+}
+
+static cs_status grow(void **v, size_t *cap, size_t n, size_t size, void **side, size_t side_size) {
+    if (n < *cap) return CS_OK;
+    size_t nc = *cap ? 2 * *cap : 1024;
+    void *p = realloc(*v, nc * size);
+    if (p) *v = p;
+    void *s = p ? realloc(*side, nc * side_size) : NULL;
+    if (s) *side = s;
+    if (!p || !s) return cs_error_set(CS_ERR_NOMEM, "out of memory for connections");
+    *cap = nc;
+    return CS_OK;
+}
+
+static cs_status one_edge(cs__circuit *c, cs_model *m, edge_pop *e, size_t k) {
+    const cs__npop *S = &c->pops[e->srcpop], *T = &c->pops[e->tgtpop];
+    if (e->src[k] < 0 || (size_t)e->src[k] >= S->n || e->tgt[k] < 0 || (size_t)e->tgt[k] >= T->n)
+        return cs_error_set(CS_ERR_PARSE, "%s: edge %zu: source %lld or target %lld outside its population", e->where, k,
+                            (long long)e->src[k], (long long)e->tgt[k]);
+    if (T->is_virtual) return cs_error_set(CS_ERR_PARSE, "%s: edge %zu targets a virtual node", e->where, k);
+    int q = T->pop0;
+    while (q + 1 < T->pop1 && (uint64_t)e->tgt[k] >= m->pops[q + 1].output_id0) ++q;
+    int cell = (int)((uint64_t)e->tgt[k] - m->pops[q].output_id0);
+    double w, delay, nsyns = 1, sigma;
+    CS_TRY(prop(e, k, e->g_weight, "syn_weight", NAN, &w));
+    CS_TRY(prop(e, k, e->g_delay, "delay", NAN, &delay));
+    if (!e->g_sec) CS_TRY(prop(e, k, e->g_nsyns, "nsyns", 1, &nsyns));
+    if (!(delay > 0)) return cs_error_set(CS_ERR_PARSE, "%s: edge %zu: delay %g must be > 0 [ms]", e->where, k, delay);
+    if (nsyns < 0 || nsyns > 10000 || nsyns != floor(nsyns))
+        return cs_error_set(CS_ERR_PARSE, "%s: edge %zu: nsyns %g must be an integer in [0, 10000]", e->where, k, nsyns);
+    const char *wf = cs__csv_get(e->types, e->type_row[k], "weight_function");
+    if (wf && !strcmp(wf, "gaussianLL")) {
+        CS_TRY(prop(e, k, NULL, "weight_sigma", NAN, &sigma));
+        double ts = S->tuning[e->src[k]], tt = T->tuning[e->tgt[k]];
+        if (isnan(ts) || isnan(tt))
+            return cs_error_set(CS_ERR_PARSE, "%s: edge %zu: gaussianLL needs tuning_angle on both nodes", e->where, k);
+        double dt = fabs(fabs(fabs(fmod(180.0 - fabs(tt - ts), 360.0)) - 90.0) - 90.0); /* bmtk's, as written there */
+        w *= exp(-(dt / sigma) * (dt / sigma));
+    } else if (wf && strcmp(wf, "wmax") && strcmp(wf, "default_weight_fnc") && strcmp(wf, "set_syn_weight"))
+        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: edge type %lld: weight_function '%s' (supported: wmax, gaussianLL, "
+                            "default_weight_fnc)", e->types->path, (long long)e->type[k], wf);
+    int proto = 0;
+    CS_TRY(prototype(c, m, e, k, q, &proto));
+    int ns = e->g_sec ? 1 : (int)nsyns;
+    cs_location loc[64], *locs = ns <= 64 ? loc : malloc((size_t)ns * sizeof *locs);
+    if (!locs) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    cs_status st = CS_OK;
+    const struct cs__shape *sh = &c->shape[q];
+    if (e->g_sec) {
+        int64_t id = e->g_sec[e->gix[k]];
+        double pos = e->g_pos ? e->g_pos[e->gix[k]] : 0.5;
+        if (id < 0 || id >= sh->nsec)
+            st = cs_error_set(CS_ERR_PARSE, "%s: %s/0/afferent_section_id row %lld: section %lld outside the morphology "
+                              "%s (%d sections)", e->file, e->grp, (long long)e->gix[k], (long long)id,
+                              m->pops[q].morph.swc_path, sh->nsec);
+        else if (!(pos >= 0 && pos <= 1))
+            st = cs_error_set(CS_ERR_PARSE, "%s: %s/0/afferent_section_pos row %lld: %g is outside [0, 1]", e->file,
+                              e->grp, (long long)e->gix[k], pos);
+        locs[0] = (cs_location){sh->sec[id < 0 || id >= sh->nsec ? 0 : id], pos};
+    } else if (ns > 0) {
+        const char *secs = cs__csv_get(e->types, e->type_row[k], "target_sections");
+        const char *dr = cs__csv_get(e->types, e->type_row[k], "distance_range");
+        double dmin, dmax;
+        if (!secs || !dr || sscanf(dr, " [ %lf , %lf ]", &dmin, &dmax) != 2 || !section_mask(secs))
+            st = cs_error_set(CS_ERR_PARSE, "%s: edge type %lld: without afferent_section_id the edge type needs "
+                              "target_sections and distance_range [min, max]", e->types->path, (long long)e->type[k]);
+        cs_rng r;
+        cs_rng_seed2(&r, m->seed * 0x9E3779B97F4A7C15ull + (uint64_t)e->tgtpop, ((uint64_t)e->tgt[k] << 32) ^ k);
+        if (st == CS_OK) st = place_random(c, sh, section_mask(secs), dmin, dmax, &r, ns, locs, e->where);
+    }
+    for (int j = 0; st == CS_OK && j < ns; ++j) {
+        size_t si = 0;
+        st = push_syn(c, q, cell, proto, locs[j], &si);
+        if (st != CS_OK) break;
+        uint64_t tg = T->gid0 + (uint64_t)e->tgt[k];
+        if (!S->is_virtual) {
+            st = grow((void **)&m->conns, &c->capconn, m->nconn, sizeof *m->conns, (void **)&c->conn_syn, sizeof *c->conn_syn);
+            if (st != CS_OK) break;
+            if (m->nconn >= CS_MODEL_MAX_CONNECTIONS) {
+                st = cs_error_set(CS_ERR_INVALID, "%s: more than %d connections", e->file, CS_MODEL_MAX_CONNECTIONS);
+                break;
+            }
+            c->conn_syn[m->nconn] = si;
+            m->conns[m->nconn++] = (cs_connection){S->gid0 + (uint64_t)e->src[k], tg, 0, w, delay};
+            continue;
+        }
+        size_t nsp = S->nspike ? S->nspike[e->src[k]] : 0;
+        for (size_t sp = 0; st == CS_OK && sp < nsp; ++sp) {
+            double t = S->spikes[e->src[k]][sp] + delay;
+            if (t > m->tfinal) continue;
+            st = grow((void **)&m->events, &c->capevent, m->nevent, sizeof *m->events, (void **)&c->event_syn,
+                      sizeof *c->event_syn);
+            if (st != CS_OK) break;
+            c->event_syn[m->nevent] = si;
+            m->events[m->nevent++] = (cs_event){tg, 0, t, w};
+        }
+    }
+    if (locs != loc) free(locs);
+    return st;
+}
+
+static cs_status read_edge_pop(cs__circuit *c, cs_model *m, hid_t f, const char *file, const char *name,
+                               const cs__csv *types) {
+    edge_pop e;
+    memset(&e, 0, sizeof e);
+    e.file = file;
+    e.f = f;
+    e.types = types;
+    snprintf(e.where, sizeof e.where, "%s: /edges/%s", file, name);
+    snprintf(e.grp, sizeof e.grp, "/edges/%s", name);
+    char dn[CS_NAME_MAX + 64];
+    const char *sets[] = {"source_node_id", "target_node_id", "edge_type_id", "edge_group_id", "edge_group_index"};
+    int64_t **dst[] = {&e.src, &e.tgt, &e.type, &e.gid, &e.gix};
+    cs_status st = CS_OK;
+    for (int j = 0; j < 5 && st == CS_OK; ++j) {
+        size_t n;
+        snprintf(dn, sizeof dn, "%s/%s", e.grp, sets[j]);
+        st = cs__h5_read_i64(f, file, dn, dst[j], &n);
+        if (st == CS_OK && j && n != e.n)
+            st = cs_error_set(CS_ERR_PARSE, "%s: %s has %zu rows, source_node_id %zu", file, dn, n, e.n);
+        if (!j) e.n = n;
+    }
+    for (int side = 0; side < 2 && st == CS_OK; ++side) { /* the node populations, from the attributes */
+        char pn[CS_NAME_MAX];
+        snprintf(dn, sizeof dn, "%s/%s", e.grp, side ? "target_node_id" : "source_node_id");
+        hid_t d = H5Dopen2(f, dn, H5P_DEFAULT);
+        if (d >= 0) {
+            cs__h5_attr_string(d, "node_population", pn, sizeof pn);
+            H5Dclose(d);
+        }
+        int p = cs__npop_find(c, pn);
+        if (p < 0) st = cs_error_set(CS_ERR_PARSE, "%s: attribute node_population '%s' names no node population", dn, pn);
+        *(side ? &e.tgtpop : &e.srcpop) = p;
+    }
+    for (size_t k = 0; st == CS_OK && k < e.n; ++k) {
+        if (e.gid[k] != 0)
+            st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: edge %zu is in group %lld (only group 0 is read)", e.where, k,
+                              (long long)e.gid[k]);
+        else if (e.gix[k] < 0)
+            st = cs_error_set(CS_ERR_PARSE, "%s: edge %zu: edge_group_index %lld < 0", e.where, k, (long long)e.gix[k]);
+        else if ((size_t)e.gix[k] + 1 > e.g_n) e.g_n = (size_t)e.gix[k] + 1;
+    }
+    if (st == CS_OK) st = group_f64(&e, "syn_weight", &e.g_weight);
+    if (st == CS_OK) st = group_f64(&e, "delay", &e.g_delay);
+    if (st == CS_OK) st = group_f64(&e, "nsyns", &e.g_nsyns);
+    if (st == CS_OK) st = group_f64(&e, "afferent_section_pos", &e.g_pos);
+    snprintf(dn, sizeof dn, "%s/0/afferent_section_id", e.grp);
+    if (st == CS_OK && cs__h5_exists(f, dn)) {
+        size_t n;
+        st = cs__h5_read_i64(f, file, dn, &e.g_sec, &n);
+        if (st == CS_OK && n < e.g_n) st = cs_error_set(CS_ERR_PARSE, "%s: %s has %zu rows, fewer than the edges", file, dn, n);
+    }
+    if (st == CS_OK) {
+        e.type_row = malloc((e.n ? e.n : 1) * sizeof *e.type_row);
+        if (!e.type_row) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+    }
+    for (size_t k = 0; st == CS_OK && k < e.n; ++k) {
+        e.type_row[k] = k && e.type[k] == e.type[k - 1] ? e.type_row[k - 1] : cs__csv_row_of(types, "edge_type_id", e.type[k]);
+        if (e.type_row[k] < 0)
+            st = cs_error_set(CS_ERR_PARSE, "%s: edge %zu has edge_type_id %lld, which %s does not list", e.where, k,
+                              (long long)e.type[k], types->path);
+    }
+    for (size_t k = 0; st == CS_OK && k < e.n; ++k) st = one_edge(c, m, &e, k);
+    free_edge_pop(&e);
+    return st;
+}
+
+static cs_status read_edges_file(cs__circuit *c, cs_model *m, const cJSON *entry) {
+    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(entry, "edges_file");
+    const cJSON *tf = cJSON_GetObjectItemCaseSensitive(entry, "edge_types_file");
+    if (!cJSON_IsString(ef) || !cJSON_IsString(tf))
+        return cs_error_set(CS_ERR_PARSE, "%s: networks.edges: an entry needs \"edges_file\" and \"edge_types_file\"", c->path);
+    char file[CS_PATH_MAX], tpath[CS_PATH_MAX];
+    cs__resolve(c, ef->valuestring, file, sizeof file);
+    cs__resolve(c, tf->valuestring, tpath, sizeof tpath);
+    const cs__csv *types = NULL;
+    for (int k = 0; k < c->ncsv; ++k)
+        if (!strcmp(c->csv[k].path, tpath)) types = &c->csv[k];
+    if (!types) return cs_error_set(CS_ERR_INTERNAL, "%s: type file not loaded", tpath);
+    if (cs__csv_col(types, "edge_type_id") < 0) return cs_error_set(CS_ERR_PARSE, "%s: no edge_type_id column", tpath);
+    hid_t f = cs__h5_open_file(file);
+    if (f < 0) return cs_error_set(CS_ERR_IO, "%s: cannot open as HDF5", file);
+    cs_status st = CS_OK;
+    hid_t g = -1;
+    H5E_BEGIN_TRY { g = H5Gopen2(f, "/edges", H5P_DEFAULT); }
+    H5E_END_TRY;
+    hsize_t n = 0;
+    if (g < 0 || H5Gget_num_objs(g, &n) < 0) st = cs_error_set(CS_ERR_PARSE, "%s: no /edges group", file);
+    for (hsize_t k = 0; st == CS_OK && k < n; ++k) {
+        char name[CS_NAME_MAX];
+        ssize_t len = H5Gget_objname_by_idx(g, k, name, sizeof name);
+        if (len <= 0 || (size_t)len >= sizeof name)
+            st = cs_error_set(CS_ERR_PARSE, "%s: /edges: a population name is empty or too long", file);
+        else H5E_BEGIN_TRY { st = read_edge_pop(c, m, f, file, name, types); } H5E_END_TRY;
+    }
+    if (g >= 0) H5Gclose(g);
+    H5Fclose(f);
+    return st;
+}
+
+static int cmp_syn(const void *a, const void *b) {
+    const struct cs__syn *x = a, *y = b;
+    if (x->pop != y->pop) return x->pop < y->pop ? -1 : 1;
+    if (x->s.cell != y->s.cell) return x->s.cell < y->s.cell ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sort the collected synapses by population and cell, hand each population its list, and
+ * name each connection's and event's synapse nsyn + (its rank among its cell's). */
+static cs_status finish(cs__circuit *c, cs_model *m) {
+    qsort(c->syn, c->nsyn, sizeof *c->syn, cmp_syn);
+    size_t *index = malloc((c->nsyn ? c->nsyn : 1) * sizeof *index);
+    if (!index) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    for (size_t a = 0, b; a < c->nsyn; a = b) {
+        cs_population_spec *ps = &m->pops[c->syn[a].pop];
+        for (b = a; b < c->nsyn && c->syn[b].pop == c->syn[a].pop; ++b) {}
+        ps->cellsyn = malloc((b - a) * sizeof *ps->cellsyn);
+        if (!ps->cellsyn) {
+            free(index);
+            return cs_error_set(CS_ERR_NOMEM, "out of memory");
+        }
+        ps->ncellsyn = b - a;
+        int j = 0;
+        for (size_t k = a; k < b; ++k) {
+            j = k > a && c->syn[k].s.cell == c->syn[k - 1].s.cell ? j + 1 : 0;
+            ps->cellsyn[k - a] = c->syn[k].s;
+            index[c->syn[k].order] = (size_t)(ps->nsyn + j);
+        }
+    }
+    for (size_t k = 0; k < m->nconn; ++k) m->conns[k].synapse = (int)index[c->conn_syn[k]];
+    for (size_t k = 0; k < m->nevent; ++k) m->events[k].synapse = (int)index[c->event_syn[k]];
+    free(index);
+    return CS_OK;
+}
+
+cs_status cs__read_edges(cs__circuit *c, cs_model *m) {
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c->root, "networks"), "edges");
+    for (const cJSON *e = list ? list->child : NULL; e; e = e->next) CS_TRY(read_edges_file(c, m, e));
+    return finish(c, m);
+}

@@ -1,0 +1,194 @@
+"""Small SONATA networks built with bmtk's NetworkBuilder, and bmtk + NEURON runs of them, for
+tests/test_sonata_bmtk.py (run with the reference venv's python: scripts/ref-venv.sh).
+
+    python bmtk_network.py build ff|recurrent DIR MECHS
+                                                     writes DIR/{network,components,inputs}/ and
+                                                     DIR/config_bmtk.json, DIR/config_cs.json
+    python bmtk_network.py run DIR/config_bmtk.json  bmtk + NEURON (hh without its rate tables)
+
+The cells are ball-and-stick-like SWC cells with NEURON's built-in hh on the soma and pas
+elsewhere, given to bmtk as an aibs_perisomatic fit (bmtk's own processing, unchanged), so no
+mechanisms need compiling but bmtk's vecevent.mod (VecStim, for bmtk's virtual cells; MECHS is
+tests/data/sonata/mechanisms, compiled here with nrnivmodl). Synapses are NEURON's Exp2Syn (model_template exp2syn).
+  ff:        20 virtual Poisson inputs → 6 cells (two node types) → 4 cells, every synapse at an
+             explicit afferent_section_id / afferent_section_pos.
+  recurrent: 40 virtual inputs → 30 excitatory + 10 inhibitory cells, connected at random with
+             bmtk's placement rule (target_sections + distance_range, nsyns per edge).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+# single-point soma (r = 8 µm), a dendrite trunk (100 µm) splitting in two (150 µm each), an
+# apical dendrite (300 µm), an axon (replaced by bmtk's stub): sections soma 0, dend 1-3, apic 4,
+# then the stub 5-6
+SWC = """# test cell for tests/test_sonata_bmtk.py
+1 1 0 0 0 8 -1
+2 3 0 -8 0 1.0 1
+3 3 0 -60 0 1.0 2
+4 3 0 -108 0 1.0 3
+5 3 -50 -200 0 0.7 4
+6 3 -100 -250 0 0.6 5
+7 3 50 -200 0 0.7 4
+8 3 100 -250 0 0.6 7
+9 4 0 8 0 1.5 1
+10 4 0 150 0 1.2 9
+11 4 0 308 0 1.0 10
+12 2 8 0 0 0.5 1
+13 2 60 0 0 0.5 12
+"""
+
+
+def fit(gnabar=0.12):
+    """An aibs_perisomatic fit JSON: hh on the soma, pas everywhere (bmtk inserts it)."""
+    genome = [{"section": "soma", "name": n, "value": v, "mechanism": "hh"}
+              for n, v in (("gnabar_hh", gnabar), ("gkbar_hh", 0.036), ("gl_hh", 0.0003), ("el_hh", -54.3))]
+    genome += [{"section": s, "name": "g_pas", "value": 5e-5, "mechanism": ""} for s in ("dend", "apic", "axon")]
+    genome += [{"section": "soma", "name": "g_pas", "value": 0.0, "mechanism": ""}]
+    return {"passive": [{"ra": 100.0, "e_pas": -65.0,
+                         "cm": [{"section": s, "cm": 1.0} for s in ("soma", "dend", "apic", "axon")]}],
+            "genome": genome,
+            "conditions": [{"celsius": 6.3, "v_init": -65.0,
+                            "erev": [{"section": "soma", "ena": 50.0, "ek": -77.0}]}]}
+
+
+def write_components(d, mechanisms):
+    import shutil
+    import subprocess
+    shutil.copytree(mechanisms, f"{d}/components/mechanisms")
+    # bmtk loads the compiled folder (bmtk's layout: modfiles/ compiled in its parent)
+    subprocess.run([os.path.join(os.path.dirname(sys.executable), "nrnivmodl"), "modfiles"],
+                   cwd=f"{d}/components/mechanisms", check=True, stdout=subprocess.DEVNULL)
+    os.makedirs(f"{d}/components/morphologies", exist_ok=True)
+    os.makedirs(f"{d}/components/biophysical_neuron_templates", exist_ok=True)
+    os.makedirs(f"{d}/components/synaptic_models", exist_ok=True)
+    with open(f"{d}/components/morphologies/cell.swc", "w") as f:
+        f.write(SWC)
+    for name, g in (("hh_a.json", 0.12), ("hh_b.json", 0.10)):
+        with open(f"{d}/components/biophysical_neuron_templates/{name}", "w") as f:
+            json.dump(fit(g), f, indent=1)
+    syns = {"exc.json": {"level_of_detail": "exp2syn", "tau1": 0.5, "tau2": 3.0, "erev": 0.0},
+            "inh.json": {"level_of_detail": "exp2syn", "tau1": 1.0, "tau2": 8.0, "erev": -80.0}}
+    for name, p in syns.items():
+        with open(f"{d}/components/synaptic_models/{name}", "w") as f:
+            json.dump(p, f)
+
+
+def cell_props(pop, model):
+    return dict(model_type="biophysical", model_template="ctdb:Biophys1.hoc", model_processing="aibs_perisomatic",
+                dynamics_params=model, morphology="cell.swc", pop_name=pop)
+
+
+def build_ff(d):
+    from bmtk.builder import NetworkBuilder
+    rng = np.random.default_rng(7)
+    net = NetworkBuilder("cortex")
+    net.add_nodes(N=3, **cell_props("L1a", "hh_a.json"))
+    net.add_nodes(N=3, **cell_props("L1b", "hh_b.json"))
+    net.add_nodes(N=4, **cell_props("L2", "hh_a.json"))
+    inputs = NetworkBuilder("inputs")
+    inputs.add_nodes(N=20, model_type="virtual", pop_name="lgn")
+
+    def sec_rule(source, target, sections):
+        return int(rng.choice(sections)), float(rng.uniform(0.05, 0.95))
+
+    # inputs → first layer: 2-4 inputs each, on the dendrites (sections 1-3) and the apical (4)
+    cm = inputs.add_edges(source=inputs.nodes(), target=net.nodes(pop_name=["L1a", "L1b"]),
+                          connection_rule=lambda s, t: int(rng.random() < 0.2), syn_weight=0.006, delay=1.5,
+                          dynamics_params="exc.json", model_template="exp2syn")
+    cm.add_properties(["afferent_section_id", "afferent_section_pos"], rule=sec_rule,
+                      rule_params={"sections": [1, 2, 3, 4]}, dtypes=[np.int64, np.float64])
+    # first layer → second: every pair, on the soma (0), dendrites and the axon stub's far end (6)
+    cm = net.add_edges(source=net.nodes(pop_name=["L1a", "L1b"]), target=net.nodes(pop_name="L2"),
+                       connection_rule=1, syn_weight=0.004, delay=2.0, dynamics_params="exc.json",
+                       model_template="exp2syn")
+    cm.add_properties(["afferent_section_id", "afferent_section_pos"], rule=sec_rule,
+                      rule_params={"sections": [0, 1, 2, 5, 6]}, dtypes=[np.int64, np.float64])
+    net.build()
+    inputs.build()
+    net.save(output_dir=f"{d}/network")
+    inputs.save(output_dir=f"{d}/network")
+    return ["inputs", "cortex"], ["inputs_cortex", "cortex_cortex"], 20, 500.0, 12.0
+
+
+def build_recurrent(d):
+    from bmtk.builder import NetworkBuilder
+    rng = np.random.default_rng(11)
+    net = NetworkBuilder("v1")
+    net.add_nodes(N=30, ei="e", **cell_props("exc", "hh_a.json"))
+    net.add_nodes(N=10, ei="i", **cell_props("inh", "hh_b.json"))
+    inputs = NetworkBuilder("lgn")
+    inputs.add_nodes(N=40, model_type="virtual", pop_name="lgn")
+
+    def p(prob):
+        return lambda s, t: int(rng.random() < prob) if s.node_id != t.node_id or s.network != t.network else 0
+
+    inputs.add_edges(source=inputs.nodes(), target=net.nodes(), connection_rule=p(0.15), syn_weight=0.003,
+                     delay=2.0, target_sections=["basal", "apical"], distance_range=[0.0, 400.0],
+                     dynamics_params="exc.json", model_template="exp2syn", nsyns=3)
+    net.add_edges(source={"ei": "e"}, target=net.nodes(), connection_rule=p(0.1), syn_weight=0.002, delay=2.0,
+                  target_sections=["basal", "apical"], distance_range=[0.0, 400.0], dynamics_params="exc.json",
+                  model_template="exp2syn", nsyns=2)
+    net.add_edges(source={"ei": "i"}, target=net.nodes(), connection_rule=p(0.2), syn_weight=0.004, delay=2.0,
+                  target_sections=["basal"], distance_range=[0.0, 150.0], dynamics_params="inh.json",
+                  model_template="exp2syn", nsyns=2)
+    net.build()
+    inputs.build()
+    net.save(output_dir=f"{d}/network")
+    inputs.save(output_dir=f"{d}/network")
+    return ["lgn", "v1"], ["lgn_v1", "v1_v1"], 40, 1000.0, 15.0
+
+
+def build(kind, d, mechanisms):
+    from bmtk.utils.reports.spike_trains import PoissonSpikeGenerator
+    write_components(d, mechanisms)
+    nodes, edges, ninput, tstop, rate = (build_ff if kind == "ff" else build_recurrent)(d)
+    os.makedirs(f"{d}/inputs", exist_ok=True)
+    psg = PoissonSpikeGenerator(population=nodes[0], seed=3)
+    psg.add(node_ids=list(range(ninput)), firing_rate=rate, times=(0.0, tstop / 1000.0))
+    psg.to_sonata(f"{d}/inputs/spikes.h5")
+    for tag in ("bmtk", "cs"):
+        cfg = {
+            "manifest": {"$BASE_DIR": "${configdir}", "$NETWORK_DIR": "$BASE_DIR/network",
+                         "$COMPONENTS_DIR": "$BASE_DIR/components"},
+            "target_simulator": "NEURON",
+            "run": {"tstart": 0.0, "tstop": tstop, "dt": 0.025, "dL": 20.0, "spike_threshold": -15.0,
+                    "nsteps_block": 5000},
+            "conditions": {"celsius": 6.3, "v_init": -65.0},
+            "inputs": {"lgn_spikes": {"input_type": "spikes", "module": "sonata",
+                                      "input_file": "$BASE_DIR/inputs/spikes.h5", "node_set": nodes[0]}},
+            "output": {"log_file": "log.txt", "output_dir": f"$BASE_DIR/output_{tag}", "spikes_file": "spikes.h5",
+                       "spikes_sort_order": "time", "overwrite_output_dir": True},
+            "components": {"mechanisms_dir": "$COMPONENTS_DIR/mechanisms",
+                           "morphologies_dir": "$COMPONENTS_DIR/morphologies",
+                           "synaptic_models_dir": "$COMPONENTS_DIR/synaptic_models",
+                           "biophysical_neuron_models_dir": "$COMPONENTS_DIR/biophysical_neuron_templates"},
+            "networks": {
+                "nodes": [{"nodes_file": f"$NETWORK_DIR/{n}_nodes.h5", "node_types_file": f"$NETWORK_DIR/{n}_node_types.csv"}
+                          for n in nodes],
+                "edges": [{"edges_file": f"$NETWORK_DIR/{e}_edges.h5", "edge_types_file": f"$NETWORK_DIR/{e}_edge_types.csv"}
+                          for e in edges]},
+            "node_sets": {nodes[0]: {"population": nodes[0]}},
+        }
+        with open(f"{d}/config_{tag}.json", "w") as f:
+            json.dump(cfg, f, indent=2)
+
+
+def run(config):
+    from bmtk.simulator import bionet
+    from neuron import h
+    conf = bionet.Config.from_json(config, validate=True)
+    conf.build_env()
+    h.usetable_hh = 0  # cablesim's hh computes its rates directly (DESIGN.md)
+    net = bionet.BioNetwork.from_config(conf)
+    sim = bionet.BioSimulator.from_config(conf, network=net)
+    sim.run()
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "build":
+        build(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        run(sys.argv[2])
