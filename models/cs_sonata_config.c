@@ -164,19 +164,6 @@ static cs_status load_config(const char *path, cJSON **root) {
     return subst_tree(path, &mf, *root);
 }
 
-void cs__resolve(const cs__circuit *c, const char *p, char *out, size_t n) { cs__path(c->dir, p, out, n); }
-
-void cs__path(const char *dir, const char *p, char *out, size_t n) {
-    int w = p[0] == '/' ? snprintf(out, n, "%s", p) : snprintf(out, n, "%s/%s", dir, p);
-    if (w < 0 || (size_t)w >= n) out[0] = 0; /* too long: names no file, so opening it fails with its message */
-}
-
-int cs__npop_find(const cs__circuit *c, const char *name) {
-    for (int k = 0; k < c->npop; ++k)
-        if (!strcmp(c->pops[k].name, name)) return k;
-    return -1;
-}
-
 static cs_status get_num(const char *file, const cJSON *o, const char *sect, const char *key, double dflt,
                          double *v) {
     const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
@@ -193,62 +180,6 @@ static cs_status get_num(const char *file, const cJSON *o, const char *sect, con
 static const char *get_str(const cJSON *o, const char *key) {
     const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
     return cJSON_IsString(j) ? j->valuestring : NULL;
-}
-
-/* ---- node sets ---- */
-
-static int matches(const cs__circuit *c, const cs__npop *p, size_t node, const cJSON *set) {
-    for (const cJSON *it = set->child; it; it = it->next) {
-        if (!strcmp(it->string, "population")) continue;
-        int ok = 0;
-        const cJSON *vals = cJSON_IsArray(it) ? it->child : it;
-        for (const cJSON *v = vals; v && !ok; v = cJSON_IsArray(it) ? v->next : NULL) {
-            if (!strcmp(it->string, "node_id")) ok = cJSON_IsNumber(v) && v->valuedouble == (double)node;
-            else if (!strcmp(it->string, "node_type_id"))
-                ok = cJSON_IsNumber(v) && v->valuedouble == (double)p->type_id[node];
-            else {
-                const char *s = cs__csv_get(p->types, p->type_row[node], it->string);
-                char num[64];
-                if (cJSON_IsNumber(v)) snprintf(num, sizeof num, "%g", v->valuedouble);
-                ok = s && ((cJSON_IsString(v) && !strcmp(s, v->valuestring)) ||
-                           (cJSON_IsNumber(v) && strtod(s, NULL) == v->valuedouble));
-            }
-        }
-        if (!ok) return 0;
-    }
-    (void)c;
-    return 1;
-}
-
-cs_status cs__node_set(const cs__circuit *c, const char *where, const cJSON *set, int *pop, int64_t **ids,
-                       size_t *n) {
-    if (cJSON_IsString(set)) {
-        const cJSON *all = cJSON_GetObjectItemCaseSensitive(c->root, "node_sets");
-        const cJSON *s = all ? cJSON_GetObjectItemCaseSensitive(all, set->valuestring) : NULL;
-        if (!s) return cs_error_set(CS_ERR_PARSE, "%s: %s: no node set '%s'", c->path, where, set->valuestring);
-        set = s;
-    }
-    if (!cJSON_IsObject(set)) return cs_error_set(CS_ERR_PARSE, "%s: %s: a node set must be an object", c->path, where);
-    const char *pn = get_str(set, "population");
-    *pop = -1;
-    if (pn) *pop = cs__npop_find(c, pn);
-    else
-        for (int k = 0; k < c->npop; ++k)
-            if (!c->pops[k].is_virtual) {
-                if (*pop >= 0)
-                    return cs_error_set(CS_ERR_PARSE, "%s: %s: the node set needs a \"population\" (there are several)",
-                                        c->path, where);
-                *pop = k;
-            }
-    if (*pop < 0)
-        return cs_error_set(CS_ERR_PARSE, "%s: %s: no node population '%s'", c->path, where, pn ? pn : "(any)");
-    const cs__npop *p = &c->pops[*pop];
-    *ids = malloc((p->n ? p->n : 1) * sizeof **ids);
-    if (!*ids) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    *n = 0;
-    for (size_t k = 0; k < p->n; ++k)
-        if (matches(c, p, k, set)) (*ids)[(*n)++] = (int64_t)k;
-    return CS_OK;
 }
 
 /* ---- the whole ---- */
@@ -396,9 +327,4 @@ cs_status cs_sonata_load(const char *config_path, const char *catalogue, cs_mode
     free(c);
     if (st != CS_OK) cs_model_free(m);
     return st;
-}
-
-const cs_mech_type *cs__mech(const cs_model *m, const char *name) {
-    const cs_mech_type *t = cs_mech_find(name);
-    return t ? t : cs_catalogue_find(&m->catalogues, name);
 }

@@ -1,8 +1,6 @@
 /* `cablesim build-catalogue DIR -o NAME.so [--cuda auto|on|off] [--keep DIR]`: runs the NMODL
- * compiler (nmodl/cs_nmodl.py, Python standard library only) with the mechanism ABI's headers.
- * The compiler is looked for in $CABLESIM_NMODL_DIR, next to the installed binary
- * (PREFIX/share/cablesim/nmodl, headers in PREFIX/share/cablesim/include), then in the source
- * tree this binary was built from. */
+ * compiler (nmodl/cs_nmodl.py, Python standard library only) with the mechanism ABI's headers,
+ * found by cs_nmodl_find (src/api/cs_nmodl_run.h). */
 #include "cs_catalogue_build.h"
 
 #include <errno.h>
@@ -10,67 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static int is_file(const char *p) { return access(p, R_OK) == 0; }
-
-/* The compiler script and the headers' folder; 0, or -1 with the message printed. */
-static int find_compiler(char *script, char *include, size_t n) {
-    script[0] = include[0] = '\0';
-    const char *env = getenv("CABLESIM_NMODL_DIR");
-    if (env && *env) {
-        snprintf(script, n, "%s/cs_nmodl.py", env);
-        snprintf(include, n, "%s/include", env);
-        if (!is_file(script)) {
-            fprintf(stderr, "cablesim: error: CABLESIM_NMODL_DIR=%s: no cs_nmodl.py there\n", env);
-            return -1;
-        }
-    }
-    if (!script[0]) {
-        char exe[PATH_MAX];
-        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (k > 0) {
-            exe[k] = '\0';
-            char *slash = strrchr(exe, '/');
-            if (slash) *slash = '\0';
-            snprintf(script, n, "%s/../share/cablesim/nmodl/cs_nmodl.py", exe);
-            snprintf(include, n, "%s/../share/cablesim/include", exe);
-            if (!is_file(script)) script[0] = '\0';
-        }
-    }
-#ifdef CS_SOURCE_DIR
-    if (!script[0]) {
-        snprintf(script, n, "%s/nmodl/cs_nmodl.py", CS_SOURCE_DIR);
-        snprintf(include, n, "%s/mechanisms", CS_SOURCE_DIR);
-    }
-#endif
-    if (!script[0] || !is_file(script)) {
-        fprintf(stderr, "cablesim: error: the NMODL compiler (nmodl/cs_nmodl.py) was not found; set CABLESIM_NMODL_DIR\n");
-        return -1;
-    }
-    return 0;
-}
-
-/* python3 cs_nmodl.py --include INCLUDE args... as a NULL-terminated list (args[0..4] static). */
-static char **compiler_args(int argc, char **argv, char *script, char *include) {
-    const char *py = getenv("CABLESIM_PYTHON");
-    if (!py || !*py) py = "python3";
-    char **args = calloc((size_t)argc + 6, sizeof *args);
-    if (!args) return NULL;
-    int k = 0;
-    args[k++] = (char *)py;
-    args[k++] = script;
-    args[k++] = "--include";
-    args[k++] = include;
-    for (int j = 1; j < argc; ++j) args[k++] = argv[j];
-    return args;
-}
+#include "cs_nmodl_run.h"
 
 int cs_catalogue_build_main(int argc, char **argv) {
     char script[PATH_MAX + 64], include[PATH_MAX + 64];
-    if (find_compiler(script, include, sizeof script)) return 1;
-    char **args = compiler_args(argc, argv, script, include);
+    if (cs_nmodl_find(script, include, sizeof script)) return 1;
+    char **args = cs_nmodl_args(argc, argv, script, include);
     if (!args) return 1;
     fflush(stdout);
     execvp(args[0], args);
@@ -79,23 +24,3 @@ int cs_catalogue_build_main(int argc, char **argv) {
     return 1;
 }
 
-int cs_catalogue_build_child(const char *dir, const char *out) {
-    char script[PATH_MAX + 64], include[PATH_MAX + 64];
-    if (find_compiler(script, include, sizeof script)) return 1;
-    char *argv[] = {"build-catalogue", (char *)dir, "-o", (char *)out, NULL};
-    char **args = compiler_args(4, argv, script, include);
-    if (!args) return 1;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(2, 1); /* the compiler's chatter to stderr: stdout stays the run's */
-        execvp(args[0], args);
-        fprintf(stderr, "cablesim: error: build-catalogue: cannot run %s: %s\n", args[0], strerror(errno));
-        _exit(127);
-    }
-    free(args);
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0) return 1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}

@@ -5,7 +5,5 @@
 /* argv[0] is "build-catalogue"; returns the exit status (on success it does not return: the
  * compiler replaces the process). */
 int cs_catalogue_build_main(int argc, char **argv);
-/* The same for every .mod of dir into the library out, in a child process: its exit status. */
-int cs_catalogue_build_child(const char *dir, const char *out);
 
 #endif

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cs_catalogue_build.h"
+#include "cs_nmodl_run.h"
 #include "cs_mech.h"
 #include "cs_version.h"
 
@@ -156,7 +156,7 @@ cs_status cs_catalogue_cached(const char *dir, const char *config, char *so, siz
                 st = cs_error_set(CS_ERR_IO, "%s: mechanisms_dir %s changed while it was read", config, dir);
             char tmp[4300];
             snprintf(tmp, sizeof tmp, "%s.%ld.tmp.so", so, (long)getpid());
-            if (st == CS_OK && (cs_catalogue_build_child(stage, tmp) != 0 || rename(tmp, so) != 0)) {
+            if (st == CS_OK && (cs_nmodl_build_child(stage, tmp) != 0 || rename(tmp, so) != 0)) {
                 remove(tmp);
                 st = cs_error_set(CS_ERR_PARSE, "%s: mechanisms_dir %s: compiling its .mod files failed (the "
                                   "compiler's message is above)", config, dir);
