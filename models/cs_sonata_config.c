@@ -252,8 +252,8 @@ static cs_status read_run(cs__circuit *c, cs_model *m, cs_sonata_run *run) {
     else if (snprintf(run->spikes_file, sizeof run->spikes_file, "%s/%s", run->output_dir, sf) >= CS_PATH_MAX)
         return cs_error_set(CS_ERR_PARSE, "%s: output path too long", c->path);
     snprintf(run->sort_order, sizeof run->sort_order, "%s", so ? so : "time");
-    if (strcmp(run->sort_order, "time") && strcmp(run->sort_order, "id") && strcmp(run->sort_order, "none"))
-        return cs_error_set(CS_ERR_PARSE, "%s: output.spikes_sort_order '%s' (expected time, id or none)", c->path,
+    if (strcmp(run->sort_order, "time") && strcmp(run->sort_order, "none")) /* the writer sorts by time */
+        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: output.spikes_sort_order '%s' (supported: time, none)", c->path,
                             run->sort_order);
     component(c, "mechanisms_dir", run->mechanisms_dir);
     return CS_OK;
@@ -313,6 +313,11 @@ cs_status cs_sonata_load(const char *config_path, const char *catalogue, cs_mode
     if (st == CS_OK) st = read_node_sets(c);
     if (st == CS_OK) st = read_run(c, m, run);
     if (st == CS_OK && catalogue) st = cs_catalogue_load(&m->catalogues, catalogue, config_path);
+    /* HDF5's own error stacks stay quiet: each failure is one line of ours */
+    H5E_auto2_t old_fn = NULL;
+    void *old_data = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (st == CS_OK) {
         component(c, "morphologies_dir", c->morph_dir);
         component(c, "biophysical_neuron_models_dir", c->biophys_dir);
@@ -323,6 +328,7 @@ cs_status cs_sonata_load(const char *config_path, const char *catalogue, cs_mode
     if (st == CS_OK) st = cs__read_inputs(c, m);
     if (st == CS_OK) st = cs__read_edges(c, m);
     if (st == CS_OK) st = cs__read_reports(c, m, run);
+    H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     cs__circuit_free(c);
     free(c);
     if (st != CS_OK) cs_model_free(m);

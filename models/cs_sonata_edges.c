@@ -412,7 +412,7 @@ static int cmp_syn(const void *a, const void *b) {
 /* Sort the collected synapses by population and cell, hand each population its list, and
  * name each connection's and event's synapse nsyn + (its rank among its cell's). */
 static cs_status finish(cs__circuit *c, cs_model *m) {
-    qsort(c->syn, c->nsyn, sizeof *c->syn, cmp_syn);
+    if (c->nsyn) qsort(c->syn, c->nsyn, sizeof *c->syn, cmp_syn);
     size_t *index = malloc((c->nsyn ? c->nsyn : 1) * sizeof *index);
     if (!index) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     for (size_t a = 0, b; a < c->nsyn; a = b) {

@@ -63,6 +63,18 @@ def cli_path() -> str:
         else os.path.join(d, "cablesim")
 
 
+_FROM_MODEL = object()  # Simulation(output=...) not given
+
+
+def _model_output(model: "Model") -> Optional[str]:
+    """The output file a SONATA config names (its folder created), None for a cablesim model."""
+    if model.path is None:
+        return None
+    buf = ctypes.create_string_buffer(4096)
+    _check(_lib.lib.cs_model_output_path(_b(model.path), buf, len(buf)))
+    return buf.value.decode() or None
+
+
 class Model:
     """A model (docs/model-format.md): from a JSON file (``path``) or a dict (``data``).
     Made by :func:`load_model`, which checks it with the C model reader."""
@@ -98,7 +110,8 @@ class Model:
 
 
 def load_model(path_or_dict: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, base_dir: Optional[str] = None) -> Model:
-    """Read and check a model: a path to a JSON model file, or a dict of the same content.
+    """Read and check a model: a path to a JSON model file or a SONATA simulation config
+    (told apart by content: docs/sonata-input.md), or a dict of a model file's content.
 
     Raises :class:`CablesimError` with the command line's message for a missing or malformed
     file or an impossible parameter. A dict is named ``<dict>`` in messages; its relative SWC
@@ -197,7 +210,8 @@ class Simulation:
         [ms] override the model's ``run.tfinal`` and ``run.dt``.
     output : path or None
         Write a SONATA HDF5 file (docs/output-format.md), as ``cablesim run -o``; it is marked
-        complete when the run reaches ``tfinal``.
+        complete when the run reaches ``tfinal``. Not given: none, but for a SONATA simulation
+        config (docs/sonata-input.md) the file its ``output`` names, as ``cablesim run``.
     report_precision : "single", "double" or None
         The file's report storage (None: the model's; float32 by default).
     keep_spikes, keep_traces : bool
@@ -209,7 +223,7 @@ class Simulation:
 
     def __init__(self, model: Union[Model, Mapping[str, Any], str, "os.PathLike[str]"], backend: str = "auto",
                  solver: str = "auto", threads: Optional[int] = None, *, tfinal: Optional[float] = None,
-                 dt: Optional[float] = None, output: Optional[Union[str, "os.PathLike[str]"]] = None,
+                 dt: Optional[float] = None, output: Any = _FROM_MODEL,
                  report_precision: Optional[str] = None, keep_spikes: bool = True, keep_traces: bool = True,
                  trace_memory_limit: int = 1 << 30) -> None:
         self._h: Optional[int] = None
@@ -224,6 +238,8 @@ class Simulation:
                 raise CablesimError(f"{name}: expected a finite number > 0, got '{v}'", -3)
         if report_precision not in (None, "single", "double"):
             raise CablesimError(f"report precision: expected single or double, got '{report_precision}'", -3)
+        if output is _FROM_MODEL:
+            output = _model_output(model)
         o = _lib.Options()
         _lib.lib.cs_simulation_options_init(ctypes.byref(o))
         self._keep = [_b(os.fsdecode(output)) if output is not None else None, _b(backend),

@@ -72,6 +72,7 @@ _proto(lib, "cs_simulation_create_file", c_int, c_char_p, POINTER(Options), POIN
 _proto(lib, "cs_simulation_create_json", c_int, c_char_p, c_char_p, c_char_p, POINTER(Options), POINTER(_Sim))
 _proto(lib, "cs_model_check_file", c_int, c_char_p)
 _proto(lib, "cs_model_check_json", c_int, c_char_p, c_char_p, c_char_p)
+_proto(lib, "cs_model_output_path", c_int, c_char_p, c_char_p, c_size_t)
 _proto(lib, "cs_simulation_run", c_int, _Sim, c_double)
 _proto(lib, "cs_simulation_set_progress", c_int, _Sim, c_int)
 _proto(lib, "cs_simulation_get_info", c_int, _Sim, POINTER(Info))

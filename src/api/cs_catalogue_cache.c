@@ -75,7 +75,7 @@ static cs_status list_mods(const char *dir, const char *config, char **paths, in
         }
         closedir(dd);
     }
-    qsort(paths, (size_t)*n, sizeof *paths, cmp_str);
+    if (*n) qsort(paths, (size_t)*n, sizeof *paths, cmp_str);
     return CS_OK;
 }
 
@@ -156,10 +156,21 @@ cs_status cs_catalogue_cached(const char *dir, const char *config, char *so, siz
                 st = cs_error_set(CS_ERR_IO, "%s: mechanisms_dir %s changed while it was read", config, dir);
             char tmp[4300];
             snprintf(tmp, sizeof tmp, "%s.%ld.tmp.so", so, (long)getpid());
-            if (st == CS_OK && (cs_nmodl_build_child(stage, tmp) != 0 || rename(tmp, so) != 0)) {
+            char msg[1024];
+            if (st == CS_OK && cs_nmodl_build_child(stage, tmp, msg, sizeof msg) != 0) {
                 remove(tmp);
-                st = cs_error_set(CS_ERR_PARSE, "%s: mechanisms_dir %s: compiling its .mod files failed (the "
-                                  "compiler's message is above)", config, dir);
+                /* the compiler names the staged copy: name the file it copies instead */
+                const char *at = strstr(msg, stage), *base = at ? at + strlen(stage) + 1 : msg;
+                const char *orig = NULL;
+                for (int k = 0; at && k < np && !orig; ++k) {
+                    const char *b = strrchr(paths[k], '/') + 1;
+                    if (!strncmp(base, b, strlen(b))) orig = paths[k];
+                }
+                if (orig) st = cs_error_set(CS_ERR_PARSE, "%s: mechanisms_dir: %s%s", config, orig, base + strlen(strrchr(orig, '/') + 1));
+                else st = cs_error_set(CS_ERR_PARSE, "%s: mechanisms_dir %s: %s", config, dir, msg);
+            } else if (st == CS_OK && rename(tmp, so) != 0) {
+                remove(tmp);
+                st = cs_error_set(CS_ERR_IO, "%s: cannot write: %s", so, strerror(errno));
             }
         }
     }

@@ -76,23 +76,44 @@ char **cs_nmodl_args(int argc, char **argv, char *script, char *include) {
     return args;
 }
 
-int cs_nmodl_build_child(const char *dir, const char *out) {
+int cs_nmodl_build_child(const char *dir, const char *out, char *msg, size_t nmsg) {
     char script[PATH_MAX + 64], include[PATH_MAX + 64];
+    msg[0] = '\0';
     if (cs_nmodl_find(script, include, sizeof script)) return 1;
     char *argv[] = {"build-catalogue", (char *)dir, "-o", (char *)out, NULL};
     char **args = cs_nmodl_args(4, argv, script, include);
-    if (!args) return 1;
+    int fd[2];
+    if (!args || pipe(fd)) {
+        free(args);
+        snprintf(msg, nmsg, "cannot start the NMODL compiler");
+        return 1;
+    }
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
-    if (pid == 0) {
-        dup2(2, 1); /* the compiler's chatter to stderr: stdout stays the run's */
+    if (pid == 0) { /* the compiler's output, chatter and errors, into the pipe */
+        close(fd[0]);
+        dup2(fd[1], 1);
+        dup2(fd[1], 2);
         execvp(args[0], args);
-        fprintf(stderr, "cablesim: error: build-catalogue: cannot run %s: %s\n", args[0], strerror(errno));
+        fprintf(stderr, "cablesim: error: cannot run %s: %s\n", args[0], strerror(errno));
         _exit(127);
     }
     free(args);
+    close(fd[1]);
+    char buf[65536];
+    size_t n = 0;
+    for (ssize_t r; (r = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0;) n += (size_t)r;
+    close(fd[0]);
+    buf[n] = '\0';
     int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0) return 1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) status = 1 << 8;
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (rc) { /* its first error line, or its last line */
+        const char *line = strstr(buf, "error: ");
+        line = line ? line + 7 : buf;
+        size_t k = strcspn(line, "\n");
+        snprintf(msg, nmsg, "%.*s", (int)k, line);
+    }
+    return rc;
 }

@@ -12,7 +12,8 @@ int cs_nmodl_find(char *script, char *include, size_t n);
 /* python3 (or $CABLESIM_PYTHON) script --include include argv[1..argc-1], NULL-terminated;
  * free() the array only. */
 char **cs_nmodl_args(int argc, char **argv, char *script, char *include);
-/* Every .mod of dir compiled into the library out, in a child process: its exit status. */
-int cs_nmodl_build_child(const char *dir, const char *out);
+/* Every .mod of dir compiled into the library out, in a child process, its output captured:
+ * its exit status, and when not 0 its first error line in msg. */
+int cs_nmodl_build_child(const char *dir, const char *out, char *msg, size_t nmsg);
 
 #endif
