@@ -137,6 +137,8 @@ typedef struct {
     char output_name[CS_NAME_MAX];  /* "" or the population its spikes are written under (a SONATA
                                        population split by node type into several) */
     uint64_t output_id0;            /* node id of the first cell under output_name */
+    char report_name[CS_NAME_MAX];  /* "" or the SONATA report its probes belong to, copied to
+                                       model.report_dir/<report_name>.h5 after the run */
 } cs_population_spec;
 
 typedef struct {
@@ -169,6 +171,7 @@ typedef struct {
     size_t nevent;
     cs_event *events;
     cs_catalogue_set catalogues; /* "catalogues": mechanisms compiled from NMODL */
+    char report_dir[CS_PATH_MAX]; /* SONATA: where bmtk's report files go (output_dir); "" none */
 } cs_model;
 
 /* Default reversal potentials [mV] (NEURON's at its default concentrations): na 50, k -77,

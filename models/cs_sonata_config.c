@@ -328,6 +328,7 @@ cs_status cs_sonata_load(const char *config_path, const char *catalogue, cs_mode
     if (st == CS_OK) st = cs__read_inputs(c, m);
     if (st == CS_OK) st = cs__read_edges(c, m);
     if (st == CS_OK) st = cs__read_reports(c, m, run);
+    if (st == CS_OK) snprintf(m->report_dir, sizeof m->report_dir, "%s", run->output_dir);
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     cs__circuit_free(c);
     free(c);

@@ -214,6 +214,7 @@ static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJS
             break;
         }
         ps->has_probes = 1;
+        snprintf(ps->report_name, sizeof ps->report_name, "%s", name);
         ps->probes.interval = m->dt;
         ps->probes.ncells = cnt;
         ps->probes.cells = malloc((size_t)cnt * sizeof *ps->probes.cells);

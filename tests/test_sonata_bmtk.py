@@ -13,8 +13,16 @@ output_dir.
   recurrent: 40 virtual inputs → 30 exc + 10 inh cells, recurrent, synapses placed by bmtk's
              rule (target_sections + distance_range; our generator is not numpy's, so the
              places differ): each population's firing rate within TOL_RATE = 10 % of bmtk's.
-Both also check bmtk's own analysis reading cablesim's output (bmtk.analyzer.spike_trains with
-the config), and the number of spikes it finds. Prints the figures, then 'N passed, N failed'.
+Both also write the soma report of v: bmtk's layout and node ids, and (ff) a median |v - v_bmtk|
+within TOL_V = 0.05 mV; and bmtk's own analysis reads cablesim's output (spikes by
+bmtk.analyzer.spike_trains with the config, the report by bmtk.utils.reports.CompartmentReport). Then the same circuits on other back ends:
+  - MPI (a binary linked with MPI, mpirun): the recurrent network on 2 and 4 ranks gives bitwise
+    the spikes of one process;
+  - GPU (a CUDA build on a machine with a GPU): the feed-forward network with NEURON's exp2syn.mod
+    added to its mechanisms_dir (the built-in exp2syn has no GPU kernel; the catalogue's Exp2Syn
+    is compiled for both), --backend cuda against --backend cpu: equal spike counts and times
+    within GPU_TOL = 1e-6 ms.
+Each is reported as skipped where it cannot run. Prints the figures, then 'N passed, N failed'.
 
 Usage: test_sonata_bmtk.py --cablesim PATH --source-dir DIR --work-dir DIR
 Exit: 0 all passed, 1 a check failed, 77 skipped (no reference venv: bmtk / NEURON 9 from PyPI).
@@ -27,12 +35,17 @@ import sys
 
 TOL_FF = 0.1     # [ms]
 TOL_RATE = 0.10  # relative
+TOL_V = 0.05     # [mV] the median over all samples of |v - v_bmtk| in the soma report (spikes shift by
+                 # up to 2 dt, so single samples on a spike's flank differ by mV)
+GPU_TOL = 1e-6   # [ms] the GPU's sums run in another order than the CPU's
 
 ANALYSE = """
 import sys
 from bmtk.analyzer.spike_trains import to_dataframe
+from bmtk.utils.reports import CompartmentReport
 df = to_dataframe(config_file=sys.argv[1])
-print(len(df))
+r = CompartmentReport(sys.argv[2], mode="r")
+print(len(df), r.data(node_id=0, population=r.populations[0]).shape[0])
 """
 
 
@@ -116,9 +129,59 @@ def main():
                 rel = abs(r_ours - r_ref) / r_ref if r_ref else float("inf")
                 print(f"  recurrent {name}: bmtk {r_ref:.2f} Hz, cablesim {r_ours:.2f} Hz ({100 * rel:.1f} %)")
                 check(r_ref >= 2 and rel <= TOL_RATE, f"recurrent {name}: rate within {100 * TOL_RATE:.0f} % of bmtk's")
-        out = subprocess.run([py, "-c", ANALYSE, os.path.join(d, "config_cs.json")], capture_output=True, text=True)
-        n_bmtk = int(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 and out.stdout.strip() else -1
-        check(n_bmtk == n_ours, f"{kind}: bmtk's analyzer reads cablesim's spikes ({n_bmtk} of {n_ours})")
+        import h5py
+        with h5py.File(os.path.join(d, "output_bmtk/soma_v.h5"), "r") as fb, \
+                h5py.File(os.path.join(d, "output_cs/soma_v.h5"), "r") as fc:
+            pop = list(fb["report"])[0]
+            same = all(np.array_equal(fb[f"report/{pop}/{k}"][()], fc[f"report/{pop}/{k}"][()])
+                       for k in ("mapping/node_ids", "mapping/index_pointer", "mapping/element_ids", "mapping/time"))
+            vb, vc = fb[f"report/{pop}/data"][()], fc[f"report/{pop}/data"][()]
+            med = float(np.median(np.abs(vb - vc))) if vb.shape == vc.shape else float("inf")
+        print(f"  {kind}: soma report {vc.shape}, median |v - v_bmtk| = {med:.4f} mV")
+        check(same and vb.shape == vc.shape, f"{kind}: the soma report has bmtk's layout, node ids and time axis")
+        if kind == "ff":
+            check(med <= TOL_V, f"ff: soma v within {TOL_V} mV of bmtk's (median over samples: {med:.4f} mV)")
+        out = subprocess.run([py, "-c", ANALYSE, os.path.join(d, "config_cs.json"), os.path.join(d, "output_cs/soma_v.h5")],
+                             capture_output=True, text=True)
+        got = out.stdout.strip().splitlines()[-1].split() if out.returncode == 0 and out.stdout.strip() else ["-1", "-1"]
+        check(int(got[0]) == n_ours and int(got[1]) == vc.shape[0],
+              f"{kind}: bmtk's analysis reads cablesim's spikes ({got[0]} of {n_ours}) and report ({got[1]} rows)")
+    env = dict(os.environ, CABLESIM_CACHE_DIR=os.path.join(a.work_dir, "cache"),
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
+    ldd = subprocess.run(["ldd", a.cablesim], capture_output=True, text=True).stdout
+    if not mpirun or "libmpi" not in ldd:
+        print("skipped: MPI (no mpirun, or the binary is not linked with MPI: scripts/test-mpi.sh)")
+    else:
+        cfg = os.path.join(a.work_dir, "recurrent", "config_cs.json")
+        one = spikes(os.path.join(a.work_dir, "recurrent", "output_cs", "spikes.h5"))
+        for n in (2, 4):
+            out = os.path.join(a.work_dir, f"mpi{n}.h5")
+            r = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), a.cablesim, "run", cfg,
+                                "--backend", "cpu", "--threads", "1", "-q", "-o", out], env=env, capture_output=True,
+                               text=True)
+            same = r.returncode == 0 and spikes(out) == one
+            check(same, f"recurrent on {n} MPI ranks: bitwise the spikes of one process {r.stderr.strip()[-200:]}")
+    gdir = os.path.join(a.work_dir, "ff_gpu")
+    shutil.rmtree(gdir, ignore_errors=True)
+    shutil.copytree(os.path.join(a.work_dir, "ff"), gdir, ignore=shutil.ignore_patterns("output_*"))
+    shutil.copy(os.path.join(a.source_dir, "tests/data/mod/exp2syn.mod"),
+                os.path.join(gdir, "components/mechanisms/modfiles/exp2syn.mod"))
+    cfg = os.path.join(gdir, "config_cs.json")
+    r = subprocess.run([a.cablesim, "run", cfg, "--backend", "cuda", "-q", "-o", os.path.join(gdir, "gpu.h5")],
+                       env=env, capture_output=True, text=True)
+    if r.returncode != 0 and ("no CUDA device" in r.stderr or "no CUDA support" in r.stderr):
+        print("skipped: GPU (" + r.stderr.strip()[-120:] + ")")
+    else:
+        subprocess.run([a.cablesim, "run", cfg, "--backend", "cpu", "-q", "-o", os.path.join(gdir, "cpu.h5")], env=env,
+                       check=True)
+        g = spikes(os.path.join(gdir, "gpu.h5")) if r.returncode == 0 else {}
+        c = spikes(os.path.join(gdir, "cpu.h5"))
+        same = set(g) == set(c) and all(len(g[k]) == len(c[k]) for k in c)
+        worst = max((abs(x - y) for k in c if same for x, y in zip(g[k], c[k])), default=0.0)
+        print(f"  ff on the GPU: {sum(len(v) for v in g.values())} spikes, max |t_gpu - t_cpu| = {worst:.2e} ms")
+        check(r.returncode == 0 and same and worst <= GPU_TOL,
+              f"ff: GPU spikes equal the CPU's within {GPU_TOL} ms {r.stderr.strip()[-200:]}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

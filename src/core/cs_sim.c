@@ -17,6 +17,7 @@
 #include "cs_dist.h"
 #include "cs_memsink.h"
 #include "cs_output.h"
+#include "cs_output_bmtk.h"
 #include "cs_version.h"
 
 #define CS_MAX_EPOCH_MS 10.0 /* [ms] bound on an epoch without short delays: output cadence */
@@ -230,7 +231,7 @@ static cs_status describe_output(cs_sim *s) {
             return cs_error_set(CS_ERR_NOMEM, "out of memory");
         }
         for (size_t k = 0; k < nn; ++k) {
-            ids[k] = (uint64_t)cs_probe_cell(ps, (int)k);
+            ids[k] = ps->output_id0 + (uint64_t)cs_probe_cell(ps, (int)k); /* SONATA: its node ids */
             ptr[k] = k * (uint64_t)ps->probes.nloc;
         }
         ptr[nn] = ne;
@@ -712,6 +713,26 @@ static cs_status advance(cs_sim *s, int64_t target) {
     return CS_OK;
 }
 
+/* SONATA reports, copied from the finished file into bmtk's layout: output_dir/<report>.h5,
+ * the populations of one report together under their SONATA population (rank 0). */
+static cs_status write_bmtk_reports(const cs_sim *s) {
+    const cs_model *m = s->m;
+    for (int p = 0; p < m->npop; ++p) {
+        const cs_population_spec *ps = &m->pops[p];
+        int first = 1;
+        for (int q = 0; q < p && first; ++q) first = strcmp(m->pops[q].report_name, ps->report_name) != 0;
+        if (!ps->report_name[0] || !ps->has_probes || !first) continue;
+        const char *groups[64];
+        int n = 0;
+        for (int q = p; q < m->npop && n < 64; ++q)
+            if (m->pops[q].has_probes && !strcmp(m->pops[q].report_name, ps->report_name)) groups[n++] = m->pops[q].name;
+        char dst[CS_PATH_MAX + CS_NAME_MAX + 8];
+        snprintf(dst, sizeof dst, "%s/%s.h5", m->report_dir, ps->report_name);
+        CS_TRY(cs_output_bmtk_report(s->o.output_path, dst, output_name(m, p), n, groups));
+    }
+    return CS_OK;
+}
+
 static cs_status finish_output(cs_sim *s, int complete) {
     if (!s->out) return CS_OK;
     double share[CS_PHASE_COUNT];
@@ -720,6 +741,7 @@ static cs_status finish_output(cs_sim *s, int complete) {
     if (st == CS_OK) st = cs_output_set_meta_double(s->out, "wall_seconds", s->wall);
     cs_status st2 = cs_output_close(s->out, complete && st == CS_OK);
     s->out = NULL;
+    if (st == CS_OK && st2 == CS_OK && complete && s->rank == 0 && s->m->report_dir[0]) st = write_bmtk_reports(s);
     return st != CS_OK ? st : st2;
 }
 

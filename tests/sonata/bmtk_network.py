@@ -170,7 +170,9 @@ def build(kind, d, mechanisms):
                           for n in nodes],
                 "edges": [{"edges_file": f"$NETWORK_DIR/{e}_edges.h5", "edge_types_file": f"$NETWORK_DIR/{e}_edge_types.csv"}
                           for e in edges]},
-            "node_sets": {nodes[0]: {"population": nodes[0]}},
+            "node_sets": {nodes[0]: {"population": nodes[0]}, "cells": {"population": nodes[1]}},
+            "reports": {"soma_v": {"cells": "cells", "variable_name": "v", "module": "membrane_report",
+                                   "sections": "soma"}},
         }
         with open(f"{d}/config_{tag}.json", "w") as f:
             json.dump(cfg, f, indent=2)

@@ -1,0 +1,54 @@
+"""A SONATA simulation config from Python (docs/sonata-input.md): the minimal circuit of
+tests/test_sonata_errors.py, run by cablesim.Simulation(path) with the output where the config
+says, bitwise the CLI's spikes; and a broken circuit raises the CLI's one-line message."""
+import importlib.util
+import os
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import cablesim
+from conftest import SOURCE, cli_error
+
+_spec = importlib.util.spec_from_file_location("sonata_errors", os.path.join(SOURCE, "tests", "test_sonata_errors.py"))
+sonata_errors = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sonata_errors)
+
+
+def spikes(path):
+    with h5py.File(path, "r") as f:
+        return f["spikes/net/node_ids"][()], f["spikes/net/timestamps"][()]
+
+
+def test_sonata_config_like_the_cli(tmp_path, monkeypatch):
+    monkeypatch.setenv("CABLESIM_CACHE_DIR", str(tmp_path / "cache"))
+    d = tmp_path / "c"
+    d.mkdir()
+    sonata_errors.write_circuit(str(d), h5py, np)
+    cfg = str(d / "config.json")
+    assert cablesim.load_model(cfg).path == cfg
+    with cablesim.Simulation(cfg, backend="cpu", threads=1) as sim:
+        assert sim.output == str(d / "out" / "spikes.h5")
+        sim.run(sim.tfinal, progress=False)
+        gids, times = sim.spikes
+    ids_py, t_py = spikes(d / "out" / "spikes.h5")
+    assert len(ids_py) >= 3 and len(gids) == len(ids_py)
+    subprocess.run([cablesim.cli_path(), "run", cfg, "--backend", "cpu", "--threads", "1", "-q",
+                    "-o", str(tmp_path / "cli.h5")], check=True)
+    ids_cli, t_cli = spikes(tmp_path / "cli.h5")
+    assert np.array_equal(ids_py, ids_cli) and np.array_equal(t_py, t_cli)
+
+
+def test_sonata_error_is_the_cli_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("CABLESIM_CACHE_DIR", str(tmp_path / "cache"))
+    d = tmp_path / "c"
+    d.mkdir()
+    sonata_errors.write_circuit(str(d), h5py, np)
+    os.remove(d / "comp" / "cell.swc")
+    cfg = d / "config.json"
+    msg = cli_error("run", cfg, "-q")
+    with pytest.raises(cablesim.CablesimError) as e:
+        cablesim.Simulation(cablesim.load_model(cfg), backend="cpu")
+    assert str(e.value) == msg and "cell.swc" in msg
