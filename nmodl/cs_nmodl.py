@@ -52,7 +52,7 @@ def generate(mods, out_dir, cuda, abi, builtin=False):
         g = Gen(m, builtin=builtin)
         c = cname(m.suffix)
         for fname, text in (("%s_body.h" % c, g.body_header()), ("%s.c" % c, g.c_file(cuda))) + (
-                (("%s.cu" % c, g.cu_file()),) if cuda else ()):
+                (("%s.cu" % c, g.cu_file()),) if cuda and not m.artificial else ()):  # artificial cells: host only
             with open(os.path.join(out_dir, fname), "w") as f:
                 f.write(text)
             if not fname.endswith(".h"):

@@ -178,7 +178,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     CS_TRY(upload_new((void **)&cm->param_ptr, pp, (size_t)(np ? np : 1) * sizeof *pp, "mechanism parameters"));
     CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
     cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
-                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = s->ion_e[ion];
         v.ion_i[ion] = s->ion_i[ion];
@@ -258,7 +258,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
             for (int j = 0; j < np; ++j) pp[j] = par + (size_t)j * (size_t)n;
             for (int j = 0; j < ns; ++j) sp[j] = sta + (size_t)j * (size_t)n;
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
-                                 {ion_e_int[0], ion_e_int[1], ion_e_int[2]}, {ion_i_int[0], ion_i_int[1], ion_i_int[2]}};
+                                 {ion_e_int[0], ion_e_int[1], ion_e_int[2]}, {ion_i_int[0], ion_i_int[1], ion_i_int[2]}, NULL};
             t->init(&view);
             cs_cuda_mech *cm = &s->mech[m];
             cm->kind = (cs_cuda_mech_kind)kind;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cs_artcell.h"
 #include "cs_backend.h"
 #include "cs_backend_choose.h"
 #include "cs_build.h"
@@ -43,6 +44,7 @@ struct cs_sim {
     const cs_backend_ops *ops;
     cs_backend_choice choice;   /* how "auto" chose the backend and the solver */
     cs_backend *be;
+    cs_artcells *art;           /* this rank's artificial cells (NULL: none) */
     size_t *out_first;          /* [ncell_global + 1] outgoing connections of each source gid ... */
     size_t *out_conn;           /* ... to this rank's cells: connection indices sorted by source */
     cs_output *out;
@@ -134,7 +136,7 @@ static cs_status plan_time(cs_sim *s) {
 
 /* Outgoing connections by source, as a CSR table. */
 static int owned(const cs_sim *s, uint64_t gid) {
-    return gid >= s->net.gid0 && gid - s->net.gid0 < s->net.ncell;
+    return gid >= s->net.gid0 && gid - s->net.gid0 < s->net.nshare;
 }
 
 /* Connections to this rank's cells, by source, as a CSR table over every source gid. */
@@ -170,9 +172,17 @@ static cs_status push_event(cs_sim *s, size_t *n, cs_target_event ev) {
     return CS_OK;
 }
 
-/* Synapse instance `syn` of this rank's cell gid. */
+/* Synapse instance `syn` of this rank's cell gid (a cell with a morphology). */
 static size_t syn_instance(const cs_sim *s, uint64_t gid, int syn) {
-    return s->net.syn_instance[(size_t)(gid - s->net.gid0) * (size_t)s->net.max_syn + (size_t)syn];
+    return s->net.syn_instance[(size_t)s->net.local[gid - s->net.gid0] * (size_t)s->net.max_syn + (size_t)syn];
+}
+
+/* An event for this rank's cell gid: to its synapse's queue in the backend, or to the artificial
+ * cell's (through connection conn, SIZE_MAX for a model event). */
+static cs_status target_event(cs_sim *s, size_t *nev, uint64_t gid, int syn, double t, double w, size_t conn) {
+    int64_t l = s->net.local[gid - s->net.gid0];
+    if (l < 0) return cs_artcells_event(s->art, (size_t)(-1 - l), t, conn, w);
+    return push_event(s, nev, (cs_target_event){t, syn_instance(s, gid, syn), w});
 }
 
 /* The population of a gid, and its index there. */
@@ -415,7 +425,7 @@ static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_optio
     s->ops = s->choice.ops;
     if (s->choice.solver[0]) bp.solver = s->choice.solver;
     CS_TRY(s->ops->create(&s->net, &bp, &s->be));
-    return CS_OK;
+    return cs_artcells_create(m, &s->net, m->celsius, s->dt, &s->art);
 }
 
 cs_status cs_sim_create(const cs_model *m, const cs_run_options *o, cs_sim **out) {
@@ -510,8 +520,7 @@ static cs_status exchange(cs_sim *s, const cs_spike *sp, size_t n) {
     for (size_t k = 0; k < n; ++k)
         for (size_t c = s->out_first[sp[k].gid]; c < s->out_first[sp[k].gid + 1]; ++c) {
             const cs_connection *cn = &m->conns[s->out_conn[c]];
-            CS_TRY(push_event(s, &nev, (cs_target_event){sp[k].time + cn->delay,
-                                                         syn_instance(s, cn->target, cn->synapse), cn->weight}));
+            CS_TRY(target_event(s, &nev, cn->target, cn->synapse, sp[k].time + cn->delay, cn->weight, s->out_conn[c]));
         }
     CS_TRY(s->ops->deliver(s->be, nev, s->evbuf));
     s->nspike += n;
@@ -581,8 +590,8 @@ static cs_status keep_results(cs_sim *s, const cs_epoch_result *res) {
         s->cap_smp = ns;
     }
     if (res->nspike) memcpy(s->spk, res->spikes, res->nspike * sizeof *s->spk);
-    /* backends number cells locally */
-    for (size_t k = 0; k < res->nspike; ++k) s->spk[k].gid += s->net.gid0;
+    /* backends number their cells locally */
+    for (size_t k = 0; k < res->nspike; ++k) s->spk[k].gid = s->net.cells[s->spk[k].gid].gid;
     if (ns) memcpy(s->smp, res->samples, ns * sizeof *s->smp);
     s->nspk = res->nspike;
     s->nrow = res->nrow;
@@ -598,11 +607,11 @@ static cs_status begin_run(cs_sim *s) {
     CS_TRY(cs_comm_agree(loc));
     CS_TRY(write_samples(s, 0, res.nrow, res.samples));
     size_t nev = 0;
+    if (loc == CS_OK) loc = cs_artcells_init(s->art);
     for (size_t k = 0; k < m->nevent && loc == CS_OK; ++k)
         if (owned(s, m->events[k].target))
-            loc = push_event(s, &nev, (cs_target_event){m->events[k].time,
-                                                        syn_instance(s, m->events[k].target, m->events[k].synapse),
-                                                        m->events[k].weight});
+            loc = target_event(s, &nev, m->events[k].target, m->events[k].synapse, m->events[k].time,
+                               m->events[k].weight, SIZE_MAX);
     if (loc == CS_OK) loc = s->ops->deliver(s->be, nev, s->evbuf);
     s->row = 1;
     s->started = 1;
@@ -635,6 +644,9 @@ static cs_status advance(cs_sim *s, int64_t target) {
                                res.failed_time);
         }
         if (loc == CS_OK) loc = keep_results(s, &res);
+        /* the artificial cells' events due by the epoch's end + dt/2 (cs_artcell.h) */
+        if (loc == CS_OK)
+            loc = cs_artcells_run(s->art, ((double)s->step + 0.5) * s->dt, &s->spk, &s->nspk, &s->cap_spk);
         if (loc == CS_OK) loc = s->werr;
         double t0 = cs_now();
         /* agree, and start gathering this epoch's spikes; without lag they become the next
@@ -761,6 +773,7 @@ void cs_sim_destroy(cs_sim *s) {
     if (!s) return;
     if (s->out) cs_output_close(s->out, 0);
     if (s->be) s->ops->destroy(s->be);
+    cs_artcells_destroy(s->art);
     cs_network_desc_free(&s->net);
     cs_dist_free(&s->dist);
     free(s->part);

@@ -1,0 +1,28 @@
+: A density mechanism that reads t: a conductance gmax towards e, on from ton to toff (ms).
+: Written for tests/test_artificial_neuron.py (this project's): `t` in BREAKPOINT.
+
+NEURON {
+    SUFFIX tpulse
+    NONSPECIFIC_CURRENT i
+    RANGE gmax, e, ton, toff
+}
+
+PARAMETER {
+    gmax = 0.002 (S/cm2)
+    e = 20 (mV)
+    ton = 10 (ms)
+    toff = 30 (ms)
+}
+
+ASSIGNED {
+    v (mV)
+    i (mA/cm2)
+}
+
+BREAKPOINT {
+    if (t >= ton && t < toff) {
+        i = gmax*(v - e)
+    } else {
+        i = 0
+    }
+}
