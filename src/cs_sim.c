@@ -417,11 +417,17 @@ static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_optio
      * of the 256-cell ring, which made the GPU look 1.4x slower than it ran there (H200,
      * bench/NOTES.md, session 12). Up to 128 steps keep them near the run's share. */
     int trial = s->epoch_steps < 128 ? s->epoch_steps : 128;
-    if (s->nrank == 1) {
+    if (s->nrank == 1 && s->net.ncell == 0) { /* artificial cells only: nothing for a GPU */
+        memset(&s->choice, 0, sizeof s->choice);
+        s->choice.ops = &cs_backend_cpu;
+        snprintf(s->choice.report, sizeof s->choice.report, "no cell with a morphology: the CPU (no trial)");
+    } else if (s->nrank == 1) {
         CS_TRY(cs_backend_choose(&s->net, &bp, backend, trial, &s->choice));
     } else {
         CS_TRY(choose_on_rank0(s, &bp, backend, trial));
     }
+    /* a rank whose share is artificial cells only builds no GPU backend (cs_artcell.h) */
+    if (s->net.ncell == 0) s->choice.ops = &cs_backend_cpu;
     s->ops = s->choice.ops;
     if (s->choice.solver[0]) bp.solver = s->choice.solver;
     CS_TRY(s->ops->create(&s->net, &bp, &s->be));
@@ -645,8 +651,11 @@ static cs_status advance(cs_sim *s, int64_t target) {
         }
         if (loc == CS_OK) loc = keep_results(s, &res);
         /* the artificial cells' events due by the epoch's end + dt/2 (cs_artcell.h) */
-        if (loc == CS_OK)
+        if (loc == CS_OK) {
+            double ta = cs_now();
             loc = cs_artcells_run(s->art, ((double)s->step + 0.5) * s->dt, &s->spk, &s->nspk, &s->cap_spk);
+            s->prof.seconds[CS_PHASE_EVENTS] += cs_now() - ta;
+        }
         if (loc == CS_OK) loc = s->werr;
         double t0 = cs_now();
         /* agree, and start gathering this epoch's spikes; without lag they become the next
