@@ -17,34 +17,12 @@
 const char *cs_default_model_json(void); /* generated from models/default.json */
 
 #define FAIL(pc, path, ...) cs__model_fail((pc), (path), __VA_ARGS__)
+/* the helpers shared with the reader's other files (cs_model_json.c), by their short names */
+#define check_keys cs__model_check_keys
+#define get_string cs__model_get_string
+#define parse_params cs__model_parse_params
 
-cs_status cs__model_fail(const parse_ctx *pc, const char *path, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cs_error_set(CS_ERR_INVALID, "%s: %s: %s", pc->file, path, msg);
-}
 
-/* Every key of `obj` must be one of `allowed` (NULL-terminated). */
-static cs_status check_keys(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *const *allowed) {
-    if (!cJSON_IsObject(obj)) return FAIL(pc, path, "expected an object");
-    for (const cJSON *it = obj->child; it; it = it->next) {
-        int ok = 0;
-        for (const char *const *a = allowed; *a; ++a) ok |= strcmp(*a, it->string) == 0;
-        if (!ok) {
-            char list[256] = "";
-            for (const char *const *a = allowed; *a; ++a) {
-                strncat(list, *a, sizeof list - strlen(list) - 1);
-                if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return FAIL(pc, path, "unknown key '%s' (expected one of: %s)", it->string, list);
-        }
-    }
-    return CS_OK;
-}
 
 enum { REQUIRED = 1, POSITIVE = 2, NONNEG = 4 };
 
@@ -76,20 +54,6 @@ static cs_status get_int(const parse_ctx *pc, const char *path, const cJSON *obj
     return CS_OK;
 }
 
-static cs_status get_string(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *key, int required, const char *dflt, char *out,
-                            size_t cap) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it) {
-        if (required) return FAIL(pc, path, "missing '%s'", key);
-        snprintf(out, cap, "%s", dflt);
-        return CS_OK;
-    }
-    if (!cJSON_IsString(it)) return FAIL(pc, path, "'%s' must be a string", key);
-    if (strlen(it->valuestring) >= cap) return FAIL(pc, path, "'%s' is too long", key);
-    snprintf(out, cap, "%s", it->valuestring);
-    return CS_OK;
-}
 
 /* A [first, last] pair of numbers. */
 static cs_status get_pair(const parse_ctx *pc, const char *path, const cJSON *obj, const char *key,
@@ -152,34 +116,6 @@ static cs_status parse_cells(const parse_ctx *pc, const char *path, const cJSON 
     return CS_OK;
 }
 
-/* Parameters of a mechanism: defaults, then the given ones, each checked against its range. */
-static cs_status parse_params(const parse_ctx *pc, const char *path, const cJSON *obj,
-                              const cs_mech_type *t, double *param) {
-    for (int k = 0; k < t->nparam; ++k) param[k] = t->params[k].default_value;
-    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(obj, "params");
-    if (!ps) return CS_OK;
-    if (!cJSON_IsObject(ps)) return FAIL(pc, path, "'params' must be an object");
-    for (const cJSON *it = ps->child; it; it = it->next) {
-        int k = cs_mech_param_index(t, it->string);
-        if (k < 0) {
-            char list[256] = "";
-            for (int j = 0; j < t->nparam; ++j) {
-                strncat(list, t->params[j].name, sizeof list - strlen(list) - 1);
-                if (j + 1 < t->nparam) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return FAIL(pc, path, "unknown parameter '%s' of mechanism '%s' (its parameters: %s)",
-                        it->string, t->name, list);
-        }
-        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-            return FAIL(pc, path, "parameter '%s' of '%s' must be a finite number", it->string, t->name);
-        double v = it->valuedouble;
-        if (v < t->params[k].min || v > t->params[k].max)
-            return FAIL(pc, path, "parameter '%s' of '%s' = %g is out of range [%g, %g] %s",
-                        it->string, t->name, v, t->params[k].min, t->params[k].max, t->params[k].unit);
-        param[k] = v;
-    }
-    return CS_OK;
-}
 
 static const cs_mech_type *find_mech(const parse_ctx *pc, const char *path, const char *name,
                                      cs_mech_kind kind, cs_status *st) {
@@ -843,6 +779,24 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
     return CS_OK;
 }
 
+/* After the connections: weight lists fit their targets' NET_RECEIVE. */
+static cs_status check_weights(const parse_ctx *pc, const cs_model *m) {
+    for (size_t k = 0; k < m->nconn; ++k) {
+        const cs_connection *c = &m->conns[k];
+        if (c->nweight <= 1) continue;
+        const cs_population_spec *ps = &m->pops[cs_model_population_of(m, c->target)];
+        const cs_mech_type *t = ps->artificial ? ps->artificial : ps->syn[c->synapse].type;
+        char path[64];
+        snprintf(path, sizeof path, "connections (connection %zu)", k);
+        if (!ps->artificial)
+            return FAIL(pc, path, "a list of weights on a synapse of a cell with a morphology (population '%s') is "
+                                  "not supported; artificial cells take them", ps->name);
+        if (c->nweight > t->nweight)
+            return FAIL(pc, path, "%d weights, but %s's NET_RECEIVE takes %d", c->nweight, t->name, t->nweight);
+    }
+    return CS_OK;
+}
+
 static cs_status parse_events(const parse_ctx *pc, const cJSON *arr, cs_model *m) {
     if (!arr) return CS_OK;
     if (!cJSON_IsArray(arr)) return FAIL(pc, "events", "expected an array");
@@ -956,7 +910,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     }
     m->ncells = gid;
     CS_TRY(parse_connections(pc, cJSON_GetObjectItemCaseSensitive(root, "connections"), m));
-    CS_TRY(cs__model_check_weights(pc, m));
+    CS_TRY(check_weights(pc, m));
     CS_TRY(parse_events(pc, cJSON_GetObjectItemCaseSensitive(root, "events"), m));
     return CS_OK;
 }
@@ -1070,19 +1024,4 @@ int cs_model_population_of(const cs_model *m, uint64_t gid) {
         if (gid >= m->pops[k].first_gid && gid < m->pops[k].first_gid + (uint64_t)m->pops[k].count)
             return k;
     return -1;
-}
-
-/* For the reader's other files (cs_model_parse.h). */
-cs_status cs__model_check_keys(const parse_ctx *pc, const char *path, const cJSON *obj, const char *const *allowed) {
-    return check_keys(pc, path, obj, allowed);
-}
-
-cs_status cs__model_get_string(const parse_ctx *pc, const char *path, const cJSON *obj, const char *key,
-                               int required, const char *dflt, char *out, size_t cap) {
-    return get_string(pc, path, obj, key, required, dflt, out, cap);
-}
-
-cs_status cs__model_parse_params(const parse_ctx *pc, const char *path, const cJSON *obj, const cs_mech_type *t,
-                                 double *param) {
-    return parse_params(pc, path, obj, t, param);
 }

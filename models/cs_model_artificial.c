@@ -201,23 +201,6 @@ cs_status cs__model_weight(const parse_ctx *pc, const char *path, const cJSON *o
     return CS_OK;
 }
 
-cs_status cs__model_check_weights(const parse_ctx *pc, const cs_model *m) {
-    for (size_t k = 0; k < m->nconn; ++k) {
-        const cs_connection *c = &m->conns[k];
-        if (c->nweight <= 1) continue;
-        const cs_population_spec *ps = &m->pops[cs_model_population_of(m, c->target)];
-        const cs_mech_type *t = ps->artificial ? ps->artificial : ps->syn[c->synapse].type;
-        char path[64];
-        snprintf(path, sizeof path, "connections (connection %zu)", k);
-        if (!ps->artificial)
-            return FAIL(pc, path, "a list of weights on a synapse of a cell with a morphology (population '%s') is "
-                                  "not supported; artificial cells take them", ps->name);
-        if (c->nweight > t->nweight)
-            return FAIL(pc, path, "%d weights, but %s's NET_RECEIVE takes %d", c->nweight, t->name, t->nweight);
-    }
-    return CS_OK;
-}
-
 const double *cs_model_conn_weights(const cs_model *m, size_t k) {
     size_t lo = 0, hi = m->nxweight;
     while (lo < hi) {

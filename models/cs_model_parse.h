@@ -26,8 +26,6 @@ cs_status cs__model_artificial(const parse_ctx *pc, const char *path, const cJSO
 /* A connection's or event's "weight": a number, or a list of up to CS_MAX_WEIGHTS numbers (w
  * gets them, zero-filled; *n their count). */
 cs_status cs__model_weight(const parse_ctx *pc, const char *path, const cJSON *obj, double *w, int *n);
-/* After the connections: weight lists fit their targets' NET_RECEIVE. */
-cs_status cs__model_check_weights(const parse_ctx *pc, const cs_model *m);
 
 /* VecStim spike times from text: lines "CELL TIME" (cell index in [0, count), time [ms] >= 0),
  * '#' comments and blank lines skipped, each cell's times ascending. name names the file in

@@ -74,18 +74,9 @@ def main():
     if p.returncode:
         print("FAIL: cablesim build-catalogue exited %d" % p.returncode)
         return 1
-    nrn_dir = os.path.join(work, "nrn")
-    os.makedirs(nrn_dir)
-    cmd = tnn.debian_nrnivmodl(nrnivmodl, work)
     nrn_mods = sorted(glob.glob(os.path.join(mods, "*.mod"))) + [os.path.join(mods, "neuron_only", "vecevent.mod")]
-    p = subprocess.run(cmd + nrn_mods, cwd=nrn_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lib = glob.glob(os.path.join(nrn_dir, "*", ".libs", "libnrnmech.so")) + \
-        glob.glob(os.path.join(nrn_dir, "*", "libnrnmech.so"))
-    if not lib:
-        print(p.stdout[-3000:])
-        print("FAIL: nrnivmodl exited %d" % p.returncode)
+    if not tnn.load_nrn_mods(h, nrnivmodl, nrn_mods, work):
         return 1
-    h.nrn_load_dll(lib[0])
 
     nfail = nchecks = 0
 

@@ -40,6 +40,25 @@ def debian_nrnivmodl(path, work):
     return [out, "-loadflags", "-L/usr/lib/nrn -Wl,-rpath,/usr/lib/nrn"]
 
 
+def load_nrn_mods(h, nrnivmodl, mods, work):
+    """Compile .mod files (absolute paths) with NEURON's nrnivmodl in WORK/nrn and load the
+    library into h; False after printing why it failed."""
+    nrn_dir = os.path.join(work, "nrn")
+    os.makedirs(nrn_dir)
+    p = subprocess.run(debian_nrnivmodl(nrnivmodl, work) + mods, cwd=nrn_dir, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    # the library is what the test loads (Debian's `special` executable may fail to link: its
+    # InterViews header is not packaged)
+    lib = glob.glob(os.path.join(nrn_dir, "*", ".libs", "libnrnmech.so")) + \
+        glob.glob(os.path.join(nrn_dir, "*", "libnrnmech.so"))
+    if not lib:
+        print(p.stdout[-3000:])
+        print("FAIL: nrnivmodl exited %d" % p.returncode)
+        return False
+    h.nrn_load_dll(lib[0])
+    return True
+
+
 def neuron_tools():
     """(neuron_models, NEURON's hoc interpreter, nrnivmodl's path) for the NEURON comparisons of
     NMODL files (tests/ on sys.path), or None after the line saying why the test is skipped."""
@@ -86,22 +105,10 @@ def main():
     if p.returncode != 0:
         print("FAIL: cablesim build-catalogue exited %d" % p.returncode)
         return 1
-    nrn_dir = os.path.join(work, "nrn")
-    os.makedirs(nrn_dir)
-    nrnivmodl = debian_nrnivmodl(nrnivmodl, work)
     # exp2syn.mod is NEURON's own src/nrnoc/exp2syn.mod, built into NEURON: nrnivmodl takes the others
     nrn_mods = [f for f in sorted(glob.glob(os.path.join(mod_dir, "*.mod"))) if os.path.basename(f) not in NEURON_BUILTIN]
-    p = subprocess.run(nrnivmodl + nrn_mods, cwd=nrn_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
-    # the library is what the test loads (Debian's `special` executable may fail to link: its
-    # InterViews header is not packaged)
-    lib = glob.glob(os.path.join(nrn_dir, "*", ".libs", "libnrnmech.so")) + \
-        glob.glob(os.path.join(nrn_dir, "*", "libnrnmech.so"))
-    if not lib:
-        print(p.stdout[-3000:])
-        print("FAIL: nrnivmodl exited %d" % p.returncode)
+    if not load_nrn_mods(h, nrnivmodl, nrn_mods, work):
         return 1
-    h.nrn_load_dll(lib[0])
 
     checks, spike_rows, trace_rows = [], [], []
     for name in args.models.split(","):
