@@ -788,9 +788,6 @@ static cs_status check_weights(const parse_ctx *pc, const cs_model *m) {
         const cs_mech_type *t = ps->artificial ? ps->artificial : ps->syn[c->synapse].type;
         char path[64];
         snprintf(path, sizeof path, "connections (connection %zu)", k);
-        if (!ps->artificial)
-            return FAIL(pc, path, "a list of weights on a synapse of a cell with a morphology (population '%s') is "
-                                  "not supported; artificial cells take them", ps->name);
         if (c->nweight > t->nweight)
             return FAIL(pc, path, "%d weights, but %s's NET_RECEIVE takes %d", c->nweight, t->name, t->nweight);
     }

@@ -195,6 +195,11 @@ cs_status cs_morph_from_branches(const cs_branch_spec *b, int n, cs_morph *out);
 /* The weights [CS_MAX_WEIGHTS] of connection k given as a list, or NULL (its single weight). */
 const double *cs_model_conn_weights(const cs_model *m, size_t k);
 
+/* VecStim spike times from text: lines "CELL TIME" (cell index in [0, count), time [ms] >= 0),
+ * '#' comments and blank lines skipped, each cell's times ascending. name names the file in
+ * messages (NAME:LINE: ...). times[c] (malloc'd, may be NULL when n[c] = 0). */
+cs_status cs_spike_times_parse(const char *text, const char *name, int count, double **times, int *n);
+
 /* Population and index within it of a global cell id. */
 int cs_model_population_of(const cs_model *m, uint64_t gid);
 

@@ -27,9 +27,4 @@ cs_status cs__model_artificial(const parse_ctx *pc, const char *path, const cJSO
  * gets them, zero-filled; *n their count). */
 cs_status cs__model_weight(const parse_ctx *pc, const char *path, const cJSON *obj, double *w, int *n);
 
-/* VecStim spike times from text: lines "CELL TIME" (cell index in [0, count), time [ms] >= 0),
- * '#' comments and blank lines skipped, each cell's times ascending. name names the file in
- * messages (NAME:LINE: ...). times[c] (malloc'd, may be NULL when n[c] = 0). */
-cs_status cs_spike_times_parse(const char *text, const char *name, int count, double **times, int *n);
-
 #endif

@@ -547,7 +547,7 @@ class Gen:
                 self.err(line, "SOLVE %s: no DERIVATIVE block of that name" % blk)
         L.append("    (void)_c;")
         L.append("}")
-        if m.net_receive:
+        if m.net_receive and not nmodl_events.takes_vector(m):  # a single weight (on the GPU too)
             args, body, line = m.net_receive
             scope = {a: "_a_" + cname(a) for a in args}
             L.append("static CS_HD void _receive_one(const cs_mech_view *_m, int _k, double %s) {" % (
@@ -556,7 +556,7 @@ class Gen:
             L += self.stmts(body, scope, 1)
             L.append("    (void)_c;")
             L.append("}")
-            L += nmodl_events.receive_code(self)
+        L += nmodl_events.receive_code(self)
         return "\n".join(L) + "\n"
 
     def ions_mask(self, which):
@@ -598,14 +598,14 @@ class Gen:
             L.append("}")
             L.append("static void _advance(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _advance_one(m, k); }")
         recv = "NULL"
-        if m.net_receive and not m.artificial:
+        if m.net_receive and not nmodl_events.host_only(m):
             L.append("static void _receive(const cs_mech_view *m, int k, double w) { _receive_one(m, k, w); }")
             recv = "_receive"
         fold = self.fold_code()
         if fold:
             L += fold
         gpu = "NULL"
-        if cuda and not self.uses_t and not self.builtin and not m.artificial:
+        if cuda and not self.uses_t and not self.builtin and not nmodl_events.host_only(m):
             L.append("extern const cs_mech_gpu_ops cs__gpu_%s;" % c)
             gpu = "&cs__gpu_%s" % c
         L.append("const cs_mech_type %s%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, %s, "

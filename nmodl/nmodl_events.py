@@ -63,6 +63,18 @@ def event_call(gen, f, a, line):
     return "_c->m->net->move(_c->m->net, _c->k, %s)" % a[0]
 
 
+def takes_vector(mod):
+    """A POINT_PROCESS whose events carry their connection's weight vector (several NET_RECEIVE
+    arguments or its INITIAL block): CPU only (the core keeps the vectors, src/core/cs_sim.c)."""
+    return bool(mod.net_receive) and not is_artificial(mod) and (
+        len(mod.net_receive[0]) > 1 or getattr(mod, "net_receive_init", None) is not None)
+
+
+def host_only(mod):
+    """No GPU code: artificial cells (run by the core) and weight-vector synapses."""
+    return is_artificial(mod) or takes_vector(mod)
+
+
 def nweight(mod):
     return len(mod.net_receive[0]) if mod.net_receive else 0
 
@@ -74,9 +86,6 @@ def receive_code(gen):
         return []
     args, body, line = m.net_receive
     init = getattr(m, "net_receive_init", None)
-    if not is_artificial(m) and (len(args) > 1 or init is not None):
-        gen.err(line, "NET_RECEIVE with several weights or an INITIAL block in a POINT_PROCESS is not supported "
-                      "(in an ARTIFICIAL_CELL it is)")
     scope = {a: "_w[%d]" % j for j, a in enumerate(args)}
     ctx = "_ctx _cc = {_m, _k, 0, 0.0}, *_c = &_cc;" if is_artificial(m) else \
         "_ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]]}, *_c = &_cc;"

@@ -88,7 +88,20 @@ typedef struct {
     uint64_t *report_probe_ncol; /* [nreport] elements of report r's whole report (all ranks) */
     uint64_t total_cv;           /* CVs of this share */
     size_t *cell_inst_first;     /* [ncell + 1] instances of local cell c: [first[c], first[c+1]) */
+    /* Weight vectors of the connections (and model events) to synapses whose type takes one
+     * (cs_mech_takes_vector), filled and owned by the simulation core, kept for the whole run:
+     * events carry them (cs_target_event.w), and the backend runs the type's net_init on each at
+     * t = 0. CPU backend only. */
+    size_t nwvec;
+    const size_t *wvec_inst;     /* [nwvec] the synapse instance of each */
+    double *wvec;                /* [nwvec × CS_MAX_WEIGHTS] */
 } cs_network_desc;
+
+/* A synapse type whose events carry their connection's weight vector: NET_RECEIVE with several
+ * arguments or an INITIAL block. */
+static inline int cs_mech_takes_vector(const cs_mech_type *t) {
+    return !t->artificial && t->net_receive_vec && (t->nweight > 1 || t->net_init);
+}
 
 /* The whole network (a single process). */
 cs_status cs_build_network(const cs_model *m, cs_network_desc *out);

@@ -238,7 +238,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
         const int n = count[m], np = t->nparam, ns = t->nstate, kind = kind_of(t);
         if (kind < 0) {
             st = cs_error_set(CS_ERR_UNSUPPORTED, "mechanism \"%s\" has no CUDA code (a catalogue built without "
-                              "nvcc, or a mechanism that reads t): use --backend cpu", t->name);
+                              "nvcc, a mechanism that reads t, or a synapse with a weight vector): use --backend cpu", t->name);
             break;
         }
         int *node = malloc((size_t)n * sizeof *node);
