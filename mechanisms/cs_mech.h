@@ -26,6 +26,13 @@ typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
  * net_event, net_move). Times are absolute [ms]. A self-event comes back to net_receive_vec
  * with its flag; a spike reaches the cell's connections after their delays. */
 typedef struct cs_net_ctx cs_net_ctx;
+
+/* Where the GPU keeps the current step (the CUDA backend's step context, on the device): a
+ * kernel replayed from a CUDA graph reads the time there rather than from its arguments. */
+typedef struct {
+    long long step0; /* the epoch's first step */
+    int k;           /* the current step's index within the epoch */
+} cs_mech_step_ctx;
 struct cs_net_ctx {
     void (*send)(cs_net_ctx *c, int instance, double t, double flag); /* self-event at t */
     void (*event)(cs_net_ctx *c, int instance, double t);             /* a spike at t */
@@ -61,6 +68,12 @@ typedef struct {
     double *ion_i[CS_NION];   /* [ncv] ion current density [mA/cm²] summed over the mechanisms
                                  that write it, zeroed before each step's current() */
     cs_net_ctx *net;          /* artificial cells: the core's event services; NULL otherwise */
+    /* On the GPU, t is not maintained in the view: when step_ctx (a device address) is set, a
+     * kernel's t [ms] is (step0 + k + step_j)·dt + t_offset, the host's arithmetic (0 at events,
+     * dt/2 at currents, dt at the state update, as the CPU backend's t). */
+    const cs_mech_step_ctx *step_ctx;
+    int step_j;
+    double t_offset;          /* [ms] */
 } cs_mech_view;
 
 /* The GPU half of a type (catalogues built with nvcc): the same calls over a view whose arrays
@@ -68,7 +81,7 @@ typedef struct {
  * is a cudaStream_t. current() adds with atomics (instances may share a CV); net_receive
  * delivers the events [range[0], range[1]) of device arrays of instance indices and weights
  * [µS], in order (range is a device array, so a captured CUDA graph replays it step by step).
- * The view's t is not maintained on the GPU: a mechanism that reads t has no GPU code. */
+ * A kernel that reads t computes it from the view's step_ctx (see cs_mech_view). */
 typedef struct {
     void (*init)(const cs_mech_view *m, void *stream);
     void (*current)(const cs_mech_view *m, void *stream);

@@ -179,7 +179,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     CS_TRY(upload_new((void **)&cm->param_ptr, pp, (size_t)(np ? np : 1) * sizeof *pp, "mechanism parameters"));
     CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
     cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
-                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL};
+                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL, NULL, 0, 0.0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = s->ion_e[ion];
         v.ion_i[ion] = s->ion_i[ion];
@@ -259,7 +259,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
             for (int j = 0; j < np; ++j) pp[j] = par + (size_t)j * (size_t)n;
             for (int j = 0; j < ns; ++j) sp[j] = sta + (size_t)j * (size_t)n;
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
-                                 {ion_e_int[0], ion_e_int[1], ion_e_int[2]}, {ion_i_int[0], ion_i_int[1], ion_i_int[2]}, NULL};
+                                 {ion_e_int[0], ion_e_int[1], ion_e_int[2]}, {ion_i_int[0], ion_i_int[1], ion_i_int[2]}, NULL, NULL, 0, 0.0};
             t->init(&view);
             cs_cuda_mech *cm = &s->mech[m];
             cm->kind = (cs_cuda_mech_kind)kind;
@@ -837,14 +837,14 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         CS_TRY(cs_cuda_stream_wait(be->side, be->fork_events, 0));
         CS_TRY(cs_cuda_detect(&side, j));
         if (!s->probe_src) CS_TRY(cs_cuda_sample(&side, j));
-        CS_TRY(cs_cuda_advance(&side, be->p.celsius, 1, s->nmech));
-        CS_TRY(cs_cuda_advance(s, be->p.celsius, 0, 1));
+        CS_TRY(cs_cuda_advance(&side, be->p.celsius, j, 1, s->nmech));
+        CS_TRY(cs_cuda_advance(s, be->p.celsius, j, 0, 1));
         CS_TRY(cs_cuda_timer_record(be->fork_events, 1, be->side));
         CS_TRY(cs_cuda_stream_wait(s->stream, be->fork_events, 1));
         /* probes of states read what the update writes: after it */
         if (s->probe_src) CS_TRY(cs_cuda_sample(s, j));
     } else {
-        CS_TRY(cs_cuda_advance(s, be->p.celsius, 0, s->nmech));
+        CS_TRY(cs_cuda_advance(s, be->p.celsius, j, 0, s->nmech));
         MARK(5);
         CS_TRY(cs_cuda_detect(s, j));
         MARK(6);

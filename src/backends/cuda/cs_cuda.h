@@ -138,7 +138,7 @@ cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the 
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
 /* the state update of mechanism groups [first, end): each group's states are its own, so groups
  * may run on different streams */
-cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int first, int end);
+cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int first, int end);
 cs_status cs_cuda_detect(const cs_cuda_state *s, int j);
 cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that end on the stride */
 cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */
