@@ -19,7 +19,8 @@ import shutil
 import subprocess
 import sys
 
-MODELS = ["mainen_na_kv", "mainen_km", "kole_ih", "kole_ih_derivimplicit", "exp2syn_ring", "na_accumulate", "hay_soma", "hhkin_soma"]
+MODELS = ["mainen_na_kv", "mainen_km", "kole_ih", "kole_ih_derivimplicit", "exp2syn_ring", "na_accumulate", "hay_soma", "hhkin_soma",
+          "tpulse_two_synapses"]
 NEURON_BUILTIN = {"exp2syn.mod"}
 
 

@@ -151,7 +151,7 @@ extern "C" cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n) {
 #define CS_DELIVER_BLOCKS 32 /* a fixed grid (graphs replay it) striding over the step's events */
 __global__ void k_deliver(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, const int *local, const double *w,
                           double *g_syn) {
-    int step = ctx->k + j, lo = step ? hi_of[step - 1] : 0, hi = hi_of[step];
+    int step = ctx->k + j, lo = hi_of[step], hi = hi_of[step + 1];
     for (int k = lo + blockIdx.x * blockDim.x + threadIdx.x; k < hi; k += gridDim.x * blockDim.x)
         atomicAdd(&g_syn[local[k]], w[k]); /* several events may hit one synapse */
 }
@@ -159,8 +159,8 @@ __global__ void k_deliver(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, 
 /* the step's event range, for a catalogue synapse's net_receive (graphs replay it) */
 __global__ void k_event_range(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, int *range) {
     int step = ctx->k + j;
-    range[0] = step ? hi_of[step - 1] : 0;
-    range[1] = hi_of[step];
+    range[0] = hi_of[step];
+    range[1] = hi_of[step + 1];
 }
 
 /* A catalogue mechanism's view for a launch: this step's v, i, g, and where its kernels find
@@ -176,20 +176,23 @@ static cs_mech_view catalogue_view(const cs_cuda_state *s, const cs_cuda_mech *m
     return v;
 }
 
+/* Each synapse type's events of the step, type after type (their instances are apart). */
 extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
-    if (s->syn_group < 0) return CS_OK;
-    const cs_cuda_mech *m = &s->mech[s->syn_group];
-    if (m->kind == CS_CUDA_CATALOGUE) {
-        k_event_range<<<1, 1, 0, stream_of(s)>>>((const cs_cuda_step_ctx *)s->ctx, j, s->ev_hi, s->ev_range);
-        CS_LAUNCHED("event range");
-        cs_mech_view v = catalogue_view(s, m, j, 0.0); /* events at the step's start */
-        m->gpu->net_receive(&v, s->ev_range, s->ev_local, s->ev_weight, s->stream);
-        CS_LAUNCHED("event delivery (catalogue)");
-        return CS_OK;
+    for (int q = 0; q < s->nsyn; ++q) {
+        const cs_cuda_mech *m = &s->mech[s->syn_groups[q]];
+        const int *hi = s->ev_hi + (size_t)q * (size_t)s->ev_stride;
+        if (m->kind == CS_CUDA_CATALOGUE) {
+            k_event_range<<<1, 1, 0, stream_of(s)>>>((const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_range + 2 * q);
+            CS_LAUNCHED("event range");
+            cs_mech_view v = catalogue_view(s, m, j, 0.0); /* events at the step's start */
+            m->gpu->net_receive(&v, s->ev_range + 2 * q, s->ev_local, s->ev_weight, s->stream);
+            CS_LAUNCHED("event delivery (catalogue)");
+            continue;
+        }
+        k_deliver<<<CS_DELIVER_BLOCKS, CS_THREADS, 0, stream_of(s)>>>(
+            (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
+        CS_LAUNCHED("event delivery");
     }
-    k_deliver<<<CS_DELIVER_BLOCKS, CS_THREADS, 0, stream_of(s)>>>(
-        (const cs_cuda_step_ctx *)s->ctx, j, s->ev_hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
-    CS_LAUNCHED("event delivery");
     return CS_OK;
 }
 

@@ -1,5 +1,7 @@
 : A density mechanism that reads t: a conductance gmax towards e, on from ton to toff (ms).
-: Written for tests/test_artificial_neuron.py (this project's): `t` in BREAKPOINT.
+: Written for tests/test_artificial_neuron.py and (a copy in tests/data/mod) the model
+: tpulse_two_synapses of tests/test_nmodl_neuron.py and tests/test_nmodl_gpu.py (this project's):
+: `t` in BREAKPOINT.
 
 NEURON {
     SUFFIX tpulse
