@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_ion.h"
 #include "cs_rng.h"
 
 const char *cs_default_model_json(void); /* generated from models/default.json */
@@ -415,16 +416,22 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
     return CS_OK;
 }
 
-/* "ions": [{"ion": "na", "region": "soma", "e": 50.0}, ...]: reversal potentials by region,
- * later entries overriding earlier ones; NEURON's defaults elsewhere. */
+/* "ions": [{"ion": "ca", "region": "soma", "e": 132.4579, "xi": 5e-5, "xo": 2.0}, ...]: reversal
+ * potentials [mV] and initial inside / outside concentrations [mM] by region, each entry setting
+ * those it names, later entries overriding earlier ones; NEURON's defaults elsewhere. */
 static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
-    static const double dflt[CS_NION] = CS_ION_DEFAULT_E;
+    static const double dflt[CS_NION] = CS_ION_DEFAULT_E, dci[CS_NION] = CS_ION_DEFAULT_CI,
+                        dco[CS_NION] = CS_ION_DEFAULT_CO;
     static const char *const names[CS_NION] = {"na", "k", "ca"};
     for (int i = 0; i < CS_NION; ++i)
-        for (int t = 0; t < CS_NTAG; ++t) ps->ion_e[i][t] = dflt[i];
+        for (int t = 0; t < CS_NTAG; ++t) {
+            ps->ion_e[i][t] = dflt[i];
+            ps->ion_ci[i][t] = dci[i];
+            ps->ion_co[i][t] = dco[i];
+        }
     if (!ions) return CS_OK;
     if (!cJSON_IsArray(ions)) return FAIL(pc, path, "'ions' must be an array");
-    static const char *const keys[] = {"ion", "region", "e", NULL};
+    static const char *const keys[] = {"ion", "region", "e", "xi", "xo", NULL};
     int n = cJSON_GetArraySize(ions);
     for (int k = 0; k < n; ++k) {
         char sub[320], ion[16], region[32];
@@ -439,10 +446,19 @@ static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *
         if (which < 0) return FAIL(pc, sub, "unknown ion '%s' (expected na, k or ca)", ion);
         unsigned mask;
         CS_TRY(parse_region(pc, sub, region, &mask));
-        double e = 0.0;
-        CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
-        for (int t = 0; t < CS_NTAG; ++t)
-            if (mask & (1u << t)) ps->ion_e[which][t] = e; /* [mV] */
+        int has_e = cJSON_HasObjectItem(it, "e"), has_i = cJSON_HasObjectItem(it, "xi"),
+            has_o = cJSON_HasObjectItem(it, "xo");
+        if (!has_e && !has_i && !has_o) return FAIL(pc, sub, "an ion entry needs \"e\", \"xi\" or \"xo\"");
+        double e = 0.0, ci = 0.0, co = 0.0;
+        if (has_e) CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
+        if (has_i) CS_TRY(get_number(pc, sub, it, "xi", REQUIRED | POSITIVE, 0, &ci));
+        if (has_o) CS_TRY(get_number(pc, sub, it, "xo", REQUIRED | POSITIVE, 0, &co));
+        for (int t = 0; t < CS_NTAG; ++t) {
+            if (!(mask & (1u << t))) continue;
+            if (has_e) ps->ion_e[which][t] = e;   /* [mV] */
+            if (has_i) ps->ion_ci[which][t] = ci; /* [mM] */
+            if (has_o) ps->ion_co[which][t] = co; /* [mM] */
+        }
     }
     return CS_OK;
 }
@@ -504,6 +520,22 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
             pv->unit = "mA/cm2";
             continue;
         }
+        /* concentrations and reversal potentials: nai, nao, ena, ki, ko, ek, cai, cao, eca */
+        static const char *const ion_stem[CS_NION] = {"na", "k", "ca"};
+        for (int j = 0; j < CS_NION && ion < 0; ++j) {
+            char ci[8], co[8], e[8];
+            snprintf(ci, sizeof ci, "%si", ion_stem[j]);
+            snprintf(co, sizeof co, "%so", ion_stem[j]);
+            snprintf(e, sizeof e, "e%s", ion_stem[j]);
+            pv->kind = !strcmp(name, ci) ? CS_PROBE_CONC_I : !strcmp(name, co) ? CS_PROBE_CONC_O
+                     : !strcmp(name, e)  ? CS_PROBE_EREV   : CS_PROBE_V;
+            if (pv->kind != CS_PROBE_V) ion = j;
+        }
+        if (ion >= 0) {
+            pv->index = ion;
+            pv->unit = pv->kind == CS_PROBE_EREV ? "mV" : "mM";
+            continue;
+        }
         if (strcmp(name, "i_membrane") == 0) {
             pv->kind = CS_PROBE_IMEM;
             pv->unit = "nA";
@@ -512,7 +544,8 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
         const char *dot = strchr(name, '.');
         if (!dot || dot == name || !dot[1])
             return FAIL(pc, path,
-                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, MECHANISM.STATE or "
+                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, nai, nao, ena, ki, ko, ek, "
+                        "cai, cao, eca, MECHANISM.STATE or "
                         "SYNAPSE.STATE)", ps->name, name);
         char owner[CS_NAME_MAX];
         snprintf(owner, sizeof owner, "%.*s", (int)(dot - name), name);

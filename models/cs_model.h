@@ -74,6 +74,9 @@ typedef enum {
     CS_PROBE_SYNAPSE,  /* "name.state": a state of the population's synapse `name` */
     CS_PROBE_STIMULUS, /* "name.state": a state of the population's stimulus `name` */
     CS_PROBE_ION,      /* "ina", "ik", "ica": the CV's ion current density [mA/cm²] */
+    CS_PROBE_CONC_I,   /* "nai", "ki", "cai": the CV's inside concentration [mM] */
+    CS_PROBE_CONC_O,   /* "nao", "ko", "cao": the CV's outside concentration [mM] */
+    CS_PROBE_EREV,     /* "ena", "ek", "eca": the CV's reversal potential [mV] */
     CS_PROBE_IMEM      /* "i_membrane": the CV's total membrane current [nA] (capacitive + ionic,
                           electrodes excluded: NEURON's i_membrane_) */
 } cs_probe_kind;
@@ -118,6 +121,8 @@ typedef struct {
     int has_probes;
     cs_probe_spec probes;
     double ion_e[CS_NION][CS_NTAG]; /* [mV] reversal potential of each ion by region tag */
+    double ion_ci[CS_NION][CS_NTAG]; /* [mM] initial inside concentration by region tag */
+    double ion_co[CS_NION][CS_NTAG]; /* [mM] initial outside concentration by region tag */
 } cs_population_spec;
 
 typedef struct {
