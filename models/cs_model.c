@@ -233,15 +233,18 @@ static cs_status parse_region(const parse_ctx *pc, const char *path, const char 
 
 static cs_status parse_policy(const parse_ctx *pc, const char *path, const cJSON *obj,
                               cs_cv_policy *p) {
-    static const char *const keys[] = {"max_cv_length", "cvs_per_branch", NULL};
+    static const char *const keys[] = {"max_cv_length", "cvs_per_branch", "bmtk_dl", NULL};
     CS_TRY(check_keys(pc, path, obj, keys));
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "max_cv_length");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(obj, "cvs_per_branch");
-    if (a && b) return FAIL(pc, path, "give either 'max_cv_length' or 'cvs_per_branch', not both");
-    if (!a && !b) return FAIL(pc, path, "give 'max_cv_length' [µm] or 'cvs_per_branch'");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, "bmtk_dl");
+    if (!!a + !!b + !!c > 1) return FAIL(pc, path, "give one of 'max_cv_length', 'cvs_per_branch' and 'bmtk_dl'");
+    if (!a && !b && !c) return FAIL(pc, path, "give 'max_cv_length' [µm], 'cvs_per_branch' or 'bmtk_dl' [µm]");
     p->max_cv_length = 0;
     p->cvs_per_branch = 0;
+    p->bmtk_odd = c != NULL;
     if (a) return get_number(pc, path, obj, "max_cv_length", REQUIRED | POSITIVE, 0, &p->max_cv_length);
+    if (c) return get_number(pc, path, obj, "bmtk_dl", REQUIRED | POSITIVE, 0, &p->max_cv_length);
     long n;
     CS_TRY(get_int(pc, path, obj, "cvs_per_branch", REQUIRED, 1, 1, 100000, &n));
     p->cvs_per_branch = (int)n;
@@ -596,6 +599,37 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
     return CS_OK;
 }
 
+/* "cm": one value [µF/cm²] for every region, or [{"region": "soma", "cm": 1.0}, ...] by region
+ * (later entries overriding earlier ones; 1 elsewhere). */
+static cs_status parse_cm(const parse_ctx *pc, const char *path, const cJSON *cm, cs_population_spec *ps) {
+    ps->cm = 1.0;
+    if (cm && !cJSON_IsArray(cm)) {
+        cJSON *wrap = cJSON_CreateObject();
+        if (!wrap) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+        cJSON_AddItemReferenceToObject(wrap, "cm", (cJSON *)cm);
+        cs_status st = get_number(pc, path, wrap, "cm", POSITIVE, 1.0, &ps->cm);
+        cJSON_Delete(wrap);
+        CS_TRY(st);
+    }
+    for (int t = 0; t < CS_NTAG; ++t) ps->cm_tag[t] = ps->cm;
+    if (!cm || !cJSON_IsArray(cm)) return CS_OK;
+    static const char *const keys[] = {"region", "cm", NULL};
+    for (int k = 0; k < cJSON_GetArraySize(cm); ++k) {
+        char sub[320], region[32];
+        snprintf(sub, sizeof sub, "%s.cm[%d]", path, k);
+        const cJSON *it = cJSON_GetArrayItem(cm, k);
+        CS_TRY(check_keys(pc, sub, it, keys));
+        CS_TRY(get_string(pc, sub, it, "region", 0, "all", region, sizeof region));
+        unsigned mask;
+        CS_TRY(parse_region(pc, sub, region, &mask));
+        double v;
+        CS_TRY(get_number(pc, sub, it, "cm", REQUIRED | POSITIVE, 0, &v));
+        for (int t = 0; t < CS_NTAG; ++t)
+            if (mask & (1u << t)) ps->cm_tag[t] = v; /* [µF/cm²] */
+    }
+    return CS_OK;
+}
+
 static cs_status parse_population(const parse_ctx *pc, const char *path, const cJSON *p,
                                   const cs_cv_policy *default_policy, int has_default_policy,
                                   cs_population_spec *ps) {
@@ -622,6 +656,7 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     } else {
         ps->policy.max_cv_length = 20.0; /* [µm] documented default */
         ps->policy.cvs_per_branch = 0;
+        ps->policy.bmtk_odd = 0;
     }
 
     snprintf(sub, sizeof sub, "%s.biophysics", path);
@@ -629,7 +664,7 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     if (!bio) return FAIL(pc, path, "missing 'biophysics'");
     static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", "ions", NULL};
     CS_TRY(check_keys(pc, sub, bio, bio_keys));
-    CS_TRY(get_number(pc, sub, bio, "cm", POSITIVE, 1.0, &ps->cm));
+    CS_TRY(parse_cm(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "cm"), ps));
     CS_TRY(get_number(pc, sub, bio, "Ra", POSITIVE, 100.0, &ps->Ra));
     CS_TRY(get_number(pc, sub, bio, "v_init", 0, -65.0, &ps->v_init));
     const cJSON *mechs = cJSON_GetObjectItemCaseSensitive(bio, "mechanisms");
@@ -928,7 +963,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     if (strcmp(m->backend, "cpu") && strcmp(m->backend, "cuda") && strcmp(m->backend, "auto"))
         return FAIL(pc, "run", "unknown backend '%s' (expected cpu, cuda or auto)", m->backend);
 
-    cs_cv_policy policy = {20.0, 0};
+    cs_cv_policy policy = {20.0, 0, 0};
     const cJSON *disc = cJSON_GetObjectItemCaseSensitive(root, "discretization");
     if (disc) CS_TRY(parse_policy(pc, "discretization", disc, &policy));
 

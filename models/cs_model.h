@@ -106,7 +106,8 @@ typedef struct {
     uint64_t first_gid;
     cs_morph_spec morph;
     cs_cv_policy policy;
-    double cm;       /* [µF/cm²] */
+    double cm;       /* [µF/cm²] (the JSON's single value, or 1 when given per region) */
+    double cm_tag[CS_NTAG]; /* [µF/cm²] specific capacitance by region tag */
     double Ra;       /* [Ω·cm] */
     double v_init;   /* [mV] */
     int ndensity;

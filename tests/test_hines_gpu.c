@@ -165,7 +165,7 @@ static void load_cells(void)
         cs_morph m;
         cs_status st = cs_morph_load_swc(path, &so, &m);
         ck_assert_msg(st == CS_OK, "%s: %s", path, cs_error_message());
-        cs_cv_policy pol = {10.0, 0};
+        cs_cv_policy pol = {10.0, 0, 0};
         cs_geometry geo;
         st = cs_discretize(&m, &pol, &geo);
         ck_assert_msg(st == CS_OK, "%s: %s", path, cs_error_message());

@@ -819,7 +819,7 @@ START_TEST(test_hines_swc_cells)
         cs_status st = cs_morph_load_swc(path, &opt, &m);
         ck_assert_msg(st == CS_OK, "%s: load: %s: %s", names[f], cs_status_string(st),
                       cs_error_message());
-        const cs_cv_policy pol = {10.0, 0};
+        const cs_cv_policy pol = {10.0, 0, 0};
         st = cs_discretize(&m, &pol, &geo[f]);
         ck_assert_msg(st == CS_OK, "%s: discretise: %s: %s", names[f], cs_status_string(st),
                       cs_error_message());

@@ -18,7 +18,8 @@ typedef struct {
     uint64_t gid;
     int pop, index;              /* population and index within it */
     const cs_geometry *geom;     /* shared between identical cells */
-    double cm;                   /* [µF/cm²] */
+    const double *cm;            /* [CS_NTAG] specific capacitance by region tag [µF/cm²] (the
+                                    population's, owned by the model) */
     double Ra;                   /* [Ω·cm] */
     double v_init;               /* [mV] */
     const double (*ion_e)[CS_NTAG]; /* [CS_NION][CS_NTAG] reversal potentials by region tag [mV]
