@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_allen.h"
 #include "cs_ion.h"
 #include "cs_rng.h"
 
@@ -20,6 +21,8 @@ typedef struct {
     const char *file; /* model name for messages */
     const char *base_dir;
     cs_catalogue_set *cat; /* the model's catalogues */
+    cs_model *model;       /* the model being filled (Allen populations set its celsius) */
+    int celsius_given;     /* the model's "run" names "celsius" */
 } parse_ctx;
 
 #define FAIL(pc, path, ...) fail_at((pc), (path), __VA_ARGS__)
@@ -422,16 +425,20 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
 /* "ions": [{"ion": "ca", "region": "soma", "e": 132.4579, "xi": 5e-5, "xo": 2.0}, ...]: reversal
  * potentials [mV] and initial inside / outside concentrations [mM] by region, each entry setting
  * those it names, later entries overriding earlier ones; NEURON's defaults elsewhere. */
-static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
+void cs_population_ion_defaults(cs_population_spec *ps) {
     static const double dflt[CS_NION] = CS_ION_DEFAULT_E, dci[CS_NION] = CS_ION_DEFAULT_CI,
                         dco[CS_NION] = CS_ION_DEFAULT_CO;
-    static const char *const names[CS_NION] = {"na", "k", "ca"};
     for (int i = 0; i < CS_NION; ++i)
         for (int t = 0; t < CS_NTAG; ++t) {
             ps->ion_e[i][t] = dflt[i];
             ps->ion_ci[i][t] = dci[i];
             ps->ion_co[i][t] = dco[i];
         }
+}
+
+static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
+    static const char *const names[CS_NION] = {"na", "k", "ca"};
+    cs_population_ion_defaults(ps);
     if (!ions) return CS_OK;
     if (!cJSON_IsArray(ions)) return FAIL(pc, path, "'ions' must be an array");
     static const char *const keys[] = {"ion", "region", "e", "xi", "xo", NULL};
@@ -599,6 +606,33 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
     return CS_OK;
 }
 
+/* "allen": {"fit": "472363762_fit.json", "morphology": "cell.swc", "processing": "aibs_perisomatic"}:
+ * an Allen Cell Types model (cs_allen.h), paths relative to the model file. Its fit file's celsius
+ * becomes the run's; a "run.celsius" or another Allen population that says otherwise is an error. */
+static cs_status parse_allen(const parse_ctx *pc, const char *path, const cJSON *a, cs_population_spec *ps) {
+    static const char *const keys[] = {"fit", "morphology", "processing", NULL};
+    CS_TRY(check_keys(pc, path, a, keys));
+    char fit[CS_PATH_MAX], swc[CS_PATH_MAX], proc[32], f1[CS_PATH_MAX], f2[CS_PATH_MAX];
+    CS_TRY(get_string(pc, path, a, "fit", 1, "", f1, sizeof f1));
+    CS_TRY(get_string(pc, path, a, "morphology", 1, "", f2, sizeof f2));
+    CS_TRY(get_string(pc, path, a, "processing", 0, "aibs_perisomatic", proc, sizeof proc));
+    int n1 = f1[0] == '/' || !pc->base_dir[0] ? snprintf(fit, sizeof fit, "%s", f1)
+                                              : snprintf(fit, sizeof fit, "%s/%s", pc->base_dir, f1);
+    int n2 = f2[0] == '/' || !pc->base_dir[0] ? snprintf(swc, sizeof swc, "%s", f2)
+                                              : snprintf(swc, sizeof swc, "%s/%s", pc->base_dir, f2);
+    if (n1 >= (int)sizeof fit || n2 >= (int)sizeof swc) return FAIL(pc, path, "path too long");
+    cs_model *m = pc->model;
+    double before = m->celsius; /* [°C] */
+    int fixed = pc->celsius_given;
+    for (const cs_population_spec *q = m->pops; q < ps; ++q) fixed |= q->morph.axon_stub.on;
+    cs_status st = cs_allen_population(fit, swc, proc, m, ps);
+    if (st != CS_OK) return st; /* one line naming the fit file */
+    if (fixed && m->celsius != before)
+        return FAIL(pc, path, "the fit file's celsius (%g) differs from the run's (%g, from run.celsius or an "
+                              "earlier Allen population)", m->celsius, before);
+    return CS_OK;
+}
+
 /* "cm": one value [µF/cm²] for every region, or [{"region": "soma", "cm": 1.0}, ...] by region
  * (later entries overriding earlier ones; 1 elsewhere). */
 static cs_status parse_cm(const parse_ctx *pc, const char *path, const cJSON *cm, cs_population_spec *ps) {
@@ -633,7 +667,7 @@ static cs_status parse_cm(const parse_ctx *pc, const char *path, const cJSON *cm
 static cs_status parse_population(const parse_ctx *pc, const char *path, const cJSON *p,
                                   const cs_cv_policy *default_policy, int has_default_policy,
                                   cs_population_spec *ps) {
-    static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics",
+    static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics", "allen",
                                        "synapses", "stimuli", "detector", "probes", NULL};
     CS_TRY(check_keys(pc, path, p, keys));
     CS_TRY(get_string(pc, path, p, "name", 1, "", ps->name, sizeof ps->name));
@@ -642,10 +676,14 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     CS_TRY(get_int(pc, path, p, "count", REQUIRED, 1, 1, CS_MODEL_MAX_CELLS, &count));
     ps->count = (int)count;
     char sub[256];
-    snprintf(sub, sizeof sub, "%s.morphology", path);
+    const cJSON *allen = cJSON_GetObjectItemCaseSensitive(p, "allen");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, "morphology");
-    if (!m) return FAIL(pc, path, "missing 'morphology'");
-    CS_TRY(parse_morphology(pc, sub, m, &ps->morph));
+    if (allen && (m || cJSON_HasObjectItem(p, "biophysics")))
+        return FAIL(pc, path, "an 'allen' population takes its morphology and biophysics from the fit file: "
+                              "give neither 'morphology' nor 'biophysics'");
+    if (!m && !allen) return FAIL(pc, path, "missing 'morphology'");
+    snprintf(sub, sizeof sub, "%s.morphology", path);
+    if (m) CS_TRY(parse_morphology(pc, sub, m, &ps->morph));
 
     const cJSON *disc = cJSON_GetObjectItemCaseSensitive(p, "discretization");
     if (disc) {
@@ -659,9 +697,12 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
         ps->policy.bmtk_odd = 0;
     }
 
+    snprintf(sub, sizeof sub, "%s.allen", path);
+    if (allen) CS_TRY(parse_allen(pc, sub, allen, ps));
     snprintf(sub, sizeof sub, "%s.biophysics", path);
     const cJSON *bio = cJSON_GetObjectItemCaseSensitive(p, "biophysics");
-    if (!bio) return FAIL(pc, path, "missing 'biophysics'");
+    if (!bio && !allen) return FAIL(pc, path, "missing 'biophysics'");
+    if (allen) goto points;
     static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", "ions", NULL};
     CS_TRY(check_keys(pc, sub, bio, bio_keys));
     CS_TRY(parse_cm(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "cm"), ps));
@@ -692,6 +733,8 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     }
 
     CS_TRY(parse_ions(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "ions"), ps));
+
+points:
 
     snprintf(sub, sizeof sub, "%s.synapses", path);
     CS_TRY(parse_point_list(pc, sub, cJSON_GetObjectItemCaseSensitive(p, "synapses"), 1, ps->count,
@@ -997,7 +1040,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out) {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name);
-    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues};
+    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues, out, 0};
     const char *end = NULL;
     const char *q = json;
     while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') ++q;
@@ -1015,6 +1058,7 @@ cs_status cs_model_parse(const char *json, const char *name, const char *base_di
         }
         return cs_error_set(CS_ERR_PARSE, "%s:%d:%d: JSON syntax error near '%s'", name, line, col, near);
     }
+    pc.celsius_given = cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(root, "run"), "celsius");
     cs_status st = parse_root(&pc, root, out);
     cJSON_Delete(root);
     if (st != CS_OK) cs_model_free(out);

@@ -41,6 +41,7 @@ typedef struct {
     cs_morph_kind kind;
     char swc_path[CS_PATH_MAX];
     cs_swc_options swc;
+    cs_axon_stub axon_stub;                      /* SWC only: Allen's axon replacement (cs_allen.h) */
     double radius, length;                       /* soma / cable [µm] */
     double soma_radius, dend_length, dend_radius; /* ball and stick [µm] */
     int ncv;                                     /* cable / ball-and-stick dendrite CVs, 0 = policy */
@@ -167,6 +168,9 @@ typedef struct {
  * connection put these near 100 GB and 3 GB. */
 #define CS_MODEL_MAX_CELLS 10000000        /* cells in all populations together */
 #define CS_MODEL_MAX_CONNECTIONS 100000000 /* connections after expanding ring/random rules */
+
+/* NEURON's default reversal potentials and concentrations in every region of ps. */
+void cs_population_ion_defaults(cs_population_spec *ps);
 
 /* Parse a model from JSON text; `name` names it in messages, `base_dir` resolves SWC paths. */
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out);

@@ -13,7 +13,10 @@ static cs_status build_morph(const cs_model *m, const cs_population_spec *p, uin
     const cs_morph_spec *s = &p->morph;
     cs_status st = CS_ERR_INTERNAL;
     switch (s->kind) {
-    case CS_MORPH_SWC: st = cs_morph_load_swc(s->swc_path, &s->swc, morph); break;
+    case CS_MORPH_SWC:
+        st = cs_morph_load_swc(s->swc_path, &s->swc, morph);
+        if (st == CS_OK && s->axon_stub.on) st = cs_morph_replace_axon(morph, &s->axon_stub);
+        break;
     case CS_MORPH_SOMA: st = cs_morph_soma(s->radius, morph); break;
     case CS_MORPH_CABLE: st = cs_morph_cable(s->length, s->radius, s->ncv, morph); break;
     case CS_MORPH_BALL_AND_STICK:
