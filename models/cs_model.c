@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "cs_model_parse.h"
+#include "cs_allen.h"
+#include "cs_ion.h"
 #include "cs_rng.h"
 
 const char *cs_default_model_json(void); /* generated from models/default.json */
@@ -165,15 +167,18 @@ static cs_status parse_region(const parse_ctx *pc, const char *path, const char 
 
 static cs_status parse_policy(const parse_ctx *pc, const char *path, const cJSON *obj,
                               cs_cv_policy *p) {
-    static const char *const keys[] = {"max_cv_length", "cvs_per_branch", NULL};
+    static const char *const keys[] = {"max_cv_length", "cvs_per_branch", "bmtk_dl", NULL};
     CS_TRY(check_keys(pc, path, obj, keys));
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "max_cv_length");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(obj, "cvs_per_branch");
-    if (a && b) return FAIL(pc, path, "give either 'max_cv_length' or 'cvs_per_branch', not both");
-    if (!a && !b) return FAIL(pc, path, "give 'max_cv_length' [µm] or 'cvs_per_branch'");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, "bmtk_dl");
+    if (!!a + !!b + !!c > 1) return FAIL(pc, path, "give one of 'max_cv_length', 'cvs_per_branch' and 'bmtk_dl'");
+    if (!a && !b && !c) return FAIL(pc, path, "give 'max_cv_length' [µm], 'cvs_per_branch' or 'bmtk_dl' [µm]");
     p->max_cv_length = 0;
     p->cvs_per_branch = 0;
+    p->bmtk_odd = c != NULL;
     if (a) return get_number(pc, path, obj, "max_cv_length", REQUIRED | POSITIVE, 0, &p->max_cv_length);
+    if (c) return get_number(pc, path, obj, "bmtk_dl", REQUIRED | POSITIVE, 0, &p->max_cv_length);
     long n;
     CS_TRY(get_int(pc, path, obj, "cvs_per_branch", REQUIRED, 1, 1, 100000, &n));
     p->cvs_per_branch = (int)n;
@@ -348,16 +353,26 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
     return CS_OK;
 }
 
-/* "ions": [{"ion": "na", "region": "soma", "e": 50.0}, ...]: reversal potentials by region,
- * later entries overriding earlier ones; NEURON's defaults elsewhere. */
-static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
-    static const double dflt[CS_NION] = CS_ION_DEFAULT_E;
-    static const char *const names[CS_NION] = {"na", "k", "ca"};
+/* "ions": [{"ion": "ca", "region": "soma", "e": 132.4579, "xi": 5e-5, "xo": 2.0}, ...]: reversal
+ * potentials [mV] and initial inside / outside concentrations [mM] by region, each entry setting
+ * those it names, later entries overriding earlier ones; NEURON's defaults elsewhere. */
+void cs_population_ion_defaults(cs_population_spec *ps) {
+    static const double dflt[CS_NION] = CS_ION_DEFAULT_E, dci[CS_NION] = CS_ION_DEFAULT_CI,
+                        dco[CS_NION] = CS_ION_DEFAULT_CO;
     for (int i = 0; i < CS_NION; ++i)
-        for (int t = 0; t < CS_NTAG; ++t) ps->ion_e[i][t] = dflt[i];
+        for (int t = 0; t < CS_NTAG; ++t) {
+            ps->ion_e[i][t] = dflt[i];
+            ps->ion_ci[i][t] = dci[i];
+            ps->ion_co[i][t] = dco[i];
+        }
+}
+
+static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
+    static const char *const names[CS_NION] = {"na", "k", "ca"};
+    cs_population_ion_defaults(ps);
     if (!ions) return CS_OK;
     if (!cJSON_IsArray(ions)) return FAIL(pc, path, "'ions' must be an array");
-    static const char *const keys[] = {"ion", "region", "e", NULL};
+    static const char *const keys[] = {"ion", "region", "e", "xi", "xo", NULL};
     int n = cJSON_GetArraySize(ions);
     for (int k = 0; k < n; ++k) {
         char sub[320], ion[16], region[32];
@@ -372,10 +387,19 @@ static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *
         if (which < 0) return FAIL(pc, sub, "unknown ion '%s' (expected na, k or ca)", ion);
         unsigned mask;
         CS_TRY(parse_region(pc, sub, region, &mask));
-        double e = 0.0;
-        CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
-        for (int t = 0; t < CS_NTAG; ++t)
-            if (mask & (1u << t)) ps->ion_e[which][t] = e; /* [mV] */
+        int has_e = cJSON_HasObjectItem(it, "e"), has_i = cJSON_HasObjectItem(it, "xi"),
+            has_o = cJSON_HasObjectItem(it, "xo");
+        if (!has_e && !has_i && !has_o) return FAIL(pc, sub, "an ion entry needs \"e\", \"xi\" or \"xo\"");
+        double e = 0.0, ci = 0.0, co = 0.0;
+        if (has_e) CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
+        if (has_i) CS_TRY(get_number(pc, sub, it, "xi", REQUIRED | POSITIVE, 0, &ci));
+        if (has_o) CS_TRY(get_number(pc, sub, it, "xo", REQUIRED | POSITIVE, 0, &co));
+        for (int t = 0; t < CS_NTAG; ++t) {
+            if (!(mask & (1u << t))) continue;
+            if (has_e) ps->ion_e[which][t] = e;   /* [mV] */
+            if (has_i) ps->ion_ci[which][t] = ci; /* [mM] */
+            if (has_o) ps->ion_co[which][t] = co; /* [mM] */
+        }
     }
     return CS_OK;
 }
@@ -437,6 +461,22 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
             pv->unit = "mA/cm2";
             continue;
         }
+        /* concentrations and reversal potentials: nai, nao, ena, ki, ko, ek, cai, cao, eca */
+        static const char *const ion_stem[CS_NION] = {"na", "k", "ca"};
+        for (int j = 0; j < CS_NION && ion < 0; ++j) {
+            char ci[8], co[8], e[8];
+            snprintf(ci, sizeof ci, "%si", ion_stem[j]);
+            snprintf(co, sizeof co, "%so", ion_stem[j]);
+            snprintf(e, sizeof e, "e%s", ion_stem[j]);
+            pv->kind = !strcmp(name, ci) ? CS_PROBE_CONC_I : !strcmp(name, co) ? CS_PROBE_CONC_O
+                     : !strcmp(name, e)  ? CS_PROBE_EREV   : CS_PROBE_V;
+            if (pv->kind != CS_PROBE_V) ion = j;
+        }
+        if (ion >= 0) {
+            pv->index = ion;
+            pv->unit = pv->kind == CS_PROBE_EREV ? "mV" : "mM";
+            continue;
+        }
         if (strcmp(name, "i_membrane") == 0) {
             pv->kind = CS_PROBE_IMEM;
             pv->unit = "nA";
@@ -445,7 +485,8 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
         const char *dot = strchr(name, '.');
         if (!dot || dot == name || !dot[1])
             return FAIL(pc, path,
-                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, MECHANISM.STATE or "
+                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, nai, nao, ena, ki, ko, ek, "
+                        "cai, cao, eca, MECHANISM.STATE or "
                         "SYNAPSE.STATE)", ps->name, name);
         char owner[CS_NAME_MAX];
         snprintf(owner, sizeof owner, "%.*s", (int)(dot - name), name);
@@ -496,10 +537,68 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
     return CS_OK;
 }
 
+/* "allen": {"fit": "472363762_fit.json", "morphology": "cell.swc", "processing": "aibs_perisomatic"}:
+ * an Allen Cell Types model (cs_allen.h), paths relative to the model file. Its fit file's celsius
+ * becomes the run's; a "run.celsius" or another Allen population that says otherwise is an error. */
+static cs_status parse_allen(const parse_ctx *pc, const char *path, const cJSON *a, cs_population_spec *ps) {
+    static const char *const keys[] = {"fit", "morphology", "processing", NULL};
+    CS_TRY(check_keys(pc, path, a, keys));
+    char fit[CS_PATH_MAX], swc[CS_PATH_MAX], proc[32], f1[CS_PATH_MAX], f2[CS_PATH_MAX];
+    CS_TRY(get_string(pc, path, a, "fit", 1, "", f1, sizeof f1));
+    CS_TRY(get_string(pc, path, a, "morphology", 1, "", f2, sizeof f2));
+    CS_TRY(get_string(pc, path, a, "processing", 0, "aibs_perisomatic", proc, sizeof proc));
+    int n1 = f1[0] == '/' || !pc->base_dir[0] ? snprintf(fit, sizeof fit, "%s", f1)
+                                              : snprintf(fit, sizeof fit, "%s/%s", pc->base_dir, f1);
+    int n2 = f2[0] == '/' || !pc->base_dir[0] ? snprintf(swc, sizeof swc, "%s", f2)
+                                              : snprintf(swc, sizeof swc, "%s/%s", pc->base_dir, f2);
+    if (n1 >= (int)sizeof fit || n2 >= (int)sizeof swc) return FAIL(pc, path, "path too long");
+    cs_model *m = pc->model;
+    double before = m->celsius; /* [°C] */
+    int fixed = pc->celsius_given;
+    for (const cs_population_spec *q = m->pops; q < ps; ++q) fixed |= q->morph.axon_stub.on;
+    cs_status st = cs_allen_population(fit, swc, proc, m, ps);
+    if (st != CS_OK) return st; /* one line naming the fit file */
+    if (fixed && m->celsius != before)
+        return FAIL(pc, path, "the fit file's celsius (%g) differs from the run's (%g, from run.celsius or an "
+                              "earlier Allen population)", m->celsius, before);
+    return CS_OK;
+}
+
+/* "cm": one value [µF/cm²] for every region, or [{"region": "soma", "cm": 1.0}, ...] by region
+ * (later entries overriding earlier ones; 1 elsewhere). */
+static cs_status parse_cm(const parse_ctx *pc, const char *path, const cJSON *cm, cs_population_spec *ps) {
+    ps->cm = 1.0;
+    if (cm && !cJSON_IsArray(cm)) {
+        cJSON *wrap = cJSON_CreateObject();
+        if (!wrap) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+        cJSON_AddItemReferenceToObject(wrap, "cm", (cJSON *)cm);
+        cs_status st = get_number(pc, path, wrap, "cm", POSITIVE, 1.0, &ps->cm);
+        cJSON_Delete(wrap);
+        CS_TRY(st);
+    }
+    for (int t = 0; t < CS_NTAG; ++t) ps->cm_tag[t] = ps->cm;
+    if (!cm || !cJSON_IsArray(cm)) return CS_OK;
+    static const char *const keys[] = {"region", "cm", NULL};
+    for (int k = 0; k < cJSON_GetArraySize(cm); ++k) {
+        char sub[320], region[32];
+        snprintf(sub, sizeof sub, "%s.cm[%d]", path, k);
+        const cJSON *it = cJSON_GetArrayItem(cm, k);
+        CS_TRY(check_keys(pc, sub, it, keys));
+        CS_TRY(get_string(pc, sub, it, "region", 0, "all", region, sizeof region));
+        unsigned mask;
+        CS_TRY(parse_region(pc, sub, region, &mask));
+        double v;
+        CS_TRY(get_number(pc, sub, it, "cm", REQUIRED | POSITIVE, 0, &v));
+        for (int t = 0; t < CS_NTAG; ++t)
+            if (mask & (1u << t)) ps->cm_tag[t] = v; /* [µF/cm²] */
+    }
+    return CS_OK;
+}
+
 static cs_status parse_population(const parse_ctx *pc, const char *path, const cJSON *p,
                                   const cs_cv_policy *default_policy, int has_default_policy,
                                   cs_population_spec *ps) {
-    static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics",
+    static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics", "allen",
                                        "synapses", "stimuli", "detector", "probes", NULL};
     static const char *const art_keys[] = {"name", "count", "artificial", NULL};
     const cJSON *art = cJSON_GetObjectItemCaseSensitive(p, "artificial");
@@ -514,10 +613,14 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
         snprintf(sub, sizeof sub, "%s.artificial", path);
         return cs__model_artificial(pc, sub, art, ps);
     }
-    snprintf(sub, sizeof sub, "%s.morphology", path);
+    const cJSON *allen = cJSON_GetObjectItemCaseSensitive(p, "allen");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, "morphology");
-    if (!m) return FAIL(pc, path, "missing 'morphology'");
-    CS_TRY(parse_morphology(pc, sub, m, &ps->morph));
+    if (allen && (m || cJSON_HasObjectItem(p, "biophysics")))
+        return FAIL(pc, path, "an 'allen' population takes its morphology and biophysics from the fit file: "
+                              "give neither 'morphology' nor 'biophysics'");
+    if (!m && !allen) return FAIL(pc, path, "missing 'morphology'");
+    snprintf(sub, sizeof sub, "%s.morphology", path);
+    if (m) CS_TRY(parse_morphology(pc, sub, m, &ps->morph));
 
     const cJSON *disc = cJSON_GetObjectItemCaseSensitive(p, "discretization");
     if (disc) {
@@ -528,14 +631,18 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     } else {
         ps->policy.max_cv_length = 20.0; /* [µm] documented default */
         ps->policy.cvs_per_branch = 0;
+        ps->policy.bmtk_odd = 0;
     }
 
+    snprintf(sub, sizeof sub, "%s.allen", path);
+    if (allen) CS_TRY(parse_allen(pc, sub, allen, ps));
     snprintf(sub, sizeof sub, "%s.biophysics", path);
     const cJSON *bio = cJSON_GetObjectItemCaseSensitive(p, "biophysics");
-    if (!bio) return FAIL(pc, path, "missing 'biophysics'");
+    if (!bio && !allen) return FAIL(pc, path, "missing 'biophysics'");
+    if (allen) goto points;
     static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", "ions", NULL};
     CS_TRY(check_keys(pc, sub, bio, bio_keys));
-    CS_TRY(get_number(pc, sub, bio, "cm", POSITIVE, 1.0, &ps->cm));
+    CS_TRY(parse_cm(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "cm"), ps));
     CS_TRY(get_number(pc, sub, bio, "Ra", POSITIVE, 100.0, &ps->Ra));
     CS_TRY(get_number(pc, sub, bio, "v_init", 0, -65.0, &ps->v_init));
     const cJSON *mechs = cJSON_GetObjectItemCaseSensitive(bio, "mechanisms");
@@ -563,6 +670,8 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     }
 
     CS_TRY(parse_ions(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "ions"), ps));
+
+points:
 
     snprintf(sub, sizeof sub, "%s.synapses", path);
     CS_TRY(parse_point_list(pc, sub, cJSON_GetObjectItemCaseSensitive(p, "synapses"), 1, ps->count,
@@ -880,7 +989,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     if (strcmp(m->backend, "cpu") && strcmp(m->backend, "cuda") && strcmp(m->backend, "auto"))
         return FAIL(pc, "run", "unknown backend '%s' (expected cpu, cuda or auto)", m->backend);
 
-    cs_cv_policy policy = {20.0, 0};
+    cs_cv_policy policy = {20.0, 0, 0};
     const cJSON *disc = cJSON_GetObjectItemCaseSensitive(root, "discretization");
     if (disc) CS_TRY(parse_policy(pc, "discretization", disc, &policy));
 
@@ -915,7 +1024,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out) {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name);
-    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues};
+    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues, out, 0};
     const char *end = NULL;
     const char *q = json;
     while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') ++q;
@@ -933,6 +1042,7 @@ cs_status cs_model_parse(const char *json, const char *name, const char *base_di
         }
         return cs_error_set(CS_ERR_PARSE, "%s:%d:%d: JSON syntax error near '%s'", name, line, col, near);
     }
+    pc.celsius_given = cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(root, "run"), "celsius");
     cs_status st = parse_root(&pc, root, out);
     cJSON_Delete(root);
     if (st != CS_OK) cs_model_free(out);

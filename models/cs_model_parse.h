@@ -11,6 +11,8 @@ typedef struct {
     const char *file; /* model name for messages */
     const char *base_dir;
     cs_catalogue_set *cat; /* the model's catalogues */
+    cs_model *model;       /* the model being filled (Allen populations set its celsius) */
+    int celsius_given;     /* the model's "run" names "celsius" */
 } parse_ctx;
 
 cs_status cs__model_fail(const parse_ctx *pc, const char *path, const char *fmt, ...)
