@@ -11,47 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_model_parse.h"
+#include "cs_allen.h"
+#include "cs_ion.h"
 #include "cs_rng.h"
 
 const char *cs_default_model_json(void); /* generated from models/default.json */
 
-typedef struct {
-    const char *file; /* model name for messages */
-    const char *base_dir;
-    cs_catalogue_set *cat; /* the model's catalogues */
-} parse_ctx;
+#define FAIL(pc, path, ...) cs__model_fail((pc), (path), __VA_ARGS__)
+/* the helpers shared with the reader's other files (cs_model_json.c), by their short names */
+#define check_keys cs__model_check_keys
+#define get_string cs__model_get_string
+#define parse_params cs__model_parse_params
 
-#define FAIL(pc, path, ...) fail_at((pc), (path), __VA_ARGS__)
 
-static cs_status fail_at(const parse_ctx *pc, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static cs_status fail_at(const parse_ctx *pc, const char *path, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cs_error_set(CS_ERR_INVALID, "%s: %s: %s", pc->file, path, msg);
-}
-
-/* Every key of `obj` must be one of `allowed` (NULL-terminated). */
-static cs_status check_keys(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *const *allowed) {
-    if (!cJSON_IsObject(obj)) return FAIL(pc, path, "expected an object");
-    for (const cJSON *it = obj->child; it; it = it->next) {
-        int ok = 0;
-        for (const char *const *a = allowed; *a; ++a) ok |= strcmp(*a, it->string) == 0;
-        if (!ok) {
-            char list[256] = "";
-            for (const char *const *a = allowed; *a; ++a) {
-                strncat(list, *a, sizeof list - strlen(list) - 1);
-                if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return FAIL(pc, path, "unknown key '%s' (expected one of: %s)", it->string, list);
-        }
-    }
-    return CS_OK;
-}
 
 enum { REQUIRED = 1, POSITIVE = 2, NONNEG = 4 };
 
@@ -83,20 +56,6 @@ static cs_status get_int(const parse_ctx *pc, const char *path, const cJSON *obj
     return CS_OK;
 }
 
-static cs_status get_string(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *key, int required, const char *dflt, char *out,
-                            size_t cap) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it) {
-        if (required) return FAIL(pc, path, "missing '%s'", key);
-        snprintf(out, cap, "%s", dflt);
-        return CS_OK;
-    }
-    if (!cJSON_IsString(it)) return FAIL(pc, path, "'%s' must be a string", key);
-    if (strlen(it->valuestring) >= cap) return FAIL(pc, path, "'%s' is too long", key);
-    snprintf(out, cap, "%s", it->valuestring);
-    return CS_OK;
-}
 
 /* A [first, last] pair of numbers. */
 static cs_status get_pair(const parse_ctx *pc, const char *path, const cJSON *obj, const char *key,
@@ -159,34 +118,6 @@ static cs_status parse_cells(const parse_ctx *pc, const char *path, const cJSON 
     return CS_OK;
 }
 
-/* Parameters of a mechanism: defaults, then the given ones, each checked against its range. */
-static cs_status parse_params(const parse_ctx *pc, const char *path, const cJSON *obj,
-                              const cs_mech_type *t, double *param) {
-    for (int k = 0; k < t->nparam; ++k) param[k] = t->params[k].default_value;
-    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(obj, "params");
-    if (!ps) return CS_OK;
-    if (!cJSON_IsObject(ps)) return FAIL(pc, path, "'params' must be an object");
-    for (const cJSON *it = ps->child; it; it = it->next) {
-        int k = cs_mech_param_index(t, it->string);
-        if (k < 0) {
-            char list[256] = "";
-            for (int j = 0; j < t->nparam; ++j) {
-                strncat(list, t->params[j].name, sizeof list - strlen(list) - 1);
-                if (j + 1 < t->nparam) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return FAIL(pc, path, "unknown parameter '%s' of mechanism '%s' (its parameters: %s)",
-                        it->string, t->name, list);
-        }
-        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-            return FAIL(pc, path, "parameter '%s' of '%s' must be a finite number", it->string, t->name);
-        double v = it->valuedouble;
-        if (v < t->params[k].min || v > t->params[k].max)
-            return FAIL(pc, path, "parameter '%s' of '%s' = %g is out of range [%g, %g] %s",
-                        it->string, t->name, v, t->params[k].min, t->params[k].max, t->params[k].unit);
-        param[k] = v;
-    }
-    return CS_OK;
-}
 
 static const cs_mech_type *find_mech(const parse_ctx *pc, const char *path, const char *name,
                                      cs_mech_kind kind, cs_status *st) {
@@ -206,6 +137,10 @@ static const cs_mech_type *find_mech(const parse_ctx *pc, const char *path, cons
     if (t->kind != kind) {
         *st = FAIL(pc, path, "mechanism '%s' is a %s mechanism, not allowed here", name,
                    t->kind == CS_MECH_DENSITY ? "density" : "point");
+        return NULL;
+    }
+    if (t->artificial) {
+        *st = FAIL(pc, path, "mechanism '%s' is an artificial cell: give it as a population's 'artificial'", name);
         return NULL;
     }
     return t;
@@ -232,15 +167,18 @@ static cs_status parse_region(const parse_ctx *pc, const char *path, const char 
 
 static cs_status parse_policy(const parse_ctx *pc, const char *path, const cJSON *obj,
                               cs_cv_policy *p) {
-    static const char *const keys[] = {"max_cv_length", "cvs_per_branch", NULL};
+    static const char *const keys[] = {"max_cv_length", "cvs_per_branch", "bmtk_dl", NULL};
     CS_TRY(check_keys(pc, path, obj, keys));
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "max_cv_length");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(obj, "cvs_per_branch");
-    if (a && b) return FAIL(pc, path, "give either 'max_cv_length' or 'cvs_per_branch', not both");
-    if (!a && !b) return FAIL(pc, path, "give 'max_cv_length' [µm] or 'cvs_per_branch'");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, "bmtk_dl");
+    if (!!a + !!b + !!c > 1) return FAIL(pc, path, "give one of 'max_cv_length', 'cvs_per_branch' and 'bmtk_dl'");
+    if (!a && !b && !c) return FAIL(pc, path, "give 'max_cv_length' [µm], 'cvs_per_branch' or 'bmtk_dl' [µm]");
     p->max_cv_length = 0;
     p->cvs_per_branch = 0;
+    p->bmtk_odd = c != NULL;
     if (a) return get_number(pc, path, obj, "max_cv_length", REQUIRED | POSITIVE, 0, &p->max_cv_length);
+    if (c) return get_number(pc, path, obj, "bmtk_dl", REQUIRED | POSITIVE, 0, &p->max_cv_length);
     long n;
     CS_TRY(get_int(pc, path, obj, "cvs_per_branch", REQUIRED, 1, 1, 100000, &n));
     p->cvs_per_branch = (int)n;
@@ -415,16 +353,16 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
     return CS_OK;
 }
 
-/* "ions": [{"ion": "na", "region": "soma", "e": 50.0}, ...]: reversal potentials by region,
- * later entries overriding earlier ones; NEURON's defaults elsewhere. */
+/* "ions": [{"ion": "ca", "region": "soma", "e": 132.4579, "xi": 5e-5, "xo": 2.0}, ...]: reversal
+ * potentials [mV] and initial inside / outside concentrations [mM] by region, each entry setting
+ * those it names, later entries overriding earlier ones; NEURON's defaults elsewhere. */
+
 static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
-    static const double dflt[CS_NION] = CS_ION_DEFAULT_E;
     static const char *const names[CS_NION] = {"na", "k", "ca"};
-    for (int i = 0; i < CS_NION; ++i)
-        for (int t = 0; t < CS_NTAG; ++t) ps->ion_e[i][t] = dflt[i];
+    cs_population_ion_defaults(ps);
     if (!ions) return CS_OK;
     if (!cJSON_IsArray(ions)) return FAIL(pc, path, "'ions' must be an array");
-    static const char *const keys[] = {"ion", "region", "e", NULL};
+    static const char *const keys[] = {"ion", "region", "e", "xi", "xo", NULL};
     int n = cJSON_GetArraySize(ions);
     for (int k = 0; k < n; ++k) {
         char sub[320], ion[16], region[32];
@@ -439,10 +377,19 @@ static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *
         if (which < 0) return FAIL(pc, sub, "unknown ion '%s' (expected na, k or ca)", ion);
         unsigned mask;
         CS_TRY(parse_region(pc, sub, region, &mask));
-        double e = 0.0;
-        CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
-        for (int t = 0; t < CS_NTAG; ++t)
-            if (mask & (1u << t)) ps->ion_e[which][t] = e; /* [mV] */
+        int has_e = cJSON_HasObjectItem(it, "e"), has_i = cJSON_HasObjectItem(it, "xi"),
+            has_o = cJSON_HasObjectItem(it, "xo");
+        if (!has_e && !has_i && !has_o) return FAIL(pc, sub, "an ion entry needs \"e\", \"xi\" or \"xo\"");
+        double e = 0.0, ci = 0.0, co = 0.0;
+        if (has_e) CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
+        if (has_i) CS_TRY(get_number(pc, sub, it, "xi", REQUIRED | POSITIVE, 0, &ci));
+        if (has_o) CS_TRY(get_number(pc, sub, it, "xo", REQUIRED | POSITIVE, 0, &co));
+        for (int t = 0; t < CS_NTAG; ++t) {
+            if (!(mask & (1u << t))) continue;
+            if (has_e) ps->ion_e[which][t] = e;   /* [mV] */
+            if (has_i) ps->ion_ci[which][t] = ci; /* [mM] */
+            if (has_o) ps->ion_co[which][t] = co; /* [mM] */
+        }
     }
     return CS_OK;
 }
@@ -504,6 +451,22 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
             pv->unit = "mA/cm2";
             continue;
         }
+        /* concentrations and reversal potentials: nai, nao, ena, ki, ko, ek, cai, cao, eca */
+        static const char *const ion_stem[CS_NION] = {"na", "k", "ca"};
+        for (int j = 0; j < CS_NION && ion < 0; ++j) {
+            char ci[8], co[8], e[8];
+            snprintf(ci, sizeof ci, "%si", ion_stem[j]);
+            snprintf(co, sizeof co, "%so", ion_stem[j]);
+            snprintf(e, sizeof e, "e%s", ion_stem[j]);
+            pv->kind = !strcmp(name, ci) ? CS_PROBE_CONC_I : !strcmp(name, co) ? CS_PROBE_CONC_O
+                     : !strcmp(name, e)  ? CS_PROBE_EREV   : CS_PROBE_V;
+            if (pv->kind != CS_PROBE_V) ion = j;
+        }
+        if (ion >= 0) {
+            pv->index = ion;
+            pv->unit = pv->kind == CS_PROBE_EREV ? "mV" : "mM";
+            continue;
+        }
         if (strcmp(name, "i_membrane") == 0) {
             pv->kind = CS_PROBE_IMEM;
             pv->unit = "nA";
@@ -512,7 +475,8 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
         const char *dot = strchr(name, '.');
         if (!dot || dot == name || !dot[1])
             return FAIL(pc, path,
-                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, MECHANISM.STATE or "
+                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, nai, nao, ena, ki, ko, ek, "
+                        "cai, cao, eca, MECHANISM.STATE or "
                         "SYNAPSE.STATE)", ps->name, name);
         char owner[CS_NAME_MAX];
         snprintf(owner, sizeof owner, "%.*s", (int)(dot - name), name);
@@ -563,22 +527,90 @@ static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, co
     return CS_OK;
 }
 
+/* "allen": {"fit": "472363762_fit.json", "morphology": "cell.swc", "processing": "aibs_perisomatic"}:
+ * an Allen Cell Types model (cs_allen.h), paths relative to the model file. Its fit file's celsius
+ * becomes the run's; a "run.celsius" or another Allen population that says otherwise is an error. */
+static cs_status parse_allen(const parse_ctx *pc, const char *path, const cJSON *a, cs_population_spec *ps) {
+    static const char *const keys[] = {"fit", "morphology", "processing", NULL};
+    CS_TRY(check_keys(pc, path, a, keys));
+    char fit[CS_PATH_MAX], swc[CS_PATH_MAX], proc[32], f1[CS_PATH_MAX], f2[CS_PATH_MAX];
+    CS_TRY(get_string(pc, path, a, "fit", 1, "", f1, sizeof f1));
+    CS_TRY(get_string(pc, path, a, "morphology", 1, "", f2, sizeof f2));
+    CS_TRY(get_string(pc, path, a, "processing", 0, "aibs_perisomatic", proc, sizeof proc));
+    int n1 = f1[0] == '/' || !pc->base_dir[0] ? snprintf(fit, sizeof fit, "%s", f1)
+                                              : snprintf(fit, sizeof fit, "%s/%s", pc->base_dir, f1);
+    int n2 = f2[0] == '/' || !pc->base_dir[0] ? snprintf(swc, sizeof swc, "%s", f2)
+                                              : snprintf(swc, sizeof swc, "%s/%s", pc->base_dir, f2);
+    if (n1 >= (int)sizeof fit || n2 >= (int)sizeof swc) return FAIL(pc, path, "path too long");
+    cs_model *m = pc->model;
+    double before = m->celsius; /* [°C] */
+    int fixed = pc->celsius_given;
+    for (const cs_population_spec *q = m->pops; q < ps; ++q) fixed |= q->morph.axon_stub.on;
+    cs_status st = cs_allen_population(fit, swc, proc, m, ps);
+    if (st != CS_OK) return st; /* one line naming the fit file */
+    if (fixed && m->celsius != before)
+        return FAIL(pc, path, "the fit file's celsius (%g) differs from the run's (%g, from run.celsius or an "
+                              "earlier Allen population)", m->celsius, before);
+    return CS_OK;
+}
+
+/* "cm": one value [µF/cm²] for every region, or [{"region": "soma", "cm": 1.0}, ...] by region
+ * (later entries overriding earlier ones; 1 elsewhere). */
+static cs_status parse_cm(const parse_ctx *pc, const char *path, const cJSON *cm, cs_population_spec *ps) {
+    ps->cm = 1.0;
+    if (cm && !cJSON_IsArray(cm)) {
+        cJSON *wrap = cJSON_CreateObject();
+        if (!wrap) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+        cJSON_AddItemReferenceToObject(wrap, "cm", (cJSON *)cm);
+        cs_status st = get_number(pc, path, wrap, "cm", POSITIVE, 1.0, &ps->cm);
+        cJSON_Delete(wrap);
+        CS_TRY(st);
+    }
+    for (int t = 0; t < CS_NTAG; ++t) ps->cm_tag[t] = ps->cm;
+    if (!cm || !cJSON_IsArray(cm)) return CS_OK;
+    static const char *const keys[] = {"region", "cm", NULL};
+    for (int k = 0; k < cJSON_GetArraySize(cm); ++k) {
+        char sub[320], region[32];
+        snprintf(sub, sizeof sub, "%s.cm[%d]", path, k);
+        const cJSON *it = cJSON_GetArrayItem(cm, k);
+        CS_TRY(check_keys(pc, sub, it, keys));
+        CS_TRY(get_string(pc, sub, it, "region", 0, "all", region, sizeof region));
+        unsigned mask;
+        CS_TRY(parse_region(pc, sub, region, &mask));
+        double v;
+        CS_TRY(get_number(pc, sub, it, "cm", REQUIRED | POSITIVE, 0, &v));
+        for (int t = 0; t < CS_NTAG; ++t)
+            if (mask & (1u << t)) ps->cm_tag[t] = v; /* [µF/cm²] */
+    }
+    return CS_OK;
+}
+
 static cs_status parse_population(const parse_ctx *pc, const char *path, const cJSON *p,
                                   const cs_cv_policy *default_policy, int has_default_policy,
                                   cs_population_spec *ps) {
-    static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics",
+    static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics", "allen",
                                        "synapses", "stimuli", "detector", "probes", NULL};
-    CS_TRY(check_keys(pc, path, p, keys));
+    static const char *const art_keys[] = {"name", "count", "artificial", NULL};
+    const cJSON *art = cJSON_GetObjectItemCaseSensitive(p, "artificial");
+    CS_TRY(check_keys(pc, path, p, art ? art_keys : keys));
     CS_TRY(get_string(pc, path, p, "name", 1, "", ps->name, sizeof ps->name));
     if (!ps->name[0] || strchr(ps->name, '/')) return FAIL(pc, path, "'name' must be non-empty and contain no '/'");
     long count;
     CS_TRY(get_int(pc, path, p, "count", REQUIRED, 1, 1, CS_MODEL_MAX_CELLS, &count));
     ps->count = (int)count;
     char sub[256];
-    snprintf(sub, sizeof sub, "%s.morphology", path);
+    if (art) { /* artificial cells: no morphology (cs_model_artificial.c) */
+        snprintf(sub, sizeof sub, "%s.artificial", path);
+        return cs__model_artificial(pc, sub, art, ps);
+    }
+    const cJSON *allen = cJSON_GetObjectItemCaseSensitive(p, "allen");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, "morphology");
-    if (!m) return FAIL(pc, path, "missing 'morphology'");
-    CS_TRY(parse_morphology(pc, sub, m, &ps->morph));
+    if (allen && (m || cJSON_HasObjectItem(p, "biophysics")))
+        return FAIL(pc, path, "an 'allen' population takes its morphology and biophysics from the fit file: "
+                              "give neither 'morphology' nor 'biophysics'");
+    if (!m && !allen) return FAIL(pc, path, "missing 'morphology'");
+    snprintf(sub, sizeof sub, "%s.morphology", path);
+    if (m) CS_TRY(parse_morphology(pc, sub, m, &ps->morph));
 
     const cJSON *disc = cJSON_GetObjectItemCaseSensitive(p, "discretization");
     if (disc) {
@@ -589,14 +621,18 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     } else {
         ps->policy.max_cv_length = 20.0; /* [µm] documented default */
         ps->policy.cvs_per_branch = 0;
+        ps->policy.bmtk_odd = 0;
     }
 
+    snprintf(sub, sizeof sub, "%s.allen", path);
+    if (allen) CS_TRY(parse_allen(pc, sub, allen, ps));
     snprintf(sub, sizeof sub, "%s.biophysics", path);
     const cJSON *bio = cJSON_GetObjectItemCaseSensitive(p, "biophysics");
-    if (!bio) return FAIL(pc, path, "missing 'biophysics'");
+    if (!bio && !allen) return FAIL(pc, path, "missing 'biophysics'");
+    if (allen) goto points;
     static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", "ions", NULL};
     CS_TRY(check_keys(pc, sub, bio, bio_keys));
-    CS_TRY(get_number(pc, sub, bio, "cm", POSITIVE, 1.0, &ps->cm));
+    CS_TRY(parse_cm(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "cm"), ps));
     CS_TRY(get_number(pc, sub, bio, "Ra", POSITIVE, 100.0, &ps->Ra));
     CS_TRY(get_number(pc, sub, bio, "v_init", 0, -65.0, &ps->v_init));
     const cJSON *mechs = cJSON_GetObjectItemCaseSensitive(bio, "mechanisms");
@@ -624,6 +660,8 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     }
 
     CS_TRY(parse_ions(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "ions"), ps));
+
+points:
 
     snprintf(sub, sizeof sub, "%s.synapses", path);
     CS_TRY(parse_point_list(pc, sub, cJSON_GetObjectItemCaseSensitive(p, "synapses"), 1, ps->count,
@@ -676,6 +714,7 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
                                 const cJSON *obj, int with_synapse, uint64_t *gid, int *syn) {
     static const char *const keys[] = {"population", "cell", NULL};
     static const char *const skeys[] = {"population", "cell", "synapse", NULL};
+    /* with_synapse: "synapse" names the target's synapse (none for an artificial cell) */
     CS_TRY(check_keys(pc, path, obj, with_synapse ? skeys : keys));
     char pop[CS_NAME_MAX];
     CS_TRY(get_string(pc, path, obj, "population", 1, "", pop, sizeof pop));
@@ -686,7 +725,11 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
     long cell = 0;
     CS_TRY(get_int(pc, path, obj, "cell", REQUIRED, 0, 0, m->pops[p].count - 1, &cell));
     *gid = m->pops[p].first_gid + (uint64_t)cell;
-    if (with_synapse) {
+    if (with_synapse && m->pops[p].artificial) { /* events reach the cell itself */
+        if (cJSON_GetObjectItemCaseSensitive(obj, "synapse"))
+            return FAIL(pc, path, "population '%s' is of artificial cells, which have no synapses", pop);
+        *syn = 0;
+    } else if (with_synapse) {
         char sname[CS_NAME_MAX];
         CS_TRY(get_string(pc, path, obj, "synapse", 1, "", sname, sizeof sname));
         *syn = -1;
@@ -718,6 +761,35 @@ static cs_status push_conn(cs_model *m, size_t *cap, cs_connection c) {
     return CS_OK;
 }
 
+/* A rule's "synapse" on the target population ps: its index; none for artificial cells. */
+static cs_status target_synapse(const parse_ctx *pc, const char *path, const cJSON *c, const cs_population_spec *ps,
+                                int *syn) {
+    char name[CS_NAME_MAX];
+    *syn = 0;
+    if (ps->artificial) {
+        if (cJSON_GetObjectItemCaseSensitive(c, "synapse"))
+            return FAIL(pc, path, "population '%s' is of artificial cells, which have no synapses", ps->name);
+        return CS_OK;
+    }
+    CS_TRY(get_string(pc, path, c, "synapse", 1, "", name, sizeof name));
+    *syn = -1;
+    for (int j = 0; j < ps->nsyn; ++j)
+        if (!strcmp(ps->syn[j].name, name)) *syn = j;
+    if (*syn < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", ps->name, name);
+    return CS_OK;
+}
+
+/* The weight list of the connection just pushed. */
+static cs_status push_weights(cs_model *m, const double *w) {
+    cs_conn_weights *p = realloc(m->xweights, (m->nxweight + 1) * sizeof *p);
+    if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for connections");
+    m->xweights = p;
+    p[m->nxweight].conn = m->nconn - 1;
+    memcpy(p[m->nxweight].w, w, sizeof p->w);
+    m->nxweight++;
+    return CS_OK;
+}
+
 static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_model *m) {
     if (!arr) return CS_OK;
     if (!cJSON_IsArray(arr)) return FAIL(pc, "connections", "expected an array");
@@ -729,11 +801,15 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
         char path[64];
         snprintf(path, sizeof path, "connections[%d]", k);
         const cJSON *c = cJSON_GetArrayItem(arr, k);
-        char type[32], syn[CS_NAME_MAX];
+        char type[32];
         if (!cJSON_IsObject(c)) return FAIL(pc, path, "expected an object");
         CS_TRY(get_string(pc, path, c, "type", 1, "", type, sizeof type));
         cs_connection cn = {0};
-        CS_TRY(get_number(pc, path, c, "weight", REQUIRED, 0, &cn.weight));
+        double w[CS_MAX_WEIGHTS];
+        CS_TRY(cs__model_weight(pc, path, c, w, &cn.nweight));
+        cn.weight = w[0];
+        if (cn.nweight > 1 && strcmp(type, "explicit"))
+            return FAIL(pc, path, "a list of weights is for explicit connections only");
         CS_TRY(get_number(pc, path, c, "delay", REQUIRED | POSITIVE, 0, &cn.delay));
         if (cn.delay < m->dt)
             return FAIL(pc, path, "'delay' %g ms is shorter than the time step dt = %g ms", cn.delay, m->dt);
@@ -749,19 +825,16 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
             snprintf(sub, sizeof sub, "%s.target", path);
             CS_TRY(parse_cell_ref(pc, sub, m, t, 1, &cn.target, &cn.synapse));
             CS_TRY(push_conn(m, &cap, cn));
+            if (cn.nweight > 1) CS_TRY(push_weights(m, w));
         } else if (!strcmp(type, "ring")) {
             static const char *const keys[] = {"type", "population", "synapse", "weight", "delay", NULL};
             CS_TRY(check_keys(pc, path, c, keys));
             char pop[CS_NAME_MAX];
             CS_TRY(get_string(pc, path, c, "population", 1, "", pop, sizeof pop));
-            CS_TRY(get_string(pc, path, c, "synapse", 1, "", syn, sizeof syn));
             int p = find_pop(m, pop);
             if (p < 0) return FAIL(pc, path, "unknown population '%s'", pop);
             const cs_population_spec *ps = &m->pops[p];
-            cn.synapse = -1;
-            for (int j = 0; j < ps->nsyn; ++j)
-                if (!strcmp(ps->syn[j].name, syn)) cn.synapse = j;
-            if (cn.synapse < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", pop, syn);
+            CS_TRY(target_synapse(pc, path, c, ps, &cn.synapse));
             if (ps->count < 2) return FAIL(pc, path, "a ring needs at least 2 cells");
             for (int i = 0; i < ps->count; ++i) {
                 cn.source = ps->first_gid + (uint64_t)i;
@@ -776,15 +849,11 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
             long indeg;
             CS_TRY(get_string(pc, path, c, "source", 1, "", sp, sizeof sp));
             CS_TRY(get_string(pc, path, c, "target", 1, "", tp, sizeof tp));
-            CS_TRY(get_string(pc, path, c, "synapse", 1, "", syn, sizeof syn));
             int s = find_pop(m, sp), t = find_pop(m, tp);
             if (s < 0) return FAIL(pc, path, "unknown population '%s'", sp);
             if (t < 0) return FAIL(pc, path, "unknown population '%s'", tp);
             const cs_population_spec *ss = &m->pops[s], *ts = &m->pops[t];
-            cn.synapse = -1;
-            for (int j = 0; j < ts->nsyn; ++j)
-                if (!strcmp(ts->syn[j].name, syn)) cn.synapse = j;
-            if (cn.synapse < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", tp, syn);
+            CS_TRY(target_synapse(pc, path, c, ts, &cn.synapse));
             long avail = s == t ? ss->count - 1 : ss->count;
             CS_TRY(get_int(pc, path, c, "indegree", REQUIRED, 0, 0, avail, &indeg));
             if ((double)m->nconn + (double)ts->count * (double)indeg > CS_MODEL_MAX_CONNECTIONS)
@@ -805,6 +874,21 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
         } else {
             return FAIL(pc, path, "unknown connection type '%s' (expected explicit, ring or random)", type);
         }
+    }
+    return CS_OK;
+}
+
+/* After the connections: weight lists fit their targets' NET_RECEIVE. */
+static cs_status check_weights(const parse_ctx *pc, const cs_model *m) {
+    for (size_t k = 0; k < m->nconn; ++k) {
+        const cs_connection *c = &m->conns[k];
+        if (c->nweight <= 1) continue;
+        const cs_population_spec *ps = &m->pops[cs_model_population_of(m, c->target)];
+        const cs_mech_type *t = ps->artificial ? ps->artificial : ps->syn[c->synapse].type;
+        char path[64];
+        snprintf(path, sizeof path, "connections (connection %zu)", k);
+        if (c->nweight > t->nweight)
+            return FAIL(pc, path, "%d weights, but %s's NET_RECEIVE takes %d", c->nweight, t->name, t->nweight);
     }
     return CS_OK;
 }
@@ -922,6 +1006,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     }
     m->ncells = gid;
     CS_TRY(parse_connections(pc, cJSON_GetObjectItemCaseSensitive(root, "connections"), m));
+    CS_TRY(check_weights(pc, m));
     CS_TRY(parse_events(pc, cJSON_GetObjectItemCaseSensitive(root, "events"), m));
     return CS_OK;
 }
@@ -929,7 +1014,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out) {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name);
-    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues};
+    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues, out, 0};
     const char *end = NULL;
     const char *q = json;
     while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') ++q;
@@ -947,6 +1032,7 @@ cs_status cs_model_parse(const char *json, const char *name, const char *base_di
         }
         return cs_error_set(CS_ERR_PARSE, "%s:%d:%d: JSON syntax error near '%s'", name, line, col, near);
     }
+    pc.celsius_given = cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(root, "run"), "celsius");
     cs_status st = parse_root(&pc, root, out);
     cJSON_Delete(root);
     if (st != CS_OK) cs_model_free(out);
@@ -1013,7 +1099,13 @@ void cs_model_free(cs_model *m) {
         free(p->probes.locs);
         free(p->probes.vars);
         free(p->cellsyn);
+        for (int c = 0; p->play && c < p->count; ++c) free(p->play[c]);
+        free(p->play);
+        free(p->nplay);
     }
+    free(m->xweights);
+    m->xweights = NULL;
+    m->nxweight = 0;
     free(m->pops);
     free(m->conns);
     free(m->events);
@@ -1030,4 +1122,17 @@ int cs_model_population_of(const cs_model *m, uint64_t gid) {
         if (gid >= m->pops[k].first_gid && gid < m->pops[k].first_gid + (uint64_t)m->pops[k].count)
             return k;
     return -1;
+}
+
+const cs_point_spec *cs_population_synapse(const cs_population_spec *ps, int cell, int syn) {
+    if (syn < 0) return NULL;
+    if (syn < ps->nsyn) return &ps->syn[syn];
+    size_t lo = 0, hi = ps->ncellsyn; /* the cell's first own synapse: the list is sorted by cell */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ps->cellsyn[mid].cell < cell) lo = mid + 1;
+        else hi = mid;
+    }
+    size_t k = lo + (size_t)(syn - ps->nsyn);
+    return k < ps->ncellsyn && ps->cellsyn[k].cell == cell ? &ps->syn[ps->cellsyn[k].proto] : NULL;
 }

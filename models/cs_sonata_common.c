@@ -1,10 +1,13 @@
 /* Helpers shared by the SONATA reader's files: paths, populations by name, node sets,
  * mechanisms by name. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cs_sonata_internal.h"
+
+#define MAX_CONFIG_BYTES (64u << 20) /* a config or a JSON component */
 
 static const char *get_str(const cJSON *o, const char *key) {
     const cJSON *j = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
@@ -83,4 +86,52 @@ cs_status cs__node_set(const cs__circuit *c, const char *where, const cJSON *set
 const cs_mech_type *cs__mech(const cs_model *m, const char *name) {
     const cs_mech_type *t = cs_mech_find(name);
     return t ? t : cs_catalogue_find(&m->catalogues, name);
+}
+
+static cs_status read_text(const char *path, char **out) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return cs_error_set(CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4097 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *nb = cap <= MAX_CONFIG_BYTES ? realloc(buf, cap) : NULL;
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return cs_error_set(CS_ERR_PARSE, "%s: larger than %u MiB or out of memory", path,
+                                    MAX_CONFIG_BYTES >> 20);
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, 4096, f);
+        len += got;
+        if (got < 4096) break;
+    }
+    fclose(f);
+    buf[len] = 0;
+    if (strlen(buf) != len) {
+        free(buf);
+        return cs_error_set(CS_ERR_PARSE, "%s: not a text file (contains a NUL byte)", path);
+    }
+    *out = buf;
+    return CS_OK;
+}
+
+cs_status cs__read_json(const char *path, cJSON **root) {
+    char *text = NULL;
+    CS_TRY(read_text(path, &text));
+    const char *end = NULL;
+    *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!*root || !cJSON_IsObject(*root)) {
+        int line = 1;
+        for (const char *p = text; end && p < end && *p; ++p) line += *p == '\n';
+        free(text);
+        cJSON_Delete(*root);
+        *root = NULL;
+        return cs_error_set(CS_ERR_PARSE, "%s:%d: not a JSON object (syntax error)", path, line);
+    }
+    free(text);
+    return CS_OK;
 }

@@ -10,56 +10,7 @@
 
 #include "cs_sonata_internal.h"
 
-#define MAX_CONFIG_BYTES (64u << 20)
 #define MAX_SUBST 64 /* manifest substitutions in one string: a loop ends here */
-
-static cs_status read_text(const char *path, char **out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return cs_error_set(CS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4097 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *nb = cap <= MAX_CONFIG_BYTES ? realloc(buf, cap) : NULL;
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return cs_error_set(CS_ERR_PARSE, "%s: larger than %u MiB or out of memory", path,
-                                    MAX_CONFIG_BYTES >> 20);
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, 4096, f);
-        len += got;
-        if (got < 4096) break;
-    }
-    fclose(f);
-    buf[len] = 0;
-    if (strlen(buf) != len) {
-        free(buf);
-        return cs_error_set(CS_ERR_PARSE, "%s: not a text file (contains a NUL byte)", path);
-    }
-    *out = buf;
-    return CS_OK;
-}
-
-static cs_status parse_json(const char *path, cJSON **root) {
-    char *text = NULL;
-    CS_TRY(read_text(path, &text));
-    const char *end = NULL;
-    *root = cJSON_ParseWithOpts(text, &end, 1);
-    if (!*root || !cJSON_IsObject(*root)) {
-        int line = 1;
-        for (const char *p = text; end && p < end && *p; ++p) line += *p == '\n';
-        free(text);
-        cJSON_Delete(*root);
-        *root = NULL;
-        return cs_error_set(CS_ERR_PARSE, "%s:%d: not a JSON object (syntax error)", path, line);
-    }
-    free(text);
-    return CS_OK;
-}
 
 int cs_sonata_is_config(const char *json) {
     cJSON *r = cJSON_Parse(json);
@@ -139,7 +90,7 @@ static void dir_of(const char *path, char *dir, size_t n) {
 
 /* Read a config and resolve its manifest: "${configdir}", "${workingdir}" and its own variables. */
 static cs_status load_config(const char *path, cJSON **root) {
-    CS_TRY(parse_json(path, root));
+    CS_TRY(cs__read_json(path, root));
     manifest mf = {0};
     snprintf(mf.name[0], CS_NAME_MAX, "configdir");
     dir_of(path, mf.value[0], CS_PATH_MAX);
@@ -216,7 +167,7 @@ static cs_status read_node_sets(cs__circuit *c) {
     char path[CS_PATH_MAX];
     cs__resolve(c, f, path, sizeof path);
     cJSON *ns;
-    CS_TRY(parse_json(path, &ns));
+    CS_TRY(cs__read_json(path, &ns));
     cJSON_AddItemToObject(c->root, "node_sets", ns);
     return CS_OK;
 }

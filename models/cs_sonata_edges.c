@@ -103,18 +103,8 @@ static cs_status prototype(const cs__circuit *c, cs_model *m, const edge_pop *e,
     if (dyn) { /* bmtk's synapse JSON: tau1, tau2, erev (exp2syn); tau1, erev (expsyn); else the names */
         char path[CS_PATH_MAX];
         cs__path(c->syn_dir[0] ? c->syn_dir : c->dir, dyn, path, sizeof path);
-        FILE *f = fopen(path, "rb");
-        if (!f) return cs_error_set(CS_ERR_IO, "%s: edge type %lld: dynamics_params %s: cannot open", e->types->path,
-                                    (long long)e->type[k], path);
-        char buf[65536];
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        cJSON *j = cJSON_Parse(buf);
-        if (!cJSON_IsObject(j)) {
-            cJSON_Delete(j);
-            return cs_error_set(CS_ERR_PARSE, "%s: not a JSON object (or larger than 64 KiB)", path);
-        }
+        cJSON *j = NULL;
+        CS_TRY(cs__read_json(path, &j));
         for (const cJSON *it = j->child; it; it = it->next) {
             if (!cJSON_IsNumber(it)) continue; /* level_of_detail and the like */
             const char *pn = !strcmp(it->string, "erev") ? "e" : it->string;
@@ -216,6 +206,57 @@ static cs_status grow(void **v, size_t *cap, size_t n, size_t size, void **side,
     return CS_OK;
 }
 
+/* The connection, or the events, of one source spike train, to synapse `si` of gid tg
+ * (si SIZE_MAX: an artificial cell, which takes them in its NET_RECEIVE). */
+static cs_status push_edge(cs__circuit *c, cs_model *m, const edge_pop *e, size_t k, uint64_t tg, size_t si, double w,
+                           double delay) {
+    const cs__npop *S = &c->pops[e->srcpop];
+    if (!S->is_virtual) {
+        CS_TRY(grow((void **)&m->conns, &c->capconn, m->nconn, sizeof *m->conns, (void **)&c->conn_syn,
+                    sizeof *c->conn_syn));
+        if (m->nconn >= CS_MODEL_MAX_CONNECTIONS)
+            return cs_error_set(CS_ERR_INVALID, "%s: more than %d connections", e->file, CS_MODEL_MAX_CONNECTIONS);
+        c->conn_syn[m->nconn] = si;
+        m->conns[m->nconn++] = (cs_connection){.source = S->gid0 + (uint64_t)e->src[k], .target = tg, .nweight = 1,
+                                               .weight = w, .delay = delay};
+        return CS_OK;
+    }
+    size_t nsp = S->nspike ? S->nspike[e->src[k]] : 0;
+    for (size_t sp = 0; sp < nsp; ++sp) {
+        double t = S->spikes[e->src[k]][sp] + delay;
+        if (t > m->tfinal) continue;
+        CS_TRY(grow((void **)&m->events, &c->capevent, m->nevent, sizeof *m->events, (void **)&c->event_syn,
+                    sizeof *c->event_syn));
+        c->event_syn[m->nevent] = si;
+        m->events[m->nevent++] = (cs_event){.target = tg, .time = t, .weight = w};
+    }
+    return CS_OK;
+}
+
+/* An edge to a point cell (nrn:IntFire1), as bmtk's PointProcessCell makes it: one connection,
+ * its weight syn_weight · sign · nsyns (sign from the edge type's dynamics_params) unless the
+ * edge file places its synapses (afferent_section_id). */
+static cs_status to_point_cell(cs__circuit *c, cs_model *m, const edge_pop *e, size_t k, int q, double w,
+                               double delay, double nsyns) {
+    if (!e->g_sec) {
+        const char *dyn = cs__csv_get(e->types, e->type_row[k], "dynamics_params");
+        char path[CS_PATH_MAX];
+        cJSON *j = NULL;
+        if (!dyn) return cs_error_set(CS_ERR_PARSE, "%s: edge type %lld to point cells needs dynamics_params with "
+                                      "\"sign\"", e->types->path, (long long)e->type[k]);
+        cs__path(c->syn_dir[0] ? c->syn_dir : c->dir, dyn, path, sizeof path);
+        CS_TRY(cs__read_json(path, &j));
+        const cJSON *sign = cJSON_GetObjectItemCaseSensitive(j, "sign");
+        int ok = cJSON_IsNumber(sign);
+        if (ok) w *= sign->valuedouble * nsyns;
+        cJSON_Delete(j);
+        if (!ok) return cs_error_set(CS_ERR_PARSE, "%s: no \"sign\" (edges to point cells: bmtk's weight is "
+                                     "syn_weight · sign · nsyns)", path);
+    }
+    (void)q;
+    return push_edge(c, m, e, k, c->pops[e->tgtpop].gid0 + (uint64_t)e->tgt[k], SIZE_MAX, w, delay);
+}
+
 static cs_status one_edge(cs__circuit *c, cs_model *m, edge_pop *e, size_t k) {
     const cs__npop *S = &c->pops[e->srcpop], *T = &c->pops[e->tgtpop];
     if (e->src[k] < 0 || (size_t)e->src[k] >= S->n || e->tgt[k] < 0 || (size_t)e->tgt[k] >= T->n)
@@ -243,6 +284,7 @@ static cs_status one_edge(cs__circuit *c, cs_model *m, edge_pop *e, size_t k) {
     } else if (wf && strcmp(wf, "wmax") && strcmp(wf, "default_weight_fnc") && strcmp(wf, "set_syn_weight"))
         return cs_error_set(CS_ERR_UNSUPPORTED, "%s: edge type %lld: weight_function '%s' (supported: wmax, gaussianLL, "
                             "default_weight_fnc)", e->types->path, (long long)e->type[k], wf);
+    if (m->pops[q].artificial) return to_point_cell(c, m, e, k, q, w, delay, nsyns);
     int proto = 0;
     CS_TRY(prototype(c, m, e, k, q, &proto));
     int ns = e->g_sec ? 1 : (int)nsyns;
@@ -276,28 +318,7 @@ static cs_status one_edge(cs__circuit *c, cs_model *m, edge_pop *e, size_t k) {
         size_t si = 0;
         st = push_syn(c, q, cell, proto, locs[j], &si);
         if (st != CS_OK) break;
-        uint64_t tg = T->gid0 + (uint64_t)e->tgt[k];
-        if (!S->is_virtual) {
-            st = grow((void **)&m->conns, &c->capconn, m->nconn, sizeof *m->conns, (void **)&c->conn_syn, sizeof *c->conn_syn);
-            if (st != CS_OK) break;
-            if (m->nconn >= CS_MODEL_MAX_CONNECTIONS) {
-                st = cs_error_set(CS_ERR_INVALID, "%s: more than %d connections", e->file, CS_MODEL_MAX_CONNECTIONS);
-                break;
-            }
-            c->conn_syn[m->nconn] = si;
-            m->conns[m->nconn++] = (cs_connection){S->gid0 + (uint64_t)e->src[k], tg, 0, w, delay};
-            continue;
-        }
-        size_t nsp = S->nspike ? S->nspike[e->src[k]] : 0;
-        for (size_t sp = 0; st == CS_OK && sp < nsp; ++sp) {
-            double t = S->spikes[e->src[k]][sp] + delay;
-            if (t > m->tfinal) continue;
-            st = grow((void **)&m->events, &c->capevent, m->nevent, sizeof *m->events, (void **)&c->event_syn,
-                      sizeof *c->event_syn);
-            if (st != CS_OK) break;
-            c->event_syn[m->nevent] = si;
-            m->events[m->nevent++] = (cs_event){tg, 0, t, w};
-        }
+        st = push_edge(c, m, e, k, T->gid0 + (uint64_t)e->tgt[k], si, w, delay);
     }
     if (locs != loc) free(locs);
     return st;
@@ -431,8 +452,9 @@ static cs_status finish(cs__circuit *c, cs_model *m) {
             index[c->syn[k].order] = (size_t)(ps->nsyn + j);
         }
     }
-    for (size_t k = 0; k < m->nconn; ++k) m->conns[k].synapse = (int)index[c->conn_syn[k]];
-    for (size_t k = 0; k < m->nevent; ++k) m->events[k].synapse = (int)index[c->event_syn[k]];
+    for (size_t k = 0; k < m->nconn; ++k) /* SIZE_MAX: an artificial target, synapse 0 */
+        m->conns[k].synapse = c->conn_syn[k] == SIZE_MAX ? 0 : (int)index[c->conn_syn[k]];
+    for (size_t k = 0; k < m->nevent; ++k) m->events[k].synapse = c->event_syn[k] == SIZE_MAX ? 0 : (int)index[c->event_syn[k]];
     free(index);
     return CS_OK;
 }

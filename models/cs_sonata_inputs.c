@@ -142,6 +142,11 @@ static cs_status clamp_input(cs__circuit *c, cs_model *m, const char *name, cons
             for (size_t j = 0; j < n; ++j)
                 cnt += (uint64_t)ids[j] >= ps->output_id0 && (uint64_t)ids[j] < ps->output_id0 + (uint64_t)ps->count;
             if (!cnt) continue;
+            if (ps->artificial) {
+                st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a current clamp on point cells (%s)", c->path, where,
+                                  ps->artificial->name);
+                break;
+            }
             cs_point_spec *s = NULL;
             st = push_point(&ps->stim, &ps->nstim, &s);
             if (st != CS_OK || !s) break;
@@ -209,6 +214,10 @@ static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJS
         for (size_t j = 0; j < n; ++j)
             cnt += (uint64_t)ids[j] >= ps->output_id0 && (uint64_t)ids[j] < ps->output_id0 + (uint64_t)ps->count;
         if (!cnt) continue;
+        if (ps->artificial) { /* bmtk reports no membrane of a point cell either */
+            st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a membrane report of point cells", c->path, where);
+            break;
+        }
         if (ps->has_probes) {
             st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a second report on the same cells", c->path, where);
             break;

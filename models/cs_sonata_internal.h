@@ -78,6 +78,8 @@ typedef struct {
 } cs__circuit;
 
 /* A path from the config: absolute, or relative to the config's folder. */
+/* A JSON object from a file (configs, components); one line naming the file and line otherwise. */
+cs_status cs__read_json(const char *path, cJSON **root);
 /* Free a circuit's tables (not the model). */
 void cs__circuit_free(cs__circuit *c);
 /* dir/p, or p when absolute; "" when too long (so that opening it fails with its message). */
@@ -94,8 +96,8 @@ cs_status cs__read_inputs(cs__circuit *c, cs_model *m);         /* cs_sonata_inp
 cs_status cs__read_edges(cs__circuit *c, cs_model *m);          /* cs_sonata_edges.c */
 cs_status cs__read_reports(cs__circuit *c, cs_model *m, cs_sonata_run *run); /* cs_sonata_inputs.c */
 /* The biophysics of a node type (dynamics_params, model_processing) onto population ps. */
-cs_status cs__biophysics(const cs__circuit *c, const cs_model *m, const char *where, const char *processing,
-                         const char *dyn_path, cs_population_spec *ps); /* cs_sonata_dynamics.c */
+cs_status cs__biophysics(const cs__circuit *c, cs_model *m, const char *where, const char *processing,
+                         const char *dyn_path, const char *swc_path, cs_population_spec *ps); /* cs_sonata_dynamics.c */
 /* A mechanism by name: the built-ins, then the model's catalogues; NULL when none. */
 const cs_mech_type *cs__mech(const cs_model *m, const char *name);
 

@@ -174,11 +174,11 @@ static cs_status new_pop(cs_model *m, int *cap) {
 /* The cell of a biophysical node type as NEURON builds it, and its SONATA section numbering. */
 static cs_status shape_of(const char *where, cs_population_spec *ps, struct cs__shape *sh) {
     CS_TRY(cs_morph_load_swc(ps->morph.swc_path, &ps->morph.swc, &sh->morph));
-    cs_status st = cs_morph_neuron_import(&sh->morph, ps->morph.axon_stub);
+    cs_status st = ps->morph.axon_stub.on ? cs_morph_replace_axon(&sh->morph, &ps->morph.axon_stub) : CS_OK;
     if (st == CS_OK) {
         sh->sec = malloc((size_t)sh->morph.nbranch * sizeof *sh->sec);
         if (!sh->sec) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-        sh->nsec = cs_morph_section_order(&sh->morph, ps->morph.axon_stub, sh->sec);
+        sh->nsec = cs_morph_section_order(&sh->morph, ps->morph.axon_stub.on, sh->sec);
     }
     if (st == CS_OK && (sh->nsec < 1 || sh->morph.branches[sh->sec[0]].tag != CS_TAG_SOMA))
         st = cs_error_set(CS_ERR_PARSE, "%s: %s has no soma (SWC type 1)", where, ps->morph.swc_path);
@@ -200,25 +200,44 @@ static cs_status biophysical(cs__circuit *c, cs_model *m, const cs__npop *p, int
     int w = snprintf(mp, sizeof mp, "%s/%s%s", c->morph_dir[0] ? c->morph_dir : c->dir, morph,
                      strchr(morph, '.') ? "" : ".swc");
     if (w >= (int)sizeof mp) return cs_error_set(CS_ERR_PARSE, "%s: morphology path too long", where);
-    ps->morph.kind = CS_MORPH_SWC;
-    snprintf(ps->morph.swc_path, sizeof ps->morph.swc_path, "%s", mp);
-    ps->morph.swc = (cs_swc_options){1.0, 0.0};
-    ps->morph.neuron_import = 1;
-    ps->morph.axon_stub = proc && (!strcmp(proc, "aibs_perisomatic") || !strcmp(proc, "aibs_allactive"));
-    ps->policy = (cs_cv_policy){c->dL, 0, 1};
-    ps->cm = 1.0;   /* NEURON's defaults [µF/cm²], [Ω·cm] */
-    ps->Ra = 35.4;
-    ps->v_init = c->v_init;
-    double dflt[] = CS_ION_DEFAULT_E;
-    for (int i = 0; i < CS_NION; ++i)
-        for (int t = 0; t < CS_NTAG; ++t) ps->ion_e[i][t] = dflt[i];
+    char dp[CS_PATH_MAX] = "";
+    if (dyn) cs__path(c->biophys_dir[0] ? c->biophys_dir : c->dir, dyn, dp, sizeof dp);
+    CS_TRY(cs__biophysics(c, m, where, proc, dyn ? dp : NULL, mp, ps));
+    ps->policy = (cs_cv_policy){.max_cv_length = c->dL, .bmtk_odd = 1};
+    ps->v_init = c->v_init; /* bmtk initialises from the simulation's conditions, not the fit's */
     CS_TRY(shape_of(where, ps, sh));
     ps->has_detector = 1;  /* bmtk: a NetCon on soma(0.5) */
     ps->detector = (cs_location){sh->sec[0], 0.5};
     ps->threshold = c->spike_threshold;
-    char dp[CS_PATH_MAX] = "";
-    if (dyn) cs__path(c->biophys_dir[0] ? c->biophys_dir : c->dir, dyn, dp, sizeof dp);
-    return cs__biophysics(c, m, where, proc, dyn ? dp : NULL, ps);
+    return CS_OK;
+}
+
+/* bmtk's point cell nrn:IntFire1: cablesim's artificial IntFire1, its dynamics_params tau and
+ * refrac given in seconds (bmtk multiplies them by 1000). */
+static cs_status point_cell(const cs__circuit *c, const cs__npop *p, int row, const char *where,
+                            cs_population_spec *ps) {
+    const char *tmpl = cs__csv_get(p->types, row, "model_template");
+    const char *dyn = cs__csv_get(p->types, row, "dynamics_params");
+    if (!tmpl || strcmp(tmpl, "nrn:IntFire1"))
+        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: point cell model_template '%s' (supported: nrn:IntFire1)", where,
+                            tmpl ? tmpl : "(none)");
+    ps->artificial = cs_mech_find("IntFire1");
+    for (int k = 0; k < ps->artificial->nparam; ++k) ps->artificial_param[k] = ps->artificial->params[k].default_value;
+    if (!dyn) return cs_error_set(CS_ERR_PARSE, "%s: nrn:IntFire1 needs dynamics_params (tau, refrac [s])", where);
+    char path[CS_PATH_MAX];
+    cs__path(c->point_dir[0] ? c->point_dir : c->dir, dyn, path, sizeof path);
+    cJSON *j = NULL;
+    CS_TRY(cs__read_json(path, &j));
+    const char *keys[2] = {"tau", "refrac"};
+    cs_status st = CS_OK;
+    for (int k = 0; k < 2 && st == CS_OK; ++k) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[k]);
+        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0))
+            st = cs_error_set(CS_ERR_PARSE, "%s: \"%s\" must be a number >= 0 [s]", path, keys[k]);
+        else ps->artificial_param[cs_mech_param_index(ps->artificial, keys[k])] = 1000.0 * v->valuedouble; /* [s] → [ms] */
+    }
+    cJSON_Delete(j);
+    return st;
 }
 
 /* Cablesim populations of SONATA population k: one per run of nodes of one type. */
@@ -261,9 +280,7 @@ static cs_status populations_of(cs__circuit *c, cs_model *m, int k, int *cap) {
         if (m->ncells > CS_MODEL_MAX_CELLS)
             return cs_error_set(CS_ERR_INVALID, "%s: more than %d cells", p->file, CS_MODEL_MAX_CELLS);
         if (!strcmp(mt, "biophysical")) CS_TRY(biophysical(c, m, p, row, where, ps, &c->shape[m->npop - 1]));
-        else if (!strcmp(mt, "point_process") || !strcmp(mt, "point_neuron"))
-            return cs_error_set(CS_ERR_UNSUPPORTED,
-                                "%s: model_type '%s': point cells (nrn:IntFire1 ...) are not supported yet", where, mt);
+        else if (!strcmp(mt, "point_process") || !strcmp(mt, "point_neuron")) CS_TRY(point_cell(c, p, row, where, ps));
         else
             return cs_error_set(CS_ERR_UNSUPPORTED, "%s: model_type '%s' (expected biophysical or virtual)", where, mt);
         n = e;

@@ -40,13 +40,18 @@ CASES = [
      ["depends on a STATE", "not supported"]),
     ("sparse_derivative", GOOD_HEAD + "BREAKPOINT { SOLVE s METHOD sparse\n i = g*m*v }\nDERIVATIVE s {\n m' = -m\n}\n",
      9, ["not a KINETIC block"]),
-    ("linear_block", GOOD_HEAD + "BREAKPOINT { i = g*v }\nLINEAR l {\n}\n", 10, ["LINEAR block", "not supported"]),
+    ("nonlinear_block", GOOD_HEAD + "BREAKPOINT { i = g*v }\nNONLINEAR l {\n}\n", 10, ["NONLINEAR block", "not supported"]),
+    ("linear_count", GOOD_HEAD.replace("STATE { m }", "STATE { m n }") +
+     "BREAKPOINT { i = g*m*v }\nINITIAL { SOLVE l }\nLINEAR l {\n ~ m + n = 1\n}\n", 10, ["LINEAR l", "1 equations in 2 states"]),
     ("method_euler", GOOD_HEAD + "BREAKPOINT { SOLVE s METHOD euler\n i = g*m*v }\nDERIVATIVE s {\n m' = -m\n}\n",
      9, ["METHOD euler", "not supported"]),
     ("verbatim", GOOD_HEAD + "BREAKPOINT { i = g*v }\nVERBATIM\n int x;\nENDVERBATIM\n", 10,
      ["VERBATIM", "not supported"]),
-    ("concentration", "NEURON {\n SUFFIX c\n USEION ca READ cai WRITE ica\n}\nBREAKPOINT { ica = 0 }\n", 3,
-     ["cai", "not supported"]),
+    ("concentration_point", "NEURON {\n POINT_PROCESS c\n USEION ca READ ica WRITE cai\n}\nBREAKPOINT { }\n", 3,
+     ["POINT_PROCESS writing an ion concentration", "not supported"]),
+    ("ion_variable", "NEURON {\n SUFFIX c\n USEION ca READ cax WRITE ica\n}\nBREAKPOINT { ica = 0 }\n", 3,
+     ["cax", "not a variable of the ion ca"]),
+    ("valence", "NEURON {\n SUFFIX c\n USEION ca READ cai VALENCE 1\n}\n", 3, ["VALENCE 1", "not supported"]),
     ("net_send", "NEURON { POINT_PROCESS P\n NONSPECIFIC_CURRENT i }\nASSIGNED { i }\nBREAKPOINT { i = 0 }\n"
      "NET_RECEIVE(w) {\n net_send(1, 1)\n}\n", 6, ["net_send", "not supported"]),
     ("nonlinear", GOOD_HEAD + "BREAKPOINT { SOLVE s METHOD cnexp\n i = g*m*v }\nDERIVATIVE s {\n m' = -m*m\n}\n",
@@ -61,9 +66,20 @@ CASES = [
     ("no_suffix", "PARAMETER { g = 1 }\n", 1, ["no SUFFIX"]),
     ("syntax", GOOD_HEAD + "BREAKPOINT {\n i = g*(v - \n}\n", 11, ["unexpected '}'"]),
     ("coupled", GOOD_HEAD.replace("STATE { m }", "STATE { m n }") +
-     "BREAKPOINT { SOLVE s METHOD cnexp\n i = g*m*v }\nDERIVATIVE s {\n m' = n - m\n n' = -n\n}\n", 12,
-     ["coupled system", "not supported"]),
+     "BREAKPOINT { SOLVE s METHOD derivimplicit\n i = g*m*v }\nDERIVATIVE s {\n m' = n*m - m\n n' = -n\n}\n", 12,
+     ["not linear in its states", "not supported"]),
     ("ion_other", "NEURON { SUFFIX x\n USEION cl READ ecl WRITE icl }\n", 2, ["ion 'cl'", "not supported"]),
+    # events (issue 27): net_send and friends are for ARTIFICIAL_CELLs, in INITIAL and NET_RECEIVE
+    ("net_event_point", "NEURON { POINT_PROCESS P\n NONSPECIFIC_CURRENT i }\nASSIGNED { i }\nBREAKPOINT { i = 0 }\n"
+     "NET_RECEIVE(w) {\n net_event(t)\n}\n", 6, ["net_event", "outside an ARTIFICIAL_CELL"]),
+    ("artificial_v", "NEURON { ARTIFICIAL_CELL A }\nASSIGNED { x }\nNET_RECEIVE(w) {\n x = v\n}\n", 4,
+     ["'v'", "ARTIFICIAL_CELL"]),
+    ("artificial_current", "NEURON { ARTIFICIAL_CELL A\n NONSPECIFIC_CURRENT i }\nNET_RECEIVE(w) { }\n", 1,
+     ["ARTIFICIAL_CELL with ions or currents", "not supported"]),
+    ("net_send_procedure", "NEURON { ARTIFICIAL_CELL A }\nPROCEDURE p() {\n net_send(1, 1)\n}\n"
+     "NET_RECEIVE(w) { p() }\n", 3, ["net_send", "outside INITIAL and NET_RECEIVE"]),
+    ("flag_point", "NEURON { POINT_PROCESS P\n NONSPECIFIC_CURRENT i }\nASSIGNED { i }\nBREAKPOINT { i = 0 }\n"
+     "NET_RECEIVE(w) {\n if (flag == 1) { }\n}\n", 6, ["'flag'", "not supported"]),
 ]
 
 

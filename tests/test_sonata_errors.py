@@ -185,7 +185,7 @@ def main():
                                                                     np.array([100, 777], dtype=np.int64))),
          "node_type_id 777"),
         ("unknown mechanism in the fit", edit_json("comp/fit.json", lambda j: j["genome"].append(
-            {"section": "soma", "name": "gbar_NaTs", "value": 1.0, "mechanism": "NaTs"})), "fit.json: genome[3]"),
+            {"section": "soma", "name": "gbar_NaTs", "value": 1.0, "mechanism": "NaTs"})), "'NaTs'"),
         ("unknown manifest variable", edit_json("config.json", lambda j: j["networks"]["nodes"][0].update(
             nodes_file="$NOWHERE/nodes.h5")), "config.json: manifest: unknown variable"),
         ("missing run.tstop", edit_json("config.json", lambda j: j["run"].pop("tstop")), "config.json: run.tstop"),
@@ -193,8 +193,14 @@ def main():
          "inputs.clamp: no node set 'nobody'"),
         ("spike of a node outside the population", write("spikes.csv", "timestamps population node_ids\n5.0 inp 4\n"),
          "spikes.csv: spike 0: node id 4"),
-        ("per-section cm", edit_json("comp/fit.json", lambda j: j["passive"][0]["cm"].append({"section": "dend", "cm": 2.0})),
-         "per-section cm"),
+        ("unknown model_processing", write("node_types.csv",
+                                           "node_type_id model_type model_template model_processing dynamics_params morphology\n"
+                                           "100 biophysical ctdb:Biophys1.hoc my_processing fit.json cell.swc\n"
+                                           "200 virtual NULL NULL NULL NULL\n"), "model_processing 'my_processing'"),
+        ("point cells without their mechanism", write("node_types.csv",
+                                           "node_type_id model_type model_template dynamics_params\n"
+                                           "100 point_process nrn:NoSuchCell p.json\n200 virtual NULL NULL\n"),
+         "NoSuchCell"),
         ("a .mod file the compiler refuses", write("comp/mechanisms/modfiles/bad.mod", "NEURON { SUFFIX bad }\nTABLE nonsense\n"),
          "mechanisms_dir"),
     ]

@@ -1,0 +1,35 @@
+/* Allen Cell Types models as users download them: a `*_fit.json` parameter file and an SWC
+ * morphology, translated into a population of the model (docs/model-format.md, "Allen cells"),
+ * following bmtk's rules (bmtk/simulator/bionet/default_setters/cell_models.py):
+ *
+ *  - morphology: the SWC file with its axon replaced by two 30 µm stubs (cs_axon_stub):
+ *    "aibs_perisomatic" 1 µm thick, the first attached to the soma's middle (soma(0.5));
+ *    "aibs_allactive" as thick as the removed axon's first and last sections, attached to the
+ *    soma's end (soma(1));
+ *  - passive: Ra ("ra"), cm per section type ("cm"), e_pas; pas on every region, its g from the
+ *    genome's g_pas;
+ *  - genome: each {section, name, value, mechanism}: mechanism (looked up in the built-ins and
+ *    in model->catalogues, which the caller has loaded) on that section type, its parameter
+ *    NAME_MECHANISM set; with mechanism "": g_pas, e_pas, cm or Ra of that section type;
+ *  - conditions: celsius into model->celsius, erev (ena, ek, eca ...) per section type, v_init.
+ * Section types map to regions: soma → soma (SWC 1), axon → axon (2), dend → basal (3),
+ * apic → apical (4). Density mechanisms come in NEURON's order of mechanism types (pas, then by
+ * name), which orders their updates of a shared concentration as NEURON's does.
+ *
+ * pop's name, count, first gid, discretisation, synapses, stimuli, detector and probes are the
+ * caller's and left alone. A malformed fit file ends in one line naming it (CS_ERR_PARSE /
+ * CS_ERR_INVALID); pop then holds nothing to free beyond what cs_model_free frees. */
+#ifndef CS_ALLEN_H
+#define CS_ALLEN_H
+
+#include "cs_model.h"
+
+cs_status cs_allen_population(const char *fit_json_path, const char *swc_path,
+                              const char *processing /* "aibs_perisomatic" | "aibs_allactive" */,
+                              cs_model *model, cs_population_spec *pop);
+
+/* The same from the fit file's text (`name` in messages): the fuzz harness's entry. */
+cs_status cs_allen_population_text(const char *json, const char *name, const char *swc_path,
+                                   const char *processing, cs_model *model, cs_population_spec *pop);
+
+#endif
