@@ -14,6 +14,8 @@
 #include "cs_rng.h"
 #include "cs_sonata_internal.h"
 
+#define MAX_GROUPS 16 /* edge groups of one edge population */
+
 typedef struct {
     const char *file;
     char where[CS_PATH_MAX + 128];
@@ -24,26 +26,32 @@ typedef struct {
     int64_t *src, *tgt, *type, *gid, *gix;
     int *type_row;
     int srcpop, tgtpop;
-    /* per-edge values of group 0 (the only group bmtk writes) where the file has them */
-    double *g_weight, *g_delay, *g_nsyns, *g_pos;
-    int64_t *g_sec;
-    size_t g_n;
+    /* per-edge values of each group where the file has them (bmtk writes a group per set of
+     * edge properties: with and without afferent sections) */
+    struct egroup {
+        double *weight, *delay, *nsyns, *pos;
+        int64_t *sec;
+        size_t n;               /* rows the edges need: the largest edge_group_index + 1 */
+    } g[MAX_GROUPS];
 } edge_pop;
 
 static void free_edge_pop(edge_pop *e) {
     free(e->src); free(e->tgt); free(e->type); free(e->gid); free(e->gix); free(e->type_row);
-    free(e->g_weight); free(e->g_delay); free(e->g_nsyns); free(e->g_pos); free(e->g_sec);
+    for (int k = 0; k < MAX_GROUPS; ++k) {
+        struct egroup *g = &e->g[k];
+        free(g->weight); free(g->delay); free(g->nsyns); free(g->pos); free(g->sec);
+    }
 }
 
-/* A per-edge dataset of group 0, when present. */
-static cs_status group_f64(edge_pop *e, const char *name, double **v) {
+/* A per-edge dataset of group gi, when present: doubles, or (sec) integers. */
+static cs_status group_data(edge_pop *e, int gi, const char *name, double **v, int64_t **sec) {
     char dn[CS_NAME_MAX + 64];
-    snprintf(dn, sizeof dn, "%s/0/%s", e->grp, name);
-    *v = NULL;
+    snprintf(dn, sizeof dn, "%s/%d/%s", e->grp, gi, name);
     if (!cs__h5_exists(e->f, dn)) return CS_OK;
     size_t n;
-    CS_TRY(cs__h5_read_f64(e->f, e->file, dn, v, &n));
-    if (n < e->g_n) return cs_error_set(CS_ERR_PARSE, "%s: %s has %zu rows, fewer than the group's edges", e->file, dn, n);
+    if (sec) CS_TRY(cs__h5_read_i64(e->f, e->file, dn, sec, &n));
+    else CS_TRY(cs__h5_read_f64(e->f, e->file, dn, v, &n));
+    if (n < e->g[gi].n) return cs_error_set(CS_ERR_PARSE, "%s: %s has %zu rows, fewer than its edges need", e->file, dn, n);
     return CS_OK;
 }
 
@@ -236,9 +244,9 @@ static cs_status push_edge(cs__circuit *c, cs_model *m, const edge_pop *e, size_
 /* An edge to a point cell (nrn:IntFire1), as bmtk's PointProcessCell makes it: one connection,
  * its weight syn_weight · sign · nsyns (sign from the edge type's dynamics_params) unless the
  * edge file places its synapses (afferent_section_id). */
-static cs_status to_point_cell(cs__circuit *c, cs_model *m, const edge_pop *e, size_t k, int q, double w,
+static cs_status to_point_cell(cs__circuit *c, cs_model *m, const edge_pop *e, size_t k, int placed, double w,
                                double delay, double nsyns) {
-    if (!e->g_sec) {
+    if (!placed) {
         const char *dyn = cs__csv_get(e->types, e->type_row[k], "dynamics_params");
         char path[CS_PATH_MAX];
         cJSON *j = NULL;
@@ -253,7 +261,6 @@ static cs_status to_point_cell(cs__circuit *c, cs_model *m, const edge_pop *e, s
         if (!ok) return cs_error_set(CS_ERR_PARSE, "%s: no \"sign\" (edges to point cells: bmtk's weight is "
                                      "syn_weight · sign · nsyns)", path);
     }
-    (void)q;
     return push_edge(c, m, e, k, c->pops[e->tgtpop].gid0 + (uint64_t)e->tgt[k], SIZE_MAX, w, delay);
 }
 
@@ -267,9 +274,10 @@ static cs_status one_edge(cs__circuit *c, cs_model *m, edge_pop *e, size_t k) {
     while (q + 1 < T->pop1 && (uint64_t)e->tgt[k] >= m->pops[q + 1].output_id0) ++q;
     int cell = (int)((uint64_t)e->tgt[k] - m->pops[q].output_id0);
     double w, delay, nsyns = 1, sigma;
-    CS_TRY(prop(e, k, e->g_weight, "syn_weight", NAN, &w));
-    CS_TRY(prop(e, k, e->g_delay, "delay", NAN, &delay));
-    if (!e->g_sec) CS_TRY(prop(e, k, e->g_nsyns, "nsyns", 1, &nsyns));
+    const struct egroup *G = &e->g[e->gid[k]];
+    CS_TRY(prop(e, k, G->weight, "syn_weight", NAN, &w));
+    CS_TRY(prop(e, k, G->delay, "delay", NAN, &delay));
+    if (!G->sec) CS_TRY(prop(e, k, G->nsyns, "nsyns", 1, &nsyns));
     if (!(delay > 0)) return cs_error_set(CS_ERR_PARSE, "%s: edge %zu: delay %g must be > 0 [ms]", e->where, k, delay);
     if (nsyns < 0 || nsyns > 10000 || nsyns != floor(nsyns))
         return cs_error_set(CS_ERR_PARSE, "%s: edge %zu: nsyns %g must be an integer in [0, 10000]", e->where, k, nsyns);
@@ -284,24 +292,24 @@ static cs_status one_edge(cs__circuit *c, cs_model *m, edge_pop *e, size_t k) {
     } else if (wf && strcmp(wf, "wmax") && strcmp(wf, "default_weight_fnc") && strcmp(wf, "set_syn_weight"))
         return cs_error_set(CS_ERR_UNSUPPORTED, "%s: edge type %lld: weight_function '%s' (supported: wmax, gaussianLL, "
                             "default_weight_fnc)", e->types->path, (long long)e->type[k], wf);
-    if (m->pops[q].artificial) return to_point_cell(c, m, e, k, q, w, delay, nsyns);
+    if (m->pops[q].artificial) return to_point_cell(c, m, e, k, G->sec != NULL, w, delay, nsyns);
     int proto = 0;
     CS_TRY(prototype(c, m, e, k, q, &proto));
-    int ns = e->g_sec ? 1 : (int)nsyns;
+    int ns = G->sec ? 1 : (int)nsyns;
     cs_location loc[64], *locs = ns <= 64 ? loc : malloc((size_t)ns * sizeof *locs);
     if (!locs) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     cs_status st = CS_OK;
     const struct cs__shape *sh = &c->shape[q];
-    if (e->g_sec) {
-        int64_t id = e->g_sec[e->gix[k]];
-        double pos = e->g_pos ? e->g_pos[e->gix[k]] : 0.5;
+    if (G->sec) {
+        int64_t id = G->sec[e->gix[k]];
+        double pos = G->pos ? G->pos[e->gix[k]] : 0.5;
         if (id < 0 || id >= sh->nsec)
-            st = cs_error_set(CS_ERR_PARSE, "%s: %s/0/afferent_section_id row %lld: section %lld outside the morphology "
-                              "%s (%d sections)", e->file, e->grp, (long long)e->gix[k], (long long)id,
+            st = cs_error_set(CS_ERR_PARSE, "%s: %s/%lld/afferent_section_id row %lld: section %lld outside the morphology "
+                              "%s (%d sections)", e->file, e->grp, (long long)e->gid[k], (long long)e->gix[k], (long long)id,
                               m->pops[q].morph.swc_path, sh->nsec);
         else if (!(pos >= 0 && pos <= 1))
-            st = cs_error_set(CS_ERR_PARSE, "%s: %s/0/afferent_section_pos row %lld: %g is outside [0, 1]", e->file,
-                              e->grp, (long long)e->gix[k], pos);
+            st = cs_error_set(CS_ERR_PARSE, "%s: %s/%lld/afferent_section_pos row %lld: %g is outside [0, 1]", e->file,
+                              e->grp, (long long)e->gid[k], (long long)e->gix[k], pos);
         locs[0] = (cs_location){sh->sec[id < 0 || id >= sh->nsec ? 0 : id], pos};
     } else if (ns > 0) {
         const char *secs = cs__csv_get(e->types, e->type_row[k], "target_sections");
@@ -358,22 +366,21 @@ static cs_status read_edge_pop(cs__circuit *c, cs_model *m, hid_t f, const char 
         *(side ? &e.tgtpop : &e.srcpop) = p;
     }
     for (size_t k = 0; st == CS_OK && k < e.n; ++k) {
-        if (e.gid[k] != 0)
-            st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: edge %zu is in group %lld (only group 0 is read)", e.where, k,
-                              (long long)e.gid[k]);
+        if (e.gid[k] < 0 || e.gid[k] >= MAX_GROUPS)
+            st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: edge %zu is in group %lld (groups 0 to %d are read)", e.where, k,
+                              (long long)e.gid[k], MAX_GROUPS - 1);
         else if (e.gix[k] < 0)
             st = cs_error_set(CS_ERR_PARSE, "%s: edge %zu: edge_group_index %lld < 0", e.where, k, (long long)e.gix[k]);
-        else if ((size_t)e.gix[k] + 1 > e.g_n) e.g_n = (size_t)e.gix[k] + 1;
+        else if ((size_t)e.gix[k] + 1 > e.g[e.gid[k]].n) e.g[e.gid[k]].n = (size_t)e.gix[k] + 1;
     }
-    if (st == CS_OK) st = group_f64(&e, "syn_weight", &e.g_weight);
-    if (st == CS_OK) st = group_f64(&e, "delay", &e.g_delay);
-    if (st == CS_OK) st = group_f64(&e, "nsyns", &e.g_nsyns);
-    if (st == CS_OK) st = group_f64(&e, "afferent_section_pos", &e.g_pos);
-    snprintf(dn, sizeof dn, "%s/0/afferent_section_id", e.grp);
-    if (st == CS_OK && cs__h5_exists(f, dn)) {
-        size_t n;
-        st = cs__h5_read_i64(f, file, dn, &e.g_sec, &n);
-        if (st == CS_OK && n < e.g_n) st = cs_error_set(CS_ERR_PARSE, "%s: %s has %zu rows, fewer than the edges", file, dn, n);
+    for (int gi = 0; gi < MAX_GROUPS && st == CS_OK; ++gi) {
+        struct egroup *g = &e.g[gi];
+        if (!g->n) continue;
+        st = group_data(&e, gi, "syn_weight", &g->weight, NULL);
+        if (st == CS_OK) st = group_data(&e, gi, "delay", &g->delay, NULL);
+        if (st == CS_OK) st = group_data(&e, gi, "nsyns", &g->nsyns, NULL);
+        if (st == CS_OK) st = group_data(&e, gi, "afferent_section_pos", &g->pos, NULL);
+        if (st == CS_OK) st = group_data(&e, gi, "afferent_section_id", NULL, &g->sec);
     }
     if (st == CS_OK) {
         e.type_row = malloc((e.n ? e.n : 1) * sizeof *e.type_row);

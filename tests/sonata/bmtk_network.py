@@ -57,7 +57,8 @@ def fit(gnabar=0.12):
 def write_components(d, mechanisms):
     import shutil
     import subprocess
-    shutil.copytree(mechanisms, f"{d}/components/mechanisms")
+    flat = not os.path.isdir(os.path.join(mechanisms, "modfiles"))  # a folder of .mod files: bmtk's modfiles/
+    shutil.copytree(mechanisms, f"{d}/components/mechanisms/modfiles" if flat else f"{d}/components/mechanisms")
     # bmtk loads the compiled folder (bmtk's layout: modfiles/ compiled in its parent)
     subprocess.run([os.path.join(os.path.dirname(sys.executable), "nrnivmodl"), "modfiles"],
                    cwd=f"{d}/components/mechanisms", check=True, stdout=subprocess.DEVNULL)
@@ -141,10 +142,57 @@ def build_recurrent(d):
     return ["lgn", "v1"], ["lgn_v1", "v1_v1"], 40, 1000.0, 15.0
 
 
+# bmtk's bio_14cells cells: (pop_name, morphology, fit) of tests/data/allen (its PROVENANCE.md)
+ALLEN = [("Scnn1a", "Scnn1a_473845048_m.swc", "472363762_fit.json"), ("Rorb", "Rorb_325404214_m.swc", "473863510_fit.json"),
+         ("Nr5a1", "Nr5a1_471087815_m.swc", "473863035_fit.json"), ("PV1", "Pvalb_470522102_m.swc", "472912177_fit.json"),
+         ("PV2", "Pvalb_469628681_m.swc", "473862421_fit.json")]
+
+
+def build_allen(d):
+    """20 virtual inputs → the five Allen perisomatic cells (synapses at explicit sections 0-10)
+    and two IntFire1 cells; the Allen cells → the IntFire1 cells."""
+    import shutil
+    from bmtk.builder import NetworkBuilder
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "allen")
+    for _, swc, fit in ALLEN:
+        shutil.copy(os.path.join(src, swc), f"{d}/components/morphologies/{swc}")
+        shutil.copy(os.path.join(src, fit), f"{d}/components/biophysical_neuron_templates/{fit}")
+    os.makedirs(f"{d}/components/point_neuron_templates", exist_ok=True)
+    with open(f"{d}/components/point_neuron_templates/IntFire1_exc.json", "w") as f:
+        json.dump({"tau": 0.024, "type": "NEURON_IntFire1", "refrac": 0.003}, f)  # bmtk's IntFire1_exc_1.json
+    with open(f"{d}/components/synaptic_models/instantaneousExc.json", "w") as f:
+        json.dump({"level_of_detail": "instantaneous", "sign": 1}, f)
+    rng = np.random.default_rng(5)
+    net = NetworkBuilder("cortex")
+    for pop, swc, fit in ALLEN:
+        net.add_nodes(N=1, model_type="biophysical", model_template="ctdb:Biophys1.hoc",
+                      model_processing="aibs_perisomatic", dynamics_params=fit, morphology=swc, pop_name=pop, ei="e")
+    net.add_nodes(N=2, model_type="point_neuron", model_template="nrn:IntFire1", dynamics_params="IntFire1_exc.json",
+                  pop_name="LIF", ei="e")
+    inputs = NetworkBuilder("inputs")
+    inputs.add_nodes(N=20, model_type="virtual", pop_name="lgn")
+    cm = inputs.add_edges(source=inputs.nodes(), target=net.nodes(model_type="biophysical"),
+                          connection_rule=lambda s, t: int(rng.random() < 0.5), syn_weight=0.0015, delay=1.5,
+                          dynamics_params="exc.json", model_template="exp2syn")
+    cm.add_properties(["afferent_section_id", "afferent_section_pos"],
+                      rule=lambda s, t: (int(rng.integers(0, 11)), float(rng.uniform(0.05, 0.95))),
+                      dtypes=[np.int64, np.float64])
+    inputs.add_edges(source=inputs.nodes(), target=net.nodes(model_type="point_neuron"), connection_rule=1,
+                     syn_weight=0.2, delay=1.0, dynamics_params="instantaneousExc.json", nsyns=1)
+    net.add_edges(source=net.nodes(model_type="biophysical"), target=net.nodes(model_type="point_neuron"),
+                  connection_rule=2, syn_weight=0.3, delay=2.0, dynamics_params="instantaneousExc.json")
+    net.build()
+    inputs.build()
+    net.save(output_dir=f"{d}/network")
+    inputs.save(output_dir=f"{d}/network")
+    return ["inputs", "cortex"], ["inputs_cortex", "cortex_cortex"], 20, 300.0, 20.0
+
+
 def build(kind, d, mechanisms):
     from bmtk.utils.reports.spike_trains import PoissonSpikeGenerator
     write_components(d, mechanisms)
-    nodes, edges, ninput, tstop, rate = (build_ff if kind == "ff" else build_recurrent)(d)
+    nodes, edges, ninput, tstop, rate = {"ff": build_ff, "recurrent": build_recurrent, "allen": build_allen}[kind](d)
+    allen = kind == "allen"
     os.makedirs(f"{d}/inputs", exist_ok=True)
     psg = PoissonSpikeGenerator(population=nodes[0], seed=3)
     psg.add(node_ids=list(range(ninput)), firing_rate=rate, times=(0.0, tstop / 1000.0))
@@ -156,7 +204,7 @@ def build(kind, d, mechanisms):
             "target_simulator": "NEURON",
             "run": {"tstart": 0.0, "tstop": tstop, "dt": 0.025, "dL": 20.0, "spike_threshold": -15.0,
                     "nsteps_block": 5000},
-            "conditions": {"celsius": 6.3, "v_init": -65.0},
+            "conditions": {"celsius": 34.0 if allen else 6.3, "v_init": -80.0 if allen else -65.0},
             "inputs": {"lgn_spikes": {"input_type": "spikes", "module": "sonata",
                                       "input_file": "$BASE_DIR/inputs/spikes.h5", "node_set": nodes[0]}},
             "output": {"log_file": "log.txt", "output_dir": f"$BASE_DIR/output_{tag}", "spikes_file": "spikes.h5",
@@ -164,15 +212,16 @@ def build(kind, d, mechanisms):
             "components": {"mechanisms_dir": "$COMPONENTS_DIR/mechanisms",
                            "morphologies_dir": "$COMPONENTS_DIR/morphologies",
                            "synaptic_models_dir": "$COMPONENTS_DIR/synaptic_models",
-                           "biophysical_neuron_models_dir": "$COMPONENTS_DIR/biophysical_neuron_templates"},
+                           "biophysical_neuron_models_dir": "$COMPONENTS_DIR/biophysical_neuron_templates",
+                           "point_neuron_models_dir": "$COMPONENTS_DIR/point_neuron_templates"},
             "networks": {
                 "nodes": [{"nodes_file": f"$NETWORK_DIR/{n}_nodes.h5", "node_types_file": f"$NETWORK_DIR/{n}_node_types.csv"}
                           for n in nodes],
                 "edges": [{"edges_file": f"$NETWORK_DIR/{e}_edges.h5", "edge_types_file": f"$NETWORK_DIR/{e}_edge_types.csv"}
                           for e in edges]},
             "node_sets": {nodes[0]: {"population": nodes[0]}, "cells": {"population": nodes[1]}},
-            "reports": {"soma_v": {"cells": "cells", "variable_name": "v", "module": "membrane_report",
-                                   "sections": "soma"}},
+            "reports": {} if allen else {"soma_v": {"cells": "cells", "variable_name": "v",
+                                                    "module": "membrane_report", "sections": "soma"}},
         }
         with open(f"{d}/config_{tag}.json", "w") as f:
             json.dump(cfg, f, indent=2)
