@@ -104,6 +104,18 @@ static cs_status spikes_input(cs__circuit *c, const char *name, const cJSON *in)
     return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: spikes module '%s' (expected sonata, h5 or csv)", c->path, where, m);
 }
 
+/* The cells of ps among the node ids ids[n] (of ps's SONATA population): their number, and
+ * their indices in ps into out when out is not NULL. */
+static int cells_of(const cs_population_spec *ps, const int64_t *ids, size_t n, int *out) {
+    int cnt = 0;
+    for (size_t j = 0; j < n; ++j)
+        if ((uint64_t)ids[j] >= ps->output_id0 && (uint64_t)ids[j] < ps->output_id0 + (uint64_t)ps->count) {
+            if (out) out[cnt] = (int)((uint64_t)ids[j] - ps->output_id0);
+            ++cnt;
+        }
+    return cnt;
+}
+
 static cs_status push_point(cs_point_spec **v, int *n, cs_point_spec **out) {
     cs_point_spec *p = realloc(*v, (size_t)(*n + 1) * sizeof *p);
     if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory");
@@ -138,9 +150,7 @@ static cs_status clamp_input(cs__circuit *c, cs_model *m, const char *name, cons
         }
         for (int q = p->pop0; st == CS_OK && q < p->pop1; ++q) {
             cs_population_spec *ps = &m->pops[q];
-            int cnt = 0;
-            for (size_t j = 0; j < n; ++j)
-                cnt += (uint64_t)ids[j] >= ps->output_id0 && (uint64_t)ids[j] < ps->output_id0 + (uint64_t)ps->count;
+            int cnt = cells_of(ps, ids, n, NULL);
             if (!cnt) continue;
             if (ps->artificial) {
                 st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a current clamp on point cells (%s)", c->path, where,
@@ -160,10 +170,7 @@ static cs_status clamp_input(cs__circuit *c, cs_model *m, const char *name, cons
             s->ncells = cnt;
             s->cells = malloc((size_t)cnt * sizeof *s->cells);
             if (!s->cells) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-            cnt = 0;
-            for (size_t j = 0; st == CS_OK && j < n; ++j)
-                if ((uint64_t)ids[j] >= ps->output_id0 && (uint64_t)ids[j] < ps->output_id0 + (uint64_t)ps->count)
-                    s->cells[cnt++] = (int)((uint64_t)ids[j] - ps->output_id0);
+            else cells_of(ps, ids, n, s->cells);
         }
     }
     free(ids);
@@ -210,9 +217,7 @@ static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJS
     cs_status st = CS_OK;
     for (int q = p->pop0; st == CS_OK && q < p->pop1; ++q) {
         cs_population_spec *ps = &m->pops[q];
-        int cnt = 0;
-        for (size_t j = 0; j < n; ++j)
-            cnt += (uint64_t)ids[j] >= ps->output_id0 && (uint64_t)ids[j] < ps->output_id0 + (uint64_t)ps->count;
+        int cnt = cells_of(ps, ids, n, NULL);
         if (!cnt) continue;
         if (ps->artificial) { /* bmtk reports no membrane of a point cell either */
             st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a membrane report of point cells", c->path, where);
@@ -239,10 +244,7 @@ static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJS
         snprintf(ps->probes.vars[0].name, sizeof ps->probes.vars[0].name, "v");
         ps->probes.vars[0].kind = CS_PROBE_V;
         ps->probes.vars[0].unit = "mV";
-        cnt = 0;
-        for (size_t j = 0; j < n; ++j)
-            if ((uint64_t)ids[j] >= ps->output_id0 && (uint64_t)ids[j] < ps->output_id0 + (uint64_t)ps->count)
-                ps->probes.cells[cnt++] = (int)((uint64_t)ids[j] - ps->output_id0);
+        cells_of(ps, ids, n, ps->probes.cells);
     }
     free(ids);
     return st;

@@ -135,6 +135,23 @@ def main():
     r = run(d, "-o", f"{a.work_dir}/elsewhere.h5")
     check(r.returncode == 0 and os.path.exists(f"{a.work_dir}/elsewhere.h5"), "-o overrides the config's output")
 
+    # the GPU: the circuit with NEURON's exp2syn.mod in its mechanisms_dir (the built-in exp2syn is
+    # CPU only; the catalogue's Exp2Syn is compiled for both), --backend cuda against cpu
+    g = os.path.join(a.work_dir, "gpu")
+    shutil.copytree(d, g, ignore=shutil.ignore_patterns("out"))
+    shutil.copy(os.path.join(a.source_dir, "tests/data/mod/exp2syn.mod"), f"{g}/comp/mechanisms/modfiles/exp2syn.mod")
+    rg = run(g, "-o", f"{g}/gpu.h5", "--backend", "cuda")
+    if rg.returncode != 0 and ("no CUDA device" in rg.stderr or "no CUDA support" in rg.stderr):
+        print("skipped: GPU (" + rg.stderr.strip()[-100:] + ")")
+    else:
+        rc = run(g, "-o", f"{g}/cpu.h5")
+        ok = rg.returncode == 0 and rc.returncode == 0
+        if ok:
+            (ig, tg), (ic, tc) = [(f["spikes/net/node_ids"][()], f["spikes/net/timestamps"][()])
+                                  for f in (h5py.File(f"{g}/gpu.h5", "r"), h5py.File(f"{g}/cpu.h5", "r"))]
+            ok = np.array_equal(ig, ic) and len(tg) >= 3 and float(np.max(np.abs(tg - tc))) <= 1e-6
+        check(ok, f"the circuit on the GPU gives the CPU's spikes within 1e-6 ms {rg.stderr.strip()[-200:]}")
+
     # broken one way at a time: (what, edit(d), text the one line must contain)
     def edit_json(path, fn):
         def f(d):

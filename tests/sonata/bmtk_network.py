@@ -172,7 +172,7 @@ def build_allen(d):
     inputs = NetworkBuilder("inputs")
     inputs.add_nodes(N=20, model_type="virtual", pop_name="lgn")
     cm = inputs.add_edges(source=inputs.nodes(), target=net.nodes(model_type="biophysical"),
-                          connection_rule=lambda s, t: int(rng.random() < 0.5), syn_weight=0.0015, delay=1.5,
+                          connection_rule=lambda s, t: int(rng.random() < 0.5), syn_weight=0.004, delay=1.5,
                           dynamics_params="exc.json", model_template="exp2syn")
     cm.add_properties(["afferent_section_id", "afferent_section_pos"],
                       rule=lambda s, t: (int(rng.integers(0, 11)), float(rng.uniform(0.05, 0.95))),
