@@ -64,6 +64,15 @@ cs_solver_status cs_thomas_solve_serial(int nsys, int n, const double *a, double
                                         double *d);
 cs_solver_status cs_thomas_solve_omp(int nsys, int n, const double *a, double *b, double *c,
                                      double *d);
+/* One large system (or a few) over all OpenMP threads: the chunked hybrid (Thomas inside chunks
+ * of `chunk` rows, serial Thomas on the 2 end rows of every chunk, substitution back;
+ * solver/cs_thomas_chunked_cpu.c). The batch counts as one system of nsys·n rows whose
+ * couplings across system boundaries are zero. chunk = 0 picks max(256, ceil(nsys·n/4096));
+ * chunk = 1 is invalid. b and c are overwritten; needs O(nsys·n/chunk) temporary memory
+ * (CS_SOLVER_ERR_NOMEM). Equal to cs_thomas_solve_serial up to rounding (for diagonally
+ * dominant systems within a few ulps times the condition number). */
+cs_solver_status cs_thomas_solve_chunked_omp(int nsys, int n, int chunk, const double *a,
+                                             double *b, double *c, double *d);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "cs_thomas_gpu.h"
+#include "cs_thomas_gpu_impl.cuh"
 
 /* ---- errors ----------------------------------------------------------------------------- */
 static thread_local char cs__gpu_msg[512];
@@ -79,6 +80,16 @@ static cs_solver_status cs__cuda_fail(cudaError_t e, const char *file, int line,
     } while (0)
 
 extern "C" const char *cs_thomas_gpu_last_error(void) { return cs__gpu_msg; }
+
+cs_solver_status cs__thomas_gpu_fail(cs_solver_status st, const char *file, int line,
+                                     const char *what, const char *detail)
+{
+    return cs__gpu_fail(st, file, line, what, detail);
+}
+cs_solver_status cs__thomas_cuda_fail(cudaError_t e, const char *file, int line, const char *expr)
+{
+    return cs__cuda_fail(e, file, line, expr);
+}
 
 /* ---- variants --------------------------------------------------------------------------- */
 struct cs__variant_info {
@@ -125,11 +136,11 @@ static int cs__warp_group(int nsys, int n);
 /* From the H200 measurements (bench/results-thomas.md, bench/NOTES.md): the lane-group kernels
  * win at every point of the grid; staging through shared memory wins in double from 12 rows per
  * lane up (the direct 16-byte loads of 16-row double chunks reached only 57% of copy bandwidth),
- * and in float only for the longest chunks. Above 1024 rows only the one-thread kernel exists
- * for Flat data. */
+ * and in float only for the longest chunks. Above 1024 rows the chunked hybrid spreads each
+ * system over many threads (the one-thread kernels ran 2^20 rows in 302 ms on an H100). */
 extern "C" cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec)
 {
-    if (n > CS_THOMAS_GPU_WARP_MAX_N) return CS_THOMAS_GPU_FLAT;
+    if (n > CS_THOMAS_GPU_WARP_MAX_N) return CS_THOMAS_GPU_CHUNKED;
     const int g = cs__warp_group(nsys > 0 ? nsys : 1, n);
     const int k = (n + g - 1) / g;
     if (prec == CS_THOMAS_GPU_F64 ? k > 8 : k > 16) return CS_THOMAS_GPU_WARP_STAGED;
@@ -612,6 +623,7 @@ static cs_solver_status cs__solve_dev(cs_thomas_gpu_variant v, int nsys, int n, 
         return cs__launch_thread<T>(nsys, n, 1, (size_t)nsys, a, b, c, d, NULL);
     case CS_THOMAS_GPU_WARP: return cs__launch_warp<T, false>(nsys, n, a, b, c, d);
     case CS_THOMAS_GPU_WARP_STAGED: return cs__launch_warp<T, true>(nsys, n, a, b, c, d);
+    case CS_THOMAS_GPU_CHUNKED: return cs__thomas_chunked_owned(nsys, n, a, b, c, d);
     default: break;
     }
     CS__INVALID("variant %d is not a uniform-batch variant", (int)v);

@@ -16,7 +16,8 @@
  *
  * Variants (X-macro below). Each reads its data in one layout; convert once at set-up with the
  * helpers below, never per step:
- *   auto         Flat. Picks a concrete variant from (nsys, n, precision): cs_thomas_gpu_choose.
+ *   auto         Flat. Picks a concrete variant from (nsys, n, precision): cs_thomas_gpu_choose
+ *                (warp or warp_staged up to 1024 rows, chunked above).
  *   flat         Flat; one thread per system (uncoalesced: the baseline of the seeds).
  *   interleaved  Full-Interleaved; one thread per system (cuThomasBatch: coalesced).
  *   warp         Flat; n <= 1024; warp-cooperative hybrid: a group of G lanes of a warp per system
@@ -32,11 +33,21 @@
  *                n_max rows (the identity padding rows decouple); offset is not read.
  *   var_ncp      Variable-size batch, padded interleaved; No Computing Padding: thread s stops at
  *                its own n_s (reads offset).
+ *   chunked      Flat; any n (meant for n > 1024: one large system, or a few). The batch is one
+ *                system of nsys·n rows cut into chunks of 16 rows per thread: Thomas inside each
+ *                chunk, a reduced system of the chunks' first and last rows (1/8 of the rows)
+ *                solved by the same method recursively down to 1024 rows (PCR in one block),
+ *                then each chunk's interior from its two ends. Reads a, b, c, d twice and
+ *                writes d once (~9 arrays of traffic); needs a workspace of about half a system
+ *                (cs_thomas_gpu_chunked_workspace): through this call the library keeps one,
+ *                grown on demand (cs_thomas_gpu_release_workspace frees it); the explicit call
+ *                cs_thomas_gpu_chunked_d/_f takes the caller's workspace and a stream.
  *
  * Workspace and overwrites: a and c are read only. d is overwritten with the solution. b is
  * workspace: after a call with device pointers its contents are unspecified (the one-thread
- * variants store c'[i] there; the warp variants leave it unchanged, but callers must not rely on
- * that). No other memory is used (with host pointers, temporary device copies are made).
+ * variants store c'[i] there; the warp and chunked variants leave it unchanged, but callers must
+ * not rely on that). No other memory is used (with host pointers, temporary device copies are
+ * made), except chunked's workspace (above).
  *
  * Memory: mem = CS_THOMAS_GPU_DEVICE_PTRS: every array is a device pointer; the call is
  * asynchronous on the default stream (errors in the kernel's execution surface at the next
@@ -74,7 +85,8 @@ typedef enum { CS_THOMAS_LAYOUT_FLAT = 0, CS_THOMAS_LAYOUT_INTERLEAVED = 1 } cs_
     X(CS_THOMAS_GPU_WARP, "warp", CS_THOMAS_LAYOUT_FLAT, 0)               \
     X(CS_THOMAS_GPU_WARP_STAGED, "warp_staged", CS_THOMAS_LAYOUT_FLAT, 0) \
     X(CS_THOMAS_GPU_VAR_CP, "var_cp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)    \
-    X(CS_THOMAS_GPU_VAR_NCP, "var_ncp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)
+    X(CS_THOMAS_GPU_VAR_NCP, "var_ncp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)  \
+    X(CS_THOMAS_GPU_CHUNKED, "chunked", CS_THOMAS_LAYOUT_FLAT, 0)
 
 typedef enum {
 #define CS__THOMAS_GPU_ENUM(e, name, layout, var) e,
@@ -120,6 +132,22 @@ cs_solver_status cs_thomas_gpu_solve_var_f(cs_thomas_gpu_variant v, int nsys, in
                                            const int *offset, const float *a, float *b,
                                            const float *c, float *d, cs_thomas_gpu_mem mem);
 
+/* ---- one large system (or a few): the chunked hybrid with the caller's workspace -------- */
+/* Bytes of workspace chunked needs for nsys systems of n rows (0 up to 1024 rows in all). */
+size_t cs_thomas_gpu_chunked_workspace(int nsys, int n, cs_thomas_gpu_precision prec);
+/* chunked on device pointers (asynchronous on `stream`, a cudaStream_t; NULL = the default
+ * stream), with work (device memory, >= cs_thomas_gpu_chunked_workspace bytes, 16-byte
+ * aligned) as scratch. Nothing else is allocated, so these calls may be captured in a CUDA graph
+ * and run on several streams at once, each stream with its own workspace. */
+cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, double *b,
+                                         const double *c, double *d, void *work,
+                                         size_t work_bytes, void *stream);
+cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float *b,
+                                         const float *c, float *d, void *work,
+                                         size_t work_bytes, void *stream);
+/* Free the workspace the variant calls keep (chunked through cs_thomas_gpu_solve_*). */
+cs_solver_status cs_thomas_gpu_release_workspace(void);
+
 /* ---- set-up helpers: layout conversion on the device (device pointers, asynchronous) -- */
 /* One array of nsys·n elements; src and dst must not overlap. */
 cs_solver_status cs_thomas_gpu_flat_to_interleaved_d(int nsys, int n, const double *src,
@@ -154,6 +182,10 @@ cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes);
 cs_solver_status cs_thomas_gpu_free(void *ptr);
 cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes);
 cs_solver_status cs_thomas_gpu_to_host(void *dst, const void *src, size_t bytes);
+/* Streams for the calls that take one (void * is a cudaStream_t). */
+cs_solver_status cs_thomas_gpu_stream_create(void **stream);
+cs_solver_status cs_thomas_gpu_stream_synchronize(void *stream);
+cs_solver_status cs_thomas_gpu_stream_destroy(void *stream);
 /* Wait for the device; reports an error of earlier asynchronous work. */
 cs_solver_status cs_thomas_gpu_synchronize(void);
 /* One-line message of this thread's most recent failure ("" when none). */

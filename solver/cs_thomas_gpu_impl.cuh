@@ -1,0 +1,37 @@
+/* Private to the GPU Thomas solvers (CUDA translation units only): the error recorder that
+ * cs_thomas_gpu_last_error() reports, shared by cs_thomas_gpu.cu and the large-system solvers,
+ * and the launchers cs_thomas_gpu.cu dispatches to. */
+#ifndef CS_THOMAS_GPU_IMPL_CUH
+#define CS_THOMAS_GPU_IMPL_CUH
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "cs_thomas_gpu.h"
+
+/* Record "file:line: what[: detail]" as this thread's last error; returns st. */
+cs_solver_status cs__thomas_gpu_fail(cs_solver_status st, const char *file, int line,
+                                     const char *what, const char *detail);
+/* A failed CUDA call: NOMEM for an allocation failure, else DEVICE, with the CUDA message. */
+cs_solver_status cs__thomas_cuda_fail(cudaError_t e, const char *file, int line, const char *expr);
+
+#define CS__TG_CUDA(expr)                                                                   \
+    do {                                                                                    \
+        cudaError_t cs__e = (expr);                                                         \
+        if (cs__e != cudaSuccess) return cs__thomas_cuda_fail(cs__e, __FILE__, __LINE__, #expr); \
+    } while (0)
+#define CS__TG_INVALID(...)                                                                 \
+    do {                                                                                    \
+        char cs__b[256];                                                                    \
+        snprintf(cs__b, sizeof cs__b, __VA_ARGS__);                                         \
+        return cs__thomas_gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__, cs__b, NULL); \
+    } while (0)
+
+/* chunked through the variant calls: the library's own workspace, default stream
+ * (cs_thomas_large_gpu.cu). Arguments already checked. */
+cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const double *a, const double *b,
+                                          const double *c, double *d);
+cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const float *a, const float *b,
+                                          const float *c, float *d);
+
+#endif
