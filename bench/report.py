@@ -621,7 +621,7 @@ At small networks the per-step costs that do not grow with the network (kernel l
 threshold detection, sampling) take a large share.
 
 **Per-phase breakdown** of the GPU step (phase times from CUDA events around each phase, on sampled
-steps scaled to all steps; `src/cs_backend_cuda.c`). Assembly and solve together take most of the step at
+steps scaled to all steps; `src/backends/cuda/cs_backend_cuda.c`). Assembly and solve together take most of the step at
 every size from 4 096 cells; the Hines solver `auto` picked is in the second column. With the fused step
 (`interleaved`) the assembly's time is inside the solve's.
 

@@ -1,5 +1,5 @@
 /* libFuzzer harness: model JSON parsing (models/cs_model.c), then building the network
- * (src/cs_build.c: morphologies, discretisation, mechanisms) for models small enough to build
+ * (src/core/cs_build.c: morphologies, discretisation, mechanisms) for models small enough to build
  * within the fuzzer's time and memory. Errors must be one-line messages; never a crash, a
  * leak or undefined behaviour (ASan + UBSan). SWC paths inside the models do not resolve
  * (base directory /nonexistent): those give errors, as they should. */

@@ -1,5 +1,5 @@
 /* The per-instance mathematics of the built-in mechanisms, shared by the CPU mechanisms
- * (mechanisms/cs_mech_*.c) and the CUDA kernels (src/cs_cuda_kernels.cu), so both backends
+ * (mechanisms/cs_mech_*.c) and the CUDA kernels (src/backends/cuda/cs_cuda_kernels.cu), so both backends
  * compute exactly the same formulas. Units as in cs_mech.h. */
 #ifndef CS_MECH_MATH_H
 #define CS_MECH_MATH_H
@@ -32,7 +32,7 @@ static inline CS_HD double cs_hh_vtrap(double x, double y) {
 static inline CS_HD double cs_hh_q10(double celsius) { return pow(3.0, (celsius - 6.3) / 10.0); }
 
 /* Steady state and time constant [ms] of one gate (CS_HH_M, CS_HH_H, CS_HH_N) at v [mV]: a GPU
- * may give each gate its own thread (src/cs_cuda_epoch.cu). */
+ * may give each gate its own thread (src/backends/cuda/cs_cuda_epoch.cu). */
 static inline CS_HD void cs_hh_gate_at(double v, double q10, int gate, double *inf, double *tau) {
     double a, b;
     if (gate == CS_HH_M) {

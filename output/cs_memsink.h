@@ -1,6 +1,6 @@
 /* In-memory results, beside (or instead of) the HDF5 file: every spike (global gid, time) and
  * every sample row of the probes, for callers that read them back while the simulation lives
- * (the C API in src/cablesim.h, hence the Python package).
+ * (the C API in src/api/cablesim.h, hence the Python package).
  *
  * Memory: spikes take 16 bytes each and grow with the run; sample rows take 8 bytes per probe
  * and row. The rows' memory is bounded: cs_memsink_reserve_rows refuses (CS_ERR_NOMEM with a

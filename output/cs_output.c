@@ -409,6 +409,16 @@ cs_status cs_output_close(cs_output *o, int complete) {
     return s;
 }
 
+/* Here, beside the ranks' agreement (cs__par_any) it relies on, so that the HDF5 helpers
+ * (cs_output_hdf5.c) call nothing back in this file. */
+cs_status cs__par_agree(cs_output *o, cs_status s) {
+    if (!o->comm) return s;
+    if (!cs__par_any(o, s != CS_OK)) return CS_OK;
+    o->io_failed = 1;
+    if (s == CS_OK) s = cs_error_set(CS_ERR_IO, "%s: a write failed on another rank", o->path);
+    return s;
+}
+
 #ifndef CS_HAVE_MPI
 /* One process: the agreement over ranks is the identity, and there is no parallel file. */
 int cs__par_any(const cs_output *o, int flag) {

@@ -51,14 +51,6 @@ cs_status cs__fail_io(cs_output *o, const char *what) {
     return cs__io_error(o->path, what);
 }
 
-cs_status cs__par_agree(cs_output *o, cs_status s) {
-    if (!o->comm) return s;
-    if (!cs__par_any(o, s != CS_OK)) return CS_OK;
-    o->io_failed = 1;
-    if (s == CS_OK) s = cs_error_set(CS_ERR_IO, "%s: a write failed on another rank", o->path);
-    return s;
-}
-
 char *cs__strdup(const char *s) {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);

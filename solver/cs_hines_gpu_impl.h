@@ -250,12 +250,6 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
 void cs__staged_mark_current(cs__hines_hplan *hp, const unsigned char *flags);
 int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
 
-/* The tree of n rows (local parents lp) rooted at the centre of its longest path and numbered
- * breadth-first from there: new_of_old[i], the new local parents lp_new (parents first), and for
- * each old row the old row holding the coupling to its new parent (usrc: itself, the child of a
- * reversed edge, or -1 at the new root). Returns the new height in rows, or -1 when out of memory. */
-int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *usrc);
-
 /* Internal index of local row i of system s (the conversions' map). */
 long long cs__hines_hplan_internal_index(const cs__hines_hplan *hp, int s, int i);
 

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cs_hines_gpu_impl.h"
+#include "cs_hines_tree.h"
 
 /* input arrays of a plan's rings: the fused step's, or a solve's d, u, rhs */
 #define CS__STG_ARRAYS(opt) ((opt)->fused_step ? CS__STG_FUSED_ARRAYS : 3)

@@ -1,5 +1,5 @@
 /* Human-readable names of the solver library's status codes (solver/cs_solver.h).
- * The solver library is standalone: it has its own codes and does not use src/cs_error.h. */
+ * The solver library is standalone: it has its own codes and does not use base/cs_error.h. */
 #include "cs_solver.h"
 
 const char *cs_solver_status_string(cs_solver_status s)

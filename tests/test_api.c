@@ -1,4 +1,4 @@
-/* The public C API (src/cablesim.h), which the CLI and the Python package use: a run resumed
+/* The public C API (src/api/cablesim.h), which the CLI and the Python package use: a run resumed
  * at times off the step and epoch grids gives bitwise the spikes and traces of one run; the
  * spikes come sorted by (time, gid); errors are statuses with one-line messages; a run past
  * tfinal is refused with a file and allowed without one; options structs of an older, shorter

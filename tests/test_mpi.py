@@ -320,7 +320,7 @@ def main():
           f"3 ranks, 79 cells: one summary naming rank 0's share ({m.group(0) if m else out[-300:]})")
 
     # cost, not count: 10 passive cables of 400 CVs then 90 one-CV hh somas. The estimate
-    # (src/cs_build.c, CPU weights) counts a folded pas instance 0 and an hh instance 1 + 6 x 3
+    # (src/core/cs_build.c, CPU weights) counts a folded pas instance 0 and an hh instance 1 + 6 x 3
     # states: 4 000 + 90 x 20 = 5 800, so rank 0 of 2 takes [0, 7) (round(2 900 / 400)); by
     # compartments plus instances alike it would be [0, 5), by count [0, 50)
     cost = {"run": {"tfinal": 1.0, "dt": 0.025},

@@ -29,7 +29,7 @@ __all__ = ["CablesimError", "Model", "Probe", "Spikes", "Traces", "Simulation", 
 
 __version__: str = _lib.lib.cs_api_version().decode()
 
-#: cs_status codes of the C API (src/cs_error.h)
+#: cs_status codes of the C API (base/cs_error.h)
 STATUS_NAMES = {-1: "input/output error", -2: "malformed input", -3: "invalid parameter", -4: "out of memory",
                 -5: "numerical failure", -6: "not supported or not compiled in", -7: "GPU error",
                 -8: "internal error"}

@@ -1,6 +1,6 @@
 /* The CUDA backend: all cell state lives on the GPU for the whole run, in the layout of the
  * Hines solver plan (cs_hines_gpu.h) chosen for the batch; every per-step phase runs there
- * (src/cs_cuda_kernels.cu). Per epoch only the epoch's events go to the device and its spikes
+ * (src/backends/cuda/cs_cuda_kernels.cu). Per epoch only the epoch's events go to the device and its spikes
  * and samples come back. Host logic only: no CUDA header here. */
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #ifndef CS_HAVE_CUDA
 
 const cs_backend_ops *cs_backend_cuda(void) { return NULL; }
+int cs_backend_cuda_devices(void) { return 0; }
 const char *cs_backend_cuda_unavailable(void) {
     return "this build has no CUDA support (no CUDA compiler was found when it was configured)";
 }
@@ -1023,6 +1024,8 @@ static const cs_backend_ops cs__cuda_ops = {"cuda", cuda_create, cuda_init, cuda
                                             cuda_collect_epoch, cuda_destroy, cuda_describe};
 
 const cs_backend_ops *cs_backend_cuda(void) { return cs_cuda_device_count() > 0 ? &cs__cuda_ops : NULL; }
+
+int cs_backend_cuda_devices(void) { return cs_cuda_device_count(); }
 
 const char *cs_backend_cuda_unavailable(void) { return "no CUDA device found on this machine"; }
 

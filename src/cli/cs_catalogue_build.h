@@ -1,4 +1,4 @@
-/* The `build-catalogue` command of the CLI (src/cs_catalogue_build.c). */
+/* The `build-catalogue` command of the CLI (src/cli/cs_catalogue_build.c). */
 #ifndef CS_CATALOGUE_BUILD_H
 #define CS_CATALOGUE_BUILD_H
 

@@ -1,4 +1,5 @@
-/* The seam between the simulation core and its backends (CPU now; CUDA drops in here).
+/* The seam between the simulation core and its backends (src/backends/cpu, src/backends/cuda).
+ * The core includes only this header; each backend defines the entry points declared here.
  * A backend owns all cell state in its own layout, built once from the network description.
  * The core drives it epoch by epoch: it hands over events, runs an epoch, and collects the
  * epoch's spikes and probe samples. */
@@ -76,6 +77,8 @@ extern const cs_backend_ops cs_backend_cpu;
 /* The CUDA backend, or NULL when this build has no CUDA or the machine no GPU; then
  * cs_backend_cuda_unavailable() says which. */
 const cs_backend_ops *cs_backend_cuda(void);
+/* The GPUs this process sees (0 when this build has no CUDA). */
+int cs_backend_cuda_devices(void);
 const char *cs_backend_cuda_unavailable(void);
 /* The Hines solver variant a CUDA backend instance runs ("auto" resolved), or NULL when ops is
  * not the CUDA backend's. */

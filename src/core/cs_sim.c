@@ -14,7 +14,6 @@
 #include "cs_backend_choose.h"
 #include "cs_build.h"
 #include "cs_comm.h"
-#include "cs_cuda.h"
 #include "cs_dist.h"
 #include "cs_memsink.h"
 #include "cs_output.h"
@@ -396,11 +395,9 @@ static cs_status choose_on_rank0(cs_sim *s, const cs_backend_params *bp, const c
 static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     const char *backend = o->backend ? o->backend : m->backend;
     cs_backend_params bp = {o->solver, s->dt, m->celsius, s->threads, s->base_stride, 0};
-#ifdef CS_HAVE_CUDA
     /* one rank per GPU: the ranks of a host take its GPUs in turn */
-    int ndev = cs_cuda_device_count();
+    int ndev = cs_backend_cuda_devices();
     bp.device = ndev > 0 ? cs_comm_local_rank() % ndev : 0;
-#endif
     /* "auto" measures its candidates on this network, for up to an epoch of steps each. The GPU
      * times CS_TIMED_STEPS steps of every epoch phase by phase, without its CUDA graphs: in trial
      * epochs of 32 steps those were a quarter of the steps, against ~4 % in the 200-step epochs

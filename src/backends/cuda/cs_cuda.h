@@ -1,5 +1,5 @@
 /* The CUDA side of the simulator as seen from C: device memory, and the kernels of one step.
- * No CUDA header is needed to use it; src/cs_cuda_kernels.cu implements it when the build has
+ * No CUDA header is needed to use it; src/backends/cuda/cs_cuda_kernels.cu implements it when the build has
  * CUDA. Every array below is a device pointer; per-CV arrays are in the solver plan's internal
  * layout (n_int entries), and node indices point into that layout. */
 #ifndef CS_CUDA_H
@@ -32,7 +32,7 @@ typedef struct {
     double **param_ptr, **state_ptr;
 } cs_cuda_mech;
 
-/* The persistent epoch kernel (solver "epoch", src/cs_cuda_epoch.cu): one block per cell runs
+/* The persistent epoch kernel (solver "epoch", src/backends/cuda/cs_cuda_epoch.cu): one block per cell runs
  * every step of an epoch with the cell's rows in shared memory, so a small network's step costs
  * no launches. Its structure, on the device, in the tree order of the "flat" layout (row r of
  * cell c is internal row cell_first[c] + r); lists "by cell" are CSR over the cells. */

@@ -1,4 +1,4 @@
-/* The structure the persistent epoch kernel (solver "epoch", src/cs_cuda_epoch.cu) reads: each
+/* The structure the persistent epoch kernel (solver "epoch", src/backends/cuda/cs_cuda_epoch.cu) reads: each
  * cell's unbranched chains by height, children lists, and the per-cell lists of mechanism instances, detectors
  * and probes, built on the host from the network description and uploaded. Host logic only. */
 #include <stdlib.h>

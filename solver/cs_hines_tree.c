@@ -1,0 +1,165 @@
+/* Tree utilities shared by the Hines planners: re-rooting at the centre of the longest path
+ * (cs_hines_tree.h), and the random-tree generator of seed 000's Table 4.1 (cs_hines_gpu.h).
+ * Set-up time only; nothing here runs per solve. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_hines_gpu.h"
+#include "cs_hines_tree.h"
+
+/* ---- Table 4.1 of seed 000 and the random-tree generator --------------------------------- */
+const cs_hines_morph_class cs_hines_table41[6] = {
+    {"small-low", 76, 7},   {"small-high", 76, 29}, {"medium-low", 305, 30},
+    {"medium-high", 319, 157}, {"big-low", 695, 66}, {"big-high", 691, 341},
+};
+
+static uint64_t cs__splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double cs__unif(uint64_t *s) { return (double)(cs__splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+int cs_hines_random_tree(int n, int nbranch, uint64_t seed, int *p)
+{
+    if (n < 1 || nbranch < 1 || nbranch > n || nbranch == 2 || !p) return -1;
+    int *bpar = malloc(sizeof(int) * nbranch), *leaf = malloc(sizeof(int) * nbranch);
+    int *len = malloc(sizeof(int) * nbranch), *stack = malloc(sizeof(int) * nbranch);
+    int *kid_first = malloc(sizeof(int) * (nbranch + 1)), *kids = malloc(sizeof(int) * nbranch);
+    double *w = malloc(sizeof(double) * nbranch);
+    int rc = -1;
+    if (!bpar || !leaf || !len || !stack || !kid_first || !kids || !w) goto done;
+    uint64_t s = seed ^ 0x5DEECE66Dull;
+    int nb = 1, nleaf = 1;
+    bpar[0] = -1;
+    leaf[0] = 0;
+    if (nbranch % 2 == 0) { /* a trifurcation at the root branch's end, then binary splits */
+        for (int k = 0; k < 3; ++k) { bpar[nb] = 0; leaf[k] = nb++; }
+        nleaf = 3;
+    }
+    while (nb < nbranch) { /* split a random leaf in two (a Yule tree) */
+        int li = (int)(cs__unif(&s) * nleaf);
+        int b = leaf[li];
+        bpar[nb] = b; leaf[li] = nb++;
+        bpar[nb] = b; leaf[nleaf++] = nb++;
+    }
+    /* lengths: one row each, the rest drawn with exponential weights per branch */
+    double wsum = 0;
+    for (int b = 0; b < nbranch; ++b) { len[b] = 1; w[b] = -log(1.0 - cs__unif(&s)) + 1e-3; wsum += w[b]; }
+    for (int b = 1; b < nbranch; ++b) w[b] += w[b - 1];
+    for (int r = nbranch; r < n; ++r) {
+        double x = cs__unif(&s) * wsum;
+        int lo = 0, hi = nbranch - 1;
+        while (lo < hi) { int mid = (lo + hi) / 2; if (w[mid] < x) lo = mid + 1; else hi = mid; }
+        len[lo]++;
+    }
+    /* children lists, then number rows depth-first (children in random order) */
+    memset(kid_first, 0, sizeof(int) * (nbranch + 1));
+    for (int b = 1; b < nbranch; ++b) kid_first[bpar[b] + 1]++;
+    for (int b = 0; b < nbranch; ++b) kid_first[b + 1] += kid_first[b];
+    for (int b = 0; b < nbranch; ++b) leaf[b] = kid_first[b]; /* reuse as fill cursor */
+    for (int b = 1; b < nbranch; ++b) kids[leaf[bpar[b]]++] = b;
+    int sp = 0, row = 0;
+    stack[sp++] = 0;
+    int *distal = bpar; /* after numbering a branch its parent is no longer needed: reuse */
+    int *pdist = w ? (int *)malloc(sizeof(int) * nbranch) : NULL;
+    if (!pdist) goto done;
+    pdist[0] = -1;
+    while (sp) {
+        int b = stack[--sp];
+        p[row] = pdist[b];
+        for (int j = 1; j < len[b]; ++j) p[row + j] = row + j - 1;
+        row += len[b];
+        distal[b] = row - 1;
+        int k0 = kid_first[b], k1 = kid_first[b + 1];
+        for (int k = k1 - 1; k > k0; --k) { /* shuffle the children */
+            int j = k0 + (int)(cs__unif(&s) * (k - k0 + 1));
+            int t = kids[k]; kids[k] = kids[j]; kids[j] = t;
+        }
+        for (int k = k0; k < k1; ++k) { pdist[kids[k]] = distal[b]; stack[sp++] = kids[k]; }
+    }
+    free(pdist);
+    rc = (row == n) ? 0 : -1;
+done:
+    free(bpar); free(leaf); free(len); free(stack); free(kid_first); free(kids); free(w);
+    return rc;
+}
+
+int cs_hines_count_branches(int n, const int *p)
+{
+    int *nk = calloc((size_t)n, sizeof(int));
+    if (!nk) return -1;
+    for (int i = 0; i < n; ++i) if (p[i] >= 0) nk[p[i]]++;
+    int nb = 0;
+    for (int i = 0; i < n; ++i) if (p[i] < 0 || nk[p[i]] != 1) nb++;
+    free(nk);
+    return nb;
+}
+
+/* farthest node from s (BFS in rows), with the BFS parents in par */
+static int cs__farthest(int n, const int *adj_first, const int *adj, int s, int *dist, int *par, int *queue)
+{
+    for (int i = 0; i < n; ++i) dist[i] = -1;
+    int h = 0, t = 0, last = s;
+    dist[s] = 0; par[s] = -1; queue[t++] = s;
+    while (h < t) {
+        int v = queue[h++];
+        last = v;
+        for (int k = adj_first[v]; k < adj_first[v + 1]; ++k) {
+            int u = adj[k];
+            if (dist[u] < 0) { dist[u] = dist[v] + 1; par[u] = v; queue[t++] = u; }
+        }
+    }
+    return last;
+}
+
+/* The centre of the tree's longest path (the root that makes the tree lowest); dist, par, queue:
+ * n ints of work each */
+int cs__tree_centre(int n, const int *adj_first, const int *adj, int *dist, int *par, int *queue)
+{
+    const int a = cs__farthest(n, adj_first, adj, 0, dist, par, queue);
+    int c = cs__farthest(n, adj_first, adj, a, dist, par, queue);
+    for (int k = 0, half = dist[c] / 2; k < half; ++k) c = par[c];
+    return c;
+}
+
+/* The tree of n rows (local parents lp) as adjacency lists (CSR); 0, or -1 when out of memory. */
+int cs__tree_adjacency(int n, const int *lp, int **adj_first_out, int **adj_out)
+{
+    int *adj_first = calloc((size_t)n + 1, sizeof(int)), *adj = malloc(sizeof(int) * (2 * (size_t)n + 1));
+    int *cur = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!adj_first || !adj || !cur) { free(adj_first); free(adj); free(cur); return -1; }
+    for (int i = 1; i < n; ++i) { adj_first[lp[i] + 1]++; adj_first[i + 1]++; }
+    for (int i = 0; i < n; ++i) adj_first[i + 1] += adj_first[i];
+    for (int i = 0; i < n; ++i) cur[i] = adj_first[i];
+    for (int i = 1; i < n; ++i) { adj[cur[lp[i]]++] = i; adj[cur[i]++] = lp[i]; }
+    free(cur);
+    *adj_first_out = adj_first;
+    *adj_out = adj;
+    return 0;
+}
+
+int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *usrc)
+{
+    int *adj_first = NULL, *adj = NULL, h = -1;
+    int *dist = malloc(sizeof(int) * (size_t)n), *par = malloc(sizeof(int) * (size_t)n), *queue = malloc(sizeof(int) * (size_t)n);
+    if (!dist || !par || !queue || cs__tree_adjacency(n, lp, &adj_first, &adj)) goto done;
+    const int c = cs__tree_centre(n, adj_first, adj, dist, par, queue);
+    cs__farthest(n, adj_first, adj, c, dist, par, queue); /* breadth-first from the centre: the new order */
+    h = 0;
+    for (int k = 0; k < n; ++k) new_of_old[queue[k]] = k;
+    for (int k = 0; k < n; ++k) {
+        const int v = queue[k];
+        lp_new[k] = par[v] < 0 ? -1 : new_of_old[par[v]];
+        usrc[v] = par[v] < 0 ? -1 : par[v] == lp[v] ? v : par[v]; /* a reversed edge's coupling sits at the old child */
+        if (dist[v] > h) h = dist[v];
+    }
+done:
+    free(adj_first); free(adj); free(dist); free(par); free(queue);
+    return h;
+}
+

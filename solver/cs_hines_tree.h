@@ -1,0 +1,21 @@
+/* Tree utilities shared by the Hines planners (cs_hines_plan.c, cs_hines_staged.c): re-rooting
+ * a cell's tree at the centre of its longest path. Plain C, set-up time only. Internal to the
+ * solver library; the public random-tree generator is declared in cs_hines_gpu.h. */
+#ifndef CS_HINES_TREE_H
+#define CS_HINES_TREE_H
+
+/* The tree of n rows (local parents lp) as adjacency lists (CSR: adj_first[n + 1], adj[2n]);
+ * 0, or -1 when out of memory. The caller frees both. */
+int cs__tree_adjacency(int n, const int *lp, int **adj_first_out, int **adj_out);
+
+/* The centre of the tree's longest path (the root that makes the tree lowest); dist, par, queue:
+ * n ints of work each. */
+int cs__tree_centre(int n, const int *adj_first, const int *adj, int *dist, int *par, int *queue);
+
+/* The tree of n rows (local parents lp) rooted at the centre of its longest path and numbered
+ * breadth-first from there: new_of_old[i], the new local parents lp_new (parents first), and for
+ * each old row the old row holding the coupling to its new parent (usrc: itself, the child of a
+ * reversed edge, or -1 at the new root). Returns the new height in rows, or -1 when out of memory. */
+int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *usrc);
+
+#endif
