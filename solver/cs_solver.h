@@ -73,6 +73,12 @@ cs_solver_status cs_thomas_solve_omp(int nsys, int n, const double *a, double *b
  * dominant systems within a few ulps times the condition number). */
 cs_solver_status cs_thomas_solve_chunked_omp(int nsys, int n, int chunk, const double *a,
                                              double *b, double *c, double *d);
+/* The same system as scans (seed 002; solver/cs_thomas_scan_cpu.c): the pivots from an
+ * inclusive scan of 2×2 matrix products, both substitutions as scans of affine maps, each over
+ * one block of rows per OpenMP thread (reduce, then scan). b is overwritten with the pivots; c is
+ * read only. The result depends on the thread count through the block prefixes only (rounding). */
+cs_solver_status cs_thomas_solve_scan_omp(int nsys, int n, const double *a, double *b, double *c,
+                                          double *d);
 
 #ifdef __cplusplus
 }

@@ -38,25 +38,9 @@
 #include "cs_thomas_gpu.h"
 #include "cs_thomas_gpu_impl.cuh"
 
-/* ---- errors ----------------------------------------------------------------------------- */
-static thread_local char cs__gpu_msg[512];
-
-static cs_solver_status cs__gpu_fail(cs_solver_status st, const char *file, int line,
-                                     const char *what, const char *detail)
-{
-    snprintf(cs__gpu_msg, sizeof cs__gpu_msg, "%s:%d: %s%s%s", file, line, what,
-             detail ? ": " : "", detail ? detail : "");
-    return st;
-}
-
-static cs_solver_status cs__cuda_fail(cudaError_t e, const char *file, int line, const char *expr)
-{
-    (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
-    return cs__gpu_fail(e == cudaErrorMemoryAllocation ? CS_SOLVER_ERR_NOMEM : CS_SOLVER_ERR_DEVICE,
-                        file, line, expr, buf);
-}
+/* ---- errors (recorded by cs_thomas_gpu_error.cu) ------------------------------------------ */
+#define cs__gpu_fail cs__thomas_gpu_fail
+#define cs__cuda_fail cs__thomas_cuda_fail
 
 #define CS__CUDA(expr)                                                          \
     do {                                                                        \
@@ -79,17 +63,7 @@ static cs_solver_status cs__cuda_fail(cudaError_t e, const char *file, int line,
         return cs__gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__, cs__b, NULL); \
     } while (0)
 
-extern "C" const char *cs_thomas_gpu_last_error(void) { return cs__gpu_msg; }
 
-cs_solver_status cs__thomas_gpu_fail(cs_solver_status st, const char *file, int line,
-                                     const char *what, const char *detail)
-{
-    return cs__gpu_fail(st, file, line, what, detail);
-}
-cs_solver_status cs__thomas_cuda_fail(cudaError_t e, const char *file, int line, const char *expr)
-{
-    return cs__cuda_fail(e, file, line, expr);
-}
 
 /* ---- variants --------------------------------------------------------------------------- */
 struct cs__variant_info {

@@ -9,7 +9,8 @@
 
 #include "cs_thomas_gpu.h"
 
-/* Record "file:line: what[: detail]" as this thread's last error; returns st. */
+/* Record "file:line: what[: detail]" as this thread's last error; returns st
+ * (cs_thomas_gpu_error.cu). */
 cs_solver_status cs__thomas_gpu_fail(cs_solver_status st, const char *file, int line,
                                      const char *what, const char *detail);
 /* A failed CUDA call: NOMEM for an allocation failure, else DEVICE, with the CUDA message. */

@@ -1,10 +1,13 @@
-/* The CPU chunked hybrid for one large tridiagonal system (cs_thomas_solve_chunked_omp,
- * solver/cs_thomas_chunked_cpu.c) against the serial Thomas reference on random diagonally
+/* The CPU solvers for one large tridiagonal system, the chunked hybrid
+ * (cs_thomas_solve_chunked_omp, solver/cs_thomas_chunked_cpu.c) and the scans
+ * (cs_thomas_solve_scan_omp, solver/cs_thomas_scan_cpu.c), against the serial Thomas reference on random diagonally
  * dominant systems (tests/test_tridiag.h): max|x - x_ref| / max|x_ref| <= 1e-12.
  * Shapes: n = 1, 2, 3, chunk boundaries (chunk ± 1, multiples), non-powers of two, 2^20 rows;
  * nsys = 1, 3, 7 (the batch counts as one system, so chunks straddle system boundaries); chunk
  * sizes 2, 3, 5, 16 and automatic. Also: a zero row gives CS_SOLVER_ERR_SINGULAR, bad
- * arguments CS_SOLVER_ERR_INVALID, and the result does not depend on the thread count. */
+ * arguments CS_SOLVER_ERR_INVALID, and the chunked result does not depend on the thread count.
+ * The scans run with 1, 2, 3 and 8 threads (blocks of >= 4096 rows: the block prefixes, i.e.
+ * the 2×2 matrix products and the affine compositions, are used from 8192 rows on). */
 #include <check.h>
 #include <omp.h>
 #include <stdio.h>
@@ -97,6 +100,47 @@ START_TEST(test_singular_and_invalid)
 }
 END_TEST
 
+/* The scans: every shape above with 1, 2, 3 and 8 threads. */
+START_TEST(test_scan)
+{
+    static const int ns[] = {1, 2, 3, 5, 17, 1000, 4095, 4096, 4097, 8193, 65539, 1 << 20};
+    static const int nsyss[] = {1, 3, 7};
+    static const int threads[] = {1, 2, 3, 8};
+    const int saved = omp_get_max_threads();
+    double worst = 0.0;
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; ++i)
+        for (size_t j = 0; j < sizeof nsyss / sizeof *nsyss; ++j) {
+            const int nsys = nsyss[j], n = ns[i];
+            if ((long long)nsys * n > (1 << 21)) continue;
+            const size_t N = (size_t)nsys * n;
+            double *a = td_alloc(N), *b = td_alloc(N), *c = td_alloc(N), *d = td_alloc(N);
+            double *bb = td_alloc(N), *dd = td_alloc(N), *ref = td_alloc(N);
+            td_gen(nsys, n, a, b, c, d);
+            td_reference(nsys, n, a, b, c, d, ref);
+            for (size_t t = 0; t < sizeof threads / sizeof *threads; ++t) {
+                memcpy(bb, b, N * sizeof *b), memcpy(dd, d, N * sizeof *d);
+                omp_set_num_threads(threads[t]);
+                ck_assert_int_eq(cs_thomas_solve_scan_omp(nsys, n, a, bb, c, dd), CS_SOLVER_OK);
+                const double e = td_rel_err(N, dd, ref);
+                ck_assert_msg(e <= TOL, "scan nsys=%d n=%d threads=%d: rel err %.3e > %.0e", nsys,
+                              n, threads[t], e, TOL);
+                if (e > worst) worst = e;
+            }
+            free(a), free(b), free(c), free(d), free(bb), free(dd), free(ref);
+        }
+    omp_set_num_threads(saved);
+    /* a zero row: singular */
+    const int n = 20000;
+    double *a = td_alloc(n), *b = td_alloc(n), *c = td_alloc(n), *d = td_alloc(n);
+    td_gen(1, n, a, b, c, d);
+    a[12345] = b[12345] = c[12345] = 0.0;
+    ck_assert_int_eq(cs_thomas_solve_scan_omp(1, n, a, b, c, d), CS_SOLVER_ERR_SINGULAR);
+    ck_assert_int_eq(cs_thomas_solve_scan_omp(1, 0, a, b, c, d), CS_SOLVER_ERR_INVALID);
+    free(a), free(b), free(c), free(d);
+    printf("scan_omp: worst rel err %.2e, tolerance %.0e\n", worst, TOL);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("thomas_large_cpu");
@@ -105,6 +149,7 @@ int main(void)
     tcase_add_test(tc, test_shapes);
     tcase_add_test(tc, test_threads);
     tcase_add_test(tc, test_singular_and_invalid);
+    tcase_add_test(tc, test_scan);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
