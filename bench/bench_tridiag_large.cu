@@ -1,6 +1,7 @@
-/* Benchmark of the large-system tridiagonal solvers (solver/cs_thomas_large_gpu.cu and friends)
- * against cuSPARSE gtsv2 (partial pivoting) and gtsv2_nopivot, one system of n = 2^10 .. 2^24
- * rows, double and float; then a few systems (nsys 4 .. 64) against gtsv2StridedBatch.
+/* Benchmark of the large-system tridiagonal solvers (solver/cs_thomas_large_gpu.cu: chunked;
+ * solver/cs_thomas_scan_gpu.cu: scan) against cuSPARSE gtsv2 (partial pivoting) and
+ * gtsv2_nopivot, one system of n = 2^10 .. 2^24 rows, double and float; then a few systems
+ * (nsys 4 .. 64) against gtsv2StridedBatch.
  *
  * Method: random diagonally dominant systems (never zeros; a[0] = c[n-1] = 0 as cuSPARSE wants);
  * device pointers; CUDA events around each solve (launches included), one warm-up solve, then
@@ -41,6 +42,8 @@ template <typename T> struct Point {
     double ref_max = 0.0;
     void *work = nullptr;         /* chunked workspace */
     size_t work_bytes = 0;
+    void *swork = nullptr;        /* scan workspace */
+    size_t swork_bytes = 0;
     void *spbuf = nullptr;        /* cuSPARSE buffer (the largest of the three) */
     unsigned long long *derr = nullptr;
     T *arr(int slot, int j) { return slots + ((size_t)slot * 4 + j) * N; }
@@ -84,6 +87,9 @@ static Point<T> make_point(int nsys, int n, uint64_t seed, std::vector<double> *
     P.work_bytes = cs_thomas_gpu_chunked_workspace(nsys, n, sizeof(T) == 8 ? CS_THOMAS_GPU_F64
                                                                            : CS_THOMAS_GPU_F32);
     CUDA_CHECK(cudaMalloc(&P.work, P.work_bytes ? P.work_bytes : 16));
+    P.swork_bytes = cs_thomas_gpu_scan_workspace(nsys, n, sizeof(T) == 8 ? CS_THOMAS_GPU_F64
+                                                                        : CS_THOMAS_GPU_F32);
+    CUDA_CHECK(cudaMalloc(&P.swork, P.swork_bytes ? P.swork_bytes : 16));
     if (host_out) host_out->swap(h);
     return P;
 }
@@ -95,12 +101,13 @@ template <typename T> static void free_point(Point<T> &P)
     CUDA_CHECK(cudaFree(P.ref));
     CUDA_CHECK(cudaFree(P.derr));
     CUDA_CHECK(cudaFree(P.work));
+    CUDA_CHECK(cudaFree(P.swork));
     if (P.spbuf) CUDA_CHECK(cudaFree(P.spbuf));
 }
 
 /* ---- the solvers -------------------------------------------------------------------------- */
-enum Solver { S_CHUNKED, S_AUTO, S_FLAT, S_GTSV2, S_GTSV2_NOPIVOT, S_GTSV2_STRIDED, S_COUNT };
-static const char *k_solver_name[S_COUNT] = {"chunked", "auto",          "flat",
+enum Solver { S_CHUNKED, S_SCAN, S_AUTO, S_FLAT, S_GTSV2, S_GTSV2_NOPIVOT, S_GTSV2_STRIDED, S_COUNT };
+static const char *k_solver_name[S_COUNT] = {"chunked", "scan",          "auto",             "flat",
                                              "gtsv2",   "gtsv2_nopivot", "gtsv2StridedBatch"};
 
 static void sp_size(Solver s, int nsys, int n, const double *a, const double *b, const double *c,
@@ -151,12 +158,21 @@ static void chunked(int nsys, int n, float *a, float *b, float *c, float *d, voi
 {
     CS_CHECK_OK(cs_thomas_gpu_chunked_f(nsys, n, a, b, c, d, w, wb, NULL));
 }
+static void scan(int nsys, int n, double *a, double *b, double *c, double *d, void *w, size_t wb)
+{
+    CS_CHECK_OK(cs_thomas_gpu_scan_d(nsys, n, a, b, c, d, w, wb, NULL));
+}
+static void scan(int nsys, int n, float *a, float *b, float *c, float *d, void *w, size_t wb)
+{
+    CS_CHECK_OK(cs_thomas_gpu_scan_f(nsys, n, a, b, c, d, w, wb, NULL));
+}
 
 template <typename T> static void run_solver(Point<T> &P, Solver s, int slot)
 {
     T *a = P.arr(slot, 0), *b = P.arr(slot, 1), *c = P.arr(slot, 2), *d = P.arr(slot, 3);
     switch (s) {
     case S_CHUNKED: chunked(P.nsys, P.n, a, b, c, d, P.work, P.work_bytes); break;
+    case S_SCAN: scan(P.nsys, P.n, a, b, c, d, P.swork, P.swork_bytes); break;
     case S_AUTO: ours(CS_THOMAS_GPU_AUTO, P.nsys, P.n, a, b, c, d); break;
     case S_FLAT: ours(CS_THOMAS_GPU_FLAT, P.nsys, P.n, a, b, c, d); break;
     default: sp_solve(s, P.nsys, P.n, a, b, c, d, P.spbuf); break;
@@ -308,8 +324,8 @@ int main(int argc, char **argv)
          prop.name, prop.multiProcessorCount, g_l2 >> 20, rt, spver, omp_get_max_threads(), g_copy_gbs);
     emit("Times: CUDA events around one solve with device pointers, median of %d after a warm-up, "
          "inputs never in L2; every result checked against the CPU Thomas solve (1e-12 double, "
-         "1e-5 float). GB/s: 5 compulsory arrays (a, b, c, d read, x written). `chunked` takes "
-         "its workspace from the caller; `auto` is the variant call (library workspace; `warp` "
+         "1e-5 float). GB/s: 5 compulsory arrays (a, b, c, d read, x written). `chunked` and "
+         "`scan` take their workspace from the caller; `auto` is the variant call (library workspace; `warp` "
          "or `warp_staged` up to 1024 rows); `flat` (one thread) only up to 2^14 rows.\n",
          g_reps);
 
@@ -317,8 +333,8 @@ int main(int argc, char **argv)
     for (int e = 10; e <= (g_quick ? 14 : 24); e += (g_quick ? 4 : 1)) one.push_back({1, 1 << e});
     if (g_quick) few = {{4, 3000}};
     else few = {{4, 1 << 20}, {16, 1 << 16}, {64, 1 << 14}, {64, 1 << 18}};
-    const std::vector<Solver> s1 = {S_CHUNKED, S_AUTO, S_FLAT, S_GTSV2, S_GTSV2_NOPIVOT};
-    const std::vector<Solver> s2 = {S_CHUNKED, S_AUTO, S_GTSV2_STRIDED};
+    const std::vector<Solver> s1 = {S_CHUNKED, S_SCAN, S_AUTO, S_FLAT, S_GTSV2, S_GTSV2_NOPIVOT};
+    const std::vector<Solver> s2 = {S_CHUNKED, S_SCAN, S_AUTO, S_GTSV2_STRIDED};
 
     emit("\n### One system, double\n");
     run_table<double>(one, s1, 100);

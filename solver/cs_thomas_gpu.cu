@@ -598,6 +598,7 @@ static cs_solver_status cs__solve_dev(cs_thomas_gpu_variant v, int nsys, int n, 
     case CS_THOMAS_GPU_WARP: return cs__launch_warp<T, false>(nsys, n, a, b, c, d);
     case CS_THOMAS_GPU_WARP_STAGED: return cs__launch_warp<T, true>(nsys, n, a, b, c, d);
     case CS_THOMAS_GPU_CHUNKED: return cs__thomas_chunked_owned(nsys, n, a, b, c, d);
+    case CS_THOMAS_GPU_SCAN: return cs__thomas_scan_owned(nsys, n, a, b, c, d);
     default: break;
     }
     CS__INVALID("variant %d is not a uniform-batch variant", (int)v);

@@ -42,12 +42,18 @@
  *                (cs_thomas_gpu_chunked_workspace): through this call the library keeps one,
  *                grown on demand (cs_thomas_gpu_release_workspace frees it); the explicit call
  *                cs_thomas_gpu_chunked_d/_f takes the caller's workspace and a stream.
+ *   scan         Flat; any n. The solve as three scans (seed 002, the PMPH tridag project): the
+ *                pivots from an inclusive scan of 2×2 matrix products, both substitutions as
+ *                scans of affine maps (CUB's DeviceScan). About 12 arrays of traffic; a second
+ *                formulation to compare with chunked, not a faster one. Workspace: 2 arrays plus
+ *                CUB's storage (cs_thomas_gpu_scan_workspace), as chunked (library-owned in the
+ *                variant call, the caller's in cs_thomas_gpu_scan_d/_f).
  *
  * Workspace and overwrites: a and c are read only. d is overwritten with the solution. b is
  * workspace: after a call with device pointers its contents are unspecified (the one-thread
  * variants store c'[i] there; the warp and chunked variants leave it unchanged, but callers must
  * not rely on that). No other memory is used (with host pointers, temporary device copies are
- * made), except chunked's workspace (above).
+ * made), except chunked's and scan's workspace (above).
  *
  * Memory: mem = CS_THOMAS_GPU_DEVICE_PTRS: every array is a device pointer; the call is
  * asynchronous on the default stream (errors in the kernel's execution surface at the next
@@ -86,7 +92,8 @@ typedef enum { CS_THOMAS_LAYOUT_FLAT = 0, CS_THOMAS_LAYOUT_INTERLEAVED = 1 } cs_
     X(CS_THOMAS_GPU_WARP_STAGED, "warp_staged", CS_THOMAS_LAYOUT_FLAT, 0) \
     X(CS_THOMAS_GPU_VAR_CP, "var_cp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)    \
     X(CS_THOMAS_GPU_VAR_NCP, "var_ncp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)  \
-    X(CS_THOMAS_GPU_CHUNKED, "chunked", CS_THOMAS_LAYOUT_FLAT, 0)
+    X(CS_THOMAS_GPU_CHUNKED, "chunked", CS_THOMAS_LAYOUT_FLAT, 0)        \
+    X(CS_THOMAS_GPU_SCAN, "scan", CS_THOMAS_LAYOUT_FLAT, 0)
 
 typedef enum {
 #define CS__THOMAS_GPU_ENUM(e, name, layout, var) e,
@@ -145,7 +152,15 @@ cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, doubl
 cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float *b,
                                          const float *c, float *d, void *work,
                                          size_t work_bytes, void *stream);
-/* Free the workspace the variant calls keep (chunked through cs_thomas_gpu_solve_*). */
+/* scan, likewise: bytes of workspace (256-byte aligned: any cs_thomas_gpu_malloc'd pointer;
+ * 0 when CUB cannot size its storage), and the solve on device pointers. */
+size_t cs_thomas_gpu_scan_workspace(int nsys, int n, cs_thomas_gpu_precision prec);
+cs_solver_status cs_thomas_gpu_scan_d(int nsys, int n, const double *a, double *b,
+                                      const double *c, double *d, void *work, size_t work_bytes,
+                                      void *stream);
+cs_solver_status cs_thomas_gpu_scan_f(int nsys, int n, const float *a, float *b, const float *c,
+                                      float *d, void *work, size_t work_bytes, void *stream);
+/* Free the workspace the variant calls keep (chunked and scan through cs_thomas_gpu_solve_*). */
 cs_solver_status cs_thomas_gpu_release_workspace(void);
 
 /* ---- set-up helpers: layout conversion on the device (device pointers, asynchronous) -- */

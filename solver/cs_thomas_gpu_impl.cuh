@@ -28,11 +28,22 @@ cs_solver_status cs__thomas_cuda_fail(cudaError_t e, const char *file, int line,
         return cs__thomas_gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__, cs__b, NULL); \
     } while (0)
 
+/* The library's own workspace for the variant calls (cs_thomas_gpu_workspace.cu): lock it, grown
+ * to at least `need` bytes (on failure it is left unlocked), use it on the default stream (which
+ * orders the calls), unlock. */
+cs_solver_status cs__thomas_ws_lock(size_t need, void **ws);
+void cs__thomas_ws_unlock(void);
+
 /* chunked through the variant calls: the library's own workspace, default stream
  * (cs_thomas_large_gpu.cu). Arguments already checked. */
 cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const double *a, const double *b,
                                           const double *c, double *d);
 cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const float *a, const float *b,
                                           const float *c, float *d);
+/* scan through the variant calls (cs_thomas_scan_gpu.cu). */
+cs_solver_status cs__thomas_scan_owned(int nsys, int n, const double *a, const double *b,
+                                       const double *c, double *d);
+cs_solver_status cs__thomas_scan_owned(int nsys, int n, const float *a, const float *b,
+                                       const float *c, float *d);
 
 #endif

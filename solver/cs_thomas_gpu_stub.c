@@ -89,6 +89,29 @@ cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float 
     return cs__stub_unavailable();
 }
 
+size_t cs_thomas_gpu_scan_workspace(int nsys, int n, cs_thomas_gpu_precision prec)
+{
+    (void)nsys, (void)n, (void)prec;
+    return 0;
+}
+
+cs_solver_status cs_thomas_gpu_scan_d(int nsys, int n, const double *a, double *b,
+                                      const double *c, double *d, void *work, size_t work_bytes,
+                                      void *stream)
+{
+    (void)nsys, (void)n, (void)a, (void)b, (void)c, (void)d, (void)work, (void)work_bytes;
+    (void)stream;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_scan_f(int nsys, int n, const float *a, float *b, const float *c,
+                                      float *d, void *work, size_t work_bytes, void *stream)
+{
+    (void)nsys, (void)n, (void)a, (void)b, (void)c, (void)d, (void)work, (void)work_bytes;
+    (void)stream;
+    return cs__stub_unavailable();
+}
+
 cs_solver_status cs_thomas_gpu_release_workspace(void) { return CS_SOLVER_OK; }
 
 cs_solver_status cs_thomas_gpu_solve_d(cs_thomas_gpu_variant v, int nsys, int n, const double *a,

@@ -284,24 +284,17 @@ static cs_solver_status cs__chunked_checked(int nsys, int n, const T *a, T *b, c
     return cs__chunked_run<T>(nsys, n, a, b, c, d, (T *)work, (cudaStream_t)stream);
 }
 
-/* The library's own workspace for the variant calls (default stream, so calls are ordered). */
-static std::mutex cs__ws_mutex;
-static void *cs__ws = NULL;
-static size_t cs__ws_bytes = 0;
-
+/* The variant call: the library's workspace (cs_thomas_gpu_workspace.cu), default stream. */
 template <typename T>
 static cs_solver_status cs__chunked_owned_t(int nsys, int n, const T *a, const T *b, const T *c,
                                             T *d)
 {
-    std::lock_guard<std::mutex> lock(cs__ws_mutex);
-    const size_t need = cs__chunked_elems((size_t)nsys * n) * sizeof(T);
-    if (need > cs__ws_bytes) {
-        if (cs__ws) CS__TG_CUDA(cudaFree(cs__ws)); /* synchronises: earlier solves are done */
-        cs__ws = NULL, cs__ws_bytes = 0;
-        CS__TG_CUDA(cudaMalloc(&cs__ws, need));
-        cs__ws_bytes = need;
-    }
-    return cs__chunked_run<T>(nsys, n, a, b, c, d, (T *)cs__ws, (cudaStream_t)0);
+    void *ws = NULL;
+    cs_solver_status st = cs__thomas_ws_lock(cs__chunked_elems((size_t)nsys * n) * sizeof(T), &ws);
+    if (st != CS_SOLVER_OK) return st;
+    st = cs__chunked_run<T>(nsys, n, a, b, c, d, (T *)ws, (cudaStream_t)0);
+    cs__thomas_ws_unlock();
+    return st;
 }
 
 cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const double *a, const double *b,
@@ -354,14 +347,6 @@ cs_solver_status cs_thomas_gpu_stream_synchronize(void *stream)
 cs_solver_status cs_thomas_gpu_stream_destroy(void *stream)
 {
     CS__TG_CUDA(cudaStreamDestroy((cudaStream_t)stream));
-    return CS_SOLVER_OK;
-}
-
-cs_solver_status cs_thomas_gpu_release_workspace(void)
-{
-    std::lock_guard<std::mutex> lock(cs__ws_mutex);
-    if (cs__ws) CS__TG_CUDA(cudaFree(cs__ws));
-    cs__ws = NULL, cs__ws_bytes = 0;
     return CS_SOLVER_OK;
 }
 

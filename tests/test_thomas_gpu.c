@@ -148,7 +148,8 @@ static const int k_nsys_small[] = {1, 37, 2213, 4500};
 
 static const cs_thomas_gpu_variant k_uniform[] = {CS_THOMAS_GPU_AUTO, CS_THOMAS_GPU_FLAT,
                                                   CS_THOMAS_GPU_INTERLEAVED, CS_THOMAS_GPU_WARP,
-                                                  CS_THOMAS_GPU_WARP_STAGED, CS_THOMAS_GPU_CHUNKED};
+                                                  CS_THOMAS_GPU_WARP_STAGED, CS_THOMAS_GPU_CHUNKED,
+                                                  CS_THOMAS_GPU_SCAN};
 #define N_UNIFORM ((int)(sizeof k_uniform / sizeof k_uniform[0]))
 
 static void shapes(const int **ns, int *nn, const int **nsyss, int *nnsys)

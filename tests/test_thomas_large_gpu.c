@@ -1,9 +1,11 @@
-/* The GPU chunked hybrid for one large tridiagonal system (solver/cs_thomas_large_gpu.cu) against
+/* The GPU solvers for one large tridiagonal system, the chunked hybrid (solver/cs_thomas_large_gpu.cu)
+ * and the scans (solver/cs_thomas_scan_gpu.cu, CUB), against
  * the serial Thomas reference on random diagonally dominant systems (tests/test_tridiag.h):
  * max|x - x_ref| / max|x_ref| <= 1e-12 in double, <= 1e-5 in float (float against the double
  * solve of the float-rounded inputs).
- * Through cs_thomas_gpu_chunked_d/_f (device pointers, the caller's workspace, the default stream
- * and a stream of its own) and through the variant call (chunked and auto, host pointers). Shapes:
+ * Through cs_thomas_gpu_chunked_d/_f and cs_thomas_gpu_scan_d/_f (device pointers, the caller's
+ * workspace, the default stream and a stream of its own) and through the variant call (chunked,
+ * scan and auto, host pointers). Shapes:
  * n = 1, 2, 3, the base level's edge (1024 ± 1), the tile's edge (2048 ± 1), 16·1024 + 1,
  * non-powers of two, 2^20 and 2^22 rows; nsys = 1, 3, 64 (the batch is one system, so tiles and
  * chunks straddle system boundaries). Also: a too small workspace gives CS_SOLVER_ERR_INVALID.
@@ -35,8 +37,9 @@ static const int k_shapes[][2] = {{1, 1},    {1, 2},     {1, 3},     {1, 1023}, 
 static int g_small;
 static int skip_shape(int k) { return g_small && (long long)k_shapes[k][0] * k_shapes[k][1] > (1 << 17); }
 
-/* One shape through the explicit call (device pointers); float when f32. stream: 0 = default. */
-static double run_explicit(int nsys, int n, int f32, int own_stream)
+/* One shape through the explicit call of chunked (scan = 0) or scan (scan = 1), device pointers;
+ * float when f32. own_stream: a stream of its own, else the default stream. */
+static double run_explicit(int scan, int nsys, int n, int f32, int own_stream)
 {
     const size_t N = (size_t)nsys * n;
     double *a = td_alloc(N), *b = td_alloc(N), *c = td_alloc(N), *d = td_alloc(N);
@@ -58,12 +61,19 @@ static double run_explicit(int nsys, int n, int f32, int own_stream)
         }
         GPU_OK(cs_thomas_gpu_to_device(dev[j], host, N * es));
     }
-    const size_t wb = cs_thomas_gpu_chunked_workspace(nsys, n, f32 ? CS_THOMAS_GPU_F32 : CS_THOMAS_GPU_F64);
+    const cs_thomas_gpu_precision prec = f32 ? CS_THOMAS_GPU_F32 : CS_THOMAS_GPU_F64;
+    const size_t wb = scan ? cs_thomas_gpu_scan_workspace(nsys, n, prec)
+                           : cs_thomas_gpu_chunked_workspace(nsys, n, prec);
+    if (scan) ck_assert(wb > 0);
     void *work = NULL;
     GPU_OK(cs_thomas_gpu_malloc(&work, wb));
     void *stream = NULL;
     if (own_stream) GPU_OK(cs_thomas_gpu_stream_create(&stream));
-    if (f32)
+    if (scan && f32)
+        GPU_OK(cs_thomas_gpu_scan_f(nsys, n, dev[0], dev[1], dev[2], dev[3], work, wb, stream));
+    else if (scan)
+        GPU_OK(cs_thomas_gpu_scan_d(nsys, n, dev[0], dev[1], dev[2], dev[3], work, wb, stream));
+    else if (f32)
         GPU_OK(cs_thomas_gpu_chunked_f(nsys, n, dev[0], dev[1], dev[2], dev[3], work, wb, stream));
     else
         GPU_OK(cs_thomas_gpu_chunked_d(nsys, n, dev[0], dev[1], dev[2], dev[3], work, wb, stream));
@@ -85,31 +95,34 @@ static double run_explicit(int nsys, int n, int f32, int own_stream)
     return e;
 }
 
+/* _i: 0 chunked, 1 scan */
 START_TEST(test_explicit)
 {
+    const char *name = _i ? "scan" : "chunked";
     double worst[2] = {0.0, 0.0};
     for (int k = 0; k < N_SHAPES; ++k)
         for (int f32 = 0; f32 < 2 && !skip_shape(k); ++f32) {
             const int nsys = k_shapes[k][0], n = k_shapes[k][1];
-            const double e = run_explicit(nsys, n, f32, k % 2);
+            const double e = run_explicit(_i, nsys, n, f32, k % 2);
             const double tol = f32 ? TOL_F : TOL_D;
-            ck_assert_msg(e <= tol, "chunked %s nsys=%d n=%d: rel err %.3e > %.0e",
+            ck_assert_msg(e <= tol, "%s %s nsys=%d n=%d: rel err %.3e > %.0e", name,
                           f32 ? "float" : "double", nsys, n, e, tol);
             if (e > worst[f32]) worst[f32] = e;
         }
-    printf("  chunked (device ptrs, own workspace): %d shapes, worst rel err double %.2e (tol "
-           "%.0e), float %.2e (tol %.0e)\n", N_SHAPES, worst[0], TOL_D, worst[1], TOL_F);
+    printf("  %s (device ptrs, own workspace): %d shapes, worst rel err double %.2e (tol "
+           "%.0e), float %.2e (tol %.0e)\n", name, N_SHAPES, worst[0], TOL_D, worst[1], TOL_F);
 }
 END_TEST
 
-/* The variant call (library workspace, host pointers): chunked and auto (which picks chunked
- * above 1024 rows). */
+/* The variant call (library workspace, host pointers): chunked, scan and auto (which picks
+ * chunked above 1024 rows). */
 START_TEST(test_variant)
 {
-    static const cs_thomas_gpu_variant vs[] = {CS_THOMAS_GPU_CHUNKED, CS_THOMAS_GPU_AUTO};
+    static const cs_thomas_gpu_variant vs[] = {CS_THOMAS_GPU_CHUNKED, CS_THOMAS_GPU_SCAN,
+                                               CS_THOMAS_GPU_AUTO};
     double worst = 0.0;
     for (int k = 0; k < N_SHAPES; ++k)
-        for (int iv = 0; iv < 2 && !skip_shape(k); ++iv) {
+        for (int iv = 0; iv < 3 && !skip_shape(k); ++iv) {
             const int nsys = k_shapes[k][0], n = k_shapes[k][1];
             const size_t N = (size_t)nsys * n;
             double *a = td_alloc(N), *b = td_alloc(N), *c = td_alloc(N), *d = td_alloc(N);
@@ -126,7 +139,8 @@ START_TEST(test_variant)
     ck_assert_int_eq(cs_thomas_gpu_choose(1, 1025, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
     ck_assert_int_eq(cs_thomas_gpu_choose(64, 1 << 20, CS_THOMAS_GPU_F32), CS_THOMAS_GPU_CHUNKED);
     GPU_OK(cs_thomas_gpu_release_workspace());
-    printf("  chunked and auto (host ptrs, library workspace): worst rel err double %.2e\n", worst);
+    printf("  chunked, scan and auto (host ptrs, library workspace): worst rel err double %.2e\n",
+           worst);
 }
 END_TEST
 
@@ -147,6 +161,14 @@ START_TEST(test_errors)
     ck_assert_int_eq(cs_thomas_gpu_chunked_d(1, 0, p, p, p, p, work, wb, NULL), CS_SOLVER_ERR_INVALID);
     ck_assert_int_eq(cs_thomas_gpu_chunked_d(1, n, NULL, p, p, p, work, wb, NULL), CS_SOLVER_ERR_INVALID);
     ck_assert_int_eq(cs_thomas_gpu_chunked_d(0, n, NULL, NULL, NULL, NULL, NULL, 0, NULL), CS_SOLVER_OK);
+    const size_t sb = cs_thomas_gpu_scan_workspace(1, n, CS_THOMAS_GPU_F64);
+    ck_assert(sb > 0);
+    GPU_OK(cs_thomas_gpu_free(work));
+    GPU_OK(cs_thomas_gpu_malloc(&work, sb));
+    ck_assert_int_eq(cs_thomas_gpu_scan_d(1, n, p, p, p, p, work, sb - 8, NULL), CS_SOLVER_ERR_INVALID);
+    ck_assert_int_eq(cs_thomas_gpu_scan_d(1, n, p, p, p, p, (char *)work + 8, sb, NULL),
+                     CS_SOLVER_ERR_INVALID);
+    ck_assert_int_eq(cs_thomas_gpu_scan_d(-1, n, p, p, p, p, work, sb, NULL), CS_SOLVER_ERR_INVALID);
     GPU_OK(cs_thomas_gpu_free(dev));
     GPU_OK(cs_thomas_gpu_free(work));
 }
@@ -173,7 +195,7 @@ int main(void)
     Suite *s = suite_create("thomas_large_gpu");
     TCase *tc = tcase_create("chunked");
     tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, test_explicit);
+    tcase_add_loop_test(tc, test_explicit, 0, 2);
     tcase_add_test(tc, test_variant);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
