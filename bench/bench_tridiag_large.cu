@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string>
 
+#include "cs_block_thomas_gpu.h"
 #include "cs_solver.h"
 #include "cs_thomas_gpu.h"
 
@@ -287,6 +288,199 @@ static void run_table(const std::vector<std::pair<int, int>> &shapes, const std:
     }
 }
 
+/* ---- the bridge: one system over D partitions on D streams ------------------------------- */
+/* Median time [ms] of cs_thomas_gpu_bridge_d on P (double) with D partitions; events on the
+ * default stream around the call, the partition streams joined back into it. */
+static double time_bridge(Point<double> &P, int D, cs_thomas_bridge_sync sync)
+{
+    const size_t wb = cs_thomas_gpu_bridge_workspace(P.nsys, P.n, D);
+    if (wb == 0) return NAN;
+    void *work = nullptr, *streams[8];
+    CUDA_CHECK(cudaMalloc(&work, wb));
+    for (int p = 0; p < D; ++p) CS_CHECK_OK(cs_thomas_gpu_stream_create(&streams[p]));
+    std::vector<cudaEvent_t> ev(2 * (g_reps + 1)), joined(D);
+    for (auto &e : ev) CUDA_CHECK(cudaEventCreate(&e));
+    for (auto &e : joined) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    CUDA_CHECK(cudaMemcpy(P.slots, P.pristine, (size_t)P.R * 4 * P.N * sizeof(double),
+                          cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int k = 0; k <= g_reps; ++k) {
+        CUDA_CHECK(cudaEventRecord(ev[2 * k], 0));
+        for (int p = 0; p < D; ++p) CUDA_CHECK(cudaStreamWaitEvent((cudaStream_t)streams[p], ev[2 * k], 0));
+        CS_CHECK_OK(cs_thomas_gpu_bridge_d(P.nsys, P.n, D, sync, P.arr(k, 0), P.arr(k, 1), P.arr(k, 2),
+                                           P.arr(k, 3), work, wb, streams));
+        for (int p = 0; p < D; ++p) {
+            CUDA_CHECK(cudaEventRecord(joined[p], (cudaStream_t)streams[p]));
+            CUDA_CHECK(cudaStreamWaitEvent(0, joined[p], 0));
+        }
+        CUDA_CHECK(cudaEventRecord(ev[2 * k + 1], 0));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    double worst = 0.0;
+    for (int k = 0; k <= g_reps; ++k) {
+        float ms = 0.f;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, ev[2 * k], ev[2 * k + 1]));
+        if (k > 0) t.push_back(ms);
+        CUDA_CHECK(cudaMemset(P.derr, 0, sizeof *P.derr));
+        err_kernel<double><<<1024, 256>>>(P.N, P.arr(k, 3), P.ref, P.derr);
+        unsigned long long bits = 0;
+        CUDA_CHECK(cudaMemcpy(&bits, P.derr, sizeof bits, cudaMemcpyDeviceToHost));
+        double e;
+        memcpy(&e, &bits, sizeof e);
+        e /= P.ref_max;
+        if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
+    }
+    if (!(worst <= 1e-12)) {
+        ++g_failures;
+        fprintf(stderr, "CHECK FAILED: bridge D=%d %s n=%d: rel err %.3e\n", D, sync ? "device" : "host", P.n, worst);
+    }
+    for (auto &e : ev) CUDA_CHECK(cudaEventDestroy(e));
+    for (auto &e : joined) CUDA_CHECK(cudaEventDestroy(e));
+    for (int p = 0; p < D; ++p) CS_CHECK_OK(cs_thomas_gpu_stream_destroy(streams[p]));
+    CUDA_CHECK(cudaFree(work));
+    return median(t);
+}
+
+static void run_bridge(const std::vector<int> &ns)
+{
+    emit("\n### The bridge: one system over D partitions on D streams of one GPU, double\n\n");
+    emit("Each partition reduces its rows on its own stream; the 2D bridge rows are solved on the "
+         "host (host-driven: the host waits, solves, launches the substitutions) or by every "
+         "stream after waiting on the others' events (device-side). Times include the streams' "
+         "fork and join on the default stream; `chunked` is the same system on one stream.\n\n");
+    emit("| n | chunked [ms] |");
+    for (int D : {1, 2, 4, 8}) emit(" D=%d host [ms] | D=%d device [ms] |", D, D);
+    emit("\n|---:|---:|");
+    for (int i = 0; i < 8; ++i) emit("---:|");
+    emit("\n");
+    for (int n : ns) {
+        Point<double> P = make_point<double>(1, n, 600 + n % 97, nullptr);
+        emit("| 2^%.0f | %s |", std::log2((double)n), fmt_ms(time_solver<double>(P, S_CHUNKED)).c_str());
+        for (int D : {1, 2, 4, 8})
+            emit(" %s | %s |", fmt_ms(time_bridge(P, D, CS_THOMAS_BRIDGE_HOST)).c_str(),
+                 fmt_ms(time_bridge(P, D, CS_THOMAS_BRIDGE_DEVICE)).c_str());
+        emit("\n");
+        fflush(stdout);
+        free_point(P);
+    }
+}
+
+/* ---- block-tridiagonal batches ---------------------------------------------------------- */
+/* nsys systems of nb block rows of k×k blocks, block diagonally dominant as in tests/test_block.h;
+ * both GPU variants (each in its layout, the inputs converted once, untimed) against the CPU
+ * block Thomas, serial (the reference) and OpenMP. Compulsory bytes: A, B, C, d read, x written:
+ * (3k² + 2k)·8 per block row. */
+static void run_block(int k, int nsys, int nb, uint64_t seed)
+{
+    const size_t kk = (size_t)k * k, rows = (size_t)nsys * nb, nblk = rows * kk, nvec = rows * k;
+    const size_t set = 3 * nblk + nvec; /* doubles per input set [A | B | C | d] */
+    std::vector<double> h(set);
+    double *A = h.data(), *B = A + nblk, *C = B + nblk, *d = C + nblk;
+#pragma omp parallel for schedule(static)
+    for (long long r = 0; r < (long long)rows; ++r) {
+        const int i = (int)(r % nb);
+        for (int a = 0; a < k; ++a) {
+            double sum = 0.0;
+            for (int c = 0; c < k; ++c) {
+                const size_t e = r * kk + a * k + c;
+                A[e] = i > 0 ? 2.0 * u01(seed, e, 0) - 1.0 : 0.0;
+                C[e] = i < nb - 1 ? 2.0 * u01(seed, e, 1) - 1.0 : 0.0;
+                B[e] = c != a ? 2.0 * u01(seed, e, 2) - 1.0 : 0.0;
+                sum += std::fabs(A[e]) + std::fabs(B[e]) + std::fabs(C[e]);
+            }
+            B[r * kk + a * k + a] = (sum + 0.5 + u01(seed, r * k + a, 3)) * (u01(seed, r * k + a, 4) < 0.5 ? -1.0 : 1.0);
+            d[r * k + a] = 2.0 * u01(seed, r * k + a, 5) - 1.0;
+        }
+    }
+    /* CPU: serial (the reference) and OpenMP, median of 3 */
+    std::vector<double> Cw(nblk), x(nvec), ts, to;
+    for (int rep = 0; rep < 3; ++rep)
+        for (int omp = 0; omp < 2; ++omp) {
+            memcpy(Cw.data(), C, nblk * sizeof(double));
+            memcpy(x.data(), d, nvec * sizeof(double));
+            const double t0 = now_s();
+            CS_CHECK_OK(omp ? cs_block_thomas_solve_omp(k, nsys, nb, A, B, Cw.data(), x.data())
+                            : cs_block_thomas_solve_serial(k, nsys, nb, A, B, Cw.data(), x.data()));
+            (omp ? to : ts).push_back((now_s() - t0) * 1e3);
+        }
+    double ref_max = 0.0;
+    for (double v : x) ref_max = std::max(ref_max, std::fabs(v));
+    /* GPU: pristine sets per layout, R copies, the reference in both layouts */
+    const int R = g_reps + 1;
+    double *pr[2], *sl[2], *ref[2], *tmp;
+    unsigned long long *derr;
+    CUDA_CHECK(cudaMalloc(&tmp, set * sizeof(double)));
+    CUDA_CHECK(cudaMalloc(&derr, sizeof *derr));
+    CUDA_CHECK(cudaMemcpy(tmp, h.data(), set * sizeof(double), cudaMemcpyHostToDevice));
+    for (int l = 0; l < 2; ++l) {
+        CUDA_CHECK(cudaMalloc(&pr[l], R * set * sizeof(double)));
+        CUDA_CHECK(cudaMalloc(&sl[l], R * set * sizeof(double)));
+        CUDA_CHECK(cudaMalloc(&ref[l], nvec * sizeof(double)));
+        if (l == 0) {
+            CUDA_CHECK(cudaMemcpy(pr[0], tmp, set * sizeof(double), cudaMemcpyDeviceToDevice));
+            CUDA_CHECK(cudaMemcpy(ref[0], x.data(), nvec * sizeof(double), cudaMemcpyHostToDevice));
+        } else {
+            for (int j = 0; j < 3; ++j)
+                CS_CHECK_OK(cs_thomas_gpu_flat_to_interleaved_d(nsys, (int)(nb * kk), tmp + j * nblk, pr[1] + j * nblk));
+            CS_CHECK_OK(cs_thomas_gpu_flat_to_interleaved_d(nsys, nb * k, tmp + 3 * nblk, pr[1] + 3 * nblk));
+            CUDA_CHECK(cudaMemcpy(tmp, x.data(), nvec * sizeof(double), cudaMemcpyHostToDevice));
+            CS_CHECK_OK(cs_thomas_gpu_flat_to_interleaved_d(nsys, nb * k, tmp, ref[1]));
+        }
+        for (int r = 1; r < R; ++r)
+            CUDA_CHECK(cudaMemcpy(pr[l] + r * set, pr[l], set * sizeof(double), cudaMemcpyDeviceToDevice));
+    }
+    double ms[2];
+    for (int l = 0; l < 2; ++l) {
+        CUDA_CHECK(cudaMemcpy(sl[l], pr[l], R * set * sizeof(double), cudaMemcpyDeviceToDevice));
+        std::vector<cudaEvent_t> ev(2 * R);
+        for (auto &e : ev) CUDA_CHECK(cudaEventCreate(&e));
+        for (int r = 0; r < R; ++r) {
+            double *q = sl[l] + r * set;
+            CUDA_CHECK(cudaEventRecord(ev[2 * r]));
+            CS_CHECK_OK(cs_block_thomas_gpu_solve_d((cs_block_gpu_variant)l, k, nsys, nb, q, q + nblk,
+                                                    q + 2 * nblk, q + 3 * nblk, CS_THOMAS_GPU_DEVICE_PTRS));
+            CUDA_CHECK(cudaEventRecord(ev[2 * r + 1]));
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<double> t;
+        double worst = 0.0;
+        for (int r = 0; r < R; ++r) {
+            float f = 0.f;
+            CUDA_CHECK(cudaEventElapsedTime(&f, ev[2 * r], ev[2 * r + 1]));
+            if (r > 0) t.push_back(f);
+            CUDA_CHECK(cudaMemset(derr, 0, sizeof *derr));
+            err_kernel<double><<<1024, 256>>>(nvec, sl[l] + r * set + 3 * nblk, ref[l], derr);
+            unsigned long long bits = 0;
+            CUDA_CHECK(cudaMemcpy(&bits, derr, sizeof bits, cudaMemcpyDeviceToHost));
+            double e;
+            memcpy(&e, &bits, sizeof e);
+            e /= ref_max;
+            if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
+        }
+        for (auto &e : ev) CUDA_CHECK(cudaEventDestroy(e));
+        if (!(worst <= 1e-12)) {
+            ++g_failures;
+            fprintf(stderr, "CHECK FAILED: block %s k=%d: rel err %.3e\n",
+                    cs_block_gpu_variant_name((cs_block_gpu_variant)l), k, worst);
+        }
+        ms[l] = median(t);
+    }
+    const double bytes = (3.0 * kk + 2.0 * k) * rows * sizeof(double);
+    const double best = std::min(ms[0], ms[1]), gbs = bytes / (best * 1e-3) / 1e9;
+    emit("| %d | %d | %d | %s | %s | %.0f (%.0f %%) | %s | %s |\n", k, nsys, nb, fmt_ms(ms[0]).c_str(),
+         fmt_ms(ms[1]).c_str(), gbs, 100.0 * gbs / g_copy_gbs, fmt_ms(median(ts)).c_str(),
+         fmt_ms(median(to)).c_str());
+    fflush(stdout);
+    for (int l = 0; l < 2; ++l) {
+        CUDA_CHECK(cudaFree(pr[l]));
+        CUDA_CHECK(cudaFree(sl[l]));
+        CUDA_CHECK(cudaFree(ref[l]));
+    }
+    CUDA_CHECK(cudaFree(tmp));
+    CUDA_CHECK(cudaFree(derr));
+}
+
 int main(int argc, char **argv)
 {
     const char *outpath = NULL;
@@ -344,6 +538,17 @@ int main(int argc, char **argv)
     run_table<double>(few, s2, 300);
     emit("\n### A few systems, float\n");
     run_table<float>(few, s2, 400);
+
+    if (g_quick) run_bridge({5000});
+    else run_bridge({1 << 16, 1 << 20, 1 << 24});
+
+    emit("\n### Block-tridiagonal batches (k×k blocks), double\n\n");
+    emit("One thread per system; GB/s: (3k² + 2k)·8 bytes per block row (A, B, C, d read, x "
+         "written) over the faster variant's time; results checked against the CPU block Thomas "
+         "(1e-12). CPU: block Thomas, serial and OpenMP.\n\n");
+    emit("| k | nsys | nb | flat [ms] | interleaved [ms] | best GB/s (%% copy) | CPU serial [ms] | "
+         "CPU OpenMP [ms] |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 2; k <= 4; ++k) run_block(k, g_quick ? 1000 : 16384, g_quick ? 9 : 64, 500 + k);
 
     emit("\nChecks failed: %d\n", g_failures);
     if (g_out) fclose(g_out);

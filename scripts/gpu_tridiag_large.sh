@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one call (issue 29): the large-system tridiagonal solvers checked and
-# measured. tests: the GPU tests of the solver library (every large-system variant against the CPU
-# Thomas reference, and test_thomas_gpu where auto now picks chunked above 1024 rows) plus their
-# CPU counterparts; sanitize: compute-sanitizer memcheck and racecheck (the kernels share memory
-# between barriers) on the large-system test at small sizes, memcheck on the benchmark's --quick
-# run; bench: bench_tridiag_large (one system n = 2^10..2^24 and a few systems, double and float,
-# against cuSPARSE gtsv2, gtsv2_nopivot and gtsv2StridedBatch; about a minute of GPU time) into
-# bench/results-tridiag-large.md and OUTDIR.
+# measured. tests: the GPU tests of the solver library (chunked and scan against the CPU Thomas
+# reference, the bridge over 1..8 streams, the block-tridiagonal variants, and test_thomas_gpu
+# where auto now picks chunked above 1024 rows) plus their CPU counterparts; sanitize:
+# compute-sanitizer memcheck and racecheck (the kernels share memory between barriers) on the
+# large-system and bridge tests at small sizes, memcheck on the benchmark's --quick run; bench:
+# bench_tridiag_large (one system n = 2^10..2^24 and a few systems, double and float, against
+# cuSPARSE gtsv2, gtsv2_nopivot and gtsv2StridedBatch; the bridge with D = 1..8; block sizes
+# k = 2, 3, 4; estimated 1-2 minutes of GPU time) into bench/results-tridiag-large.md and OUTDIR.
 #
 # Usage, from the project root: scripts/gpu_tridiag_large.sh [OUTDIR]
 # Carry: .devlibs (../shared/device/make-devlibs.sh or scripts/devlibs.sh). PARTS="tests sanitize
@@ -18,7 +19,7 @@ gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-tridiag-large}}" || exit 1
 t0=$(date +%s)
 bld=$root/build-gpu
 parts_all="tests sanitize bench"
-gpu_tests="test_thomas_large_gpu test_thomas_gpu test_thomas_large_cpu"
+gpu_tests="test_thomas_large_gpu test_thomas_bridge_gpu test_block_tridiag_gpu test_thomas_gpu test_thomas_large_cpu test_block_tridiag_cpu"
 gpu_build "$bld" bench_tridiag_large || exit 1
 for t in $gpu_tests; do gpu_build "$bld" "$t" || exit 1; done
 echo "build: $(( $(date +%s) - t0 )) s"
@@ -30,10 +31,12 @@ if gpu_part tests; then
 fi
 
 if gpu_part sanitize; then
-  for tool in memcheck racecheck; do
-    (cd "$bld/tests" && CS_TEST_SMALL=1 CK_FORK=no timeout 240 compute-sanitizer --tool $tool \
-      --error-exitcode 9 ./test_thomas_large_gpu) >"$out/$tool.log" 2>&1
-    echo "$tool test_thomas_large_gpu: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1)"
+  for t in test_thomas_large_gpu test_thomas_bridge_gpu; do
+    for tool in memcheck racecheck; do
+      (cd "$bld/tests" && CS_TEST_SMALL=1 CK_FORK=no timeout 240 compute-sanitizer --tool $tool \
+        --error-exitcode 9 ./$t) >"$out/$tool-$t.log" 2>&1
+      echo "$tool $t: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$t.log" | tail -1)"
+    done
   done
   timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$bld/bench/bench_tridiag_large" --quick \
     "$out/bench-quick.md" >"$out/memcheck-bench.log" 2>&1

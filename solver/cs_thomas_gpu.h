@@ -163,6 +163,27 @@ cs_solver_status cs_thomas_gpu_scan_f(int nsys, int n, const float *a, float *b,
 /* Free the workspace the variant calls keep (chunked and scan through cs_thomas_gpu_solve_*). */
 cs_solver_status cs_thomas_gpu_release_workspace(void);
 
+/* ---- one system split over partitions, coupled by a bridge system ---------------------- */
+/* Seed 004's multi-GPU hybrid on one GPU: the rows (nsys·n, as chunked) are split into `parts`
+ * contiguous partitions, partition p running on streams[p] (each stream a stand-in for one
+ * device). Each partition reduces its rows with chunked's kernels down to two bridge rows (its
+ * first and last unknowns, coupled to its neighbours' last and first); the 2·parts bridge rows
+ * are solved; each partition then substitutes back (solver/cs_thomas_bridge_gpu.cu).
+ * sync = CS_THOMAS_BRIDGE_HOST: the host waits for every partition's reduction, solves the bridge
+ * on the CPU and launches the substitutions (two kernels with the CPU between; the call returns
+ * once the substitutions are queued). CS_THOMAS_BRIDGE_DEVICE: every stream waits for the others'
+ * reductions through events and solves the bridge itself, no host round trip (the call only
+ * queues work). Either way, wait on every stream before reading d; the inputs must be ready
+ * before the call. Device pointers, double; a, c read only, b unchanged, d the solution.
+ * Needs at least 2 rows per partition (else CS_SOLVER_ERR_INVALID); 1 <= parts <= 64. */
+#define CS_THOMAS_BRIDGE_MAX_PARTS 64
+typedef enum { CS_THOMAS_BRIDGE_HOST = 0, CS_THOMAS_BRIDGE_DEVICE = 1 } cs_thomas_bridge_sync;
+/* Bytes of workspace (16-byte aligned); 0 when the shape cannot be split into `parts`. */
+size_t cs_thomas_gpu_bridge_workspace(int nsys, int n, int parts);
+cs_solver_status cs_thomas_gpu_bridge_d(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
+                                        const double *a, double *b, const double *c, double *d,
+                                        void *work, size_t work_bytes, void *const *streams);
+
 /* ---- set-up helpers: layout conversion on the device (device pointers, asynchronous) -- */
 /* One array of nsys·n elements; src and dst must not overlap. */
 cs_solver_status cs_thomas_gpu_flat_to_interleaved_d(int nsys, int n, const double *src,

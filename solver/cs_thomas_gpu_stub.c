@@ -112,6 +112,21 @@ cs_solver_status cs_thomas_gpu_scan_f(int nsys, int n, const float *a, float *b,
     return cs__stub_unavailable();
 }
 
+size_t cs_thomas_gpu_bridge_workspace(int nsys, int n, int parts)
+{
+    (void)nsys, (void)n, (void)parts;
+    return 0;
+}
+
+cs_solver_status cs_thomas_gpu_bridge_d(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
+                                        const double *a, double *b, const double *c, double *d,
+                                        void *work, size_t work_bytes, void *const *streams)
+{
+    (void)nsys, (void)n, (void)parts, (void)sync, (void)a, (void)b, (void)c, (void)d;
+    (void)work, (void)work_bytes, (void)streams;
+    return cs__stub_unavailable();
+}
+
 cs_solver_status cs_thomas_gpu_release_workspace(void) { return CS_SOLVER_OK; }
 
 cs_solver_status cs_thomas_gpu_solve_d(cs_thomas_gpu_variant v, int nsys, int n, const double *a,

@@ -38,27 +38,29 @@
 #include "cs_thomas_gpu.h"
 #include "cs_thomas_gpu_impl.cuh"
 
-#define CS__K 16      /* rows per thread chunk */
+#define CS__K CS__CHUNK_K /* rows per thread chunk */
 #define CS__T 128     /* threads per reduce/substitute block */
 #define CS__TILE (CS__K * CS__T)
 #define CS__PAD (CS__K + 1)
-#define CS__BASE 1024 /* the base level: one block of CS__BASE threads, one row each */
+#define CS__BASE CS__CHUNK_BASE /* the base level: one block of CS__BASE threads, one row each */
 #define CS__MAX_LEVELS 16
 static_assert(CS__K >= 4, "the substitution treats rows 1 and K-2 as distinct interior rows");
 
 /* ---- tiles ------------------------------------------------------------------------------- */
 __device__ __forceinline__ int cs__slot(int e) { return e + e / CS__K; }
 
-/* Rows [t0, t0 + TILE) of a system of N rows made of systems of n rows, into shared memory. */
+/* Rows [t0, t0 + TILE) of a system of N rows made of systems of n rows, into shared memory;
+ * rows at or past r1 (<= N) are loaded as identity rows. */
 template <typename T>
-__device__ __forceinline__ void cs__load_tile(size_t t0, size_t N, size_t n, const T *__restrict__ a,
+__device__ __forceinline__ void cs__load_tile(size_t t0, size_t r1, size_t N, size_t n,
+                                              const T *__restrict__ a,
                                               const T *__restrict__ b, const T *__restrict__ c,
                                               const T *__restrict__ d, T *sa, T *sb, T *sc, T *sd)
 {
     for (int e = threadIdx.x; e < CS__TILE; e += CS__T) {
         const size_t g = t0 + (size_t)e;
         const int s = cs__slot(e);
-        if (g < N) {
+        if (g < r1) {
             sa[s] = __ldg(a + g), sb[s] = __ldg(b + g), sc[s] = __ldg(c + g), sd[s] = d[g];
         } else {
             sa[s] = T(0), sb[s] = T(1), sc[s] = T(0), sd[s] = T(0);
@@ -87,17 +89,19 @@ template <typename T> struct cs__smem {
 };
 
 /* ---- kernels ----------------------------------------------------------------------------- */
-/* Level m rows -> reduced level (ra, rb, rc, rd) of 2·nch rows, nch = ceil(m/K). */
+/* Rows [r0, r1) of a level of m rows (r0 a multiple of K) -> rows [2·r0/K, 2·ceil(r1/K)) of the
+ * reduced level (ra, rb, rc, rd), which has 2·ceil(m/K) rows. */
 template <typename T>
 __global__ void __launch_bounds__(CS__T)
-cs__chunk_reduce_kernel(size_t m, size_t n, const T *__restrict__ a, const T *__restrict__ b,
-                        const T *__restrict__ c, const T *__restrict__ d, T *__restrict__ ra,
-                        T *__restrict__ rb, T *__restrict__ rc, T *__restrict__ rd)
+cs__chunk_reduce_kernel(size_t r0, size_t r1, size_t m, size_t n, const T *__restrict__ a,
+                        const T *__restrict__ b, const T *__restrict__ c, const T *__restrict__ d,
+                        T *__restrict__ ra, T *__restrict__ rb, T *__restrict__ rc,
+                        T *__restrict__ rd)
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
     cs__smem<T> s(cs__raw);
-    const size_t t0 = (size_t)blockIdx.x * CS__TILE;
-    cs__load_tile<T>(t0, m, n, a, b, c, d, s.a, s.b, s.c, s.d);
+    const size_t t0 = r0 + (size_t)blockIdx.x * CS__TILE;
+    cs__load_tile<T>(t0, r1, m, n, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__PAD;
     const T *A = s.a + o, *B = s.b + o, *C = s.c + o, *D = s.d + o;
 
@@ -119,27 +123,29 @@ cs__chunk_reduce_kernel(size_t m, size_t n, const T *__restrict__ a, const T *__
         ps = -C[j] * ps * inv;
         dd = (D[j] - C[j] * dd) * inv;
     }
-    const size_t q = (size_t)blockIdx.x * CS__T + threadIdx.x, nch = (m + CS__K - 1) / CS__K;
+    const size_t q = t0 / CS__K + threadIdx.x, nch = (r1 + CS__K - 1) / CS__K;
     if (q < nch) {
         ra[2 * q] = ph, rb[2 * q] = T(1), rc[2 * q] = ps, rd[2 * q] = dd;         /* F row */
         ra[2 * q + 1] = al, rb[2 * q + 1] = T(1), rc[2 * q + 1] = ga, rd[2 * q + 1] = de; /* L */
     }
 }
 
-/* x: the reduced level's solution (F_q = x[2q], L_q = x[2q+1]); writes level m's solution to d. */
+/* x: the reduced level's solution (F_q = x[2q], L_q = x[2q+1]); writes the solution of rows
+ * [r0, r1) of the level (m rows) to d. */
 template <typename T>
 __global__ void __launch_bounds__(CS__T)
-cs__chunk_subst_kernel(size_t m, size_t n, const T *__restrict__ a, const T *__restrict__ b,
-                       const T *__restrict__ c, T *__restrict__ d, const T *__restrict__ x)
+cs__chunk_subst_kernel(size_t r0, size_t r1, size_t m, size_t n, const T *__restrict__ a,
+                       const T *__restrict__ b, const T *__restrict__ c, T *__restrict__ d,
+                       const T *__restrict__ x)
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
     cs__smem<T> s(cs__raw);
-    const size_t t0 = (size_t)blockIdx.x * CS__TILE;
-    cs__load_tile<T>(t0, m, n, a, b, c, d, s.a, s.b, s.c, s.d);
+    const size_t t0 = r0 + (size_t)blockIdx.x * CS__TILE;
+    cs__load_tile<T>(t0, r1, m, n, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__PAD;
     const T *A = s.a + o, *B = s.b + o, *C = s.c + o;
     T *D = s.d + o;
-    const size_t q = (size_t)blockIdx.x * CS__T + threadIdx.x, nch = (m + CS__K - 1) / CS__K;
+    const size_t q = t0 / CS__K + threadIdx.x, nch = (r1 + CS__K - 1) / CS__K;
     const T F = (q < nch) ? x[2 * q] : T(0), L = (q < nch) ? x[2 * q + 1] : T(0);
 
     /* interior rows 1..K-2 with the ends known */
@@ -168,7 +174,7 @@ cs__chunk_subst_kernel(size_t m, size_t n, const T *__restrict__ a, const T *__r
     __syncthreads();
     for (int e = threadIdx.x; e < CS__TILE; e += CS__T) {
         const size_t g = t0 + (size_t)e;
-        if (g < m) d[g] = s.d[cs__slot(e)];
+        if (g < r1) d[g] = s.d[cs__slot(e)];
     }
 }
 
@@ -226,20 +232,58 @@ static cs_solver_status cs__smem_attr(const void *kernel)
     return CS_SOLVER_OK;
 }
 
+/* The kernels need more than 48 KB of shared memory: opt in once per instantiation. */
+template <typename T> static cs_solver_status cs__chunk_attr(void)
+{
+    static std::once_flag once;
+    static cs_solver_status st = CS_SOLVER_OK;
+    std::call_once(once, [] {
+        st = cs__smem_attr<T>((const void *)cs__chunk_reduce_kernel<T>);
+        if (st == CS_SOLVER_OK) st = cs__smem_attr<T>((const void *)cs__chunk_subst_kernel<T>);
+    });
+    return st;
+}
+
+template <typename T>
+cs_solver_status cs__chunk_reduce_launch(size_t r0, size_t r1, size_t m, size_t n, const T *a,
+                                         const T *b, const T *c, const T *d, T *ra, T *rb, T *rc,
+                                         T *rd, cudaStream_t stream)
+{
+    const cs_solver_status st = cs__chunk_attr<T>();
+    if (st != CS_SOLVER_OK) return st;
+    if (r1 <= r0) return CS_SOLVER_OK;
+    const size_t blocks = (r1 - r0 + CS__TILE - 1) / CS__TILE;
+    cs__chunk_reduce_kernel<T><<<(unsigned)blocks, CS__T, 4 * CS__T * CS__PAD * sizeof(T), stream>>>(
+        r0, r1, m, n, a, b, c, d, ra, rb, rc, rd);
+    CS__TG_CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+template <typename T>
+cs_solver_status cs__chunk_subst_launch(size_t r0, size_t r1, size_t m, size_t n, const T *a,
+                                        const T *b, const T *c, T *d, const T *x,
+                                        cudaStream_t stream)
+{
+    const cs_solver_status st = cs__chunk_attr<T>();
+    if (st != CS_SOLVER_OK) return st;
+    if (r1 <= r0) return CS_SOLVER_OK;
+    const size_t blocks = (r1 - r0 + CS__TILE - 1) / CS__TILE;
+    cs__chunk_subst_kernel<T><<<(unsigned)blocks, CS__T, 4 * CS__T * CS__PAD * sizeof(T), stream>>>(
+        r0, r1, m, n, a, b, c, d, x);
+    CS__TG_CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+template cs_solver_status cs__chunk_reduce_launch<double>(size_t, size_t, size_t, size_t,
+    const double *, const double *, const double *, const double *, double *, double *, double *,
+    double *, cudaStream_t);
+template cs_solver_status cs__chunk_subst_launch<double>(size_t, size_t, size_t, size_t,
+    const double *, const double *, const double *, double *, const double *, cudaStream_t);
+
 template <typename T>
 static cs_solver_status cs__chunked_run(int nsys, int n, const T *a, const T *b, const T *c, T *d,
                                         T *work, cudaStream_t stream)
 {
     const size_t N = (size_t)nsys * (size_t)n;
-    const size_t smem = 4 * CS__T * CS__PAD * sizeof(T);
-    static std::once_flag attr_once; /* per instantiation */
-    static cs_solver_status attr_st = CS_SOLVER_OK;
-    std::call_once(attr_once, [] {
-        attr_st = cs__smem_attr<T>((const void *)cs__chunk_reduce_kernel<T>);
-        if (attr_st == CS_SOLVER_OK) attr_st = cs__smem_attr<T>((const void *)cs__chunk_subst_kernel<T>);
-    });
-    if (attr_st != CS_SOLVER_OK) return attr_st;
-
     const T *la[CS__MAX_LEVELS], *lb[CS__MAX_LEVELS], *lc[CS__MAX_LEVELS];
     T *ld[CS__MAX_LEVELS];
     size_t lm[CS__MAX_LEVELS], ln[CS__MAX_LEVELS];
@@ -250,10 +294,9 @@ static cs_solver_status cs__chunked_run(int nsys, int n, const T *a, const T *b,
         const size_t nch = (lm[L] + CS__K - 1) / CS__K, m = 2 * nch, r = cs__round32(m);
         T *ra = work, *rb = work + r, *rc = work + 2 * r, *rd = work + 3 * r;
         work += 4 * r;
-        const size_t blocks = (lm[L] + CS__TILE - 1) / CS__TILE;
-        cs__chunk_reduce_kernel<T><<<(unsigned)blocks, CS__T, smem, stream>>>(
-            lm[L], ln[L], la[L], lb[L], lc[L], ld[L], ra, rb, rc, rd);
-        CS__TG_CUDA(cudaGetLastError());
+        const cs_solver_status st = cs__chunk_reduce_launch<T>(0, lm[L], lm[L], ln[L], la[L], lb[L],
+                                                               lc[L], ld[L], ra, rb, rc, rd, stream);
+        if (st != CS_SOLVER_OK) return st;
         ++L;
         la[L] = ra, lb[L] = rb, lc[L] = rc, ld[L] = rd, lm[L] = m, ln[L] = m;
     }
@@ -261,10 +304,9 @@ static cs_solver_status cs__chunked_run(int nsys, int n, const T *a, const T *b,
                                                        la[L], lb[L], lc[L], ld[L]);
     CS__TG_CUDA(cudaGetLastError());
     for (int l = L - 1; l >= 0; --l) {
-        const size_t blocks = (lm[l] + CS__TILE - 1) / CS__TILE;
-        cs__chunk_subst_kernel<T><<<(unsigned)blocks, CS__T, smem, stream>>>(
-            lm[l], ln[l], la[l], lb[l], lc[l], ld[l], ld[l + 1]);
-        CS__TG_CUDA(cudaGetLastError());
+        const cs_solver_status st = cs__chunk_subst_launch<T>(0, lm[l], lm[l], ln[l], la[l], lb[l],
+                                                              lc[l], ld[l], ld[l + 1], stream);
+        if (st != CS_SOLVER_OK) return st;
     }
     return CS_SOLVER_OK;
 }
