@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_rng.h"
+#include "test_tridiag.h" /* td_alloc, td_rel_err, urand */
 
 /* LAPACK (Fortran ABI); without LAPACK the tests exit 77 before calling it */
 #ifdef CS_NO_LAPACK
@@ -28,7 +28,7 @@ void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, double 
             const int *ldab, int *ipiv, double *b, const int *ldb, int *info);
 #endif
 
-static void blk_gen(int k, int nsys, int nb, double *A, double *B, double *C, double *d)
+static inline void blk_gen(int k, int nsys, int nb, double *A, double *B, double *C, double *d)
 {
     const int kk = k * k;
     for (int s = 0; s < nsys; ++s)
@@ -50,7 +50,7 @@ static void blk_gen(int k, int nsys, int nb, double *A, double *B, double *C, do
 }
 
 /* x (nsys·nb·k) = dgbsv's solution of every system; returns LAPACK's worst info (0 = ok). */
-static int blk_reference(int k, int nsys, int nb, const double *A, const double *B,
+static inline int blk_reference(int k, int nsys, int nb, const double *A, const double *B,
                          const double *C, const double *d, double *x)
 {
     const int N = nb * k, kl = 2 * k - 1, ku = 2 * k - 1, ldab = 2 * kl + ku + 1, one = 1;
@@ -79,18 +79,6 @@ static int blk_reference(int k, int nsys, int nb, const double *A, const double 
     free(ab);
     free(ipiv);
     return worst;
-}
-
-/* max|x - ref| / max|ref|, NaN as +inf */
-static double blk_rel_err(size_t n, const double *x, const double *ref)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-        const double e = fabs(x[i] - ref[i]);
-        if (!(e <= num)) num = isnan(e) ? INFINITY : e;
-        if (fabs(ref[i]) > den) den = fabs(ref[i]);
-    }
-    return den > 0.0 ? num / den : num;
 }
 
 #endif

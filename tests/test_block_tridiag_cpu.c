@@ -10,15 +10,9 @@
 
 #include "cs_solver.h"
 #include "test_block.h"
+#include "test_run.h"
 
 #define TOL 1e-12
-
-static double *alloc(size_t n)
-{
-    double *p = malloc((n ? n : 1) * sizeof *p);
-    ck_assert_ptr_nonnull(p);
-    return p;
-}
 
 START_TEST(test_vs_lapack)
 {
@@ -30,14 +24,14 @@ START_TEST(test_vs_lapack)
             for (size_t is = 0; is < sizeof nsyss / sizeof *nsyss; ++is) {
                 const int nb = nbs[ib], nsys = nsyss[is];
                 const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
-                double *A = alloc(nblk), *B = alloc(nblk), *C = alloc(nblk), *d = alloc(nvec);
-                double *C2 = alloc(nblk), *d2 = alloc(nvec), *ref = alloc(nvec);
+                double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
+                double *C2 = td_alloc(nblk), *d2 = td_alloc(nvec), *ref = td_alloc(nvec);
                 blk_gen(k, nsys, nb, A, B, C, d);
                 ck_assert_int_eq(blk_reference(k, nsys, nb, A, B, C, d, ref), 0);
                 memcpy(C2, C, nblk * sizeof *C), memcpy(d2, d, nvec * sizeof *d);
                 ck_assert_int_eq(cs_block_thomas_solve_serial(k, nsys, nb, A, B, C, d), CS_SOLVER_OK);
                 ck_assert_int_eq(cs_block_thomas_solve_omp(k, nsys, nb, A, B, C2, d2), CS_SOLVER_OK);
-                const double e = blk_rel_err(nvec, d, ref);
+                const double e = td_rel_err(nvec, d, ref);
                 ck_assert_msg(e <= TOL, "k=%d nsys=%d nb=%d: rel err %.3e > %.0e", k, nsys, nb, e, TOL);
                 ck_assert(memcmp(d, d2, nvec * sizeof *d) == 0);
                 if (e > worst[k]) worst[k] = e;
@@ -53,7 +47,7 @@ START_TEST(test_pivoting)
 {
     const int k = 2, nb = 50, nsys = 3;
     const size_t nblk = (size_t)nsys * nb * 4, nvec = (size_t)nsys * nb * 2;
-    double *A = alloc(nblk), *B = alloc(nblk), *C = alloc(nblk), *d = alloc(nvec), *ref = alloc(nvec);
+    double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec), *ref = td_alloc(nvec);
     blk_gen(k, nsys, nb, A, B, C, d);
     for (size_t b = 0; b < nblk / 4; ++b) {
         for (int e = 0; e < 4; ++e) A[4 * b + e] *= 0.25, C[4 * b + e] *= 0.25;
@@ -62,7 +56,7 @@ START_TEST(test_pivoting)
     }
     ck_assert_int_eq(blk_reference(k, nsys, nb, A, B, C, d, ref), 0);
     ck_assert_int_eq(cs_block_thomas_solve_serial(k, nsys, nb, A, B, C, d), CS_SOLVER_OK);
-    const double e = blk_rel_err(nvec, d, ref);
+    const double e = td_rel_err(nvec, d, ref);
     ck_assert_msg(e <= TOL, "pivoting: rel err %.3e", e);
     printf("block Thomas, zero leading entries (pivoting in the block): rel err %.2e\n", e);
     free(A), free(B), free(C), free(d), free(ref);
@@ -73,7 +67,7 @@ START_TEST(test_singular_and_invalid)
 {
     const int k = 3, nb = 10;
     const size_t nblk = (size_t)nb * 9, nvec = (size_t)nb * 3;
-    double *A = alloc(nblk), *B = alloc(nblk), *C = alloc(nblk), *d = alloc(nvec);
+    double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
     blk_gen(k, 1, nb, A, B, C, d);
     for (int e = 0; e < 9; ++e) A[4 * 9 + e] = B[4 * 9 + e] = C[4 * 9 + e] = 0.0; /* block row 4 */
     ck_assert_int_eq(cs_block_thomas_solve_serial(k, 1, nb, A, B, C, d), CS_SOLVER_ERR_SINGULAR);
@@ -99,9 +93,5 @@ int main(void)
     tcase_add_test(tc, test_pivoting);
     tcase_add_test(tc, test_singular_and_invalid);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

@@ -12,22 +12,9 @@
 #include "cs_block_thomas_gpu.h"
 #include "cs_solver.h"
 #include "test_block.h"
+#include "test_run.h"
 
 #define TOL 1e-12
-
-#define GPU_OK(expr)                                                                     \
-    do {                                                                                 \
-        const cs_solver_status st_ = (expr);                                             \
-        ck_assert_msg(st_ == CS_SOLVER_OK, "%s: status %d (%s)", #expr, (int)st_,        \
-                      cs_thomas_gpu_last_error());                                       \
-    } while (0)
-
-static double *alloc(size_t n)
-{
-    double *p = malloc((n ? n : 1) * sizeof *p);
-    ck_assert_ptr_nonnull(p);
-    return p;
-}
 
 /* Flat (nsys × per) -> interleaved (per × nsys), and back */
 static void to_il(int nsys, size_t per, const double *f, double *il)
@@ -53,7 +40,7 @@ static void reference(int k, int nsys, int nb, const double *A, const double *B,
 {
 #ifdef CS_NO_LAPACK
     const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
-    double *Cc = alloc(nblk);
+    double *Cc = td_alloc(nblk);
     memcpy(Cc, C, nblk * sizeof *Cc);
     memcpy(ref, d, nvec * sizeof *ref);
     ck_assert_int_eq(cs_block_thomas_solve_serial(k, nsys, nb, A, B, Cc, ref), CS_SOLVER_OK);
@@ -76,9 +63,9 @@ START_TEST(test_host)
             const int nsys = k_shapes[j][0], nb = k_shapes[j][1];
             const size_t pb = (size_t)nb * k * k, pv = (size_t)nb * k;
             const size_t nblk = nsys * pb, nvec = nsys * pv;
-            double *A = alloc(nblk), *B = alloc(nblk), *C = alloc(nblk), *d = alloc(nvec);
-            double *ref = alloc(nvec), *Cc = alloc(nblk), *dc = alloc(nvec);
-            double *gA = alloc(nblk), *gB = alloc(nblk), *gC = alloc(nblk), *gd = alloc(nvec);
+            double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
+            double *ref = td_alloc(nvec), *Cc = td_alloc(nblk), *dc = td_alloc(nvec);
+            double *gA = td_alloc(nblk), *gB = td_alloc(nblk), *gC = td_alloc(nblk), *gd = td_alloc(nvec);
             blk_gen(k, nsys, nb, A, B, C, d);
             reference(k, nsys, nb, A, B, C, d, ref);
             memcpy(Cc, C, nblk * sizeof *C), memcpy(dc, d, nvec * sizeof *d);
@@ -96,12 +83,12 @@ START_TEST(test_host)
             } else {
                 memcpy(d, gd, nvec * sizeof *d), memcpy(C, gC, nblk * sizeof *C);
             }
-            const double e = blk_rel_err(nvec, d, ref);
+            const double e = td_rel_err(nvec, d, ref);
             ck_assert_msg(e <= TOL, "%s k=%d nsys=%d nb=%d: rel err %.3e > %.0e",
                           cs_block_gpu_variant_name(v), k, nsys, nb, e, TOL);
             /* C' of every block row but the last of each system */
             for (int s = 0; s < nsys; ++s)
-                ck_assert(blk_rel_err((size_t)(nb - 1) * k * k, C + s * pb, Cc + s * pb) <= TOL);
+                ck_assert(td_rel_err((size_t)(nb - 1) * k * k, C + s * pb, Cc + s * pb) <= TOL);
             if (e > worst) worst = e;
             free(A), free(B), free(C), free(d), free(ref), free(Cc), free(dc);
             free(gA), free(gB), free(gC), free(gd);
@@ -116,7 +103,7 @@ START_TEST(test_device)
 {
     const int k = 3, nsys = 777, nb = 40;
     const size_t pb = (size_t)nb * k * k, pv = (size_t)nb * k, nblk = nsys * pb, nvec = nsys * pv;
-    double *h[4] = {alloc(nblk), alloc(nblk), alloc(nblk), alloc(nvec)}, *ref = alloc(nvec);
+    double *h[4] = {td_alloc(nblk), td_alloc(nblk), td_alloc(nblk), td_alloc(nvec)}, *ref = td_alloc(nvec);
     blk_gen(k, nsys, nb, h[0], h[1], h[2], h[3]);
     reference(k, nsys, nb, h[0], h[1], h[2], h[3], ref);
     double *flat[4], *il[4];
@@ -132,7 +119,7 @@ START_TEST(test_device)
     GPU_OK(cs_thomas_gpu_interleaved_to_flat_d(nsys, (int)pv, il[3], flat[3]));
     GPU_OK(cs_thomas_gpu_synchronize());
     GPU_OK(cs_thomas_gpu_to_host(h[3], flat[3], nvec * sizeof(double)));
-    const double e = blk_rel_err(nvec, h[3], ref);
+    const double e = td_rel_err(nvec, h[3], ref);
     ck_assert_msg(e <= TOL, "device ptrs: rel err %.3e", e);
     for (int j = 0; j < 4; ++j) {
         GPU_OK(cs_thomas_gpu_free(flat[j]));
@@ -152,29 +139,13 @@ END_TEST
 
 int main(void)
 {
-    int count = 0;
-    const cs_solver_status st = cs_thomas_gpu_device_count(&count);
-    if (st == CS_SOLVER_ERR_UNAVAILABLE) {
-        printf("SKIP: CUDA not compiled\n");
-        return 77;
-    }
-    if (st != CS_SOLVER_OK) {
-        printf("FAIL: cannot count CUDA devices: %s\n", cs_thomas_gpu_last_error());
-        return 1;
-    }
-    if (count == 0) {
-        printf("SKIP: no CUDA device\n");
-        return 77;
-    }
+    const int skip = gpu_exit_code();
+    if (skip >= 0) return skip;
     Suite *s = suite_create("block_tridiag_gpu");
     TCase *tc = tcase_create("block");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_host, 0, CS_BLOCK_GPU_NVARIANTS);
     tcase_add_test(tc, test_device);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

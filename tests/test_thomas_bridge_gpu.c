@@ -13,16 +13,10 @@
 
 #include "cs_solver.h"
 #include "cs_thomas_gpu.h"
+#include "test_run.h"
 #include "test_tridiag.h"
 
 #define TOL 1e-12
-
-#define GPU_OK(expr)                                                                     \
-    do {                                                                                 \
-        const cs_solver_status st_ = (expr);                                             \
-        ck_assert_msg(st_ == CS_SOLVER_OK, "%s: status %d (%s)", #expr, (int)st_,        \
-                      cs_thomas_gpu_last_error());                                       \
-    } while (0)
 
 static int g_small;
 static const int k_shapes[][2] = {{1, 16},   {1, 17},    {1, 1023},  {1, 1024},   {1, 1025},
@@ -116,20 +110,8 @@ END_TEST
 
 int main(void)
 {
-    int count = 0;
-    const cs_solver_status st = cs_thomas_gpu_device_count(&count);
-    if (st == CS_SOLVER_ERR_UNAVAILABLE) {
-        printf("SKIP: CUDA not compiled\n");
-        return 77;
-    }
-    if (st != CS_SOLVER_OK) {
-        printf("FAIL: cannot count CUDA devices: %s\n", cs_thomas_gpu_last_error());
-        return 1;
-    }
-    if (count == 0) {
-        printf("SKIP: no CUDA device\n");
-        return 77;
-    }
+    const int skip = gpu_exit_code();
+    if (skip >= 0) return skip;
     const char *sm = getenv("CS_TEST_SMALL");
     g_small = sm && sm[0] && strcmp(sm, "0") != 0;
     Suite *s = suite_create("thomas_bridge_gpu");
@@ -138,9 +120,5 @@ int main(void)
     tcase_add_loop_test(tc, test_bridge, 0, 2);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

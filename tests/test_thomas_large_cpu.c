@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "cs_solver.h"
+#include "test_run.h"
 #include "test_tridiag.h"
 
 #define TOL 1e-12
@@ -151,9 +152,5 @@ int main(void)
     tcase_add_test(tc, test_singular_and_invalid);
     tcase_add_test(tc, test_scan);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

@@ -17,17 +17,11 @@
 
 #include "cs_solver.h"
 #include "cs_thomas_gpu.h"
+#include "test_run.h"
 #include "test_tridiag.h"
 
 #define TOL_D 1e-12
 #define TOL_F 1e-5
-
-#define GPU_OK(expr)                                                                     \
-    do {                                                                                 \
-        const cs_solver_status st_ = (expr);                                             \
-        ck_assert_msg(st_ == CS_SOLVER_OK, "%s: status %d (%s)", #expr, (int)st_,        \
-                      cs_thomas_gpu_last_error());                                       \
-    } while (0)
 
 static const int k_shapes[][2] = {{1, 1},    {1, 2},     {1, 3},     {1, 1023},  {1, 1024},
                                   {1, 1025}, {1, 2047},  {1, 2048},  {1, 2049},  {1, 16385},
@@ -176,20 +170,8 @@ END_TEST
 
 int main(void)
 {
-    int count = 0;
-    const cs_solver_status st = cs_thomas_gpu_device_count(&count);
-    if (st == CS_SOLVER_ERR_UNAVAILABLE) {
-        printf("SKIP: CUDA not compiled\n");
-        return 77;
-    }
-    if (st != CS_SOLVER_OK) {
-        printf("FAIL: cannot count CUDA devices: %s\n", cs_thomas_gpu_last_error());
-        return 1;
-    }
-    if (count == 0) {
-        printf("SKIP: no CUDA device\n");
-        return 77;
-    }
+    const int skip = gpu_exit_code();
+    if (skip >= 0) return skip;
     const char *sm = getenv("CS_TEST_SMALL");
     g_small = sm && sm[0] && strcmp(sm, "0") != 0;
     Suite *s = suite_create("thomas_large_gpu");
@@ -199,9 +181,5 @@ int main(void)
     tcase_add_test(tc, test_variant);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

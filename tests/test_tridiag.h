@@ -16,14 +16,14 @@
 #include "cs_solver.h"
 #include "test_rng.h"
 
-static double *td_alloc(size_t n)
+static inline double *td_alloc(size_t n)
 {
     double *p = malloc((n ? n : 1) * sizeof *p);
     ck_assert_ptr_nonnull(p);
     return p;
 }
 
-static void td_gen(int nsys, int n, double *a, double *b, double *c, double *d)
+static inline void td_gen(int nsys, int n, double *a, double *b, double *c, double *d)
 {
     for (int s = 0; s < nsys; ++s)
         for (int i = 0; i < n; ++i) {
@@ -39,7 +39,7 @@ static void td_gen(int nsys, int n, double *a, double *b, double *c, double *d)
 }
 
 /* x = the serial Thomas solution; a, b, c, d untouched. */
-static void td_reference(int nsys, int n, const double *a, const double *b, const double *c,
+static inline void td_reference(int nsys, int n, const double *a, const double *b, const double *c,
                          const double *d, double *x)
 {
     const size_t N = (size_t)nsys * n;
@@ -52,7 +52,7 @@ static void td_reference(int nsys, int n, const double *a, const double *b, cons
     free(cc);
 }
 
-static double td_rel_err(size_t N, const double *x, const double *ref)
+static inline double td_rel_err(size_t N, const double *x, const double *ref)
 {
     double num = 0.0, den = 0.0;
     for (size_t i = 0; i < N; ++i) {
