@@ -31,16 +31,15 @@ if gpu_part tests; then
 fi
 
 if gpu_part sanitize; then
+  export CS_TEST_SMALL=1 CK_FORK=no
   for t in test_thomas_large_gpu test_thomas_bridge_gpu; do
     for tool in memcheck racecheck; do
-      (cd "$bld/tests" && CS_TEST_SMALL=1 CK_FORK=no timeout 240 compute-sanitizer --tool $tool \
-        --error-exitcode 9 ./$t) >"$out/$tool-$t.log" 2>&1
-      echo "$tool $t: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$t.log" | tail -1)"
+      gpu_sanitize $tool 240 "$out/$tool-$t.log" "$tool $t" "$bld/tests/$t"
     done
   done
-  timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$bld/bench/bench_tridiag_large" --quick \
-    "$out/bench-quick.md" >"$out/memcheck-bench.log" 2>&1
-  echo "memcheck bench_tridiag_large --quick: exit $? | $(grep -E 'ERROR SUMMARY' "$out/memcheck-bench.log" | tail -1)"
+  gpu_sanitize memcheck 240 "$out/memcheck-bench.log" "memcheck bench_tridiag_large --quick" \
+    "$bld/bench/bench_tridiag_large" --quick "$out/bench-quick.md"
+  unset CS_TEST_SMALL
 fi
 
 if gpu_part bench; then
