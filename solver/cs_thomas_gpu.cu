@@ -604,6 +604,17 @@ static cs_solver_status cs__solve_dev(cs_thomas_gpu_variant v, int nsys, int n, 
     CS__INVALID("variant %d is not a uniform-batch variant", (int)v);
 }
 
+/* Host pointers: a zero pivot leaves inf or NaN in the solution (see cs_thomas_gpu.h); one pass
+ * over the copied solution finds it, far cheaper than the copies themselves. */
+template <typename T> static cs_solver_status cs__check_finite(size_t cnt, const T *x)
+{
+    T acc = T(0);
+    for (size_t i = 0; i < cnt; ++i) acc += x[i] * T(0);
+    if (isfinite(acc)) return CS_SOLVER_OK;
+    return cs__gpu_fail(CS_SOLVER_ERR_SINGULAR, __FILE__, __LINE__,
+                        "the solution is not finite (a zero pivot, or inf/NaN in the input)", NULL);
+}
+
 template <typename T>
 static cs_solver_status cs__solve(cs_thomas_gpu_variant v, int nsys, int n, const T *a, T *b,
                                   const T *c, T *d, cs_thomas_gpu_mem mem)
@@ -632,6 +643,7 @@ static cs_solver_status cs__solve(cs_thomas_gpu_variant v, int nsys, int n, cons
     st = cs__solve_dev<T>(v, nsys, n, buf, buf + cnt, buf + 2 * cnt, buf + 3 * cnt);
     if (st != CS_SOLVER_OK) goto out;
     CS__CUDA_GOTO(cudaMemcpy(d, buf + 3 * cnt, bytes, cudaMemcpyDeviceToHost), out);
+    st = cs__check_finite<T>(cnt, d);
 out:
     if (buf) {
         cudaError_t e = cudaFree(buf);
@@ -679,6 +691,7 @@ static cs_solver_status cs__solve_var(cs_thomas_gpu_variant v, int nsys, int n_m
                               buf + 3 * cnt, off);
     if (st != CS_SOLVER_OK) goto out;
     CS__CUDA_GOTO(cudaMemcpy(d, buf + 3 * cnt, bytes, cudaMemcpyDeviceToHost), out);
+    st = cs__check_finite<T>(cnt, d);
 out:
     if (buf) cudaFree(buf);
     if (off) cudaFree(off);

@@ -62,13 +62,14 @@
  * is left unchanged. 16-byte aligned device arrays (any cudaMalloc'd pointer) get vector loads.
  *
  * Numerics: no pivoting (as the CPU Thomas solvers); meant for diagonally dominant systems
- * (the cable equation's are). There is no singularity check on the GPU: a zero pivot leaves
- * inf/NaN in d. Float variants compute in float.
+ * (the cable equation's are). A zero pivot leaves inf/NaN in d: with host pointers the copied
+ * solution is checked and a non-finite one gives CS_SOLVER_ERR_SINGULAR (d still holds it); with
+ * device pointers there is no check. Float variants compute in float.
  *
  * Errors: CS_SOLVER_ERR_INVALID for bad arguments (nsys < 0, n < 1, a NULL array with nsys > 0,
  * a variable-size variant in the uniform call or the reverse, warp with n > 1024);
  * CS_SOLVER_ERR_DEVICE for a failing CUDA call; CS_SOLVER_ERR_NOMEM when a device allocation
- * fails. cs_thomas_gpu_last_error() then gives a one-line message (the CUDA error string and
+ * fails; CS_SOLVER_ERR_SINGULAR for a non-finite solution with host pointers. cs_thomas_gpu_last_error() then gives a one-line message (the CUDA error string and
  * the call's file:line). nsys == 0 is a no-op. */
 #ifndef CS_THOMAS_GPU_H
 #define CS_THOMAS_GPU_H

@@ -8,9 +8,10 @@
  * scan and auto, host pointers). Shapes:
  * n = 1, 2, 3, the base level's edge (1024 ± 1), the tile's edge (2048 ± 1), 16·1024 + 1,
  * non-powers of two, 2^20 and 2^22 rows; nsys = 1, 3, 64 (the batch is one system, so tiles and
- * chunks straddle system boundaries). Also: a too small workspace gives CS_SOLVER_ERR_INVALID.
+ * chunks straddle system boundaries). Also: a too small workspace gives CS_SOLVER_ERR_INVALID, and
+ * a singular matrix (a zero row) through host pointers CS_SOLVER_ERR_SINGULAR.
  * Exit 77 (skipped) when CUDA is not compiled in or no device is present.
- * CS_TEST_SMALL=1 leaves out the shapes above 2^17 rows (for compute-sanitizer). */
+ * CS_TEST_SMALL=1 leaves out the shapes above 20000 rows (for compute-sanitizer). */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static const int k_shapes[][2] = {{1, 1},    {1, 2},     {1, 3},     {1, 1023}, 
                                   {64, 4097}, {1000, 3}, {1, 1 << 20}, {1, 1 << 22}};
 #define N_SHAPES ((int)(sizeof k_shapes / sizeof k_shapes[0]))
 static int g_small;
-static int skip_shape(int k) { return g_small && (long long)k_shapes[k][0] * k_shapes[k][1] > (1 << 17); }
+static int skip_shape(int k) { return g_small && (long long)k_shapes[k][0] * k_shapes[k][1] > 20000; }
 
 /* One shape through the explicit call of chunked (scan = 0) or scan (scan = 1), device pointers;
  * float when f32. own_stream: a stream of its own, else the default stream. */
@@ -140,6 +141,19 @@ END_TEST
 
 START_TEST(test_errors)
 {
+    /* a zero row (a singular matrix) through host pointers: CS_SOLVER_ERR_SINGULAR */
+    static const cs_thomas_gpu_variant vs[] = {CS_THOMAS_GPU_CHUNKED, CS_THOMAS_GPU_SCAN,
+                                               CS_THOMAS_GPU_AUTO, CS_THOMAS_GPU_FLAT};
+    for (int iv = 0; iv < 4; ++iv)
+        for (int nn = 100; nn <= 100000; nn *= 1000) {
+            double *a = td_alloc(nn), *b = td_alloc(nn), *c = td_alloc(nn), *d = td_alloc(nn);
+            td_gen(1, nn, a, b, c, d);
+            a[nn / 3] = b[nn / 3] = c[nn / 3] = 0.0;
+            ck_assert_msg(cs_thomas_gpu_solve_d(vs[iv], 1, nn, a, b, c, d, CS_THOMAS_GPU_HOST_PTRS) ==
+                              CS_SOLVER_ERR_SINGULAR,
+                          "%s n=%d: zero row not reported", cs_thomas_gpu_variant_name(vs[iv]), nn);
+            free(a), free(b), free(c), free(d);
+        }
     void *dev = NULL, *work = NULL;
     const int n = 5000;
     GPU_OK(cs_thomas_gpu_malloc(&dev, n * sizeof(double)));
