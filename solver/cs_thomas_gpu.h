@@ -145,8 +145,8 @@ cs_solver_status cs_thomas_gpu_solve_var_f(cs_thomas_gpu_variant v, int nsys, in
 size_t cs_thomas_gpu_chunked_workspace(int nsys, int n, cs_thomas_gpu_precision prec);
 /* chunked on device pointers (asynchronous on `stream`, a cudaStream_t; NULL = the default
  * stream), with work (device memory, >= cs_thomas_gpu_chunked_workspace bytes, 16-byte
- * aligned) as scratch. Nothing else is allocated, so these calls may be captured in a CUDA graph
- * and run on several streams at once, each stream with its own workspace. */
+ * aligned) as scratch. Nothing is allocated per call; calls on several streams may run at once,
+ * each with its own workspace. */
 cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, double *b,
                                          const double *c, double *d, void *work,
                                          size_t work_bytes, void *stream);
