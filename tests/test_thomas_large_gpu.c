@@ -7,8 +7,8 @@
  * workspace, the default stream and a stream of its own) and through the variant call (chunked,
  * scan and auto, host pointers). Shapes:
  * n = 1, 2, 3, the base level's edge (1024 ± 1), the tile's edge (2048 ± 1), 16·1024 + 1,
- * non-powers of two, 2^20 and 2^22 rows; nsys = 1, 3, 64 (the batch is one system, so tiles and
- * chunks straddle system boundaries). Also: a too small workspace gives CS_SOLVER_ERR_INVALID, and
+ * non-powers of two, 2^20 and 2^22 rows; nsys = 1 .. 1000 (the batch is one system, so tiles and
+ * chunks straddle system boundaries, or meet them exactly: 2 × 2048, 5 × 16). Also: a too small workspace gives CS_SOLVER_ERR_INVALID, and
  * a singular matrix (a zero row) through host pointers CS_SOLVER_ERR_SINGULAR.
  * Exit 77 (skipped) when CUDA is not compiled in or no device is present.
  * CS_TEST_SMALL=1 leaves out the shapes above 20000 rows (for compute-sanitizer). */
@@ -27,7 +27,8 @@
 static const int k_shapes[][2] = {{1, 1},    {1, 2},     {1, 3},     {1, 1023},  {1, 1024},
                                   {1, 1025}, {1, 2047},  {1, 2048},  {1, 2049},  {1, 16385},
                                   {1, 100003}, {3, 1},   {3, 5},     {3, 1025},  {7, 4097},
-                                  {64, 4097}, {1000, 3}, {1, 1 << 20}, {1, 1 << 22}};
+                                  {64, 4097}, {1000, 3}, {2, 2048}, {5, 16},  {1, 1 << 20},
+                                  {1, 1 << 22}};
 #define N_SHAPES ((int)(sizeof k_shapes / sizeof k_shapes[0]))
 static int g_small;
 static int skip_shape(int k) { return g_small && (long long)k_shapes[k][0] * k_shapes[k][1] > 20000; }
