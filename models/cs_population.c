@@ -1,5 +1,5 @@
-/* NEURON's default ion state of a population (its own file: the Allen importer and the JSON
- * reader both use it, and the JSON reader calls the importer, so neither may hold it). */
+/* Defaults of a population's specification shared by the model reader (cs_model.c) and the Allen
+ * importer (cs_allen.c). */
 #include "cs_ion.h"
 #include "cs_model.h"
 
