@@ -1,7 +1,9 @@
 /* SONATA simulation and circuit configs: manifest variables, the circuit config merged in,
  * components, run, conditions, output, node sets; then the nodes, inputs, edges and reports
  * (cs_sonata_nodes.c, cs_sonata_inputs.c, cs_sonata_edges.c) into one cs_model. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,11 +83,15 @@ static cs_status subst_tree(const char *file, const manifest *mf, cJSON *j) {
     return CS_OK;
 }
 
+/* The folder of a file, absolute: ${configdir} and relative paths then mean the same thing
+ * whatever the working directory. */
 static void dir_of(const char *path, char *dir, size_t n) {
-    snprintf(dir, n, "%s", path);
-    char *s = strrchr(dir, '/');
+    char tmp[CS_PATH_MAX], abs_[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    char *s = strrchr(tmp, '/');
     if (s) *s = 0;
-    else snprintf(dir, n, ".");
+    else snprintf(tmp, sizeof tmp, ".");
+    snprintf(dir, n, "%s", realpath(tmp, abs_) ? abs_ : tmp);
 }
 
 /* Read a config and resolve its manifest: "${configdir}", "${workingdir}" and its own variables. */
