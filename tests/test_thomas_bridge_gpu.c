@@ -5,8 +5,8 @@
  * and device-side), n = 4 .. 2^22 (edge sizes: 2 rows per partition, the one-block top level's
  * edge 1024 ± 1, tiles, non-powers of two) and batches (nsys = 3, 64: the batch is one system).
  * Near-singular systems (margins down to 1e-8) at 1e-9; a zero row gives CS_SOLVER_ERR_SINGULAR
- * (host-driven bridge) or inf/NaN, never a finite solution. Also: too few rows for the partitions, a too small workspace and bad arguments give
- * CS_SOLVER_ERR_INVALID. Exit 77 (skipped) when CUDA is not compiled in or no device is present.
+ * (host-driven bridge) or inf/NaN, never a finite solution. Also: too few rows for the
+ * partitions, a too small workspace and bad arguments give CS_SOLVER_ERR_INVALID. Exit 77 (skipped) when CUDA is not compiled in or no device is present.
  * CS_TEST_SMALL=1 leaves out the shapes above 20000 rows (for compute-sanitizer). */
 #include <check.h>
 #include <stdio.h>
