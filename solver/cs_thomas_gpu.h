@@ -24,7 +24,8 @@
  *   warp         Flat; n <= 2048; warp-cooperative hybrid: a group of G lanes of a warp per system
  *                (G = 32, or 4, 8, 16 for n <= 16·G when the batch still fills the GPU). Lane l of
  *                the group holds rows [l·K, l·K+K) (K = ceil(n/G) rounded up to 1,2,4,8,12,16,
- *                24,32,64; at 64 partly spilled to local memory) in registers, loaded with 16-byte vector loads; Thomas-like elimination
+ *                24,32,64; at 64 partly spilled to local memory) in registers, loaded with
+ *                16-byte vector loads; Thomas-like elimination
  *                inside the chunk leaves one coupled row per lane, a G-row tridiagonal system over
  *                the lanes is solved by PCR with __shfl (log2 G steps), and back substitution
  *                inside the chunk. Reads a, b, c, d once and writes d once.
