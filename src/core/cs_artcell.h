@@ -10,7 +10,15 @@
  * at t); NET_RECEIVE sees t = the event's exact time, and a spike (net_event) takes that time.
  * Within an epoch no artificial cell can affect another cell (every delay is at least the
  * epoch), so delivering them after it gives what delivering them step by step would. Their
- * spikes join the epoch's spikes in the ordinary exchange (serial or MPI). */
+ * spikes join the epoch's spikes in the ordinary exchange (serial or MPI).
+ *
+ * Why on the host, also beside the CUDA backend: an artificial cell does no work per step, only
+ * per event (a handful of operations at an exact time, often sending itself another event: a
+ * sequential, data-dependent chain per cell), and the events it needs are already on the host,
+ * where the exchange gathers every epoch's spikes. On the device it would need a priority queue
+ * per cell and a kernel per epoch for little arithmetic; on the host it costs nothing per step,
+ * leaves the GPU's kernels (and their CUDA graphs) as they are, and runs the same code whatever
+ * the backend, so CPU and GPU runs give the same artificial spikes bit for bit. */
 #ifndef CS_ARTCELL_H
 #define CS_ARTCELL_H
 
