@@ -259,7 +259,7 @@ static cs_status target_event(cs_sim *s, size_t *nev, uint64_t gid, int syn, dou
     int64_t l = s->net.local[gid - s->net.gid0];
     if (l < 0) return cs_artcells_event(s->art, (size_t)(-1 - l), t, conn, w);
     double *wv = NULL;
-    if (cs_mech_takes_vector(syn_type(s, gid, syn)))
+    if (s->net.nwvec && cs_mech_takes_vector(syn_type(s, gid, syn))) /* the look-up only where vectors exist */
         wv = conn != SIZE_MAX ? weight_vector(s, conn) : s->net.wvec + (*ev_slot)++ * CS_MAX_WEIGHTS;
     return push_event(s, nev, (cs_target_event){t, syn_instance(s, gid, syn), w, wv});
 }
