@@ -12,6 +12,7 @@ no v and no current, and no GPU code. Its NET_RECEIVE sees `t` as the event's ex
 from nmodl_lexer import NmodlError
 
 EVENT_CALLS = ("net_send", "net_event", "net_move")
+BUILTIN_ARTIFICIAL = ("NetStim", "VecStim", "IntFire1", "IntFire2", "IntFire4")
 
 
 def parse_artificial(p, m, tok):
@@ -40,6 +41,13 @@ def parse_net_receive(p, m, tok):
     p.expect("}")
     m.net_receive = (args, body, tok.line)
     m.net_receive_init = init
+
+
+def verbatim_hint(mod):
+    """What to say beside 'VERBATIM is not supported' in a file that defines a built-in."""
+    if is_artificial(mod) and mod.suffix in BUILTIN_ARTIFICIAL:
+        return " (%s is built into cablesim: use it by name, without this file)" % mod.suffix
+    return ""
 
 
 def is_artificial(mod):

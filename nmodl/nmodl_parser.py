@@ -138,7 +138,7 @@ class Parser:
                         self.unsupported(self.peek(), "an array variable")
                     m.assigned.append(Var(n.text, n.line))
             elif w == "VERBATIM":
-                self.unsupported(t, "VERBATIM")
+                self.error(t, "VERBATIM is not supported" + nmodl_events.verbatim_hint(m))
             elif w in UNSUPPORTED_BLOCKS:
                 self.unsupported(t, "%s block" % w)
             else:
