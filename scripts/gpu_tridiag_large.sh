@@ -10,15 +10,15 @@
 # k = 2, 3, 4; estimated 1-2 minutes of GPU time) into bench/results-tridiag-large.md and OUTDIR.
 #
 # Usage, from the project root: scripts/gpu_tridiag_large.sh [OUTDIR]
-# Carry: .devlibs (../shared/device/make-devlibs.sh or scripts/devlibs.sh). PARTS="tests sanitize
-# bench" (the default: all).
+# Carry: .devlibs (../shared/device/make-devlibs.sh or scripts/devlibs.sh). PARTS: the default
+# "tests bench" (build ~3 min, tests ~1 min, bench ~1-2 min); add "sanitize" for compute-sanitizer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/gpu_common.sh
 gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-tridiag-large}}" || exit 1
 t0=$(date +%s)
 bld=$root/build-gpu
-parts_all="tests sanitize bench"
+parts_all="tests bench" # sanitize on request: PARTS="tests sanitize bench" (up to ~8 more minutes)
 gpu_tests="test_thomas_large_gpu test_thomas_bridge_gpu test_block_tridiag_gpu test_thomas_gpu test_thomas_large_cpu test_block_tridiag_cpu"
 gpu_build "$bld" bench_tridiag_large || exit 1
 for t in $gpu_tests; do gpu_build "$bld" "$t" || exit 1; done
@@ -34,10 +34,10 @@ if gpu_part sanitize; then
   export CS_TEST_SMALL=1 CK_FORK=no
   for t in test_thomas_large_gpu test_thomas_bridge_gpu; do
     for tool in memcheck racecheck; do
-      gpu_sanitize $tool 240 "$out/$tool-$t.log" "$tool $t" "$bld/tests/$t"
+      gpu_sanitize $tool 150 "$out/$tool-$t.log" "$tool $t" "$bld/tests/$t"
     done
   done
-  gpu_sanitize memcheck 240 "$out/memcheck-bench.log" "memcheck bench_tridiag_large --quick" \
+  gpu_sanitize memcheck 150 "$out/memcheck-bench.log" "memcheck bench_tridiag_large --quick" \
     "$bld/bench/bench_tridiag_large" --quick "$out/bench-quick.md"
   unset CS_TEST_SMALL
 fi

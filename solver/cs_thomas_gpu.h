@@ -38,7 +38,7 @@
  *                chunk, a reduced system of the chunks' first and last rows (1/8 of the rows)
  *                solved by the same method recursively down to 1024 rows (PCR in one block),
  *                then each chunk's interior from its two ends. Reads a, b, c, d twice and
- *                writes d once (~9 arrays of traffic); needs a workspace of about half a system
+ *                writes d once (~9 arrays of traffic); needs a workspace of ~0.6 of one array
  *                (cs_thomas_gpu_chunked_workspace): through this call the library keeps one,
  *                grown on demand (cs_thomas_gpu_release_workspace frees it); the explicit call
  *                cs_thomas_gpu_chunked_d/_f takes the caller's workspace and a stream.
@@ -145,8 +145,8 @@ cs_solver_status cs_thomas_gpu_solve_var_f(cs_thomas_gpu_variant v, int nsys, in
 size_t cs_thomas_gpu_chunked_workspace(int nsys, int n, cs_thomas_gpu_precision prec);
 /* chunked on device pointers (asynchronous on `stream`, a cudaStream_t; NULL = the default
  * stream), with work (device memory, >= cs_thomas_gpu_chunked_workspace bytes, 16-byte
- * aligned) as scratch. Nothing else is allocated, so these calls may be captured in a CUDA graph
- * and run on several streams at once, each stream with its own workspace. */
+ * aligned) as scratch. Nothing is allocated per call; calls on several streams may run at once,
+ * each with its own workspace. */
 cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, double *b,
                                          const double *c, double *d, void *work,
                                          size_t work_bytes, void *stream);
@@ -176,7 +176,8 @@ cs_solver_status cs_thomas_gpu_release_workspace(void);
  * reductions through events and solves the bridge itself, no host round trip (the call only
  * queues work). Either way, wait on every stream before reading d; the inputs must be ready
  * before the call. Device pointers, double; a, c read only, b unchanged, d the solution.
- * Needs at least 2 rows per partition (else CS_SOLVER_ERR_INVALID); 1 <= parts <= 64. */
+ * Needs at least 2 rows per partition (else CS_SOLVER_ERR_INVALID); 1 <= parts <= 64. The
+ * workspace belongs to the call until every stream has finished it. */
 #define CS_THOMAS_BRIDGE_MAX_PARTS 64
 typedef enum { CS_THOMAS_BRIDGE_HOST = 0, CS_THOMAS_BRIDGE_DEVICE = 1 } cs_thomas_bridge_sync;
 /* Bytes of workspace (16-byte aligned); 0 when the shape cannot be split into `parts`. */

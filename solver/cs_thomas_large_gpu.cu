@@ -372,24 +372,4 @@ cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float 
     return cs__chunked_checked<float>(nsys, n, a, b, c, d, work, work_bytes, stream);
 }
 
-cs_solver_status cs_thomas_gpu_stream_create(void **stream)
-{
-    if (!stream) CS__TG_INVALID("stream is NULL");
-    *stream = NULL;
-    cudaStream_t s;
-    CS__TG_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    *stream = (void *)s;
-    return CS_SOLVER_OK;
-}
-cs_solver_status cs_thomas_gpu_stream_synchronize(void *stream)
-{
-    CS__TG_CUDA(cudaStreamSynchronize((cudaStream_t)stream));
-    return CS_SOLVER_OK;
-}
-cs_solver_status cs_thomas_gpu_stream_destroy(void *stream)
-{
-    CS__TG_CUDA(cudaStreamDestroy((cudaStream_t)stream));
-    return CS_SOLVER_OK;
-}
-
 } /* extern "C" */

@@ -7,9 +7,10 @@
  * workspace, the default stream and a stream of its own) and through the variant call (chunked,
  * scan and auto, host pointers). Shapes:
  * n = 1, 2, 3, the base level's edge (1024 ± 1), the tile's edge (2048 ± 1), 16·1024 + 1,
- * non-powers of two, 2^20 and 2^22 rows; nsys = 1, 3, 64 (the batch is one system, so tiles and
- * chunks straddle system boundaries). Also: a too small workspace gives CS_SOLVER_ERR_INVALID, and
- * a singular matrix (a zero row) through host pointers CS_SOLVER_ERR_SINGULAR.
+ * non-powers of two, 2^20 and 2^22 rows; nsys = 1 .. 1000 (the batch is one system, so tiles and
+ * chunks straddle system boundaries, or meet them exactly: 2 × 2048, 5 × 16). Also: a too small workspace gives CS_SOLVER_ERR_INVALID, and
+ * a singular matrix (a zero row) through host pointers CS_SOLVER_ERR_SINGULAR. Near-singular
+ * (weakly dominant) systems in double: <= 1e-9.
  * Exit 77 (skipped) when CUDA is not compiled in or no device is present.
  * CS_TEST_SMALL=1 leaves out the shapes above 20000 rows (for compute-sanitizer). */
 #include <check.h>
@@ -27,7 +28,8 @@
 static const int k_shapes[][2] = {{1, 1},    {1, 2},     {1, 3},     {1, 1023},  {1, 1024},
                                   {1, 1025}, {1, 2047},  {1, 2048},  {1, 2049},  {1, 16385},
                                   {1, 100003}, {3, 1},   {3, 5},     {3, 1025},  {7, 4097},
-                                  {64, 4097}, {1000, 3}, {1, 1 << 20}, {1, 1 << 22}};
+                                  {64, 4097}, {1000, 3}, {2, 2048}, {5, 16},  {1, 1 << 20},
+                                  {1, 1 << 22}};
 #define N_SHAPES ((int)(sizeof k_shapes / sizeof k_shapes[0]))
 static int g_small;
 static int skip_shape(int k) { return g_small && (long long)k_shapes[k][0] * k_shapes[k][1] > 20000; }
@@ -106,6 +108,37 @@ START_TEST(test_explicit)
         }
     printf("  %s (device ptrs, own workspace): %d shapes, worst rel err double %.2e (tol "
            "%.0e), float %.2e (tol %.0e)\n", name, N_SHAPES, worst[0], TOL_D, worst[1], TOL_F);
+}
+END_TEST
+
+/* Near-singular systems (weakly dominant, margins 1e-2 .. 1e-8), double, chunked and scan through
+ * the variant call: <= 1e-9 (the CPU versions: <= 3e-12 measured; the chunked kernels' arithmetic
+ * replayed on the host: <= 1.1e-12). */
+START_TEST(test_near_singular)
+{
+    static const double margins[] = {1e-2, 1e-5, 1e-8};
+    static const int shapes[][2] = {{1, 100000}, {1, 1000000}, {3, 33333}};
+    static const cs_thomas_gpu_variant vs[] = {CS_THOMAS_GPU_CHUNKED, CS_THOMAS_GPU_SCAN};
+    double worst = 0.0;
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; ++k)
+        for (size_t j = 0; j < sizeof margins / sizeof *margins; ++j)
+            for (int iv = 0; iv < 2; ++iv) {
+                const int nsys = shapes[k][0], n = shapes[k][1];
+                if (g_small && (long long)nsys * n > 20000) continue;
+                const size_t N = (size_t)nsys * n;
+                double *a = td_alloc(N), *b = td_alloc(N), *c = td_alloc(N), *d = td_alloc(N);
+                double *ref = td_alloc(N);
+                td_gen_weak(nsys, n, margins[j], a, b, c, d);
+                td_reference(nsys, n, a, b, c, d, ref);
+                GPU_OK(cs_thomas_gpu_solve_d(vs[iv], nsys, n, a, b, c, d, CS_THOMAS_GPU_HOST_PTRS));
+                const double e = td_rel_err(N, d, ref);
+                ck_assert_msg(e <= 1e-9, "%s nsys=%d n=%d margin=%.0e: rel err %.3e",
+                              cs_thomas_gpu_variant_name(vs[iv]), nsys, n, margins[j], e);
+                if (e > worst) worst = e;
+                free(a), free(b), free(c), free(d), free(ref);
+            }
+    printf("  chunked and scan, near-singular (margins 1e-2..1e-8): worst rel err %.2e (tol 1e-9)\n",
+           worst);
 }
 END_TEST
 
@@ -193,6 +226,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_explicit, 0, 2);
     tcase_add_test(tc, test_variant);
+    tcase_add_test(tc, test_near_singular);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
     return run_suite(s);

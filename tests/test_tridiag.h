@@ -38,6 +38,20 @@ static inline void td_gen(int nsys, int n, double *a, double *b, double *c, doub
         }
 }
 
+/* Near-singular: as td_gen, then |b| = |a| + |c| + margin·[0, 1) (weakly diagonally dominant, as
+ * the cable equation is at zero-area nodes): the condition number grows like 1/margin. */
+static inline void td_gen_weak(int nsys, int n, double margin, double *a, double *b, double *c,
+                               double *d)
+{
+    td_gen(nsys, n, a, b, c, d);
+    for (int s = 0; s < nsys; ++s)
+        for (int i = 0; i < n; ++i) {
+            const size_t k = (size_t)s * n + i;
+            const double m = fabs(i > 0 ? a[k] : 0.0) + fabs(i < n - 1 ? c[k] : 0.0);
+            b[k] = (m + margin * urand()) * (b[k] < 0.0 ? -1.0 : 1.0);
+        }
+}
+
 /* x = the serial Thomas solution; a, b, c, d untouched. */
 static inline void td_reference(int nsys, int n, const double *a, const double *b, const double *c,
                          const double *d, double *x)
