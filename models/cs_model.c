@@ -11,47 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_model_parse.h"
 #include "cs_rng.h"
 
 const char *cs_default_model_json(void); /* generated from models/default.json */
 
-typedef struct {
-    const char *file; /* model name for messages */
-    const char *base_dir;
-    cs_catalogue_set *cat; /* the model's catalogues */
-} parse_ctx;
+#define FAIL(pc, path, ...) cs__model_fail((pc), (path), __VA_ARGS__)
+/* the helpers shared with the reader's other files (cs_model_json.c), by their short names */
+#define check_keys cs__model_check_keys
+#define get_string cs__model_get_string
+#define parse_params cs__model_parse_params
 
-#define FAIL(pc, path, ...) fail_at((pc), (path), __VA_ARGS__)
 
-static cs_status fail_at(const parse_ctx *pc, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static cs_status fail_at(const parse_ctx *pc, const char *path, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cs_error_set(CS_ERR_INVALID, "%s: %s: %s", pc->file, path, msg);
-}
-
-/* Every key of `obj` must be one of `allowed` (NULL-terminated). */
-static cs_status check_keys(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *const *allowed) {
-    if (!cJSON_IsObject(obj)) return FAIL(pc, path, "expected an object");
-    for (const cJSON *it = obj->child; it; it = it->next) {
-        int ok = 0;
-        for (const char *const *a = allowed; *a; ++a) ok |= strcmp(*a, it->string) == 0;
-        if (!ok) {
-            char list[256] = "";
-            for (const char *const *a = allowed; *a; ++a) {
-                strncat(list, *a, sizeof list - strlen(list) - 1);
-                if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return FAIL(pc, path, "unknown key '%s' (expected one of: %s)", it->string, list);
-        }
-    }
-    return CS_OK;
-}
 
 enum { REQUIRED = 1, POSITIVE = 2, NONNEG = 4 };
 
@@ -83,20 +54,6 @@ static cs_status get_int(const parse_ctx *pc, const char *path, const cJSON *obj
     return CS_OK;
 }
 
-static cs_status get_string(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *key, int required, const char *dflt, char *out,
-                            size_t cap) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it) {
-        if (required) return FAIL(pc, path, "missing '%s'", key);
-        snprintf(out, cap, "%s", dflt);
-        return CS_OK;
-    }
-    if (!cJSON_IsString(it)) return FAIL(pc, path, "'%s' must be a string", key);
-    if (strlen(it->valuestring) >= cap) return FAIL(pc, path, "'%s' is too long", key);
-    snprintf(out, cap, "%s", it->valuestring);
-    return CS_OK;
-}
 
 /* A [first, last] pair of numbers. */
 static cs_status get_pair(const parse_ctx *pc, const char *path, const cJSON *obj, const char *key,
@@ -159,34 +116,6 @@ static cs_status parse_cells(const parse_ctx *pc, const char *path, const cJSON 
     return CS_OK;
 }
 
-/* Parameters of a mechanism: defaults, then the given ones, each checked against its range. */
-static cs_status parse_params(const parse_ctx *pc, const char *path, const cJSON *obj,
-                              const cs_mech_type *t, double *param) {
-    for (int k = 0; k < t->nparam; ++k) param[k] = t->params[k].default_value;
-    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(obj, "params");
-    if (!ps) return CS_OK;
-    if (!cJSON_IsObject(ps)) return FAIL(pc, path, "'params' must be an object");
-    for (const cJSON *it = ps->child; it; it = it->next) {
-        int k = cs_mech_param_index(t, it->string);
-        if (k < 0) {
-            char list[256] = "";
-            for (int j = 0; j < t->nparam; ++j) {
-                strncat(list, t->params[j].name, sizeof list - strlen(list) - 1);
-                if (j + 1 < t->nparam) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return FAIL(pc, path, "unknown parameter '%s' of mechanism '%s' (its parameters: %s)",
-                        it->string, t->name, list);
-        }
-        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-            return FAIL(pc, path, "parameter '%s' of '%s' must be a finite number", it->string, t->name);
-        double v = it->valuedouble;
-        if (v < t->params[k].min || v > t->params[k].max)
-            return FAIL(pc, path, "parameter '%s' of '%s' = %g is out of range [%g, %g] %s",
-                        it->string, t->name, v, t->params[k].min, t->params[k].max, t->params[k].unit);
-        param[k] = v;
-    }
-    return CS_OK;
-}
 
 static const cs_mech_type *find_mech(const parse_ctx *pc, const char *path, const char *name,
                                      cs_mech_kind kind, cs_status *st) {
@@ -206,6 +135,10 @@ static const cs_mech_type *find_mech(const parse_ctx *pc, const char *path, cons
     if (t->kind != kind) {
         *st = FAIL(pc, path, "mechanism '%s' is a %s mechanism, not allowed here", name,
                    t->kind == CS_MECH_DENSITY ? "density" : "point");
+        return NULL;
+    }
+    if (t->artificial) {
+        *st = FAIL(pc, path, "mechanism '%s' is an artificial cell: give it as a population's 'artificial'", name);
         return NULL;
     }
     return t;
@@ -568,13 +501,19 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
                                   cs_population_spec *ps) {
     static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics",
                                        "synapses", "stimuli", "detector", "probes", NULL};
-    CS_TRY(check_keys(pc, path, p, keys));
+    static const char *const art_keys[] = {"name", "count", "artificial", NULL};
+    const cJSON *art = cJSON_GetObjectItemCaseSensitive(p, "artificial");
+    CS_TRY(check_keys(pc, path, p, art ? art_keys : keys));
     CS_TRY(get_string(pc, path, p, "name", 1, "", ps->name, sizeof ps->name));
     if (!ps->name[0] || strchr(ps->name, '/')) return FAIL(pc, path, "'name' must be non-empty and contain no '/'");
     long count;
     CS_TRY(get_int(pc, path, p, "count", REQUIRED, 1, 1, CS_MODEL_MAX_CELLS, &count));
     ps->count = (int)count;
     char sub[256];
+    if (art) { /* artificial cells: no morphology (cs_model_artificial.c) */
+        snprintf(sub, sizeof sub, "%s.artificial", path);
+        return cs__model_artificial(pc, sub, art, ps);
+    }
     snprintf(sub, sizeof sub, "%s.morphology", path);
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, "morphology");
     if (!m) return FAIL(pc, path, "missing 'morphology'");
@@ -676,6 +615,7 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
                                 const cJSON *obj, int with_synapse, uint64_t *gid, int *syn) {
     static const char *const keys[] = {"population", "cell", NULL};
     static const char *const skeys[] = {"population", "cell", "synapse", NULL};
+    /* with_synapse: "synapse" names the target's synapse (none for an artificial cell) */
     CS_TRY(check_keys(pc, path, obj, with_synapse ? skeys : keys));
     char pop[CS_NAME_MAX];
     CS_TRY(get_string(pc, path, obj, "population", 1, "", pop, sizeof pop));
@@ -686,7 +626,11 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
     long cell = 0;
     CS_TRY(get_int(pc, path, obj, "cell", REQUIRED, 0, 0, m->pops[p].count - 1, &cell));
     *gid = m->pops[p].first_gid + (uint64_t)cell;
-    if (with_synapse) {
+    if (with_synapse && m->pops[p].artificial) { /* events reach the cell itself */
+        if (cJSON_GetObjectItemCaseSensitive(obj, "synapse"))
+            return FAIL(pc, path, "population '%s' is of artificial cells, which have no synapses", pop);
+        *syn = 0;
+    } else if (with_synapse) {
         char sname[CS_NAME_MAX];
         CS_TRY(get_string(pc, path, obj, "synapse", 1, "", sname, sizeof sname));
         *syn = -1;
@@ -718,6 +662,35 @@ static cs_status push_conn(cs_model *m, size_t *cap, cs_connection c) {
     return CS_OK;
 }
 
+/* A rule's "synapse" on the target population ps: its index; none for artificial cells. */
+static cs_status target_synapse(const parse_ctx *pc, const char *path, const cJSON *c, const cs_population_spec *ps,
+                                int *syn) {
+    char name[CS_NAME_MAX];
+    *syn = 0;
+    if (ps->artificial) {
+        if (cJSON_GetObjectItemCaseSensitive(c, "synapse"))
+            return FAIL(pc, path, "population '%s' is of artificial cells, which have no synapses", ps->name);
+        return CS_OK;
+    }
+    CS_TRY(get_string(pc, path, c, "synapse", 1, "", name, sizeof name));
+    *syn = -1;
+    for (int j = 0; j < ps->nsyn; ++j)
+        if (!strcmp(ps->syn[j].name, name)) *syn = j;
+    if (*syn < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", ps->name, name);
+    return CS_OK;
+}
+
+/* The weight list of the connection just pushed. */
+static cs_status push_weights(cs_model *m, const double *w) {
+    cs_conn_weights *p = realloc(m->xweights, (m->nxweight + 1) * sizeof *p);
+    if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for connections");
+    m->xweights = p;
+    p[m->nxweight].conn = m->nconn - 1;
+    memcpy(p[m->nxweight].w, w, sizeof p->w);
+    m->nxweight++;
+    return CS_OK;
+}
+
 static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_model *m) {
     if (!arr) return CS_OK;
     if (!cJSON_IsArray(arr)) return FAIL(pc, "connections", "expected an array");
@@ -729,11 +702,15 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
         char path[64];
         snprintf(path, sizeof path, "connections[%d]", k);
         const cJSON *c = cJSON_GetArrayItem(arr, k);
-        char type[32], syn[CS_NAME_MAX];
+        char type[32];
         if (!cJSON_IsObject(c)) return FAIL(pc, path, "expected an object");
         CS_TRY(get_string(pc, path, c, "type", 1, "", type, sizeof type));
         cs_connection cn = {0};
-        CS_TRY(get_number(pc, path, c, "weight", REQUIRED, 0, &cn.weight));
+        double w[CS_MAX_WEIGHTS];
+        CS_TRY(cs__model_weight(pc, path, c, w, &cn.nweight));
+        cn.weight = w[0];
+        if (cn.nweight > 1 && strcmp(type, "explicit"))
+            return FAIL(pc, path, "a list of weights is for explicit connections only");
         CS_TRY(get_number(pc, path, c, "delay", REQUIRED | POSITIVE, 0, &cn.delay));
         if (cn.delay < m->dt)
             return FAIL(pc, path, "'delay' %g ms is shorter than the time step dt = %g ms", cn.delay, m->dt);
@@ -749,19 +726,16 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
             snprintf(sub, sizeof sub, "%s.target", path);
             CS_TRY(parse_cell_ref(pc, sub, m, t, 1, &cn.target, &cn.synapse));
             CS_TRY(push_conn(m, &cap, cn));
+            if (cn.nweight > 1) CS_TRY(push_weights(m, w));
         } else if (!strcmp(type, "ring")) {
             static const char *const keys[] = {"type", "population", "synapse", "weight", "delay", NULL};
             CS_TRY(check_keys(pc, path, c, keys));
             char pop[CS_NAME_MAX];
             CS_TRY(get_string(pc, path, c, "population", 1, "", pop, sizeof pop));
-            CS_TRY(get_string(pc, path, c, "synapse", 1, "", syn, sizeof syn));
             int p = find_pop(m, pop);
             if (p < 0) return FAIL(pc, path, "unknown population '%s'", pop);
             const cs_population_spec *ps = &m->pops[p];
-            cn.synapse = -1;
-            for (int j = 0; j < ps->nsyn; ++j)
-                if (!strcmp(ps->syn[j].name, syn)) cn.synapse = j;
-            if (cn.synapse < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", pop, syn);
+            CS_TRY(target_synapse(pc, path, c, ps, &cn.synapse));
             if (ps->count < 2) return FAIL(pc, path, "a ring needs at least 2 cells");
             for (int i = 0; i < ps->count; ++i) {
                 cn.source = ps->first_gid + (uint64_t)i;
@@ -776,15 +750,11 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
             long indeg;
             CS_TRY(get_string(pc, path, c, "source", 1, "", sp, sizeof sp));
             CS_TRY(get_string(pc, path, c, "target", 1, "", tp, sizeof tp));
-            CS_TRY(get_string(pc, path, c, "synapse", 1, "", syn, sizeof syn));
             int s = find_pop(m, sp), t = find_pop(m, tp);
             if (s < 0) return FAIL(pc, path, "unknown population '%s'", sp);
             if (t < 0) return FAIL(pc, path, "unknown population '%s'", tp);
             const cs_population_spec *ss = &m->pops[s], *ts = &m->pops[t];
-            cn.synapse = -1;
-            for (int j = 0; j < ts->nsyn; ++j)
-                if (!strcmp(ts->syn[j].name, syn)) cn.synapse = j;
-            if (cn.synapse < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", tp, syn);
+            CS_TRY(target_synapse(pc, path, c, ts, &cn.synapse));
             long avail = s == t ? ss->count - 1 : ss->count;
             CS_TRY(get_int(pc, path, c, "indegree", REQUIRED, 0, 0, avail, &indeg));
             if ((double)m->nconn + (double)ts->count * (double)indeg > CS_MODEL_MAX_CONNECTIONS)
@@ -805,6 +775,21 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
         } else {
             return FAIL(pc, path, "unknown connection type '%s' (expected explicit, ring or random)", type);
         }
+    }
+    return CS_OK;
+}
+
+/* After the connections: weight lists fit their targets' NET_RECEIVE. */
+static cs_status check_weights(const parse_ctx *pc, const cs_model *m) {
+    for (size_t k = 0; k < m->nconn; ++k) {
+        const cs_connection *c = &m->conns[k];
+        if (c->nweight <= 1) continue;
+        const cs_population_spec *ps = &m->pops[cs_model_population_of(m, c->target)];
+        const cs_mech_type *t = ps->artificial ? ps->artificial : ps->syn[c->synapse].type;
+        char path[64];
+        snprintf(path, sizeof path, "connections (connection %zu)", k);
+        if (c->nweight > t->nweight)
+            return FAIL(pc, path, "%d weights, but %s's NET_RECEIVE takes %d", c->nweight, t->name, t->nweight);
     }
     return CS_OK;
 }
@@ -922,6 +907,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     }
     m->ncells = gid;
     CS_TRY(parse_connections(pc, cJSON_GetObjectItemCaseSensitive(root, "connections"), m));
+    CS_TRY(check_weights(pc, m));
     CS_TRY(parse_events(pc, cJSON_GetObjectItemCaseSensitive(root, "events"), m));
     return CS_OK;
 }
@@ -1012,7 +998,13 @@ void cs_model_free(cs_model *m) {
         free(p->probes.cells);
         free(p->probes.locs);
         free(p->probes.vars);
+        for (int c = 0; p->play && c < p->count; ++c) free(p->play[c]);
+        free(p->play);
+        free(p->nplay);
     }
+    free(m->xweights);
+    m->xweights = NULL;
+    m->nxweight = 0;
     free(m->pops);
     free(m->conns);
     free(m->events);

@@ -17,6 +17,7 @@
 #define CS_NTAG 32         /* region tags (bits of a region mask) */
 #define CS_NAME_MAX 64
 #define CS_PATH_MAX 4096
+#define CS_MAX_WEIGHTS 8   /* a connection's weight vector (NET_RECEIVE's arguments) */
 
 typedef struct {
     int branch;
@@ -118,14 +119,30 @@ typedef struct {
     int has_probes;
     cs_probe_spec probes;
     double ion_e[CS_NION][CS_NTAG]; /* [mV] reversal potential of each ion by region tag */
+    /* Artificial cells ("artificial" in the model, docs/model-format.md): when non-NULL, every
+     * cell of the population is an instance of this ARTIFICIAL_CELL type (NetStim, IntFire1, a
+     * catalogue's), with these parameters, and has no morphology, mechanisms, synapses, stimuli,
+     * detector or probes; it receives events through connections (no "synapse") and its spikes
+     * reach its connections (src/cs_artcell.c). A SONATA front end fills these two fields. */
+    const cs_mech_type *artificial;
+    double artificial_param[CS_MAX_PARAMS];
+    double **play;    /* VecStim: [count] spike times of each cell [ms], ascending, >= 0 (owned) */
+    int *nplay;       /* [count] their numbers; NULL for other types */
 } cs_population_spec;
 
 typedef struct {
     uint64_t source, target; /* gids */
-    int synapse;             /* index into the target population's synapses */
-    double weight;           /* [µS] */
+    int synapse;             /* index into the target population's synapses (0 for an artificial cell) */
+    int nweight;             /* 1, or the length of the model's weight list (cs_model_conn_weights) */
+    double weight;           /* [µS] (an artificial cell's: in its NET_RECEIVE's unit); the first of a list */
     double delay;            /* [ms] */
 } cs_connection;
+
+/* The weight vector of a connection given as a list ("weight": [w0, w1, ...]). */
+typedef struct {
+    size_t conn;                 /* index into cs_model.conns */
+    double w[CS_MAX_WEIGHTS];    /* missing entries are 0 */
+} cs_conn_weights;
 
 typedef struct {
     uint64_t target;
@@ -149,6 +166,8 @@ typedef struct {
     cs_connection *conns;
     size_t nevent;
     cs_event *events;
+    size_t nxweight;
+    cs_conn_weights *xweights;   /* connections with weight lists, by ascending conn */
     cs_catalogue_set catalogues; /* "catalogues": mechanisms compiled from NMODL */
 } cs_model;
 
@@ -172,6 +191,14 @@ void cs_model_free(cs_model *m);
 
 /* A morphology of explicit cylindrical branches, each attached at its parent's distal end. */
 cs_status cs_morph_from_branches(const cs_branch_spec *b, int n, cs_morph *out);
+
+/* The weights [CS_MAX_WEIGHTS] of connection k given as a list, or NULL (its single weight). */
+const double *cs_model_conn_weights(const cs_model *m, size_t k);
+
+/* VecStim spike times from text: lines "CELL TIME" (cell index in [0, count), time [ms] >= 0),
+ * '#' comments and blank lines skipped, each cell's times ascending. name names the file in
+ * messages (NAME:LINE: ...). times[c] (malloc'd, may be NULL when n[c] = 0). */
+cs_status cs_spike_times_parse(const char *text, const char *name, int count, double **times, int *n);
 
 /* Population and index within it of a global cell id. */
 int cs_model_population_of(const cs_model *m, uint64_t gid);

@@ -21,6 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import nmodl_events  # noqa: E402
 from nmodl_codegen import Gen, cname  # noqa: E402
 from nmodl_lexer import NmodlError  # noqa: E402
 from nmodl_parser import parse_file  # noqa: E402
@@ -52,7 +53,7 @@ def generate(mods, out_dir, cuda, abi, builtin=False):
         g = Gen(m, builtin=builtin)
         c = cname(m.suffix)
         for fname, text in (("%s_body.h" % c, g.body_header()), ("%s.c" % c, g.c_file(cuda))) + (
-                (("%s.cu" % c, g.cu_file()),) if cuda else ()):
+                (("%s.cu" % c, g.cu_file()),) if cuda and not nmodl_events.host_only(m) else ()):  # host only
             with open(os.path.join(out_dir, fname), "w") as f:
                 f.write(text)
             if not fname.endswith(".h"):

@@ -13,6 +13,7 @@ current densities.
 
 import re
 
+import nmodl_events
 from nmodl_lexer import NmodlError
 from nmodl_parser import IONS
 from nmodl_solve import ONE, ZERO, add, has_name, is_zero, mul, solve_block
@@ -74,8 +75,9 @@ class Gen:
         self.params = []    # Var
         self.states = []    # Var (STATE then ASSIGNED)
         self.nstate_true = 0
-        self.uses_t = False  # the GPU view has no t: such a mechanism gets no GPU ops
+        self.uses_t = False  # reads t (on the GPU from the view's step context: cu_file)
         self.kin = None      # while generating a KINETIC block: {"idx": state -> row, "conserve": [...]}
+        self.in_events = False  # generating INITIAL or NET_RECEIVE: net_send etc. allowed (nmodl_events)
         self.classify()
 
     def err(self, line, msg):
@@ -134,9 +136,10 @@ class Gen:
             self.err(m.suffix_line, "more than 32 PARAMETERs is not supported")
         if len(self.states) > 64:
             self.err(m.suffix_line, "more than 64 STATE and ASSIGNED variables is not supported")
-        if m.breakpoint is None:
+        nmodl_events.check(self)
+        if m.breakpoint is None and not m.artificial:
             self.err(m.suffix_line, "a mechanism without a BREAKPOINT block is not supported")
-        if not self.currents:
+        if not self.currents and not m.artificial:
             self.err(m.suffix_line, "a mechanism that writes no current is not supported")
 
     # ---- expressions
@@ -164,6 +167,8 @@ class Gen:
             return scope[n]
         if n == "t":
             self.uses_t = True
+        if n == "v" and self.m.artificial:
+            self.err(line, "'v' in an ARTIFICIAL_CELL (it has no membrane)")
         if n in BUILTIN:
             if write and n != "v":
                 self.err(line, "assigning to '%s' is not supported" % n)
@@ -190,6 +195,8 @@ class Gen:
 
     def call(self, f, args, line, scope):
         a = [self.expr(x, scope) for x in args]
+        if f in nmodl_events.EVENT_CALLS:
+            return nmodl_events.event_call(self, f, a, line)
         if f == "at_time" and f not in self.m.functions:
             return "0.0"  # a discontinuity hint for variable steps; 0 in a fixed step, as in NEURON
         if f in MATH1 and f not in self.m.functions:
@@ -267,6 +274,10 @@ class Gen:
                 if blk not in self.m.kinetics:
                     self.err(line, "SOLVE %s STEADYSTATE: no KINETIC block of that name" % blk)
                 out += self.kinetic_code(blk, "steady", ind, line)
+            elif k == "while":
+                out.append(pad + "while %s {" % wrapped(self.expr(s[1], scope)))
+                out += self.stmts(s[2], scope, ind + 1, fname)
+                out.append(pad + "}")
             elif k == "solve":
                 self.err(s[3], "SOLVE outside BREAKPOINT is not supported")
             elif k == "deriv":
@@ -452,6 +463,7 @@ class Gen:
                 scope = {a: "_a_" + cname(a) for a in args}
                 sig = ", ".join(["_ctx *_c"] + ["double _a_%s" % cname(a) for a in args])
                 if kind == "f":
+                    scope[f] = "_ret"  # the FUNCTION's name as a variable: its value so far
                     L.append("static CS_HD double _f_%s(%s) {" % (cname(f), sig))
                     L.append("    double _ret = 0.0;")
                     L += self.stmts(body, scope, 1, fname=f)
@@ -463,14 +475,20 @@ class Gen:
                 L.append("}")
         # INITIAL
         L.append("static CS_HD void _init_one(const cs_mech_view *_m, int _k) {")
-        L.append("    _ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]]}, *_c = &_cc;")
+        L.append("    _ctx _cc = {_m, _k, 0, 0.0}, *_c = &_cc;" if m.artificial else
+                 "    _ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]]}, *_c = &_cc;")
         for j, v in enumerate(self.states):
             init = "0.0"
             if j < self.nstate_true and (v.name + "0") in self.pidx:
                 init = "_P(%d)" % self.pidx[v.name + "0"]
             L.append("    _S(%d) = %s; /* %s */" % (j, init, v.name))
+        self.in_events = True
         L += self.stmts(m.initial or [], {}, 1)
+        self.in_events = False
         L.append("}")
+        if m.artificial:  # no current, no state update: events only
+            L += nmodl_events.receive_code(self)
+            return "\n".join(L) + "\n"
         # BREAKPOINT without SOLVE: the currents at _c->v, and their conductance dI/dv, by
         # differentiating the block's straight-line code (exact, one evaluation), else NEURON's
         # numerical derivative (nrn_cur: I at v + 0.001 and at v)
@@ -529,7 +547,7 @@ class Gen:
                 self.err(line, "SOLVE %s: no DERIVATIVE block of that name" % blk)
         L.append("    (void)_c;")
         L.append("}")
-        if m.net_receive:
+        if m.net_receive and not nmodl_events.takes_vector(m):  # a single weight (on the GPU too)
             args, body, line = m.net_receive
             scope = {a: "_a_" + cname(a) for a in args}
             L.append("static CS_HD void _receive_one(const cs_mech_view *_m, int _k, double %s) {" % (
@@ -538,6 +556,7 @@ class Gen:
             L += self.stmts(body, scope, 1)
             L.append("    (void)_c;")
             L.append("}")
+        L += nmodl_events.receive_code(self)
         return "\n".join(L) + "\n"
 
     def ions_mask(self, which):
@@ -565,35 +584,37 @@ class Gen:
             L.append("    {\"%s\", \"%s\", 0.0, -INFINITY, INFINITY}," % (v.name, v.unit))
         L.append("    {NULL, NULL, 0, 0, 0}};")
         L.append("static void _init(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _init_one(m, k); }")
-        L.append("static void _current(const cs_mech_view *m) {")
-        L.append("    for (int k = 0; k < m->n; ++k) {")
-        L.append("        double i, g, ion[CS_NION] = {0, 0, 0};")
-        L.append("        int c = m->node[k];")
-        L.append("        _current_one(m, k, &i, &g, ion);")
-        L.append("        m->i[c] += m->weight[k] * i; /* [nA] */")
-        L.append("        m->g[c] += m->weight[k] * g; /* [uS] */")
-        for ion in sorted(set(self.written_ions())):
-            L.append("        m->ion_i[%s][c] += ion[%s]; /* [mA/cm2] */" % (ION_ENUM[ion], ION_ENUM[ion]))
-        L.append("    }")
-        L.append("}")
-        L.append("static void _advance(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _advance_one(m, k); }")
+        if not m.artificial:  # an artificial cell has no current and no state update (nmodl_events)
+            L.append("static void _current(const cs_mech_view *m) {")
+            L.append("    for (int k = 0; k < m->n; ++k) {")
+            L.append("        double i, g, ion[CS_NION] = {0, 0, 0};")
+            L.append("        int c = m->node[k];")
+            L.append("        _current_one(m, k, &i, &g, ion);")
+            L.append("        m->i[c] += m->weight[k] * i; /* [nA] */")
+            L.append("        m->g[c] += m->weight[k] * g; /* [uS] */")
+            for ion in sorted(set(self.written_ions())):
+                L.append("        m->ion_i[%s][c] += ion[%s]; /* [mA/cm2] */" % (ION_ENUM[ion], ION_ENUM[ion]))
+            L.append("    }")
+            L.append("}")
+            L.append("static void _advance(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _advance_one(m, k); }")
         recv = "NULL"
-        if m.net_receive:
+        if m.net_receive and not nmodl_events.host_only(m):
             L.append("static void _receive(const cs_mech_view *m, int k, double w) { _receive_one(m, k, w); }")
             recv = "_receive"
         fold = self.fold_code()
         if fold:
             L += fold
         gpu = "NULL"
-        if cuda and not self.uses_t and not self.builtin:
+        if cuda and not self.builtin and not nmodl_events.host_only(m):
             L.append("extern const cs_mech_gpu_ops cs__gpu_%s;" % c)
             gpu = "&cs__gpu_%s" % c
-        L.append("const cs_mech_type %s%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, _current, "
-                 "_advance, %s, %s, %s, %s, %s, %d};" % (
+        L.append("const cs_mech_type %s%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, %s, "
+                 "%s, %s, %s, %s, %s, %s, %d%s};" % (
                      "cs_mech_" if self.builtin else "cs__nmodl_", c, self.name, "CS_MECH_POINT" if m.point else "CS_MECH_DENSITY", 1 if m.net_receive else 0,
-                     len(self.params), len(self.states), recv, "_fold" if fold else "NULL", self.ions_mask("read"),
+                     len(self.params), len(self.states), "NULL" if m.artificial else "_current",
+                     "NULL" if m.artificial else "_advance", recv, "_fold" if fold else "NULL", self.ions_mask("read"),
                      self.ions_mask("write"), gpu,
-                     self.nstate_true))
+                     self.nstate_true, nmodl_events.type_fields(self)))
         return "\n".join(L) + "\n"
 
     # ---- the CUDA file
@@ -602,12 +623,18 @@ class Gen:
         L = ["/* Generated by cablesim's NMODL compiler from %s: do not edit. */" % m.path,
              "#include <cuda_runtime.h>", "#include \"%s_body.h\"" % c, "",
              "#define _BLOCK 128",
+             "/* t [ms] from the device's step context (cs_mech_view.step_ctx), the host's arithmetic */",
+             "static __device__ void _t_of(cs_mech_view *m) {",
+             "    if (m->step_ctx) m->t = __dadd_rn(__dmul_rn((double)(m->step_ctx->step0 + m->step_ctx->k + m->step_j), m->dt),",
+             "                                      m->t_offset);",
+             "}",
              "static __global__ void _k_init(cs_mech_view m) {",
              "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
              "    if (k < m.n) _init_one(&m, k);", "}",
              "static __global__ void _k_current(cs_mech_view m) {",
              "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
              "    if (k >= m.n) return;",
+             "    _t_of(&m);",
              "    double i, g, ion[CS_NION] = {0, 0, 0};",
              "    int c = m.node[k];",
              "    _current_one(&m, k, &i, &g, ion);",
@@ -618,11 +645,13 @@ class Gen:
         L += ["}",
               "static __global__ void _k_advance(cs_mech_view m) {",
               "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
+              "    _t_of(&m);",
               "    if (k < m.n) _advance_one(&m, k);", "}"]
         recv = "NULL"
         if m.net_receive:
             L += ["/* events in delivery order, one thread: two events may hit one instance */",
                   "static __global__ void _k_receive(cs_mech_view m, const int *range, const int *inst, const double *w) {",
+                  "    _t_of(&m);",
                   "    for (int e = range[0]; e < range[1]; ++e) _receive_one(&m, inst[e], w[e]);", "}",
                   "static void _receive(const cs_mech_view *m, const int *range, const int *inst, const double *w, void *s) {",
                   "    _k_receive<<<1, 1, 0, (cudaStream_t)s>>>(*m, range, inst, w);", "}"]

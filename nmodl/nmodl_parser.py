@@ -7,6 +7,7 @@ small ASTs. Expressions: ("num", text) ("name", id, line) ("call", id, [args], l
 ("solve", block, method, line). Anything outside the subset raises NmodlError(FILE:LINE).
 """
 
+import nmodl_events
 from nmodl_lexer import NmodlError, tokenize
 
 IONS = ("na", "k", "ca")
@@ -47,6 +48,8 @@ class Mod:
         self.procedures = {}     # name -> ([args], [stmt], line)
         self.functions = {}      # name -> ([args], [stmt], line)
         self.net_receive = None  # ([args], [stmt], line)
+        self.net_receive_init = None  # NET_RECEIVE's INITIAL block: [stmt] (nmodl_events)
+        self.artificial = False  # ARTIFICIAL_CELL (nmodl_events)
 
 
 class Parser:
@@ -126,10 +129,7 @@ class Parser:
                 body = self.block()
                 (m.procedures if w == "PROCEDURE" else m.functions)[n.text] = (args, body, n.line)
             elif w == "NET_RECEIVE":
-                args = self.arglist()
-                if len(args) > 1:
-                    self.unsupported(t, "NET_RECEIVE with more than one argument (only the weight)")
-                m.net_receive = (args, self.block(), t.line)
+                nmodl_events.parse_net_receive(self, m, t)
             elif w in ("UNITSON", "UNITSOFF", "THREADSAFE"):
                 pass
             elif w == "LOCAL":  # a file-level LOCAL: kept per instance, like an ASSIGNED
@@ -138,7 +138,7 @@ class Parser:
                         self.unsupported(self.peek(), "an array variable")
                     m.assigned.append(Var(n.text, n.line))
             elif w == "VERBATIM":
-                self.unsupported(t, "VERBATIM")
+                self.error(t, "VERBATIM is not supported" + nmodl_events.verbatim_hint(m))
             elif w in UNSUPPORTED_BLOCKS:
                 self.unsupported(t, "%s block" % w)
             else:
@@ -260,7 +260,9 @@ class Parser:
                 pass
             elif w == "REPRESENTS":  # an ontology annotation: ignored
                 self.name()
-            elif w in ("POINTER", "BBCOREPOINTER", "EXTERNAL", "ARTIFICIAL_CELL"):
+            elif w == "ARTIFICIAL_CELL":
+                nmodl_events.parse_artificial(self, m, t)
+            elif w in ("POINTER", "BBCOREPOINTER", "EXTERNAL"):
                 self.unsupported(t, w)
             else:
                 self.error(t, "unexpected '%s' in the NEURON block" % w)
@@ -386,7 +388,12 @@ class Parser:
         if w == "{":
             self.p -= 1
             return ("if", ("num", "1"), self.block(allow_solve, deriv, kinetic, initial), [], t.line)
-        if w in ("VERBATIM", "while", "FROM", "FOR_NETCONS", "WATCH", "CONSERVE", "COMPARTMENT", "MUTEXLOCK",
+        if w == "while":
+            self.expect("(")
+            cond = self.expr()
+            self.expect(")")
+            return ("while", cond, self.block(allow_solve, deriv, kinetic, initial), t.line)
+        if w in ("VERBATIM", "FROM", "FOR_NETCONS", "WATCH", "CONSERVE", "COMPARTMENT", "MUTEXLOCK",
                  "MUTEXUNLOCK", "LAG", "SWEEP", "PROTECT", "printf"):
             self.unsupported(t, "'%s'" % w)
         if t.kind != "name":

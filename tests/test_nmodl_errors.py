@@ -64,6 +64,17 @@ CASES = [
      "BREAKPOINT { SOLVE s METHOD cnexp\n i = g*m*v }\nDERIVATIVE s {\n m' = n - m\n n' = -n\n}\n", 12,
      ["coupled system", "not supported"]),
     ("ion_other", "NEURON { SUFFIX x\n USEION cl READ ecl WRITE icl }\n", 2, ["ion 'cl'", "not supported"]),
+    # events (issue 27): net_send and friends are for ARTIFICIAL_CELLs, in INITIAL and NET_RECEIVE
+    ("net_event_point", "NEURON { POINT_PROCESS P\n NONSPECIFIC_CURRENT i }\nASSIGNED { i }\nBREAKPOINT { i = 0 }\n"
+     "NET_RECEIVE(w) {\n net_event(t)\n}\n", 6, ["net_event", "outside an ARTIFICIAL_CELL"]),
+    ("artificial_v", "NEURON { ARTIFICIAL_CELL A }\nASSIGNED { x }\nNET_RECEIVE(w) {\n x = v\n}\n", 4,
+     ["'v'", "ARTIFICIAL_CELL"]),
+    ("artificial_current", "NEURON { ARTIFICIAL_CELL A\n NONSPECIFIC_CURRENT i }\nNET_RECEIVE(w) { }\n", 1,
+     ["ARTIFICIAL_CELL with ions or currents", "not supported"]),
+    ("net_send_procedure", "NEURON { ARTIFICIAL_CELL A }\nPROCEDURE p() {\n net_send(1, 1)\n}\n"
+     "NET_RECEIVE(w) { p() }\n", 3, ["net_send", "outside INITIAL and NET_RECEIVE"]),
+    ("flag_point", "NEURON { POINT_PROCESS P\n NONSPECIFIC_CURRENT i }\nASSIGNED { i }\nBREAKPOINT { i = 0 }\n"
+     "NET_RECEIVE(w) {\n if (flag == 1) { }\n}\n", 6, ["'flag'", "not supported"]),
 ]
 
 

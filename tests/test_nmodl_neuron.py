@@ -19,7 +19,8 @@ import shutil
 import subprocess
 import sys
 
-MODELS = ["mainen_na_kv", "mainen_km", "kole_ih", "kole_ih_derivimplicit", "exp2syn_ring", "na_accumulate", "hay_soma", "hhkin_soma"]
+MODELS = ["mainen_na_kv", "mainen_km", "kole_ih", "kole_ih_derivimplicit", "exp2syn_ring", "na_accumulate", "hay_soma", "hhkin_soma",
+          "tpulse_two_synapses"]
 NEURON_BUILTIN = {"exp2syn.mod"}
 
 
@@ -38,6 +39,25 @@ def debian_nrnivmodl(path, work):
         f.write(text.replace('"${bindir}/nrnmech_makefile"', '"%s"' % fixed))
     os.chmod(out, 0o755)
     return [out, "-loadflags", "-L/usr/lib/nrn -Wl,-rpath,/usr/lib/nrn"]
+
+
+def load_nrn_mods(h, nrnivmodl, mods, work):
+    """Compile .mod files (absolute paths) with NEURON's nrnivmodl in WORK/nrn and load the
+    library into h; False after printing why it failed."""
+    nrn_dir = os.path.join(work, "nrn")
+    os.makedirs(nrn_dir)
+    p = subprocess.run(debian_nrnivmodl(nrnivmodl, work) + mods, cwd=nrn_dir, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    # the library is what the test loads (Debian's `special` executable may fail to link: its
+    # InterViews header is not packaged)
+    lib = glob.glob(os.path.join(nrn_dir, "*", ".libs", "libnrnmech.so")) + \
+        glob.glob(os.path.join(nrn_dir, "*", "libnrnmech.so"))
+    if not lib:
+        print(p.stdout[-3000:])
+        print("FAIL: nrnivmodl exited %d" % p.returncode)
+        return False
+    h.nrn_load_dll(lib[0])
+    return True
 
 
 def neuron_tools():
@@ -86,22 +106,10 @@ def main():
     if p.returncode != 0:
         print("FAIL: cablesim build-catalogue exited %d" % p.returncode)
         return 1
-    nrn_dir = os.path.join(work, "nrn")
-    os.makedirs(nrn_dir)
-    nrnivmodl = debian_nrnivmodl(nrnivmodl, work)
     # exp2syn.mod is NEURON's own src/nrnoc/exp2syn.mod, built into NEURON: nrnivmodl takes the others
     nrn_mods = [f for f in sorted(glob.glob(os.path.join(mod_dir, "*.mod"))) if os.path.basename(f) not in NEURON_BUILTIN]
-    p = subprocess.run(nrnivmodl + nrn_mods, cwd=nrn_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
-    # the library is what the test loads (Debian's `special` executable may fail to link: its
-    # InterViews header is not packaged)
-    lib = glob.glob(os.path.join(nrn_dir, "*", ".libs", "libnrnmech.so")) + \
-        glob.glob(os.path.join(nrn_dir, "*", "libnrnmech.so"))
-    if not lib:
-        print(p.stdout[-3000:])
-        print("FAIL: nrnivmodl exited %d" % p.returncode)
+    if not load_nrn_mods(h, nrnivmodl, nrn_mods, work):
         return 1
-    h.nrn_load_dll(lib[0])
 
     checks, spike_rows, trace_rows = [], [], []
     for name in args.models.split(","):

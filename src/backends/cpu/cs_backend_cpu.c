@@ -326,7 +326,7 @@ static cs_status cpu_create(const cs_network_desc *net, const cs_backend_params 
 
 static cs_mech_view view_of(const batch *b, const mech_group *mg, double t, const cs_backend_params *p) {
     cs_mech_view v = {mg->n, mg->node, mg->weight, b->v, b->i, b->g, mg->param, mg->state,
-                      t, p->dt, p->celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+                      t, p->dt, p->celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL, NULL, 0, 0.0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = b->ion_e[ion];
         v.ion_i[ion] = b->ion_i[ion];
@@ -378,8 +378,16 @@ static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
             b->mech[m].type->init(&v);
         }
         for (int k = 0; k < b->ndet; ++k) b->det_vprev[k] = b->v[b->det_row[k]];
-        sample_row(be, b, 0);
     }
+    /* NET_RECEIVE's INITIAL, on each connection's weight vector (cs_build.h) */
+    for (size_t k = 0; k < be->net->nwvec; ++k) {
+        size_t in = be->net->wvec_inst[k];
+        batch *b = &be->b[be->inst_batch[in]];
+        mech_group *mg = &b->mech[b->inst_group[in - b->inst0]];
+        cs_mech_view v = view_of(b, mg, 0.0, &be->p);
+        if (mg->type->net_init) mg->type->net_init(&v, b->inst_local[in - b->inst0], be->net->wvec + k * CS_MAX_WEIGHTS);
+    }
+    for (int j = 0; j < be->nbatch; ++j) sample_row(be, &be->b[j], 0);
     *res = cs_epoch_result_of(0, NULL, 1, be->samples);
     return CS_OK;
 }
@@ -431,7 +439,12 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
             size_t k = e->instance - b->inst0;
             mech_group *mg = &b->mech[b->inst_group[k]];
             cs_mech_view v = view_of(b, mg, t, &be->p);
-            mg->type->net_receive(&v, b->inst_local[k], e->weight);
+            if (e->w) { /* a weight vector: NET_RECEIVE sees the event's own time, as in NEURON */
+                v.t = e->time;
+                mg->type->net_receive_vec(&v, b->inst_local[k], e->w, 0.0);
+            } else {
+                mg->type->net_receive(&v, b->inst_local[k], e->weight);
+            }
         }
         t1 = cs_now(); b->phase[CS_PHASE_EVENTS] += t1 - t0; t0 = t1;
 

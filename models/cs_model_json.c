@@ -1,0 +1,82 @@
+/* The JSON model reader's shared helpers (cs_model_parse.h): messages naming the model file
+ * and the JSON path of the value, keys, strings, a mechanism's parameters. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cs_model_parse.h"
+
+#define FAIL(pc, path, ...) cs__model_fail((pc), (path), __VA_ARGS__)
+
+cs_status cs__model_fail(const parse_ctx *pc, const char *path, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return cs_error_set(CS_ERR_INVALID, "%s: %s: %s", pc->file, path, msg);
+}
+
+/* Every key of `obj` must be one of `allowed` (NULL-terminated). */
+cs_status cs__model_check_keys(const parse_ctx *pc, const char *path, const cJSON *obj,
+                            const char *const *allowed) {
+    if (!cJSON_IsObject(obj)) return FAIL(pc, path, "expected an object");
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        int ok = 0;
+        for (const char *const *a = allowed; *a; ++a) ok |= strcmp(*a, it->string) == 0;
+        if (!ok) {
+            char list[256] = "";
+            for (const char *const *a = allowed; *a; ++a) {
+                strncat(list, *a, sizeof list - strlen(list) - 1);
+                if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            return FAIL(pc, path, "unknown key '%s' (expected one of: %s)", it->string, list);
+        }
+    }
+    return CS_OK;
+}
+
+cs_status cs__model_get_string(const parse_ctx *pc, const char *path, const cJSON *obj,
+                            const char *key, int required, const char *dflt, char *out,
+                            size_t cap) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!it) {
+        if (required) return FAIL(pc, path, "missing '%s'", key);
+        snprintf(out, cap, "%s", dflt);
+        return CS_OK;
+    }
+    if (!cJSON_IsString(it)) return FAIL(pc, path, "'%s' must be a string", key);
+    if (strlen(it->valuestring) >= cap) return FAIL(pc, path, "'%s' is too long", key);
+    snprintf(out, cap, "%s", it->valuestring);
+    return CS_OK;
+}
+
+/* Parameters of a mechanism: defaults, then the given ones, each checked against its range. */
+cs_status cs__model_parse_params(const parse_ctx *pc, const char *path, const cJSON *obj,
+                              const cs_mech_type *t, double *param) {
+    for (int k = 0; k < t->nparam; ++k) param[k] = t->params[k].default_value;
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(obj, "params");
+    if (!ps) return CS_OK;
+    if (!cJSON_IsObject(ps)) return FAIL(pc, path, "'params' must be an object");
+    for (const cJSON *it = ps->child; it; it = it->next) {
+        int k = cs_mech_param_index(t, it->string);
+        if (k < 0) {
+            char list[256] = "";
+            for (int j = 0; j < t->nparam; ++j) {
+                strncat(list, t->params[j].name, sizeof list - strlen(list) - 1);
+                if (j + 1 < t->nparam) strncat(list, ", ", sizeof list - strlen(list) - 1);
+            }
+            return FAIL(pc, path, "unknown parameter '%s' of mechanism '%s' (its parameters: %s)",
+                        it->string, t->name, list);
+        }
+        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+            return FAIL(pc, path, "parameter '%s' of '%s' must be a finite number", it->string, t->name);
+        double v = it->valuedouble;
+        if (v < t->params[k].min || v > t->params[k].max)
+            return FAIL(pc, path, "parameter '%s' of '%s' = %g is out of range [%g, %g] %s",
+                        it->string, t->name, v, t->params[k].min, t->params[k].max, t->params[k].unit);
+        param[k] = v;
+    }
+    return CS_OK;
+}
