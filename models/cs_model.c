@@ -633,33 +633,28 @@ static cs_status parse_allen(const parse_ctx *pc, const char *path, const cJSON 
     return CS_OK;
 }
 
-/* "cm": one value [µF/cm²] for every region, or [{"region": "soma", "cm": 1.0}, ...] by region
- * (later entries overriding earlier ones; 1 elsewhere). */
-static cs_status parse_cm(const parse_ctx *pc, const char *path, const cJSON *cm, cs_population_spec *ps) {
-    ps->cm = 1.0;
-    if (cm && !cJSON_IsArray(cm)) {
-        cJSON *wrap = cJSON_CreateObject();
-        if (!wrap) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-        cJSON_AddItemReferenceToObject(wrap, "cm", (cJSON *)cm);
-        cs_status st = get_number(pc, path, wrap, "cm", POSITIVE, 1.0, &ps->cm);
-        cJSON_Delete(wrap);
-        CS_TRY(st);
-    }
-    for (int t = 0; t < CS_NTAG; ++t) ps->cm_tag[t] = ps->cm;
-    if (!cm || !cJSON_IsArray(cm)) return CS_OK;
-    static const char *const keys[] = {"region", "cm", NULL};
-    for (int k = 0; k < cJSON_GetArraySize(cm); ++k) {
+/* "cm" [µF/cm²] or "Ra" [Ω·cm]: one value for every region, or [{"region": "soma", KEY: v}, ...]
+ * by region (later entries overriding earlier ones; dflt elsewhere). */
+static cs_status parse_by_region(const parse_ctx *pc, const char *path, const cJSON *bio, const char *key, double dflt,
+                                 double *single, double *by_tag) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(bio, key);
+    *single = dflt;
+    if (!cJSON_IsArray(it)) CS_TRY(get_number(pc, path, bio, key, POSITIVE, dflt, single));
+    for (int t = 0; t < CS_NTAG; ++t) by_tag[t] = *single;
+    if (!cJSON_IsArray(it)) return CS_OK;
+    const char *const keys[] = {"region", key, NULL};
+    for (int k = 0; k < cJSON_GetArraySize(it); ++k) {
         char sub[320], region[32];
-        snprintf(sub, sizeof sub, "%s.cm[%d]", path, k);
-        const cJSON *it = cJSON_GetArrayItem(cm, k);
-        CS_TRY(check_keys(pc, sub, it, keys));
-        CS_TRY(get_string(pc, sub, it, "region", 0, "all", region, sizeof region));
+        snprintf(sub, sizeof sub, "%s.%s[%d]", path, key, k);
+        const cJSON *e = cJSON_GetArrayItem(it, k);
+        CS_TRY(check_keys(pc, sub, e, keys));
+        CS_TRY(get_string(pc, sub, e, "region", 0, "all", region, sizeof region));
         unsigned mask;
         CS_TRY(parse_region(pc, sub, region, &mask));
         double v;
-        CS_TRY(get_number(pc, sub, it, "cm", REQUIRED | POSITIVE, 0, &v));
+        CS_TRY(get_number(pc, sub, e, key, REQUIRED | POSITIVE, 0, &v));
         for (int t = 0; t < CS_NTAG; ++t)
-            if (mask & (1u << t)) ps->cm_tag[t] = v; /* [µF/cm²] */
+            if (mask & (1u << t)) by_tag[t] = v;
     }
     return CS_OK;
 }
@@ -705,8 +700,8 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     if (allen) goto points;
     static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", "ions", NULL};
     CS_TRY(check_keys(pc, sub, bio, bio_keys));
-    CS_TRY(parse_cm(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "cm"), ps));
-    CS_TRY(get_number(pc, sub, bio, "Ra", POSITIVE, 100.0, &ps->Ra));
+    CS_TRY(parse_by_region(pc, sub, bio, "cm", 1.0, &ps->cm, ps->cm_tag));     /* [µF/cm²] */
+    CS_TRY(parse_by_region(pc, sub, bio, "Ra", 100.0, &ps->Ra, ps->Ra_tag));  /* [Ω·cm] */
     CS_TRY(get_number(pc, sub, bio, "v_init", 0, -65.0, &ps->v_init));
     const cJSON *mechs = cJSON_GetObjectItemCaseSensitive(bio, "mechanisms");
     if (mechs) {

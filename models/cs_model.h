@@ -109,7 +109,8 @@ typedef struct {
     cs_cv_policy policy;
     double cm;       /* [µF/cm²] (the JSON's single value, or 1 when given per region) */
     double cm_tag[CS_NTAG]; /* [µF/cm²] specific capacitance by region tag */
-    double Ra;       /* [Ω·cm] */
+    double Ra;       /* [Ω·cm] (the JSON's single value, or 100 when given per region) */
+    double Ra_tag[CS_NTAG]; /* [Ω·cm] axial resistivity by region tag */
     double v_init;   /* [mV] */
     int ndensity;
     cs_density_spec *density;

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""The five Allen perisomatic cells of bmtk's examples against NEURON through bmtk (issue 27).
+"""The five Allen perisomatic cells of bmtk's examples against NEURON through bmtk (issue 27),
+and one all-active fit file.
 
 Each cell (tests/data/allen: morphology + *_fit.json, provenance in its PROVENANCE.md) is loaded
-by cablesim's Allen importer (an "allen" population, processing aibs_perisomatic, bmtk's
-discretisation bmtk_dl 20 µm), driven by a current step at the soma, and run for 1 s at
+by cablesim's Allen importer (an "allen" population, bmtk's discretisation bmtk_dl 20 µm),
+driven by a current step at the soma, and run for 1 s (the all-active one 300 ms) at
 dt = 0.025 ms. The reference is NEURON 9 with the cell built by bmtk's own code
 (tests/allen_neuron_ref.py in the venv of scripts/ref-venv.sh) at dt and dt/2. Checks per cell:
   - spike counts equal, spike times within 0.1 ms (both interpolated at -10 mV);
@@ -21,13 +22,17 @@ import shutil
 import subprocess
 import sys
 
-# (name, morphology, fit file, step amplitude [nA])
-CELLS = [("Scnn1a", "Scnn1a_473845048_m.swc", "472363762_fit.json", 0.2),
-         ("Rorb", "Rorb_325404214_m.swc", "473863510_fit.json", 0.2),
-         ("Nr5a1", "Nr5a1_471087815_m.swc", "473863035_fit.json", 0.2),
-         ("PV1", "Pvalb_470522102_m.swc", "472912177_fit.json", 0.3),
-         ("PV2", "Pvalb_469628681_m.swc", "473862421_fit.json", 0.3)]
-DT, TSTOP, DELAY, DUR, DL = 0.025, 1000.0, 100.0, 800.0, 20.0  # [ms], [µm]
+P, A = "aibs_perisomatic", "aibs_allactive"
+# (name, morphology, fit file, step amplitude [nA], processing, run length [ms]); the last: an
+# all-active fit file (per-section Ra, cm, e_pas; axon stubs as thick as the axon, at soma(1)) on
+# one of the perisomatic cells' morphologies, 300 ms (its NaV everywhere makes it slow)
+CELLS = [("Scnn1a", "Scnn1a_473845048_m.swc", "472363762_fit.json", 0.2, P, 1000.0),
+         ("Rorb", "Rorb_325404214_m.swc", "473863510_fit.json", 0.2, P, 1000.0),
+         ("Nr5a1", "Nr5a1_471087815_m.swc", "473863035_fit.json", 0.2, P, 1000.0),
+         ("PV1", "Pvalb_470522102_m.swc", "472912177_fit.json", 0.3, P, 1000.0),
+         ("PV2", "Pvalb_469628681_m.swc", "473862421_fit.json", 0.3, P, 1000.0),
+         ("allactive", "Rorb_325404214_m.swc", "318331342_fit.json", 0.8, A, 300.0)]
+DT, DELAY, DUR, DL = 0.025, 100.0, 800.0, 20.0  # [ms], [µm]
 INTERVAL = 0.1   # [ms] probe interval
 SPIKE_TOL = 0.1  # [ms] the issue's tolerance on spike times
 NOT_YET = {"vecevent.mod"}
@@ -86,14 +91,14 @@ def main():
         if not ok:
             fails.append((cell, what, detail))
 
-    for name, swc, fit, amp in cells:
+    for name, swc, fit, amp, proc, tstop in cells:
         model = {"catalogues": [os.path.join(work, "mech.so")],
-                 "run": {"tfinal": TSTOP, "dt": DT, "report_precision": "double"},
+                 "run": {"tfinal": tstop, "dt": DT, "report_precision": "double"},
                  "discretization": {"bmtk_dl": DL},
                  "populations": [{
                      "name": "cell", "count": 1,
                      "allen": {"fit": os.path.join(data, "allen", fit), "morphology": os.path.join(data, "allen", swc),
-                               "processing": "aibs_perisomatic"},
+                               "processing": proc},
                      "stimuli": [{"mechanism": "iclamp", "location": {"branch": 0, "pos": 0.5}, "cells": "all",
                                   "params": {"delay": DELAY, "duration": DUR, "amplitude": amp}}],
                      "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
@@ -109,8 +114,8 @@ def main():
         ref = os.path.join(work, name + "_neuron.json")
         p = run([py, os.path.join(a.source_dir, "tests", "allen_neuron_ref.py"), "--mechanisms", nrn,
                  "--fit", os.path.join(data, "allen", fit), "--swc", os.path.join(data, "allen", swc),
-                 "--processing", "aibs_perisomatic", "--amp", str(amp), "--delay", str(DELAY), "--dur", str(DUR),
-                 "--tstop", str(TSTOP), "--dt", str(DT), "--dl", str(DL), "--out", ref], env=env)
+                 "--processing", proc, "--amp", str(amp), "--delay", str(DELAY), "--dur", str(DUR),
+                 "--tstop", str(tstop), "--dt", str(DT), "--dl", str(DL), "--out", ref], env=env)
         if p.returncode != 0:
             print(p.stdout[-3000:])
             check(name, "NEURON through bmtk runs", False, "")
