@@ -1,5 +1,5 @@
 """Print the busyring model of bench_cpu_vs_neuron.py as model JSON, for the GPU scripts that
-profile one network (scripts/gpu_step_bytes.sh, scripts/gpu_step_profile.sh).
+profile one network (bench/runs/gpu_step_bytes.sh, scripts/gpu_step_profile.sh).
 
 Usage: python3 bench/busyring_json.py CELLS [TFINAL_MS]   (depth 5, 1 ms by default)
 """

@@ -8,8 +8,8 @@ scripts/deps.sh build
 pc=$(mktemp -d)
 trap 'rm -rf "$pc"' EXIT
 cp "$(pkg-config --variable=pcfiledir libcjson)/libcjson.pc" "$pc/"
-PKG_CONFIG_LIBDIR=$pc PKG_CONFIG_PATH= pkg-config --exists check && { echo "ci-fresh: check.pc still visible" >&2; exit 1; }
-PKG_CONFIG_LIBDIR=$pc PKG_CONFIG_PATH= cmake -S . -B build-fresh -DCMAKE_BUILD_TYPE=Release \
+PKG_CONFIG_LIBDIR=$pc PKG_CONFIG_PATH='' pkg-config --exists check && { echo "ci-fresh: check.pc still visible" >&2; exit 1; }
+PKG_CONFIG_LIBDIR=$pc PKG_CONFIG_PATH='' cmake -S . -B build-fresh -DCMAKE_BUILD_TYPE=Release \
   -DCABLESIM_ENABLE_CUDA=OFF | tee "$pc/configure.log" | grep -i "check" || true
 grep -q "tests not built" "$pc/configure.log" || { echo "ci-fresh: configure did not skip the tests" >&2; exit 1; }
 cmake --build build-fresh -j "$(nproc)" --target cablesim_cli >/dev/null

@@ -10,9 +10,11 @@ secs=${1:-60}
 scripts/deps.sh fuzz
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCABLESIM_FUZZ=ON \
   -DCABLESIM_ENABLE_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
-cmake --build build-fuzz -j "$(nproc)" --target fuzz_swc fuzz_model fuzz_allen
+cmake --build build-fuzz -j "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-for h in swc model allen; do
+for src in fuzz/fuzz_*.c; do  # every harness: fuzz/fuzz_NAME.c, seeds in fuzz/corpus/NAME/
+  h=$(basename "$src" .c)
+  h=${h#fuzz_}
   exe=build-fuzz/fuzz/fuzz_$h
   if compgen -G "fuzz/regressions/$h/*" >/dev/null; then
     "$exe" -runs=0 fuzz/regressions/$h/* 2>&1 | tail -1   # replay: each input once

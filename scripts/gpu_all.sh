@@ -9,10 +9,9 @@
 # Carry ".devlibs" and "build-shared" (and ".whl" with the NEURON wheel). Output under OUTDIR.
 # Usage: scripts/gpu_all.sh [OUTDIR]
 set -uo pipefail
-cd "$(dirname "$0")/.."
-out=${1:-${OUT:-$PWD/build-gpu/out}}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$PWD/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+cd "$(dirname "$0")/.." || exit 1
+. scripts/gpu_common.sh
+gpu_setup "${1:-${OUT:-$PWD/build-gpu/out}}" "" || exit 1
 echo "=== 1. build, tests, sanitizer on the CUDA backend"
 scripts/gpu_sim.sh "$out"
 b=build-gpu
@@ -21,9 +20,7 @@ for t in test_hines_gpu test_thomas_gpu; do
   for tool in memcheck racecheck; do
     # racecheck of the Hines test takes ~160 s since session 8 (two-way sections, more configurations)
     lim=150; [ "$tool" = racecheck ] && lim=420
-    (cd $b/tests && CK_FORK=no CS_TEST_SMALL=1 timeout $lim compute-sanitizer --tool $tool --error-exitcode 9 ./$t) \
-      >"$out/san-$t-$tool.log" 2>&1
-    echo "$t $tool: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/san-$t-$tool.log" | tail -1)"
+    (cd $b/tests && CK_FORK=no CS_TEST_SMALL=1 gpu_sanitize $tool $lim "$out/san-$t-$tool.log" "$t $tool" ./$t)
   done
 done
 echo "=== 3. solver benchmarks"

@@ -4,13 +4,11 @@
 # Arbor, when its wheel is carried in .whl-arbor, runs too. Results (JSON + log) go to OUTDIR.
 # Usage: scripts/gpu_bench.sh [OUTDIR] [extra bench_full_step.py arguments]
 set -uo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
-out=${1:-${OUT:-$root/build-gpu/out}}
+cd "$(dirname "$0")/.." || exit 1
+. scripts/gpu_common.sh
+gpu_setup "${1:-${OUT:-$PWD/build-gpu/out}}" "" || exit 1
 shift || true
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-py=python3
+py=python3 # PATH's: the wheels below go into its site
 whls=$(ls .whl/*.whl .whl-arbor/*.whl 2>/dev/null)
 if [ -n "$whls" ]; then
   $py -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site $whls \

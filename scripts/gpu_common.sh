@@ -1,45 +1,97 @@
 # shellcheck shell=bash
-# Sourced by the scripts/gpu_*.sh runners on the GPU machine: the shared preamble.
-#   gpu_setup OUTDIR      root, out (created), the .devlibs libraries on the paths, $py (a python3
-#                         with h5py), the device and CPU into OUTDIR/device.txt
-#   gpu_build DIR TARGET [CMAKE ARGS...]
-#                         configure DIR once (Release, sm_90, HDF5/cJSON/Check from .devlibs), then
-#                         build TARGET ("all" for everything); the log goes to $out/build-<DIR>.log
+# shellcheck disable=SC2034 # root, out, py, bld, cs, ncu, model...: set here for the runners
+# Sourced by the GPU runners (scripts/gpu_*.sh, bench/runs/gpu_*.sh) on the GPU machine: the shared
+# preamble. Every runner starts in the project root and sources it, then calls gpu_setup.
+#   gpu_setup OUTDIR [MODULES]
+#                         root, out (created), the .devlibs libraries on the paths, $py (the first
+#                         python3 that imports MODULES, default "h5py"; with MODULES "", none is
+#                         required: $py is one with h5py or empty), the device and CPU into
+#                         OUTDIR/device.txt; gpu_t0 [s] for gpu_stamp
+#   gpu_pythons           the python3 candidates, one a line (PATH's first, then the machine's)
+#   gpu_details           more about the machine: clocks, driver, nvcc, compute-sanitizer
+#   gpu_configure [--src SRC] DIR [CMAKE ARGS...]
+#                         configure DIR once (Release, sm_90, HDF5/cJSON/Check from .devlibs, the
+#                         sources of SRC, default the project); the log is $out/build-<DIR>.log
+#   gpu_build [--src SRC] DIR TARGET [CMAKE ARGS...]
+#                         gpu_configure, then build TARGET ("all" for everything)
+#   gpu_start OUTDIR TARGET [CMAKE ARGS...]
+#                         gpu_setup, gpu_link_shared, then TARGET built in bld (BUILD_DIR, default
+#                         build-gpu); cs is its CLI, t0 [s] the start; prints the build's time
 #   gpu_link_shared       ../shared from the carried build-shared when the machine has none (the
 #                         tests find the SWC cells there)
 #   gpu_ctest DIR REGEX [GREP]
 #                         the tests of build DIR matching REGEX, verbose into $out/ctest.log; prints
 #                         the summary, the failures and lines matching GREP; rc_tests gets the exit
+#   gpu_sanitize TOOL SECONDS LOG LABEL COMMAND...
+#                         COMMAND under compute-sanitizer TOOL (SECONDS: its time limit, 0 none),
+#                         output into LOG; prints "LABEL: exit N | the tool's summary line"
+#   gpu_ncu               $ncu: Nsight Compute's CLI; false (after "ncu not found: skipped") if none
+#   gpu_busyring CELLS    $model: OUTDIR/busyring-CELLS.json, bench/bench_full_step.py's busyring network
+#   gpu_stamp MESSAGE     "[runner +N s] MESSAGE", N seconds since gpu_setup
 #   gpu_part NAME         true when section NAME runs: PARTS (a space-separated list), else all of
 #                         the script's parts ($parts_all)
 #   gpu_morph_dir         the nine SWC files: CS_MORPH_DIR, ../shared/data/morphologies,
 #                         build-shared/data/morphologies (carried) or .dev/morph
+gpu_pythons() {
+  command -v python3
+  printf '%s\n' /opt/torch/.venv/bin/python3 /usr/bin/python3 /usr/local/bin/python3
+}
+
 gpu_setup() {
+  local modules=${2-h5py} m c
+  m=${modules:-h5py}
   root=$PWD
+  gpu_t0=$SECONDS
   mkdir -p "$1"
   out=$(cd "$1" && pwd) # absolute: runners cd elsewhere
   export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig
   export LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   py=
-  for c in "$(command -v python3)" /opt/torch/.venv/bin/python3 /usr/bin/python3; do
-    [ -x "$c" ] && "$c" -c 'import h5py' 2>/dev/null && { py=$c; break; }
-  done
-  [ -n "$py" ] || { echo "no python3 with h5py"; return 1; }
+  while read -r c; do
+    [ -x "$c" ] && "$c" -c "import ${m// /, }" 2>/dev/null && { py=$c; break; }
+  done < <(gpu_pythons)
+  [ -n "$py" ] || [ -z "$modules" ] || { echo "no python3 with ${modules// / and }"; return 1; }
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/device.txt"
   echo "cores: $(nproc); cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)" | tee -a "$out/device.txt"
 }
 
-gpu_build() {
-  local dir=$1 target=$2 log
+gpu_details() {
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+  nvcc --version | tail -2
+  compute-sanitizer --version | head -2
+  nproc
+}
+
+gpu_configure() {
+  local src=$root log
+  [ "$1" = --src ] && { src=$2; shift 2; }
   log=$out/build-$(basename "$1").log
+  [ -f "$1/CMakeCache.txt" ] && return 0
+  cmake -S "$src" -B "$1" ${py:+-DCS_PYTHON=$py} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
+    "${@:2}" >"$log" 2>&1 || { tail -30 "$log"; return 1; }
+}
+
+gpu_build() {
+  local src=() dir target
+  [ "$1" = --src ] && { src=(--src "$2"); shift 2; }
+  dir=$1 target=$2
   shift 2
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$dir" ${py:+-DCS_PYTHON=$py} -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
-      "$@" >"$log" 2>&1 || { tail -30 "$log"; return 1; }
-  fi
-  cmake --build "$dir" -j "$(nproc)" --target "$target" >>"$log" 2>&1 \
-    || { grep -E "error" -A3 "$log" | head -40; return 1; }
+  gpu_configure "${src[@]}" "$dir" "$@" || return 1
+  cmake --build "$dir" -j "$(nproc)" --target "$target" >>"$out/build-$(basename "$dir").log" 2>&1 \
+    || { grep -E "error" -A3 "$out/build-$(basename "$dir").log" | head -40; return 1; }
+}
+
+gpu_start() {
+  local target=$2
+  gpu_setup "$1" || return 1
+  shift 2
+  t0=$(date +%s)
+  gpu_link_shared
+  bld=${BUILD_DIR:-$root/build-gpu}
+  gpu_build "$bld" "$target" "$@" || return 1
+  cs=$bld/cablesim
+  echo "build: $(( $(date +%s) - t0 )) s"
 }
 
 gpu_link_shared() {
@@ -56,6 +108,25 @@ gpu_ctest() {
   grep -E "^[0-9]+:.*:F:" "$out/ctest.log" | head -20
   echo "tests: exit $rc_tests ($(( $(date +%s) - t0 )) s)"
 }
+
+gpu_sanitize() {
+  local tool=$1 secs=$2 log=$3 label=$4 rc
+  shift 4
+  timeout "$secs" compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" >"$log" 2>&1
+  rc=$?
+  echo "$label: exit $rc | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+}
+
+gpu_ncu() {
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "ncu not found: skipped"; return 1; }
+}
+
+gpu_busyring() {
+  model=$out/busyring-$1.json
+  python3 "$root/bench/busyring_json.py" "$1" >"$model"
+}
+
+gpu_stamp() { echo "[$(basename "$0" .sh) +$((SECONDS - gpu_t0))s] $*"; }
 
 gpu_morph_dir() {
   local d

@@ -6,18 +6,15 @@
 # Usage: scripts/gpu_hines_profile.sh OUTDIR [KERNEL_REGEX [BENCH_ARGS...]]
 #   default: cs__k_staged on bench_hines --targets --max-cells 25600 (the T3 case at 25 600 cells)
 set -uo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
-out=${1:?OUTDIR}; shift
+cd "$(dirname "$0")/.." || exit 1
+. scripts/gpu_common.sh
+gpu_setup "${1:?OUTDIR}" "" || exit 1
+shift
 kernel=${1:-cs__k_staged}; shift || true
 args=("$@"); [ ${#args[@]} -eq 0 ] && args=(--targets --max-cells 25600)
-mkdir -p "$out"
-export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "ncu not found: skipped"; exit 0; }
+gpu_ncu || exit 0
 bld=$root/build-gpu-hines
-cmake -S . -B "$bld" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" >"$out/build.log" 2>&1
-cmake --build "$bld" -j "$(nproc)" --target bench_hines >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+gpu_build "$bld" bench_hines || exit 1
 "$ncu" --kernel-name "regex:$kernel" --launch-skip 3 --launch-count 1 \
   --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
   --section Occupancy --section LaunchStats --section SourceCounters --import-source no \

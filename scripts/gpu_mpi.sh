@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one call (issues 18 and 19): MPI on the device host.
-#   1. the exchange's latency and bandwidth (scripts/mpi_exchange_bench.c) on 2-16 ranks, real cores;
+#   1. the exchange's latency and bandwidth (bench/mpi_exchange_bench.c) on 2-16 ranks, real cores;
 #   2. weak scaling on the CPU: 1, 2, 4, 8, 16 ranks of one thread each, cells per rank fixed
 #      (distinct busyring trees, WEAK_RING cells per rank; the nine real cells, WEAK_REAL of each
 #      per rank), efficiency t(1)/t(N);
@@ -43,7 +43,7 @@ echo "== 1. exchange latency and bandwidth"
 if ! gpu_part exchange; then
   echo "skipped (PARTS)"
 elif command -v mpicc >/dev/null; then
-  mpicc -O2 scripts/mpi_exchange_bench.c -o "$out/xb" 2>&1 | tail -3
+  mpicc -O2 bench/mpi_exchange_bench.c -o "$out/xb" 2>&1 | tail -3
   for n in 2 4 8 16; do
     [ "$n" -le "$(nproc)" ] || continue
     echo "-- $n ranks"; timeout 60 mpirun -np "$n" --bind-to core "$out/xb" 2>&1 | tail -5

@@ -15,23 +15,19 @@
 # the machine is warm): "build test sanitizer" then "speed", for instance:
 #   scripts/gpu_nmodl.sh $OUT "build test sanitizer";  scripts/gpu_nmodl.sh $OUT speed
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
 stages=" ${2:-build test sanitizer speed} "
 has() { [[ "$stages" == *" $1 "* ]]; }
 gpu_setup "${1:-${OUT:-$PWD/build-gpu-nmodl/out}}" || exit 1
 gpu_link_shared
-pyarg="-DCS_PYTHON=$py"
 echo "python for the tests: $py"
-build() { # SRC BUILD
-  cmake -S "$1" -B "$2" $pyarg -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DCABLESIM_ENABLE_MPI=OFF \
-    -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
-    >"$out/build-$(basename "$2").log" 2>&1 &&
-  cmake --build "$2" -j "$(nproc)" >>"$out/build-$(basename "$2").log" 2>&1
+build() { # SRC BUILD: everything, configured with the tests' python
+  gpu_build --src "$1" "$2" all -DCABLESIM_ENABLE_MPI=OFF
 }
 bld=$root/build-gpu-nmodl
 if has build || [ ! -x "$bld/cablesim" ]; then
-  build "$root" "$bld" || { grep -E "error" -A3 "$out/build-$(basename "$bld").log" | head -40; exit 1; }
+  build "$root" "$bld" || exit 1
 fi
 # build-catalogue finds nvcc on PATH, else in $NVCC: the one CMake found
 nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$bld/CMakeCache.txt")
@@ -50,9 +46,8 @@ if has sanitizer; then
   --source-dir "$root" --work-dir "$bld/nmodl-gpu" >/dev/null 2>&1
 echo "== compute-sanitizer memcheck on a catalogue model (na, kv, ions; Exp2Syn events)"
 for m in mainen_na_kv exp2syn_ring; do
-  compute-sanitizer --tool memcheck --error-exitcode 9 "$bld/cablesim" run "$bld/nmodl-gpu/$m.json" --backend cuda \
-    --tfinal 10 -o "$out/san-$m.h5" -q >"$out/sanitizer-$m.log" 2>&1
-  echo "memcheck $m: exit $? | $(grep -E 'ERROR SUMMARY' "$out/sanitizer-$m.log" | tail -1)"
+  gpu_sanitize memcheck 0 "$out/sanitizer-$m.log" "memcheck $m" "$bld/cablesim" run "$bld/nmodl-gpu/$m.json" \
+    --backend cuda --tfinal 10 -o "$out/san-$m.h5" -q
 done
 fi
 has speed || exit 0

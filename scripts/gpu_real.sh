@@ -20,18 +20,14 @@
 #   which ARBOR_S=60 for Arbor; PARTS="mixed big alone" (the runner's parts to run) (the runner starts no run after BUDGET_S - ARBOR_S from the start and
 #   lists what it skipped; Arbor is stopped at BUDGET_S).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
-gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-real}}" || exit 1
-t_start=$(date +%s)
+# --- build (incremental when build-gpu exists; BUILD_DIR: another build folder, e.g. a CPU-only
+# one for a dry run) -----------------------------------------------------------------------------
+gpu_start "${1:-${OUT:-$PWD/build-gpu/out-real}}" cablesim_cli -DBUILD_TESTING=OFF || exit 1
+t_start=$t0
 arbor_s=${ARBOR_S:-60}                              # [s] kept for the Arbor part
 deadline=$((t_start + ${BUDGET_S:-330} - arbor_s))  # the runner starts no run after this
-bld=${BUILD_DIR:-$root/build-gpu}   # BUILD_DIR: another build folder (e.g. a CPU-only one for a dry run)
-
-# --- build (incremental when build-gpu exists) ------------------------------------------------
-gpu_build "$bld" cablesim_cli -DBUILD_TESTING=OFF || exit 1
-cs=$bld/cablesim
-echo "build: $(( $(date +%s) - t_start )) s"
 
 # --- morphologies ------------------------------------------------------------------------------
 morph=$(gpu_morph_dir) || exit 1

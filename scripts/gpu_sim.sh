@@ -1,29 +1,20 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one go: build everything (CUDA for sm_90), run the whole test suite
 # (GPU tests included), compute-sanitizer on the simulator's CUDA backend, and time the
-# built-in example on both backends. Logs go to OUTDIR ($OUT on the lent machine).
+# built-in example on both backends. Logs go to OUTDIR ($OUT on the lent machine; the build's
+# log is OUTDIR/build-build-gpu.log).
 # Usage, from the project root: scripts/gpu_sim.sh [OUTDIR]   (needs .devlibs: scripts/devlibs.sh
 # fills it with HDF5, Check and cJSON; carry ".devlibs")
 set -uo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
-out=${1:-${OUT:-$root/build-gpu/out}}
-mkdir -p "$out"
-export PKG_CONFIG_PATH=$root/.devlibs/lib/pkgconfig LD_LIBRARY_PATH=$root/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+cd "$(dirname "$0")/.." || exit 1
+. scripts/gpu_common.sh
+gpu_setup "${1:-${OUT:-$PWD/build-gpu/out}}" "" || exit 1
 bld=$root/build-gpu
 # ../shared (test morphologies) does not travel to the GPU machine: a copy is carried as
 # build-shared (made here with: mkdir -p build-shared && cp -r ../shared/data build-shared/)
 gpu_link_shared
-nvidia-smi --query-gpu=name,memory.total --format=csv | tee "$out/device.txt"
-pyarg=""
-for c in "$(command -v python3)" /opt/torch/.venv/bin/python3 /usr/bin/python3; do
-  [ -x "$c" ] && "$c" -c 'import h5py' 2>/dev/null && { pyarg="-DCS_PYTHON=$c"; break; }
-done
-echo "python for the tests: ${pyarg:-none with h5py}"
-cmake -S . -B "$bld" $pyarg -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DHDF5_ROOT="$root/.devlibs" -DCMAKE_PREFIX_PATH="$root/.devlibs" -DCMAKE_BUILD_RPATH="$root/.devlibs/lib" \
-  >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-cmake --build "$bld" -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
+echo "python for the tests: ${py:-none with h5py}"
+gpu_build "$bld" all || exit 1
 echo "== ctest"
 ctest --test-dir "$bld" -V -j 4 -E "${CTEST_EXCLUDE:-^$}" -R "${CTEST_REGEX:-.}" >"$out/ctest.log" 2>&1
 grep -E "tests passed|tests failed|\*\*\*Failed|Skipped|Passed" "$out/ctest.log" | tail -25
@@ -33,9 +24,8 @@ echo "== compute-sanitizer (memcheck, racecheck) on the CUDA backend"
 # auto runs the fine solver on this small ring; interleaved runs the fused step
 for solver in auto interleaved staged; do
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$bld/cablesim" run models/validation/ring4.json \
-      --backend cuda --solver $solver --tfinal 10 -o "$out/san-$tool.h5" -q >"$out/sanitizer-$tool-$solver.log" 2>&1
-    echo "$tool [$solver]: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool-$solver.log" | tail -1)"
+    gpu_sanitize $tool 0 "$out/sanitizer-$tool-$solver.log" "$tool [$solver]" "$bld/cablesim" run \
+      models/validation/ring4.json --backend cuda --solver $solver --tfinal 10 -o "$out/san-$tool.h5" -q
   done
 done
 echo "== the built-in example, CPU (all cores) and GPU"

@@ -79,6 +79,9 @@ extern const cs_backend_ops cs_backend_cpu;
 const cs_backend_ops *cs_backend_cuda(void);
 /* The GPUs this process sees (0 when this build has no CUDA). */
 int cs_backend_cuda_devices(void);
+/* One line naming GPU `device` (model, UUID, compute capability, driver) into buf; "" when there
+ * is none. For keys of measured choices (cs_wisdom.h). */
+void cs_backend_cuda_identity(int device, char *buf, size_t len);
 const char *cs_backend_cuda_unavailable(void);
 /* The Hines solver variant a CUDA backend instance runs ("auto" resolved), or NULL when ops is
  * not the CUDA backend's. */

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cs_wisdom.h"
+
 /* GPU solvers tried for "auto": the library's own rule first (it alone knows the fused
  * per-system step and identical cells' shared constants), then the variants that won on some
  * network of the benchmarks. interleaved is left out: on mixed cells it pads every cell to the
@@ -68,6 +70,32 @@ static void append(char *buf, size_t len, const char *fmt, const char *a, double
     if (n + 1 < len) snprintf(buf + n, len - n, fmt, a, b);
 }
 
+/* A choice measured before on a network of this shape on this machine (cs_wisdom.h): 1 when
+ * taken. Only a candidate this call would have timed is taken. */
+static int from_wisdom(uint64_t key, const cs_backend_ops *gpu, int want_cpu, const cs_backend_params *p, double t0,
+                       cs_backend_choice *out) {
+    cs_wisdom_entry w;
+    char path[4096];
+    if (!cs_wisdom_lookup(key, &w, path, sizeof path)) return 0;
+    if (!strcmp(w.backend, "cpu")) {
+        if (!want_cpu) return 0;
+        out->ops = &cs_backend_cpu;
+        out->solver[0] = 0;
+    } else {
+        int known = p->solver && strcmp(p->solver, "auto") ? !strcmp(w.solver, p->solver) : 0;
+        for (size_t k = 0; !known && k < NGPU_CAND; ++k) known = !strcmp(w.solver, gpu_candidates[k]);
+        if (!gpu || !known) return 0;
+        out->ops = gpu;
+        snprintf(out->solver, sizeof out->solver, "%s", w.solver);
+    }
+    out->trial_seconds = cs_now() - t0;
+    snprintf(out->report, sizeof out->report,
+             "auto: from wisdom (%.400s): %s%s%s, %.3g ms/step when its trial of %.2f s measured it "
+             "(CABLESIM_WISDOM=off measures again)",
+             path, w.backend, out->solver[0] ? " " : "", out->solver, 1e3 * w.per_step, w.trial);
+    return 1;
+}
+
 cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params *p, const char *backend,
                             int trial_steps, cs_backend_choice *out) {
     memset(out, 0, sizeof *out);
@@ -90,6 +118,9 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
         return CS_OK;
     }
     if (trial_steps < 1) trial_steps = 1;
+    double t0 = cs_now();
+    const uint64_t key = cs_wisdom_key(net, p, backend, trial_steps);
+    if (from_wisdom(key, gpu, want_cpu, p, t0, out)) return CS_OK;
 
     /* the candidates: the CPU (for "auto"), then the GPU solvers */
     const char *names[1 + NGPU_CAND];
@@ -104,7 +135,6 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
     const char *best_solver = NULL;
     cs_status fail_status = CS_OK;
     char fail_msg[256] = "";
-    double t0 = cs_now();
     snprintf(out->report, sizeof out->report, "auto: %d steps timed per candidate:", trial_steps);
     for (int c = 0; c < n; ++c) {
         cs_backend_params q = *p;
@@ -137,5 +167,9 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
     out->ops = strncmp(done[best].name, "cpu", 3) ? gpu : &cs_backend_cpu;
     if (best_solver) snprintf(out->solver, sizeof out->solver, "%s", best_solver);
     append(out->report, sizeof out->report, " chosen: %s (trial %.2f s)", done[best].name, out->trial_seconds);
+    cs_wisdom_entry w = {"", "", done[best].per_step, out->trial_seconds};
+    snprintf(w.backend, sizeof w.backend, "%s", out->ops == gpu ? "cuda" : "cpu");
+    snprintf(w.solver, sizeof w.solver, "%s", out->solver[0] ? out->solver : "-");
+    cs_wisdom_store(key, &w);
     return CS_OK;
 }

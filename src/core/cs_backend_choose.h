@@ -6,7 +6,9 @@
  * the network itself, as FFTW_MEASURE does: each candidate is built as a throw-away instance,
  * runs a warm-up epoch and two timed epochs of `trial_steps` steps (no events), and is destroyed;
  * the fastest (minimum over the timed epochs) is then built for the run. The run's results are
- * those of that candidate named explicitly: the trial instances share no state with it. */
+ * those of that candidate named explicitly: the trial instances share no state with it.
+ * The choice is kept in the wisdom file (cs_wisdom.h) and taken from there, with no trial, when a
+ * network of the same shape runs again on the same machine. */
 #ifndef CS_BACKEND_CHOOSE_H
 #define CS_BACKEND_CHOOSE_H
 

@@ -16,6 +16,10 @@
 
 const cs_backend_ops *cs_backend_cuda(void) { return NULL; }
 int cs_backend_cuda_devices(void) { return 0; }
+void cs_backend_cuda_identity(int device, char *buf, size_t len) {
+    (void)device;
+    if (len) buf[0] = 0;
+}
 const char *cs_backend_cuda_unavailable(void) {
     return "this build has no CUDA support (no CUDA compiler was found when it was configured)";
 }
@@ -1020,6 +1024,8 @@ static const cs_backend_ops cs__cuda_ops = {"cuda", cuda_create, cuda_init, cuda
 const cs_backend_ops *cs_backend_cuda(void) { return cs_cuda_device_count() > 0 ? &cs__cuda_ops : NULL; }
 
 int cs_backend_cuda_devices(void) { return cs_cuda_device_count(); }
+
+void cs_backend_cuda_identity(int device, char *buf, size_t len) { cs_cuda_identity(device, buf, len); }
 
 const char *cs_backend_cuda_unavailable(void) { return "no CUDA device found on this machine"; }
 

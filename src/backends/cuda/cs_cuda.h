@@ -118,6 +118,8 @@ typedef struct {
 
 int cs_cuda_compiled(void);
 int cs_cuda_device_count(void);
+/* One line naming device dev (model, UUID, compute capability, SMs, driver); "" when it cannot be read. */
+void cs_cuda_identity(int dev, char *buf, size_t len);
 /* Select device dev and give its name. */
 cs_status cs_cuda_select(int dev, char *name, size_t len);
 cs_status cs_cuda_alloc(void **p, size_t bytes, const char *what);

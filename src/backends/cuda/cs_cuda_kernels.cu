@@ -39,6 +39,21 @@ extern "C" int cs_cuda_device_count(void) {
     return n;
 }
 
+extern "C" void cs_cuda_identity(int dev, char *buf, size_t len) {
+    cudaDeviceProp prop;
+    int driver = 0;
+    if (!len) return;
+    buf[0] = 0;
+    if (cudaGetDeviceProperties(&prop, dev) != cudaSuccess || cudaDriverGetVersion(&driver) != cudaSuccess) {
+        cudaGetLastError(); /* clear the error: no device is not a failure here */
+        return;
+    }
+    char uuid[33];
+    for (int i = 0; i < 16; ++i) snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)prop.uuid.bytes[i]);
+    snprintf(buf, len, "%s uuid %s sm_%d%d %d SMs driver %d", prop.name, uuid, prop.major, prop.minor,
+             prop.multiProcessorCount, driver);
+}
+
 extern "C" cs_status cs_cuda_select(int dev, char *name, size_t len) {
     CS_CUDA_CALL(cudaSetDevice(dev), "selecting the device");
     cudaDeviceProp prop;

@@ -7,20 +7,15 @@
 # the networks of BENCH_MODELS (default: bench/busyring-1024.json, distinct random trees) and the
 # nine real cells × 128 (MIXED), each with auto, staged and epoch.
 #
-# Usage, from the project root: scripts/gpu_epoch.sh [OUTDIR]
+# Usage, from the project root: bench/runs/gpu_epoch.sh [OUTDIR]
 # Carry: .devlibs (scripts/devlibs.sh) and build-shared (mkdir -p build-shared && cp -r
 # ../shared/data build-shared/). PARTS="tests sanitize bench" (the default: all), REPS=3.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/gpu_common.sh
-gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-epoch}}" || exit 1
-t0=$(date +%s)
-gpu_link_shared
-bld=$root/build-gpu
 parts_all="tests sanitize bench"
-if gpu_part tests; then gpu_build "$bld" all || exit 1; else gpu_build "$bld" cablesim_cli || exit 1; fi
-cs=$bld/cablesim
-echo "build: $(( $(date +%s) - t0 )) s"
+target=cablesim_cli; gpu_part tests && target=all
+gpu_start "${1:-${OUT:-$PWD/build-gpu/out-epoch}}" $target || exit 1
 
 rc_tests=0
 if gpu_part tests; then
@@ -31,16 +26,15 @@ fi
 if gpu_part sanitize; then
   for tool in memcheck racecheck; do
     for m in models/validation/ring4.json models/examples/ring.json; do
-      timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$cs" run "$m" --backend cuda --solver epoch \
-        --tfinal 3 --no-output -q >"$out/$tool.log" 2>&1
-      echo "$tool $(basename "$m") epoch: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1)"
+      gpu_sanitize $tool 120 "$out/$tool.log" "$tool $(basename "$m") epoch" "$cs" run "$m" --backend cuda --solver epoch \
+        --tfinal 3 --no-output -q
     done
   done
 fi
 
 if gpu_part bench; then
   echo "== the built-in ring, 256 cells, 100 ms"
-  for rep in $(seq 1 "${REPS:-3}"); do
+  for _ in $(seq 1 "${REPS:-3}"); do
     echo "cpu: $("$cs" run models/default.json --no-output --backend cpu 2>&1 | grep -E 'run time')"
     for v in staged epoch; do
       echo "cuda $v: $("$cs" run models/default.json --no-output --backend cuda --solver $v 2>&1 | grep -E 'run time|error' | head -1)"
@@ -54,7 +48,7 @@ if gpu_part bench; then
     --tfinal 20 >"$out/generate.log" 2>&1 || tail -5 "$out/generate.log"
   for m in ${BENCH_MODELS:-bench/busyring-1024.json} "$models"/mixed-*.json; do
     [ -f "$m" ] || continue
-    for rep in 1 2; do
+    for _ in 1 2; do
       for v in auto staged epoch; do
         line=$(timeout 200 "$cs" run "$m" --backend cuda --solver $v --no-output --tfinal 20 2>&1 | grep -E "run time|error|chosen" | tr '\n' ' ')
         echo "$(basename "$m" .json) $v: $line"

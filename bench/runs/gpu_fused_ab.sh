@@ -7,19 +7,13 @@
 # cells, 100 ms) on the CPU (all cores) and on the GPU, and --backend auto's choice there. Before
 # that, the GPU tests of the solver and of the backend (CTEST_REGEX), and memcheck on the fused step.
 #
-# Usage, from the project root: scripts/gpu_fused_ab.sh [OUTDIR]
+# Usage, from the project root: bench/runs/gpu_fused_ab.sh [OUTDIR]
 # Carry: .devlibs (scripts/devlibs.sh) and build-shared (mkdir -p build-shared && cp -r
 # ../shared/data build-shared/). REPS=3 runs of each side. PARTS="tests memcheck ab ring" (the default: all).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/gpu_common.sh
-gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-ab}}" || exit 1
-t0=$(date +%s)
-gpu_link_shared
-bld=$root/build-gpu
-gpu_build "$bld" all || exit 1
-cs=$bld/cablesim
-echo "build: $(( $(date +%s) - t0 )) s"
+gpu_start "${1:-${OUT:-$PWD/build-gpu/out-ab}}" all || exit 1
 
 parts_all="tests memcheck ab ring"
 rc_tests=0
@@ -30,9 +24,8 @@ gpu_ctest "$bld" "${CTEST_REGEX:-test_hines_gpu|test_backend_cuda}" "^[0-9]+: ok
 fi
 if gpu_part memcheck; then
 echo "== memcheck, fused staged step"
-compute-sanitizer --tool memcheck --error-exitcode 9 "$cs" run models/validation/ring4.json --backend cuda --solver staged \
-  --tfinal 5 --no-output -q >"$out/memcheck.log" 2>&1
-echo "memcheck ring4 staged: exit $? | $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
+gpu_sanitize memcheck 0 "$out/memcheck.log" "memcheck ring4 staged" "$cs" run models/validation/ring4.json --backend cuda \
+  --solver staged --tfinal 5 --no-output -q
 
 fi
 if gpu_part ab; then

@@ -8,15 +8,11 @@
 #   .peers/coreneuron/data/full-N.tgz: CoreNEURON datasets of bench_cpu_vs_neuron.busyring_model(N)
 #     written by bench/coreneuron_dataset.py with the wheel's own NEURON (Python 3.11 venv),
 #   .peers/arbor/busyring-gpu (../shared/peers/arbor).
-# Usage: scripts/gpu_coreneuron.sh [OUTDIR]; CELLS="1024" (datasets to run), TFINAL=20 [ms].
+# Usage: bench/runs/gpu_coreneuron.sh [OUTDIR]; CELLS="1024" (datasets to run), TFINAL=20 [ms].
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 . scripts/gpu_common.sh
-gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-coreneuron}}" || exit 1
-t0=$(date +%s)
-gpu_build "$root/build-gpu" cablesim_cli -DBUILD_TESTING=OFF || exit 1
-cs=$root/build-gpu/cablesim
-echo "build: $(( $(date +%s) - t0 )) s"
+gpu_start "${1:-${OUT:-$PWD/build-gpu/out-coreneuron}}" cablesim_cli -DBUILD_TESTING=OFF || exit 1
 core=$root/.peers/coreneuron/neuron/.data/bin/nrniv-core
 tfinal=${TFINAL:-20}
 run_time() { sed -n 's/.*run time \([0-9.e+-]*\) s: \([0-9.e+-]*\) compartment.*/\1 \2/p' | head -1; }
@@ -32,7 +28,7 @@ m = busyring_model(int(sys.argv[1]), 5, float(sys.argv[2]), [200.0, 20.0], [9, 3
 del m["run"]["threads"]
 json.dump(m, open(sys.argv[3], "w"))
 PY
-  for rep in 1 2 3; do
+  for _ in 1 2 3; do
     echo "cablesim cuda auto: $("$cs" run "$out/cablesim-full-$n.json" --backend cuda --no-output 2>&1 | grep -E 'run time|error' | head -1)"
   done
   echo "cablesim cpu $(nproc) threads: $("$cs" run "$out/cablesim-full-$n.json" --backend cpu --no-output 2>&1 | grep -E 'run time|error' | head -1)"

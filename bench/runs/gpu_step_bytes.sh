@@ -3,15 +3,14 @@
 # the busyring network of bench/bench_full_step.py, 10 steps in the middle of a 1 ms run, every
 # kernel's dram__bytes_read/write summed and divided by compartment-steps. For T7 of issue 4
 # (bytes per compartment-step against the fewest the step needs). Needs build-gpu (run
-# scripts/gpu_sim.sh first) and ncu on PATH. Usage: scripts/gpu_step_bytes.sh OUTDIR [CELLS [SOLVER]]
+# scripts/gpu_sim.sh first) and ncu on PATH. Usage: bench/runs/gpu_step_bytes.sh OUTDIR [CELLS [SOLVER]]
 set -uo pipefail
-cd "$(dirname "$0")/.."
-out=${1:?OUTDIR}; cells=${2:-65536}; solver=${3:-auto}
-mkdir -p "$out"
-export LD_LIBRARY_PATH=$PWD/.devlibs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null) || { echo "ncu not found: skipped"; exit 0; }
-model="$out/busyring-$cells.json"
-python3 bench/busyring_json.py "$cells" >"$model"
+cd "$(dirname "$0")/../.." || exit 1
+. scripts/gpu_common.sh
+gpu_setup "${1:?OUTDIR}" "" || exit 1
+cells=${2:-65536}; solver=${3:-auto}
+gpu_ncu || exit 0
+gpu_busyring "$cells"
 csv="$out/ncu-$cells-$solver.csv"
 # 40 steps of ~8 launches: skip the set-up and the first 20 steps, record 10 steps' kernels
 "$ncu" --csv --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Where the 256-cell ring's GPU step goes (P3 of issue 17), on the GPU machine: the run's own
 # profile table per solver, and Nsight Systems' kernel summary and trace when nsys is there.
-# Needs .devlibs. Usage: scripts/gpu_ring_profile.sh OUTDIR [SOLVERS] [MODEL]
+# Needs .devlibs. Usage: bench/runs/gpu_ring_profile.sh OUTDIR [SOLVERS] [MODEL]
 set -uo pipefail
-. "$(dirname "$0")/gpu_common.sh"
+cd "$(dirname "$0")/../.." || exit 1
+. scripts/gpu_common.sh
 gpu_setup "${1:-/tmp/ring-profile}" || exit 1
 solvers=${2:-staged}
 model=${3:-models/default.json}

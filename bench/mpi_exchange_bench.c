@@ -1,4 +1,4 @@
-/* Build and run: mpicc -O2 scripts/mpi_exchange_bench.c -o /tmp/xb && mpirun -np N /tmp/xb (docs/mpi.md). */
+/* Build and run: mpicc -O2 bench/mpi_exchange_bench.c -o /tmp/xb && mpirun -np N /tmp/xb (docs/mpi.md). */
 /* The per-epoch exchange of cablesim: an Allgather of (bytes, status) then an Iallgatherv of
  * 16-byte spikes, waited at once. Mean time per exchange [us]. */
 #include <mpi.h>
