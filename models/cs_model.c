@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cs_allen.h"
-#include "cs_ion.h"
 #include "cs_rng.h"
 
 const char *cs_default_model_json(void); /* generated from models/default.json */
@@ -425,17 +424,6 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
 /* "ions": [{"ion": "ca", "region": "soma", "e": 132.4579, "xi": 5e-5, "xo": 2.0}, ...]: reversal
  * potentials [mV] and initial inside / outside concentrations [mM] by region, each entry setting
  * those it names, later entries overriding earlier ones; NEURON's defaults elsewhere. */
-void cs_population_ion_defaults(cs_population_spec *ps) {
-    static const double dflt[CS_NION] = CS_ION_DEFAULT_E, dci[CS_NION] = CS_ION_DEFAULT_CI,
-                        dco[CS_NION] = CS_ION_DEFAULT_CO;
-    for (int i = 0; i < CS_NION; ++i)
-        for (int t = 0; t < CS_NTAG; ++t) {
-            ps->ion_e[i][t] = dflt[i];
-            ps->ion_ci[i][t] = dci[i];
-            ps->ion_co[i][t] = dco[i];
-        }
-}
-
 static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
     static const char *const names[CS_NION] = {"na", "k", "ca"};
     cs_population_ion_defaults(ps);
