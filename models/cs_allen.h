@@ -18,7 +18,10 @@
  * name), which orders their updates of a shared concentration as NEURON's does.
  *
  * pop's name, count, first gid, discretisation, synapses, stimuli, detector and probes are the
- * caller's and left alone. A malformed fit file ends in one line naming it (CS_ERR_PARSE /
+ * caller's and left alone; for bmtk's discretisation (its run's dL) a caller sets
+ * pop->policy = (cs_cv_policy){.max_cv_length = dL, .bmtk_odd = 1}. Filled: morph (SWC + axon
+ * stub), cm/cm_tag, Ra/Ra_tag, v_init, density (replaced), ion_e/ion_ci/ion_co (NEURON's defaults,
+ * then the fit's erev), and model->celsius. A malformed fit file ends in one line naming it (CS_ERR_PARSE /
  * CS_ERR_INVALID); pop then holds nothing to free beyond what cs_model_free frees. */
 #ifndef CS_ALLEN_H
 #define CS_ALLEN_H
