@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Check for (and, as root on Debian, install) what cablesim needs to build and test.
 # Usage: scripts/deps.sh [build|test|fuzz]  build: compiler, CMake, HDF5, cJSON, OpenMP
-#                                          test:  also Check, python3-neuron, h5py, matplotlib, libsonata
+#                                          test:  also Check, LAPACK (block-tridiagonal reference), python3-neuron, h5py, matplotlib, libsonata
 #                                          fuzz:  build + clang with libFuzzer and its OpenMP
 #                                          mpi:   also OpenMPI and parallel HDF5 (scripts/test-mpi.sh)
 #                                          python: build + python3-venv (scripts/test-python.sh)
 set -euo pipefail
 what=${1:-build}
 pkgs=(build-essential cmake pkg-config libhdf5-dev libcjson-dev python3) # python3: the NMODL compiler (nmodl/)
-[ "$what" = test ] && pkgs+=(check python3-neuron neuron-dev python3-h5py python3-matplotlib python3-numpy python3-jsonschema python3-pip)
+[ "$what" = test ] && pkgs+=(check liblapack-dev python3-neuron neuron-dev python3-h5py python3-matplotlib python3-numpy python3-jsonschema python3-pip)
 # mpi (issue 18): OpenMPI and the HDF5 built against it, for an MPI build (scripts/test-mpi.sh);
 # libhdf5-openmpi-dev installs beside libhdf5-dev (serial builds keep the serial library)
 [ "$what" = mpi ] && pkgs+=(check python3-h5py python3-numpy openmpi-bin libopenmpi-dev libhdf5-openmpi-dev)

@@ -64,6 +64,36 @@ cs_solver_status cs_thomas_solve_serial(int nsys, int n, const double *a, double
                                         double *d);
 cs_solver_status cs_thomas_solve_omp(int nsys, int n, const double *a, double *b, double *c,
                                      double *d);
+/* One large system (or a few) over all OpenMP threads: the chunked hybrid (Thomas inside chunks
+ * of `chunk` rows, serial Thomas on the 2 end rows of every chunk, substitution back;
+ * solver/cs_thomas_chunked_cpu.c). The batch counts as one system of nsys·n rows whose
+ * couplings across system boundaries are zero. chunk = 0 picks max(256, ceil(nsys·n/4096));
+ * chunk = 1 is invalid. b and c are overwritten; needs O(nsys·n/chunk) temporary memory
+ * (CS_SOLVER_ERR_NOMEM). Equal to cs_thomas_solve_serial up to rounding (for diagonally
+ * dominant systems within a few ulps times the condition number). */
+cs_solver_status cs_thomas_solve_chunked_omp(int nsys, int n, int chunk, const double *a,
+                                             double *b, double *c, double *d);
+/* The same system as scans (seed 002; solver/cs_thomas_scan_cpu.c): the pivots from an
+ * inclusive scan of 2×2 matrix products, both substitutions as scans of affine maps, each over
+ * one block of rows per OpenMP thread (reduce, then scan). b is overwritten with the pivots; c is
+ * read only. The result depends on the thread count through the block prefixes only (rounding). */
+cs_solver_status cs_thomas_solve_scan_omp(int nsys, int n, const double *a, double *b, double *c,
+                                          double *d);
+
+/* ---- CPU block-tridiagonal batch ---------------------------------------------------- */
+/* nsys systems of nb block rows with k×k blocks (1 <= k <= 4), for block row i of a system:
+ *     A[i]·x[i-1] + B[i]·x[i] + C[i]·x[i+1] = d[i]      (x[i], d[i] in R^k; A[0], C[nb-1] unread)
+ * Flat layout: block (s, i) at (s·nb + i)·k·k, row-major inside the block; vector (s, i) at
+ * (s·nb + i)·k. Block Thomas, each pivot block B[i] - A[i]·C'[i-1] factorised by LU with partial
+ * pivoting inside the block (so a block with a zero leading entry is fine; a singular pivot block
+ * gives CS_SOLVER_ERR_SINGULAR). A and B are read only, C is overwritten with C' = M^-1·C, d with
+ * the solution. Stable for block diagonally dominant systems, like Thomas; the tests compare it
+ * with LAPACK's banded solver dgbsv (partial pivoting over the whole band). */
+cs_solver_status cs_block_thomas_solve_serial(int k, int nsys, int nb, const double *A,
+                                              const double *B, double *C, double *d);
+/* OpenMP across systems: the same per-system routine, bit-identical to the serial one. */
+cs_solver_status cs_block_thomas_solve_omp(int k, int nsys, int nb, const double *A,
+                                           const double *B, double *C, double *d);
 
 #ifdef __cplusplus
 }

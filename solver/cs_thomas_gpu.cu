@@ -36,26 +36,11 @@
 #include <string.h>
 
 #include "cs_thomas_gpu.h"
+#include "cs_thomas_gpu_impl.cuh"
 
-/* ---- errors ----------------------------------------------------------------------------- */
-static thread_local char cs__gpu_msg[512];
-
-static cs_solver_status cs__gpu_fail(cs_solver_status st, const char *file, int line,
-                                     const char *what, const char *detail)
-{
-    snprintf(cs__gpu_msg, sizeof cs__gpu_msg, "%s:%d: %s%s%s", file, line, what,
-             detail ? ": " : "", detail ? detail : "");
-    return st;
-}
-
-static cs_solver_status cs__cuda_fail(cudaError_t e, const char *file, int line, const char *expr)
-{
-    (void)cudaGetLastError(); /* clear a non-sticky error so later calls start clean */
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
-    return cs__gpu_fail(e == cudaErrorMemoryAllocation ? CS_SOLVER_ERR_NOMEM : CS_SOLVER_ERR_DEVICE,
-                        file, line, expr, buf);
-}
+/* ---- errors (recorded by cs_thomas_gpu_error.cu) ------------------------------------------ */
+#define cs__gpu_fail cs__thomas_gpu_fail
+#define cs__cuda_fail cs__thomas_cuda_fail
 
 #define CS__CUDA(expr)                                                          \
     do {                                                                        \
@@ -78,7 +63,7 @@ static cs_solver_status cs__cuda_fail(cudaError_t e, const char *file, int line,
         return cs__gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__, cs__b, NULL); \
     } while (0)
 
-extern "C" const char *cs_thomas_gpu_last_error(void) { return cs__gpu_msg; }
+
 
 /* ---- variants --------------------------------------------------------------------------- */
 struct cs__variant_info {
@@ -125,11 +110,11 @@ static int cs__warp_group(int nsys, int n);
 /* From the H200 measurements (bench/results-thomas.md, bench/NOTES.md): the lane-group kernels
  * win at every point of the grid; staging through shared memory wins in double from 12 rows per
  * lane up (the direct 16-byte loads of 16-row double chunks reached only 57% of copy bandwidth),
- * and in float only for the longest chunks. Above 1024 rows only the one-thread kernel exists
- * for Flat data. */
+ * and in float only for the longest chunks. Above 1024 rows the chunked hybrid spreads each
+ * system over many threads (the one-thread kernels ran 2^20 rows in 302 ms on an H100). */
 extern "C" cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec)
 {
-    if (n > CS_THOMAS_GPU_WARP_MAX_N) return CS_THOMAS_GPU_FLAT;
+    if (n > CS_THOMAS_GPU_WARP_MAX_N) return CS_THOMAS_GPU_CHUNKED;
     const int g = cs__warp_group(nsys > 0 ? nsys : 1, n);
     const int k = (n + g - 1) / g;
     if (prec == CS_THOMAS_GPU_F64 ? k > 8 : k > 16) return CS_THOMAS_GPU_WARP_STAGED;
@@ -612,9 +597,22 @@ static cs_solver_status cs__solve_dev(cs_thomas_gpu_variant v, int nsys, int n, 
         return cs__launch_thread<T>(nsys, n, 1, (size_t)nsys, a, b, c, d, NULL);
     case CS_THOMAS_GPU_WARP: return cs__launch_warp<T, false>(nsys, n, a, b, c, d);
     case CS_THOMAS_GPU_WARP_STAGED: return cs__launch_warp<T, true>(nsys, n, a, b, c, d);
+    case CS_THOMAS_GPU_CHUNKED: return cs__thomas_chunked_owned(nsys, n, a, b, c, d);
+    case CS_THOMAS_GPU_SCAN: return cs__thomas_scan_owned(nsys, n, a, b, c, d);
     default: break;
     }
     CS__INVALID("variant %d is not a uniform-batch variant", (int)v);
+}
+
+/* Host pointers: a zero pivot leaves inf or NaN in the solution (see cs_thomas_gpu.h); one pass
+ * over the copied solution finds it, far cheaper than the copies themselves. */
+template <typename T> static cs_solver_status cs__check_finite(size_t cnt, const T *x)
+{
+    T acc = T(0);
+    for (size_t i = 0; i < cnt; ++i) acc += x[i] * T(0);
+    if (isfinite(acc)) return CS_SOLVER_OK;
+    return cs__gpu_fail(CS_SOLVER_ERR_SINGULAR, __FILE__, __LINE__,
+                        "the solution is not finite (a zero pivot, or inf/NaN in the input)", NULL);
 }
 
 template <typename T>
@@ -645,6 +643,7 @@ static cs_solver_status cs__solve(cs_thomas_gpu_variant v, int nsys, int n, cons
     st = cs__solve_dev<T>(v, nsys, n, buf, buf + cnt, buf + 2 * cnt, buf + 3 * cnt);
     if (st != CS_SOLVER_OK) goto out;
     CS__CUDA_GOTO(cudaMemcpy(d, buf + 3 * cnt, bytes, cudaMemcpyDeviceToHost), out);
+    st = cs__check_finite<T>(cnt, d);
 out:
     if (buf) {
         cudaError_t e = cudaFree(buf);
@@ -692,6 +691,7 @@ static cs_solver_status cs__solve_var(cs_thomas_gpu_variant v, int nsys, int n_m
                               buf + 3 * cnt, off);
     if (st != CS_SOLVER_OK) goto out;
     CS__CUDA_GOTO(cudaMemcpy(d, buf + 3 * cnt, bytes, cudaMemcpyDeviceToHost), out);
+    st = cs__check_finite<T>(cnt, d);
 out:
     if (buf) cudaFree(buf);
     if (off) cudaFree(off);
@@ -800,65 +800,6 @@ cs_solver_status cs_thomas_gpu_var_unpack_f(int nsys, int n_max, const int *offs
                                             const float *xi, float *x)
 {
     return cs__var_unpack<float>(nsys, n_max, offset, xi, x);
-}
-
-cs_solver_status cs_thomas_gpu_device_count(int *count)
-{
-    if (!count) CS__INVALID("count is NULL");
-    *count = 0;
-    int n = 0;
-    const cudaError_t e = cudaGetDeviceCount(&n);
-    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
-        (void)cudaGetLastError();
-        return CS_SOLVER_OK;
-    }
-    CS__CUDA(e);
-    *count = n;
-    return CS_SOLVER_OK;
-}
-
-cs_solver_status cs_thomas_gpu_device_name(char *name, size_t len)
-{
-    if (!name || len == 0) CS__INVALID("no buffer for the device name");
-    int dev = 0;
-    cudaDeviceProp p;
-    CS__CUDA(cudaGetDevice(&dev));
-    CS__CUDA(cudaGetDeviceProperties(&p, dev));
-    snprintf(name, len, "%s", p.name);
-    return CS_SOLVER_OK;
-}
-
-cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes)
-{
-    if (!ptr) CS__INVALID("ptr is NULL");
-    *ptr = NULL;
-    CS__CUDA(cudaMalloc(ptr, bytes ? bytes : 1));
-    return CS_SOLVER_OK;
-}
-
-cs_solver_status cs_thomas_gpu_free(void *ptr)
-{
-    CS__CUDA(cudaFree(ptr));
-    return CS_SOLVER_OK;
-}
-
-cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes)
-{
-    CS__CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-    return CS_SOLVER_OK;
-}
-
-cs_solver_status cs_thomas_gpu_to_host(void *dst, const void *src, size_t bytes)
-{
-    CS__CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
-    return CS_SOLVER_OK;
-}
-
-cs_solver_status cs_thomas_gpu_synchronize(void)
-{
-    CS__CUDA(cudaDeviceSynchronize());
-    CS__CUDA(cudaGetLastError());
-    return CS_SOLVER_OK;
 }
 
 } /* extern "C" */

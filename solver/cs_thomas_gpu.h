@@ -16,7 +16,8 @@
  *
  * Variants (X-macro below). Each reads its data in one layout; convert once at set-up with the
  * helpers below, never per step:
- *   auto         Flat. Picks a concrete variant from (nsys, n, precision): cs_thomas_gpu_choose.
+ *   auto         Flat. Picks a concrete variant from (nsys, n, precision): cs_thomas_gpu_choose
+ *                (warp or warp_staged up to 1024 rows, chunked above).
  *   flat         Flat; one thread per system (uncoalesced: the baseline of the seeds).
  *   interleaved  Full-Interleaved; one thread per system (cuThomasBatch: coalesced).
  *   warp         Flat; n <= 1024; warp-cooperative hybrid: a group of G lanes of a warp per system
@@ -32,11 +33,27 @@
  *                n_max rows (the identity padding rows decouple); offset is not read.
  *   var_ncp      Variable-size batch, padded interleaved; No Computing Padding: thread s stops at
  *                its own n_s (reads offset).
+ *   chunked      Flat; any n (meant for n > 1024: one large system, or a few). The batch is one
+ *                system of nsys·n rows cut into chunks of 16 rows per thread: Thomas inside each
+ *                chunk, a reduced system of the chunks' first and last rows (1/8 of the rows)
+ *                solved by the same method recursively down to 1024 rows (PCR in one block),
+ *                then each chunk's interior from its two ends. Reads a, b, c, d twice and
+ *                writes d once (~9 arrays of traffic); needs a workspace of ~0.6 of one array
+ *                (cs_thomas_gpu_chunked_workspace): through this call the library keeps one,
+ *                grown on demand (cs_thomas_gpu_release_workspace frees it); the explicit call
+ *                cs_thomas_gpu_chunked_d/_f takes the caller's workspace and a stream.
+ *   scan         Flat; any n. The solve as three scans (seed 002, the PMPH tridag project): the
+ *                pivots from an inclusive scan of 2×2 matrix products, both substitutions as
+ *                scans of affine maps (CUB's DeviceScan). About 12 arrays of traffic; a second
+ *                formulation to compare with chunked, not a faster one. Workspace: 2 arrays plus
+ *                CUB's storage (cs_thomas_gpu_scan_workspace), as chunked (library-owned in the
+ *                variant call, the caller's in cs_thomas_gpu_scan_d/_f).
  *
  * Workspace and overwrites: a and c are read only. d is overwritten with the solution. b is
  * workspace: after a call with device pointers its contents are unspecified (the one-thread
- * variants store c'[i] there; the warp variants leave it unchanged, but callers must not rely on
- * that). No other memory is used (with host pointers, temporary device copies are made).
+ * variants store c'[i] there; the warp and chunked variants leave it unchanged, but callers must
+ * not rely on that). No other memory is used (with host pointers, temporary device copies are
+ * made), except chunked's and scan's workspace (above).
  *
  * Memory: mem = CS_THOMAS_GPU_DEVICE_PTRS: every array is a device pointer; the call is
  * asynchronous on the default stream (errors in the kernel's execution surface at the next
@@ -45,13 +62,14 @@
  * is left unchanged. 16-byte aligned device arrays (any cudaMalloc'd pointer) get vector loads.
  *
  * Numerics: no pivoting (as the CPU Thomas solvers); meant for diagonally dominant systems
- * (the cable equation's are). There is no singularity check on the GPU: a zero pivot leaves
- * inf/NaN in d. Float variants compute in float.
+ * (the cable equation's are). A zero pivot leaves inf/NaN in d: with host pointers the copied
+ * solution is checked and a non-finite one gives CS_SOLVER_ERR_SINGULAR (d still holds it); with
+ * device pointers there is no check. Float variants compute in float.
  *
  * Errors: CS_SOLVER_ERR_INVALID for bad arguments (nsys < 0, n < 1, a NULL array with nsys > 0,
  * a variable-size variant in the uniform call or the reverse, warp with n > 1024);
  * CS_SOLVER_ERR_DEVICE for a failing CUDA call; CS_SOLVER_ERR_NOMEM when a device allocation
- * fails. cs_thomas_gpu_last_error() then gives a one-line message (the CUDA error string and
+ * fails; CS_SOLVER_ERR_SINGULAR for a non-finite solution with host pointers. cs_thomas_gpu_last_error() then gives a one-line message (the CUDA error string and
  * the call's file:line). nsys == 0 is a no-op. */
 #ifndef CS_THOMAS_GPU_H
 #define CS_THOMAS_GPU_H
@@ -74,7 +92,9 @@ typedef enum { CS_THOMAS_LAYOUT_FLAT = 0, CS_THOMAS_LAYOUT_INTERLEAVED = 1 } cs_
     X(CS_THOMAS_GPU_WARP, "warp", CS_THOMAS_LAYOUT_FLAT, 0)               \
     X(CS_THOMAS_GPU_WARP_STAGED, "warp_staged", CS_THOMAS_LAYOUT_FLAT, 0) \
     X(CS_THOMAS_GPU_VAR_CP, "var_cp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)    \
-    X(CS_THOMAS_GPU_VAR_NCP, "var_ncp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)
+    X(CS_THOMAS_GPU_VAR_NCP, "var_ncp", CS_THOMAS_LAYOUT_INTERLEAVED, 1)  \
+    X(CS_THOMAS_GPU_CHUNKED, "chunked", CS_THOMAS_LAYOUT_FLAT, 0)        \
+    X(CS_THOMAS_GPU_SCAN, "scan", CS_THOMAS_LAYOUT_FLAT, 0)
 
 typedef enum {
 #define CS__THOMAS_GPU_ENUM(e, name, layout, var) e,
@@ -120,6 +140,52 @@ cs_solver_status cs_thomas_gpu_solve_var_f(cs_thomas_gpu_variant v, int nsys, in
                                            const int *offset, const float *a, float *b,
                                            const float *c, float *d, cs_thomas_gpu_mem mem);
 
+/* ---- one large system (or a few): the chunked hybrid with the caller's workspace -------- */
+/* Bytes of workspace chunked needs for nsys systems of n rows (0 up to 1024 rows in all). */
+size_t cs_thomas_gpu_chunked_workspace(int nsys, int n, cs_thomas_gpu_precision prec);
+/* chunked on device pointers (asynchronous on `stream`, a cudaStream_t; NULL = the default
+ * stream), with work (device memory, >= cs_thomas_gpu_chunked_workspace bytes, 16-byte
+ * aligned) as scratch. Nothing is allocated per call; calls on several streams may run at once,
+ * each with its own workspace. */
+cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, double *b,
+                                         const double *c, double *d, void *work,
+                                         size_t work_bytes, void *stream);
+cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float *b,
+                                         const float *c, float *d, void *work,
+                                         size_t work_bytes, void *stream);
+/* scan, likewise: bytes of workspace (256-byte aligned: any cs_thomas_gpu_malloc'd pointer;
+ * 0 when CUB cannot size its storage), and the solve on device pointers. */
+size_t cs_thomas_gpu_scan_workspace(int nsys, int n, cs_thomas_gpu_precision prec);
+cs_solver_status cs_thomas_gpu_scan_d(int nsys, int n, const double *a, double *b,
+                                      const double *c, double *d, void *work, size_t work_bytes,
+                                      void *stream);
+cs_solver_status cs_thomas_gpu_scan_f(int nsys, int n, const float *a, float *b, const float *c,
+                                      float *d, void *work, size_t work_bytes, void *stream);
+/* Free the workspace the variant calls keep (chunked and scan through cs_thomas_gpu_solve_*). */
+cs_solver_status cs_thomas_gpu_release_workspace(void);
+
+/* ---- one system split over partitions, coupled by a bridge system ---------------------- */
+/* Seed 004's multi-GPU hybrid on one GPU: the rows (nsys·n, as chunked) are split into `parts`
+ * contiguous partitions, partition p running on streams[p] (each stream a stand-in for one
+ * device). Each partition reduces its rows with chunked's kernels down to two bridge rows (its
+ * first and last unknowns, coupled to its neighbours' last and first); the 2·parts bridge rows
+ * are solved; each partition then substitutes back (solver/cs_thomas_bridge_gpu.cu).
+ * sync = CS_THOMAS_BRIDGE_HOST: the host waits for every partition's reduction, solves the bridge
+ * on the CPU and launches the substitutions (two kernels with the CPU between; the call returns
+ * once the substitutions are queued). CS_THOMAS_BRIDGE_DEVICE: every stream waits for the others'
+ * reductions through events and solves the bridge itself, no host round trip (the call only
+ * queues work). Either way, wait on every stream before reading d; the inputs must be ready
+ * before the call. Device pointers, double; a, c read only, b unchanged, d the solution.
+ * Needs at least 2 rows per partition (else CS_SOLVER_ERR_INVALID); 1 <= parts <= 64. The
+ * workspace belongs to the call until every stream has finished it. */
+#define CS_THOMAS_BRIDGE_MAX_PARTS 64
+typedef enum { CS_THOMAS_BRIDGE_HOST = 0, CS_THOMAS_BRIDGE_DEVICE = 1 } cs_thomas_bridge_sync;
+/* Bytes of workspace (16-byte aligned); 0 when the shape cannot be split into `parts`. */
+size_t cs_thomas_gpu_bridge_workspace(int nsys, int n, int parts);
+cs_solver_status cs_thomas_gpu_bridge_d(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
+                                        const double *a, double *b, const double *c, double *d,
+                                        void *work, size_t work_bytes, void *const *streams);
+
 /* ---- set-up helpers: layout conversion on the device (device pointers, asynchronous) -- */
 /* One array of nsys·n elements; src and dst must not overlap. */
 cs_solver_status cs_thomas_gpu_flat_to_interleaved_d(int nsys, int n, const double *src,
@@ -154,6 +220,10 @@ cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes);
 cs_solver_status cs_thomas_gpu_free(void *ptr);
 cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes);
 cs_solver_status cs_thomas_gpu_to_host(void *dst, const void *src, size_t bytes);
+/* Streams for the calls that take one (void * is a cudaStream_t). */
+cs_solver_status cs_thomas_gpu_stream_create(void **stream);
+cs_solver_status cs_thomas_gpu_stream_synchronize(void *stream);
+cs_solver_status cs_thomas_gpu_stream_destroy(void *stream);
 /* Wait for the device; reports an error of earlier asynchronous work. */
 cs_solver_status cs_thomas_gpu_synchronize(void);
 /* One-line message of this thread's most recent failure ("" when none). */

@@ -61,8 +61,73 @@ cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precis
 {
     (void)nsys;
     (void)prec;
-    return n > CS_THOMAS_GPU_WARP_MAX_N ? CS_THOMAS_GPU_FLAT : CS_THOMAS_GPU_WARP;
+    return n > CS_THOMAS_GPU_WARP_MAX_N ? CS_THOMAS_GPU_CHUNKED : CS_THOMAS_GPU_WARP;
 }
+
+/* No GPU, no workspace. */
+size_t cs_thomas_gpu_chunked_workspace(int nsys, int n, cs_thomas_gpu_precision prec)
+{
+    (void)nsys, (void)n, (void)prec;
+    return 0;
+}
+
+cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, double *b,
+                                         const double *c, double *d, void *work,
+                                         size_t work_bytes, void *stream)
+{
+    (void)nsys, (void)n, (void)a, (void)b, (void)c, (void)d, (void)work, (void)work_bytes;
+    (void)stream;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float *b,
+                                         const float *c, float *d, void *work,
+                                         size_t work_bytes, void *stream)
+{
+    (void)nsys, (void)n, (void)a, (void)b, (void)c, (void)d, (void)work, (void)work_bytes;
+    (void)stream;
+    return cs__stub_unavailable();
+}
+
+size_t cs_thomas_gpu_scan_workspace(int nsys, int n, cs_thomas_gpu_precision prec)
+{
+    (void)nsys, (void)n, (void)prec;
+    return 0;
+}
+
+cs_solver_status cs_thomas_gpu_scan_d(int nsys, int n, const double *a, double *b,
+                                      const double *c, double *d, void *work, size_t work_bytes,
+                                      void *stream)
+{
+    (void)nsys, (void)n, (void)a, (void)b, (void)c, (void)d, (void)work, (void)work_bytes;
+    (void)stream;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_scan_f(int nsys, int n, const float *a, float *b, const float *c,
+                                      float *d, void *work, size_t work_bytes, void *stream)
+{
+    (void)nsys, (void)n, (void)a, (void)b, (void)c, (void)d, (void)work, (void)work_bytes;
+    (void)stream;
+    return cs__stub_unavailable();
+}
+
+size_t cs_thomas_gpu_bridge_workspace(int nsys, int n, int parts)
+{
+    (void)nsys, (void)n, (void)parts;
+    return 0;
+}
+
+cs_solver_status cs_thomas_gpu_bridge_d(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
+                                        const double *a, double *b, const double *c, double *d,
+                                        void *work, size_t work_bytes, void *const *streams)
+{
+    (void)nsys, (void)n, (void)parts, (void)sync, (void)a, (void)b, (void)c, (void)d;
+    (void)work, (void)work_bytes, (void)streams;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_release_workspace(void) { return CS_SOLVER_OK; }
 
 cs_solver_status cs_thomas_gpu_solve_d(cs_thomas_gpu_variant v, int nsys, int n, const double *a,
                                        double *b, const double *c, double *d,
@@ -187,6 +252,22 @@ cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t byte
 cs_solver_status cs_thomas_gpu_to_host(void *dst, const void *src, size_t bytes)
 {
     (void)dst, (void)src, (void)bytes;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_stream_create(void **stream)
+{
+    if (stream) *stream = NULL;
+    return cs__stub_unavailable();
+}
+cs_solver_status cs_thomas_gpu_stream_synchronize(void *stream)
+{
+    (void)stream;
+    return cs__stub_unavailable();
+}
+cs_solver_status cs_thomas_gpu_stream_destroy(void *stream)
+{
+    (void)stream;
     return cs__stub_unavailable();
 }
 

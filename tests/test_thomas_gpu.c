@@ -148,7 +148,8 @@ static const int k_nsys_small[] = {1, 37, 2213, 4500};
 
 static const cs_thomas_gpu_variant k_uniform[] = {CS_THOMAS_GPU_AUTO, CS_THOMAS_GPU_FLAT,
                                                   CS_THOMAS_GPU_INTERLEAVED, CS_THOMAS_GPU_WARP,
-                                                  CS_THOMAS_GPU_WARP_STAGED};
+                                                  CS_THOMAS_GPU_WARP_STAGED, CS_THOMAS_GPU_CHUNKED,
+                                                  CS_THOMAS_GPU_SCAN};
 #define N_UNIFORM ((int)(sizeof k_uniform / sizeof k_uniform[0]))
 
 static void shapes(const int **ns, int *nn, const int **nsyss, int *nnsys)
@@ -560,7 +561,7 @@ START_TEST(test_errors_and_names)
     ck_assert_int_eq(cs_thomas_gpu_solve_var_d(CS_THOMAS_GPU_VAR_NCP, 1, 8, NULL, a, b, c, d,
                                                CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
 
-    /* warp variants stop at 1024 rows; auto falls back to the one-thread kernel */
+    /* warp variants stop at 1024 rows; auto takes the chunked hybrid above */
     const int nbig = CS_THOMAS_GPU_WARP_MAX_N + 1, nsys = 3;
     const size_t tot = (size_t)nsys * nbig;
     double *ba = dalloc(tot), *bb = dalloc(tot), *bc = dalloc(tot), *bd = dalloc(tot);
@@ -572,7 +573,7 @@ START_TEST(test_errors_and_names)
                                            CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
     ck_assert_int_eq(cs_thomas_gpu_solve_d(CS_THOMAS_GPU_WARP_STAGED, nsys, nbig, ba, bb, bc, bd,
                                            CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
-    ck_assert_int_eq(cs_thomas_gpu_choose(nsys, nbig, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_FLAT);
+    ck_assert_int_eq(cs_thomas_gpu_choose(nsys, nbig, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
     GPU_OK(cs_thomas_gpu_solve_d(CS_THOMAS_GPU_AUTO, nsys, nbig, ba, bb, bc, bd,
                                  CS_THOMAS_GPU_HOST_PTRS));
     ck_assert_double_le(rel_err_d(tot, bd, ref), TOL_D);

@@ -1,0 +1,55 @@
+/* cablesim GPU batched block-tridiagonal solvers (k×k blocks, k = 1..4), double: standalone
+ * public API, callable from C without CUDA headers. Without CUDA every solve answers
+ * CS_SOLVER_ERR_UNAVAILABLE (solver/cs_block_thomas_gpu_stub.c).
+ *
+ * The systems are those of cs_block_thomas_solve_serial (cs_solver.h): nsys systems of nb block
+ * rows, A[i]·x[i-1] + B[i]·x[i] + C[i]·x[i+1] = d[i]. Layouts (element e = r·k + c of block row i
+ * of system s; vector entry r):
+ *     Flat              block at (s·nb + i)·k·k + e,     vector at (s·nb + i)·k + r
+ *     Full-Interleaved  block at (i·k·k + e)·nsys + s,   vector at (i·k + r)·nsys + s
+ * Flat is the CPU solvers' layout; converting it is a transpose of an nsys × (nb·k·k) (or
+ * nsys × (nb·k)) matrix: cs_thomas_gpu_flat_to_interleaved_d(nsys, nb·k·k, src, dst).
+ *
+ * Variants (X-macro): one thread per system, block Thomas as on the CPU (the same arithmetic:
+ * solver/cs_block_small.h, pivot blocks by LU with partial pivoting inside the block):
+ *   flat          Flat layout (neighbouring threads 8·nb·k·k bytes apart: the seeds' baseline)
+ *   interleaved   Full-Interleaved (neighbouring threads at neighbouring addresses: coalesced)
+ * A and B are read only, C is overwritten with C', d with the solution. No singularity check on
+ * the GPU (a singular pivot block leaves that system's rows unsolved).
+ * Memory: as cs_thomas_gpu.h (CS_THOMAS_GPU_HOST_PTRS: copied in and out, synchronous;
+ * CS_THOMAS_GPU_DEVICE_PTRS: asynchronous on the default stream). Errors: CS_SOLVER_ERR_INVALID
+ * for bad arguments (k outside 1..4, nsys < 0, nb < 1, NULL arrays), CS_SOLVER_ERR_DEVICE or
+ * _NOMEM from CUDA; cs_thomas_gpu_last_error() gives the one-line message. */
+#ifndef CS_BLOCK_THOMAS_GPU_H
+#define CS_BLOCK_THOMAS_GPU_H
+
+#include "cs_solver.h"
+#include "cs_thomas_gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(enum name, variant name, layout) */
+#define CS_BLOCK_GPU_VARIANT_LIST(X)                                    \
+    X(CS_BLOCK_GPU_FLAT, "flat", CS_THOMAS_LAYOUT_FLAT)                 \
+    X(CS_BLOCK_GPU_INTERLEAVED, "interleaved", CS_THOMAS_LAYOUT_INTERLEAVED)
+
+typedef enum {
+#define CS__BLOCK_GPU_ENUM(e, name, layout) e,
+    CS_BLOCK_GPU_VARIANT_LIST(CS__BLOCK_GPU_ENUM)
+#undef CS__BLOCK_GPU_ENUM
+    CS_BLOCK_GPU_NVARIANTS
+} cs_block_gpu_variant;
+
+/* "flat", "interleaved"; NULL out of range. */
+const char *cs_block_gpu_variant_name(cs_block_gpu_variant v);
+
+cs_solver_status cs_block_thomas_gpu_solve_d(cs_block_gpu_variant v, int k, int nsys, int nb,
+                                             const double *A, const double *B, double *C,
+                                             double *d, cs_thomas_gpu_mem mem);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,375 @@
+/* GPU chunked hybrid for one large tridiagonal system, or a few (the "chunked" variant of
+ * cs_thomas_gpu.h): Thomas inside chunks, a reduced system of the chunks' end rows, substitution
+ * back (seed 004's hybrid, spread over the whole GPU instead of one warp).
+ *
+ * A batch of nsys systems of n rows is one system of N = nsys·n rows whose couplings across
+ * system boundaries are zero: a[s·n] and c[s·n+n-1] are taken as 0 when a tile is loaded (they
+ * are never read). Rows past N are identity rows (a = c = d = 0, b = 1), which decouple.
+ *
+ * Level l has m rows. If m <= CS__BASE: one block solves it by PCR in shared memory. Otherwise:
+ *   reduce      a block of CS__T threads takes a tile of CS__T·CS__K rows (coalesced loads into
+ *               shared memory, one pad element per chunk keeps the per-thread strides free of
+ *               bank conflicts); thread q owns the chunk of rows [qK, qK+K) and eliminates its
+ *               interior twice from shared memory:
+ *                 downwards:  every row in terms of x_0 (F) and the next row, ending with
+ *                             the L row   aL·F + L + cL·F(next chunk) = dL
+ *                 upwards:    every row in terms of the next-lower row and x_{K-1} (L), ending
+ *                             with the F row   a0·L(previous chunk) + F + c0·L = d0
+ *               The F and L rows of chunk q are rows 2q and 2q+1 of the next level, a
+ *               tridiagonal system of 2·ceil(m/K) rows (unit diagonal) in the chunks' ends. It is
+ *               the Schur complement of the interiors, so it stays diagonally dominant when the
+ *               input is.
+ *   (recurse on the reduced system)
+ *   substitute  the tile again; thread q takes F and L from the reduced solution and solves its
+ *               chunk's interior rows 1..K-2 by Thomas with x_0 = F and x_{K-1} = L moved to the
+ *               right-hand side; the solution leaves through shared memory, coalesced.
+ * Traffic: level 0 reads a, b, c, d twice and writes d once (9 arrays); the reduced levels add
+ * about 1/8 + 1/64 + ... of that. b is never written; the reduced levels live in the workspace.
+ * Launches: 2 per level + 1 (2^24 rows: 5 levels).
+ *
+ * Numerics: Gaussian elimination without pivoting in another order; for a diagonally dominant
+ * system every pivot is at least the row's dominance margin, as in Thomas. */
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cs_thomas_gpu.h"
+#include "cs_thomas_gpu_impl.cuh"
+
+#define CS__K CS__CHUNK_K /* rows per thread chunk */
+#define CS__T 128     /* threads per reduce/substitute block */
+#define CS__TILE (CS__K * CS__T)
+#define CS__PAD (CS__K + 1)
+#define CS__BASE CS__CHUNK_BASE /* the base level: one block of CS__BASE threads, one row each */
+#define CS__MAX_LEVELS 16
+static_assert(CS__K >= 4, "the substitution treats rows 1 and K-2 as distinct interior rows");
+
+/* ---- tiles ------------------------------------------------------------------------------- */
+__device__ __forceinline__ int cs__slot(int e) { return e + e / CS__K; }
+
+/* Rows [t0, t0 + TILE) of a system of N rows made of systems of n rows, into shared memory;
+ * rows at or past r1 (<= N) are loaded as identity rows. */
+template <typename T>
+__device__ __forceinline__ void cs__load_tile(size_t t0, size_t r1, size_t N, size_t n,
+                                              const T *__restrict__ a,
+                                              const T *__restrict__ b, const T *__restrict__ c,
+                                              const T *__restrict__ d, T *sa, T *sb, T *sc, T *sd)
+{
+    for (int e = threadIdx.x; e < CS__TILE; e += CS__T) {
+        const size_t g = t0 + (size_t)e;
+        const int s = cs__slot(e);
+        if (g < r1) {
+            sa[s] = __ldg(a + g), sb[s] = __ldg(b + g), sc[s] = __ldg(c + g), sd[s] = d[g];
+        } else {
+            sa[s] = T(0), sb[s] = T(1), sc[s] = T(0), sd[s] = T(0);
+        }
+    }
+    __syncthreads();
+    /* system boundaries bnd = k·n in [t0, t0 + TILE]: a = 0 at row bnd, c = 0 at row bnd-1 */
+    const size_t end = t0 + CS__TILE;
+    for (size_t bnd = (t0 + n - 1) / n * n + (size_t)threadIdx.x * n; bnd <= end && bnd <= N;
+         bnd += (size_t)CS__T * n) {
+        if (bnd < end && bnd < N) sa[cs__slot((int)(bnd - t0))] = T(0);
+        if (bnd > t0) sc[cs__slot((int)(bnd - 1 - t0))] = T(0);
+    }
+    __syncthreads();
+}
+
+template <typename T> struct cs__smem {
+    T *a, *b, *c, *d;
+    __device__ cs__smem(unsigned char *raw)
+    {
+        a = reinterpret_cast<T *>(raw);
+        b = a + CS__T * CS__PAD;
+        c = b + CS__T * CS__PAD;
+        d = c + CS__T * CS__PAD;
+    }
+};
+
+/* ---- kernels ----------------------------------------------------------------------------- */
+/* Rows [r0, r1) of a level of m rows (r0 a multiple of K) -> rows [2·r0/K, 2·ceil(r1/K)) of the
+ * reduced level (ra, rb, rc, rd), which has 2·ceil(m/K) rows. */
+template <typename T>
+__global__ void __launch_bounds__(CS__T)
+cs__chunk_reduce_kernel(size_t r0, size_t r1, size_t m, size_t n, const T *__restrict__ a,
+                        const T *__restrict__ b, const T *__restrict__ c, const T *__restrict__ d,
+                        T *__restrict__ ra, T *__restrict__ rb, T *__restrict__ rc,
+                        T *__restrict__ rd)
+{
+    extern __shared__ __align__(16) unsigned char cs__raw[];
+    cs__smem<T> s(cs__raw);
+    const size_t t0 = r0 + (size_t)blockIdx.x * CS__TILE;
+    cs__load_tile<T>(t0, r1, m, n, a, b, c, d, s.a, s.b, s.c, s.d);
+    const int o = threadIdx.x * CS__PAD;
+    const T *A = s.a + o, *B = s.b + o, *C = s.c + o, *D = s.d + o;
+
+    /* downwards: x_{j} = de - al·x_0 - ga·x_{j+1}; starts as the identity x_0 = x_0 */
+    T al = T(-1), ga = T(0), de = T(0);
+#pragma unroll
+    for (int j = 1; j < CS__K; ++j) {
+        const T inv = T(1) / (B[j] - A[j] * ga);
+        al = -A[j] * al * inv;
+        ga = C[j] * inv;
+        de = (D[j] - A[j] * de) * inv;
+    }
+    /* upwards: x_j = dd - ph·x_{j-1} - ps·x_{K-1}; starts as the identity x_{K-1} = x_{K-1} */
+    T ph = T(0), ps = T(-1), dd = T(0);
+#pragma unroll
+    for (int j = CS__K - 2; j >= 0; --j) {
+        const T inv = T(1) / (B[j] - C[j] * ph);
+        ph = A[j] * inv;
+        ps = -C[j] * ps * inv;
+        dd = (D[j] - C[j] * dd) * inv;
+    }
+    const size_t q = t0 / CS__K + threadIdx.x, nch = (r1 + CS__K - 1) / CS__K;
+    if (q < nch) {
+        ra[2 * q] = ph, rb[2 * q] = T(1), rc[2 * q] = ps, rd[2 * q] = dd;         /* F row */
+        ra[2 * q + 1] = al, rb[2 * q + 1] = T(1), rc[2 * q + 1] = ga, rd[2 * q + 1] = de; /* L */
+    }
+}
+
+/* x: the reduced level's solution (F_q = x[2q], L_q = x[2q+1]); writes the solution of rows
+ * [r0, r1) of the level (m rows) to d. */
+template <typename T>
+__global__ void __launch_bounds__(CS__T)
+cs__chunk_subst_kernel(size_t r0, size_t r1, size_t m, size_t n, const T *__restrict__ a,
+                       const T *__restrict__ b, const T *__restrict__ c, T *__restrict__ d,
+                       const T *__restrict__ x)
+{
+    extern __shared__ __align__(16) unsigned char cs__raw[];
+    cs__smem<T> s(cs__raw);
+    const size_t t0 = r0 + (size_t)blockIdx.x * CS__TILE;
+    cs__load_tile<T>(t0, r1, m, n, a, b, c, d, s.a, s.b, s.c, s.d);
+    const int o = threadIdx.x * CS__PAD;
+    const T *A = s.a + o, *B = s.b + o, *C = s.c + o;
+    T *D = s.d + o;
+    const size_t q = t0 / CS__K + threadIdx.x, nch = (r1 + CS__K - 1) / CS__K;
+    const T F = (q < nch) ? x[2 * q] : T(0), L = (q < nch) ? x[2 * q + 1] : T(0);
+
+    /* interior rows 1..K-2 with the ends known */
+    T cp[CS__K], dp[CS__K];
+    {
+        const T inv = T(1) / B[1];
+        cp[1] = C[1] * inv;
+        dp[1] = (D[1] - A[1] * F) * inv;
+    }
+#pragma unroll
+    for (int j = 2; j < CS__K - 1; ++j) {
+        const T inv = T(1) / (B[j] - A[j] * cp[j - 1]);
+        cp[j] = C[j] * inv;
+        const T rhs = (j == CS__K - 2) ? D[j] - C[j] * L : D[j];
+        dp[j] = (rhs - A[j] * dp[j - 1]) * inv;
+    }
+    T xj = dp[CS__K - 2];
+    D[CS__K - 2] = xj;
+#pragma unroll
+    for (int j = CS__K - 3; j >= 1; --j) {
+        xj = dp[j] - cp[j] * xj;
+        D[j] = xj;
+    }
+    D[0] = F;
+    D[CS__K - 1] = L;
+    __syncthreads();
+    for (int e = threadIdx.x; e < CS__TILE; e += CS__T) {
+        const size_t g = t0 + (size_t)e;
+        if (g < r1) d[g] = s.d[cs__slot(e)];
+    }
+}
+
+/* m <= CS__BASE rows (systems of n rows) by PCR, one thread per row, in place on d. */
+template <typename T>
+__global__ void __launch_bounds__(CS__BASE)
+cs__base_pcr_kernel(int m, int n, const T *__restrict__ a, const T *__restrict__ b,
+                    const T *__restrict__ c, T *__restrict__ d)
+{
+    __shared__ T sa[CS__BASE], sb[CS__BASE], sc[CS__BASE], sd[CS__BASE];
+    const int i = threadIdx.x;
+    T al = T(0), be = T(1), ga = T(0), de = T(0);
+    if (i < m) {
+        al = (i % n == 0) ? T(0) : a[i];
+        be = b[i];
+        ga = (i % n == n - 1) ? T(0) : c[i];
+        de = d[i];
+    }
+    for (int k = 1; k < m; k <<= 1) {
+        sa[i] = al, sb[i] = be, sc[i] = ga, sd[i] = de;
+        __syncthreads();
+        T alm = T(0), bem = T(1), gam = T(0), dem = T(0);
+        T alp = T(0), bep = T(1), gap = T(0), dep = T(0);
+        if (i >= k) alm = sa[i - k], bem = sb[i - k], gam = sc[i - k], dem = sd[i - k];
+        if (i + k < CS__BASE) alp = sa[i + k], bep = sb[i + k], gap = sc[i + k], dep = sd[i + k];
+        __syncthreads();
+        const T k1 = al / bem, k2 = ga / bep;
+        de = de - dem * k1 - dep * k2;
+        be = be - gam * k1 - alp * k2;
+        al = -alm * k1;
+        ga = -gap * k2;
+    }
+    if (i < m) d[i] = de / be;
+}
+
+/* ---- host side --------------------------------------------------------------------------- */
+static size_t cs__round32(size_t m) { return (m + 31) / 32 * 32; }
+
+/* Elements of workspace for N rows: 4 arrays per reduced level, each rounded to 32. */
+static size_t cs__chunked_elems(size_t N)
+{
+    size_t tot = 0;
+    for (size_t m = N; m > CS__BASE;) {
+        m = 2 * ((m + CS__K - 1) / CS__K);
+        tot += 4 * cs__round32(m);
+    }
+    return tot;
+}
+
+template <typename T>
+static cs_solver_status cs__smem_attr(const void *kernel)
+{
+    CS__TG_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)(4 * CS__T * CS__PAD * sizeof(T))));
+    return CS_SOLVER_OK;
+}
+
+/* The kernels need more than 48 KB of shared memory: opt in once per instantiation. */
+template <typename T> static cs_solver_status cs__chunk_attr(void)
+{
+    static std::once_flag once;
+    static cs_solver_status st = CS_SOLVER_OK;
+    std::call_once(once, [] {
+        st = cs__smem_attr<T>((const void *)cs__chunk_reduce_kernel<T>);
+        if (st == CS_SOLVER_OK) st = cs__smem_attr<T>((const void *)cs__chunk_subst_kernel<T>);
+    });
+    return st;
+}
+
+template <typename T>
+cs_solver_status cs__chunk_reduce_launch(size_t r0, size_t r1, size_t m, size_t n, const T *a,
+                                         const T *b, const T *c, const T *d, T *ra, T *rb, T *rc,
+                                         T *rd, cudaStream_t stream)
+{
+    const cs_solver_status st = cs__chunk_attr<T>();
+    if (st != CS_SOLVER_OK) return st;
+    if (r1 <= r0) return CS_SOLVER_OK;
+    const size_t blocks = (r1 - r0 + CS__TILE - 1) / CS__TILE;
+    cs__chunk_reduce_kernel<T><<<(unsigned)blocks, CS__T, 4 * CS__T * CS__PAD * sizeof(T), stream>>>(
+        r0, r1, m, n, a, b, c, d, ra, rb, rc, rd);
+    CS__TG_CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+
+template <typename T>
+cs_solver_status cs__chunk_subst_launch(size_t r0, size_t r1, size_t m, size_t n, const T *a,
+                                        const T *b, const T *c, T *d, const T *x,
+                                        cudaStream_t stream)
+{
+    const cs_solver_status st = cs__chunk_attr<T>();
+    if (st != CS_SOLVER_OK) return st;
+    if (r1 <= r0) return CS_SOLVER_OK;
+    const size_t blocks = (r1 - r0 + CS__TILE - 1) / CS__TILE;
+    cs__chunk_subst_kernel<T><<<(unsigned)blocks, CS__T, 4 * CS__T * CS__PAD * sizeof(T), stream>>>(
+        r0, r1, m, n, a, b, c, d, x);
+    CS__TG_CUDA(cudaGetLastError());
+    return CS_SOLVER_OK;
+}
+template cs_solver_status cs__chunk_reduce_launch<double>(size_t, size_t, size_t, size_t,
+    const double *, const double *, const double *, const double *, double *, double *, double *,
+    double *, cudaStream_t);
+template cs_solver_status cs__chunk_subst_launch<double>(size_t, size_t, size_t, size_t,
+    const double *, const double *, const double *, double *, const double *, cudaStream_t);
+
+template <typename T>
+static cs_solver_status cs__chunked_run(int nsys, int n, const T *a, const T *b, const T *c, T *d,
+                                        T *work, cudaStream_t stream)
+{
+    const size_t N = (size_t)nsys * (size_t)n;
+    const T *la[CS__MAX_LEVELS], *lb[CS__MAX_LEVELS], *lc[CS__MAX_LEVELS];
+    T *ld[CS__MAX_LEVELS];
+    size_t lm[CS__MAX_LEVELS], ln[CS__MAX_LEVELS];
+    la[0] = a, lb[0] = b, lc[0] = c, ld[0] = d, lm[0] = N, ln[0] = (size_t)n;
+    int L = 0;
+    while (lm[L] > CS__BASE) {
+        if (L + 1 >= CS__MAX_LEVELS) CS__TG_INVALID("chunked: too many levels for %zu rows", N);
+        const size_t nch = (lm[L] + CS__K - 1) / CS__K, m = 2 * nch, r = cs__round32(m);
+        T *ra = work, *rb = work + r, *rc = work + 2 * r, *rd = work + 3 * r;
+        work += 4 * r;
+        const cs_solver_status st = cs__chunk_reduce_launch<T>(0, lm[L], lm[L], ln[L], la[L], lb[L],
+                                                               lc[L], ld[L], ra, rb, rc, rd, stream);
+        if (st != CS_SOLVER_OK) return st;
+        ++L;
+        la[L] = ra, lb[L] = rb, lc[L] = rc, ld[L] = rd, lm[L] = m, ln[L] = m;
+    }
+    cs__base_pcr_kernel<T><<<1, CS__BASE, 0, stream>>>((int)lm[L], (int)(ln[L] < lm[L] ? ln[L] : lm[L]),
+                                                       la[L], lb[L], lc[L], ld[L]);
+    CS__TG_CUDA(cudaGetLastError());
+    for (int l = L - 1; l >= 0; --l) {
+        const cs_solver_status st = cs__chunk_subst_launch<T>(0, lm[l], lm[l], ln[l], la[l], lb[l],
+                                                              lc[l], ld[l], ld[l + 1], stream);
+        if (st != CS_SOLVER_OK) return st;
+    }
+    return CS_SOLVER_OK;
+}
+
+template <typename T>
+static cs_solver_status cs__chunked_checked(int nsys, int n, const T *a, T *b, const T *c, T *d,
+                                            void *work, size_t work_bytes, void *stream)
+{
+    if (nsys < 0 || n < 1) CS__TG_INVALID("chunked: bad batch shape nsys=%d n=%d", nsys, n);
+    if (nsys == 0) return CS_SOLVER_OK;
+    if (!a || !b || !c || !d) CS__TG_INVALID("chunked: NULL array");
+    if ((size_t)nsys * (size_t)n > (size_t)1 << 40) CS__TG_INVALID("chunked: batch too large");
+    const size_t need = cs__chunked_elems((size_t)nsys * n) * sizeof(T);
+    if (need > 0 && (!work || work_bytes < need))
+        CS__TG_INVALID("chunked: workspace of %zu bytes, %zu needed", work ? work_bytes : 0, need);
+    if (((uintptr_t)work & 15) != 0) CS__TG_INVALID("chunked: workspace not 16-byte aligned");
+    return cs__chunked_run<T>(nsys, n, a, b, c, d, (T *)work, (cudaStream_t)stream);
+}
+
+/* The variant call: the library's workspace (cs_thomas_gpu_workspace.cu), default stream. */
+template <typename T>
+static cs_solver_status cs__chunked_owned_t(int nsys, int n, const T *a, const T *b, const T *c,
+                                            T *d)
+{
+    void *ws = NULL;
+    cs_solver_status st = cs__thomas_ws_lock(cs__chunked_elems((size_t)nsys * n) * sizeof(T), &ws);
+    if (st != CS_SOLVER_OK) return st;
+    st = cs__chunked_run<T>(nsys, n, a, b, c, d, (T *)ws, (cudaStream_t)0);
+    cs__thomas_ws_unlock();
+    return st;
+}
+
+cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const double *a, const double *b,
+                                          const double *c, double *d)
+{
+    return cs__chunked_owned_t<double>(nsys, n, a, b, c, d);
+}
+cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const float *a, const float *b,
+                                          const float *c, float *d)
+{
+    return cs__chunked_owned_t<float>(nsys, n, a, b, c, d);
+}
+
+extern "C" {
+
+size_t cs_thomas_gpu_chunked_workspace(int nsys, int n, cs_thomas_gpu_precision prec)
+{
+    if (nsys <= 0 || n <= 0) return 0;
+    return cs__chunked_elems((size_t)nsys * n) * (prec == CS_THOMAS_GPU_F32 ? sizeof(float) : sizeof(double));
+}
+
+cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, double *b,
+                                         const double *c, double *d, void *work,
+                                         size_t work_bytes, void *stream)
+{
+    return cs__chunked_checked<double>(nsys, n, a, b, c, d, work, work_bytes, stream);
+}
+
+cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float *b,
+                                         const float *c, float *d, void *work,
+                                         size_t work_bytes, void *stream)
+{
+    return cs__chunked_checked<float>(nsys, n, a, b, c, d, work, work_bytes, stream);
+}
+
+} /* extern "C" */

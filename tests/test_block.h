@@ -1,0 +1,84 @@
+/* Shared by the block-tridiagonal tests: random block diagonally dominant batches (Flat layout of
+ * cs_solver.h) and the reference, LAPACK's banded solver dgbsv (partial pivoting over the band)
+ * on the same matrix, assembled as a band of kl = ku = 2k-1. One copy per test program.
+ *
+ * Systems: entries of A, C and of B off its diagonal uniform in [-1, 1]; B's diagonal entry
+ * |.| = the row's other entries' sum + [0.5, 1.5), random sign (so row-wise strictly diagonally
+ * dominant); d in [-1, 1]. A of block row 0 and C of the last block row hold 7 (never read). */
+#ifndef CS_TEST_BLOCK_H
+#define CS_TEST_BLOCK_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_tridiag.h" /* td_alloc, td_rel_err, urand */
+
+/* LAPACK (Fortran ABI); without LAPACK the tests exit 77 before calling it */
+#ifdef CS_NO_LAPACK
+static void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, double *ab,
+                   const int *ldab, int *ipiv, double *b, const int *ldb, int *info)
+{
+    (void)n, (void)kl, (void)ku, (void)nrhs, (void)ab, (void)ldab, (void)ipiv, (void)b, (void)ldb;
+    *info = -100;
+}
+#else
+void dgbsv_(const int *n, const int *kl, const int *ku, const int *nrhs, double *ab,
+            const int *ldab, int *ipiv, double *b, const int *ldb, int *info);
+#endif
+
+static inline void blk_gen(int k, int nsys, int nb, double *A, double *B, double *C, double *d)
+{
+    const int kk = k * k;
+    for (int s = 0; s < nsys; ++s)
+        for (int i = 0; i < nb; ++i) {
+            const size_t o = ((size_t)s * nb + i) * kk;
+            for (int r = 0; r < k; ++r) {
+                double sum = 0.0;
+                for (int c = 0; c < k; ++c) {
+                    A[o + r * k + c] = (i > 0) ? 2.0 * urand() - 1.0 : 7.0;
+                    C[o + r * k + c] = (i < nb - 1) ? 2.0 * urand() - 1.0 : 7.0;
+                    B[o + r * k + c] = (c != r) ? 2.0 * urand() - 1.0 : 0.0;
+                    sum += (i > 0 ? fabs(A[o + r * k + c]) : 0.0) +
+                           (i < nb - 1 ? fabs(C[o + r * k + c]) : 0.0) + fabs(B[o + r * k + c]);
+                }
+                B[o + r * k + r] = (sum + 0.5 + urand()) * (urand() < 0.5 ? -1.0 : 1.0);
+                d[((size_t)s * nb + i) * k + r] = 2.0 * urand() - 1.0;
+            }
+        }
+}
+
+/* x (nsys·nb·k) = dgbsv's solution of every system; returns LAPACK's worst info (0 = ok). */
+static inline int blk_reference(int k, int nsys, int nb, const double *A, const double *B,
+                         const double *C, const double *d, double *x)
+{
+    const int N = nb * k, kl = 2 * k - 1, ku = 2 * k - 1, ldab = 2 * kl + ku + 1, one = 1;
+    const int kk = k * k;
+    double *ab = malloc((size_t)ldab * N * sizeof *ab);
+    int *ipiv = malloc((size_t)N * sizeof *ipiv), worst = 0;
+    if (!ab || !ipiv) abort();
+    for (int s = 0; s < nsys; ++s) {
+        memset(ab, 0, (size_t)ldab * N * sizeof *ab);
+#define AB(row, col) ab[(size_t)(kl + ku + (row) - (col)) + (size_t)(col) * ldab]
+        for (int i = 0; i < nb; ++i) {
+            const size_t o = ((size_t)s * nb + i) * kk;
+            for (int r = 0; r < k; ++r)
+                for (int c = 0; c < k; ++c) {
+                    if (i > 0) AB(i * k + r, (i - 1) * k + c) = A[o + r * k + c];
+                    AB(i * k + r, i * k + c) = B[o + r * k + c];
+                    if (i < nb - 1) AB(i * k + r, (i + 1) * k + c) = C[o + r * k + c];
+                }
+        }
+#undef AB
+        memcpy(x + (size_t)s * N, d + (size_t)s * N, (size_t)N * sizeof *x);
+        int info = 0;
+        dgbsv_(&N, &kl, &ku, &one, ab, &ldab, ipiv, x + (size_t)s * N, &N, &info);
+        if (info != 0 && worst == 0) worst = info;
+    }
+    free(ab);
+    free(ipiv);
+    return worst;
+}
+
+#endif

@@ -1,0 +1,151 @@
+/* GPU block-tridiagonal solvers (solver/cs_block_thomas_gpu.h: flat, interleaved) against
+ * LAPACK's banded solver dgbsv on the same matrices (tests/test_block.h):
+ * max|x - x_dgbsv| / max|x_dgbsv| <= 1e-12 for k = 1..4 and several (nsys, nb), through host
+ * pointers; and once through device pointers with the layout converted on the device. C is
+ * overwritten with C' as on the CPU: compared with cs_block_thomas_solve_serial's at 1e-12.
+ * Where the build found no LAPACK (the GPU machine has none), the reference is the CPU block
+ * Thomas solve instead, which test_block_tridiag_cpu checks against dgbsv; the output says which.
+ * Exit 77 (skipped) without CUDA or without a device. */
+#include <check.h>
+#include <stdio.h>
+
+#include "cs_block_thomas_gpu.h"
+#include "cs_solver.h"
+#include "test_block.h"
+#include "test_run.h"
+
+#define TOL 1e-12
+
+/* Flat (nsys × per) -> interleaved (per × nsys), and back */
+static void to_il(int nsys, size_t per, const double *f, double *il)
+{
+    for (int s = 0; s < nsys; ++s)
+        for (size_t e = 0; e < per; ++e) il[e * nsys + s] = f[(size_t)s * per + e];
+}
+static void from_il(int nsys, size_t per, const double *il, double *f)
+{
+    for (int s = 0; s < nsys; ++s)
+        for (size_t e = 0; e < per; ++e) f[(size_t)s * per + e] = il[e * nsys + s];
+}
+
+#ifdef CS_NO_LAPACK
+static const char k_ref_name[] = "the CPU block Thomas (no LAPACK in this build)";
+#else
+static const char k_ref_name[] = "dgbsv";
+#endif
+
+/* ref = dgbsv's solution, or the CPU block Thomas' without LAPACK */
+static void reference(int k, int nsys, int nb, const double *A, const double *B, const double *C,
+                      const double *d, double *ref)
+{
+#ifdef CS_NO_LAPACK
+    const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
+    double *Cc = td_alloc(nblk);
+    memcpy(Cc, C, nblk * sizeof *Cc);
+    memcpy(ref, d, nvec * sizeof *ref);
+    ck_assert_int_eq(cs_block_thomas_solve_serial(k, nsys, nb, A, B, Cc, ref), CS_SOLVER_OK);
+    free(Cc);
+#else
+    ck_assert_int_eq(blk_reference(k, nsys, nb, A, B, C, d, ref), 0);
+#endif
+}
+
+static const int k_shapes[][2] = {{1, 1}, {1, 100}, {37, 17}, {1000, 64}, {5000, 3}};
+
+/* _i: the variant */
+START_TEST(test_host)
+{
+    const cs_block_gpu_variant v = (cs_block_gpu_variant)_i;
+    const int il = (v == CS_BLOCK_GPU_INTERLEAVED);
+    double worst = 0.0;
+    for (int k = 1; k <= 4; ++k)
+        for (size_t j = 0; j < sizeof k_shapes / sizeof *k_shapes; ++j) {
+            const int nsys = k_shapes[j][0], nb = k_shapes[j][1];
+            const size_t pb = (size_t)nb * k * k, pv = (size_t)nb * k;
+            const size_t nblk = nsys * pb, nvec = nsys * pv;
+            double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
+            double *ref = td_alloc(nvec), *Cc = td_alloc(nblk), *dc = td_alloc(nvec);
+            double *gA = td_alloc(nblk), *gB = td_alloc(nblk), *gC = td_alloc(nblk), *gd = td_alloc(nvec);
+            blk_gen(k, nsys, nb, A, B, C, d);
+            reference(k, nsys, nb, A, B, C, d, ref);
+            memcpy(Cc, C, nblk * sizeof *C), memcpy(dc, d, nvec * sizeof *d);
+            ck_assert_int_eq(cs_block_thomas_solve_serial(k, nsys, nb, A, B, Cc, dc), CS_SOLVER_OK);
+            if (il) {
+                to_il(nsys, pb, A, gA), to_il(nsys, pb, B, gB), to_il(nsys, pb, C, gC);
+                to_il(nsys, pv, d, gd);
+            } else {
+                memcpy(gA, A, nblk * sizeof *A), memcpy(gB, B, nblk * sizeof *B);
+                memcpy(gC, C, nblk * sizeof *C), memcpy(gd, d, nvec * sizeof *d);
+            }
+            GPU_OK(cs_block_thomas_gpu_solve_d(v, k, nsys, nb, gA, gB, gC, gd, CS_THOMAS_GPU_HOST_PTRS));
+            if (il) {
+                from_il(nsys, pv, gd, d), from_il(nsys, pb, gC, C);
+            } else {
+                memcpy(d, gd, nvec * sizeof *d), memcpy(C, gC, nblk * sizeof *C);
+            }
+            const double e = td_rel_err(nvec, d, ref);
+            ck_assert_msg(e <= TOL, "%s k=%d nsys=%d nb=%d: rel err %.3e > %.0e",
+                          cs_block_gpu_variant_name(v), k, nsys, nb, e, TOL);
+            /* C' of every block row but the last of each system */
+            for (int s = 0; s < nsys; ++s)
+                ck_assert(td_rel_err((size_t)(nb - 1) * k * k, C + s * pb, Cc + s * pb) <= TOL);
+            if (e > worst) worst = e;
+            free(A), free(B), free(C), free(d), free(ref), free(Cc), free(dc);
+            free(gA), free(gB), free(gC), free(gd);
+        }
+    printf("  block %s (host ptrs): worst rel err vs %s %.2e (tol %.0e)\n",
+           cs_block_gpu_variant_name(v), k_ref_name, worst, TOL);
+}
+END_TEST
+
+/* Device pointers, interleaved, the layout converted on the device. */
+START_TEST(test_device)
+{
+    const int k = 3, nsys = 777, nb = 40;
+    const size_t pb = (size_t)nb * k * k, pv = (size_t)nb * k, nblk = nsys * pb, nvec = nsys * pv;
+    double *h[4] = {td_alloc(nblk), td_alloc(nblk), td_alloc(nblk), td_alloc(nvec)}, *ref = td_alloc(nvec);
+    blk_gen(k, nsys, nb, h[0], h[1], h[2], h[3]);
+    reference(k, nsys, nb, h[0], h[1], h[2], h[3], ref);
+    double *flat[4], *il[4];
+    for (int j = 0; j < 4; ++j) {
+        const size_t n = j < 3 ? nblk : nvec;
+        GPU_OK(cs_thomas_gpu_malloc((void **)&flat[j], n * sizeof(double)));
+        GPU_OK(cs_thomas_gpu_malloc((void **)&il[j], n * sizeof(double)));
+        GPU_OK(cs_thomas_gpu_to_device(flat[j], h[j], n * sizeof(double)));
+        GPU_OK(cs_thomas_gpu_flat_to_interleaved_d(nsys, (int)(j < 3 ? pb : pv), flat[j], il[j]));
+    }
+    GPU_OK(cs_block_thomas_gpu_solve_d(CS_BLOCK_GPU_INTERLEAVED, k, nsys, nb, il[0], il[1], il[2],
+                                       il[3], CS_THOMAS_GPU_DEVICE_PTRS));
+    GPU_OK(cs_thomas_gpu_interleaved_to_flat_d(nsys, (int)pv, il[3], flat[3]));
+    GPU_OK(cs_thomas_gpu_synchronize());
+    GPU_OK(cs_thomas_gpu_to_host(h[3], flat[3], nvec * sizeof(double)));
+    const double e = td_rel_err(nvec, h[3], ref);
+    ck_assert_msg(e <= TOL, "device ptrs: rel err %.3e", e);
+    for (int j = 0; j < 4; ++j) {
+        GPU_OK(cs_thomas_gpu_free(flat[j]));
+        GPU_OK(cs_thomas_gpu_free(il[j]));
+    }
+    ck_assert_int_eq(cs_block_thomas_gpu_solve_d(CS_BLOCK_GPU_FLAT, 5, 1, 1, h[0], h[1], h[2], h[3],
+                                                 CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
+    ck_assert_int_eq(cs_block_thomas_gpu_solve_d(CS_BLOCK_GPU_NVARIANTS, 2, 1, 1, h[0], h[1], h[2],
+                                                 h[3], CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
+    ck_assert_str_eq(cs_block_gpu_variant_name(CS_BLOCK_GPU_INTERLEAVED), "interleaved");
+    ck_assert_ptr_null(cs_block_gpu_variant_name(CS_BLOCK_GPU_NVARIANTS));
+    for (int j = 0; j < 4; ++j) free(h[j]);
+    free(ref);
+    printf("  block interleaved (device ptrs, device transposes): rel err %.2e\n", e);
+}
+END_TEST
+
+int main(void)
+{
+    const int skip = gpu_exit_code();
+    if (skip >= 0) return skip;
+    Suite *s = suite_create("block_tridiag_gpu");
+    TCase *tc = tcase_create("block");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, test_host, 0, CS_BLOCK_GPU_NVARIANTS);
+    tcase_add_test(tc, test_device);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}

@@ -1,0 +1,124 @@
+/* One tridiagonal system split over D partitions on D streams and coupled by a bridge system
+ * (cs_thomas_gpu_bridge_d, solver/cs_thomas_bridge_gpu.cu), against the serial Thomas reference
+ * on random diagonally dominant systems (tests/test_tridiag.h):
+ * max|x - x_ref| / max|x_ref| <= 1e-12, for D = 1, 2, 3, 4, 8, both synchronisations (host-driven
+ * and device-side), n = 4 .. 2^22 (edge sizes: 2 rows per partition, the one-block top level's
+ * edge 1024 ± 1, tiles, non-powers of two) and batches (nsys = 3, 64: the batch is one system).
+ * Also: too few rows for the partitions, a too small workspace and bad arguments give
+ * CS_SOLVER_ERR_INVALID. Exit 77 (skipped) when CUDA is not compiled in or no device is present.
+ * CS_TEST_SMALL=1 leaves out the shapes above 20000 rows (for compute-sanitizer). */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cs_solver.h"
+#include "cs_thomas_gpu.h"
+#include "test_run.h"
+#include "test_tridiag.h"
+
+#define TOL 1e-12
+
+static int g_small;
+static const int k_shapes[][2] = {{1, 16},   {1, 17},    {1, 1023},  {1, 1024},   {1, 1025},
+                                  {1, 2048}, {1, 8191},  {1, 8193},  {1, 100003}, {3, 10007},
+                                  {64, 4097}, {1000, 3}, {1, 1 << 20}, {1, 1 << 22}};
+static const int k_parts[] = {1, 2, 3, 4, 8};
+
+/* Solve (nsys, n) over D partitions; returns the error, or -1 when the shape cannot be split. */
+static double run(int nsys, int n, int D, cs_thomas_bridge_sync sync)
+{
+    const size_t wb = cs_thomas_gpu_bridge_workspace(nsys, n, D);
+    if (wb == 0) return -1.0;
+    const size_t N = (size_t)nsys * n;
+    double *h[4] = {td_alloc(N), td_alloc(N), td_alloc(N), td_alloc(N)}, *ref = td_alloc(N);
+    td_gen(nsys, n, h[0], h[1], h[2], h[3]);
+    td_reference(nsys, n, h[0], h[1], h[2], h[3], ref);
+    double *dev[4];
+    void *work = NULL, *streams[8];
+    for (int j = 0; j < 4; ++j) {
+        GPU_OK(cs_thomas_gpu_malloc((void **)&dev[j], N * sizeof(double)));
+        GPU_OK(cs_thomas_gpu_to_device(dev[j], h[j], N * sizeof(double)));
+    }
+    GPU_OK(cs_thomas_gpu_malloc(&work, wb));
+    for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_create(&streams[p]));
+    GPU_OK(cs_thomas_gpu_bridge_d(nsys, n, D, sync, dev[0], dev[1], dev[2], dev[3], work, wb, streams));
+    for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_synchronize(streams[p]));
+    GPU_OK(cs_thomas_gpu_to_host(h[3], dev[3], N * sizeof(double)));
+    const double e = td_rel_err(N, h[3], ref);
+    for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_destroy(streams[p]));
+    for (int j = 0; j < 4; ++j) {
+        GPU_OK(cs_thomas_gpu_free(dev[j]));
+        free(h[j]);
+    }
+    GPU_OK(cs_thomas_gpu_free(work));
+    free(ref);
+    return e;
+}
+
+/* _i: the synchronisation */
+START_TEST(test_bridge)
+{
+    const cs_thomas_bridge_sync sync = (cs_thomas_bridge_sync)_i;
+    double worst = 0.0;
+    int count = 0;
+    for (size_t k = 0; k < sizeof k_shapes / sizeof *k_shapes; ++k)
+        for (size_t j = 0; j < sizeof k_parts / sizeof *k_parts; ++j) {
+            const int nsys = k_shapes[k][0], n = k_shapes[k][1], D = k_parts[j];
+            if (g_small && (long long)nsys * n > 20000) continue;
+            const double e = run(nsys, n, D, sync);
+            ck_assert_msg(e >= 0.0, "nsys=%d n=%d D=%d: not split", nsys, n, D);
+            ck_assert_msg(e <= TOL, "%s nsys=%d n=%d D=%d: rel err %.3e > %.0e",
+                          sync ? "device" : "host", nsys, n, D, e, TOL);
+            if (e > worst) worst = e;
+            ++count;
+        }
+    /* 2 rows per partition: the smallest split */
+    for (int D = 1; D <= 8; ++D) {
+        const double e = run(1, 2 * D, D, sync);
+        ck_assert_msg(e >= 0.0 && e <= TOL, "n=%d D=%d: rel err %.3e", 2 * D, D, e);
+    }
+    printf("  bridge, %s-driven: %d shapes × partitions, worst rel err %.2e (tol %.0e)\n",
+           sync ? "device" : "host", count, worst, TOL);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    ck_assert_int_eq(cs_thomas_gpu_bridge_workspace(1, 3, 2), 0); /* 1 row for one partition */
+    ck_assert_int_eq(cs_thomas_gpu_bridge_workspace(1, 100, 0), 0);
+    ck_assert_int_eq(cs_thomas_gpu_bridge_workspace(1, 100, CS_THOMAS_BRIDGE_MAX_PARTS + 1), 0);
+    const int n = 5000;
+    double *p = NULL;
+    void *work = NULL, *streams[2] = {NULL, NULL};
+    GPU_OK(cs_thomas_gpu_malloc((void **)&p, n * sizeof(double)));
+    const size_t wb = cs_thomas_gpu_bridge_workspace(1, n, 2);
+    ck_assert(wb > 0);
+    GPU_OK(cs_thomas_gpu_malloc(&work, wb));
+    ck_assert_int_eq(cs_thomas_gpu_bridge_d(1, n, 2, CS_THOMAS_BRIDGE_HOST, p, p, p, p, work, wb - 8, streams),
+                     CS_SOLVER_ERR_INVALID);
+    ck_assert_int_eq(cs_thomas_gpu_bridge_d(1, 3, 2, CS_THOMAS_BRIDGE_HOST, p, p, p, p, work, wb, streams),
+                     CS_SOLVER_ERR_INVALID);
+    ck_assert(strstr(cs_thomas_gpu_last_error(), "too few rows") != NULL);
+    ck_assert_int_eq(cs_thomas_gpu_bridge_d(1, n, 2, (cs_thomas_bridge_sync)7, p, p, p, p, work, wb, streams),
+                     CS_SOLVER_ERR_INVALID);
+    ck_assert_int_eq(cs_thomas_gpu_bridge_d(1, n, 2, CS_THOMAS_BRIDGE_DEVICE, p, p, p, p, work, wb, NULL),
+                     CS_SOLVER_ERR_INVALID);
+    GPU_OK(cs_thomas_gpu_free(p));
+    GPU_OK(cs_thomas_gpu_free(work));
+}
+END_TEST
+
+int main(void)
+{
+    const int skip = gpu_exit_code();
+    if (skip >= 0) return skip;
+    const char *sm = getenv("CS_TEST_SMALL");
+    g_small = sm && sm[0] && strcmp(sm, "0") != 0;
+    Suite *s = suite_create("thomas_bridge_gpu");
+    TCase *tc = tcase_create("bridge");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_bridge, 0, 2);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
