@@ -69,6 +69,7 @@ struct cs_sim {
     int64_t row;                /* the next base sample row */
     int64_t finalized;          /* the step at which the end of the run was last processed; -1 */
     double last_flush;          /* [s] */
+    double flush_every;         /* [s] wall time between flushes: 1, or CABLESIM_FLUSH_SECONDS */
     cs_status failed;           /* a failed run: later calls repeat its message */
     char failmsg[1024];
     int keep;                   /* results kept in memory (mem) */
@@ -604,6 +605,10 @@ static cs_status begin_run(cs_sim *s) {
     s->row = 1;
     s->started = 1;
     s->last_flush = cs_now();
+    /* what a crash loses: at most this much wall time of output. CABLESIM_FLUSH_SECONDS sets it
+     * (tests that fill the disk at chosen sizes need a layout that does not depend on speed) */
+    const char *every = getenv("CABLESIM_FLUSH_SECONDS");
+    s->flush_every = every && *every && atof(every) > 0 ? atof(every) : 1.0;
     return cs_comm_agree(loc);
 }
 
@@ -655,7 +660,7 @@ static cs_status advance(cs_sim *s, int64_t target) {
         cs_status w = write_samples(s, s->row, s->nrow, s->smp); /* collective: every rank takes part */
         if (loc == CS_OK) loc = w;
         s->row += (int64_t)s->nrow;
-        int flush = t2 - s->last_flush > 1.0;
+        int flush = t2 - s->last_flush > s->flush_every;
         if (s->pario) CS_TRY(cs_comm_bcast(&flush, sizeof flush, 0)); /* rank 0's clock decides */
         if (s->out && s->werr == CS_OK && flush) {
             s->werr = cs_output_flush(s->out);
