@@ -17,7 +17,7 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 3
+#define CS_MECH_ABI_VERSION 4
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
@@ -41,7 +41,7 @@ struct cs_net_ctx {
     const int *nplay;           /* [n] their counts */
 };
 
-/* Ions with per-CV reversal potentials and current densities. */
+/* Ions with per-CV reversal potentials, current densities and concentrations. */
 enum { CS_ION_NA, CS_ION_K, CS_ION_CA, CS_NION };
 
 typedef struct {
@@ -67,6 +67,10 @@ typedef struct {
     const double *ion_e[CS_NION]; /* [ncv] reversal potential [mV] */
     double *ion_i[CS_NION];   /* [ncv] ion current density [mA/cm²] summed over the mechanisms
                                  that write it, zeroed before each step's current() */
+    /* concentrations (NULL unless the type reads or writes that ion's), per CV: read, and
+       written by the mechanisms that WRITE them (one such instance per CV and type) */
+    double *ion_ci[CS_NION];  /* [ncv] inside [mM] */
+    double *ion_co[CS_NION];  /* [ncv] outside [mM] */
     cs_net_ctx *net;          /* artificial cells: the core's event services; NULL otherwise */
     /* On the GPU, t is not maintained in the view: when step_ctx (a device address) is set, a
      * kernel's t [ms] is (step0 + k + step_j)·dt + t_offset, the host's arithmetic (0 at events,
@@ -108,6 +112,10 @@ typedef struct {
     unsigned ion_read, ion_write; /* bit (1 << CS_ION_*) per ion read (e or i) / written (i) */
     const cs_mech_gpu_ops *gpu;   /* NULL: no GPU code (the built-ins' GPU code is the CUDA backend's) */
     int nstate_solved;            /* states [0, nstate_solved) are STATEs, the rest ASSIGNED variables */
+    /* bit (1 << CS_ION_*) per ion whose concentration (xi or xo) the type reads / writes: NEURON's
+     * ion_style follows (docs/model-format.md, "Ions"): where some type writes it the reversal
+     * potential is Nernst's every step, where one only reads it, Nernst's at initialisation */
+    unsigned conc_read, conc_write;
     /* Events with weight vectors and flags (src/cs_artcell.c; ARTIFICIAL_CELL types). An
      * artificial type has no CV, no v and no current: node, weight, v, i and g of its view
      * are NULL, current and advance are NULL, and it runs on the host between steps. */

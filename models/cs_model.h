@@ -42,6 +42,7 @@ typedef struct {
     cs_morph_kind kind;
     char swc_path[CS_PATH_MAX];
     cs_swc_options swc;
+    cs_axon_stub axon_stub;                      /* SWC only: Allen's axon replacement (cs_allen.h) */
     double radius, length;                       /* soma / cable [µm] */
     double soma_radius, dend_length, dend_radius; /* ball and stick [µm] */
     int ncv;                                     /* cable / ball-and-stick dendrite CVs, 0 = policy */
@@ -75,6 +76,9 @@ typedef enum {
     CS_PROBE_SYNAPSE,  /* "name.state": a state of the population's synapse `name` */
     CS_PROBE_STIMULUS, /* "name.state": a state of the population's stimulus `name` */
     CS_PROBE_ION,      /* "ina", "ik", "ica": the CV's ion current density [mA/cm²] */
+    CS_PROBE_CONC_I,   /* "nai", "ki", "cai": the CV's inside concentration [mM] */
+    CS_PROBE_CONC_O,   /* "nao", "ko", "cao": the CV's outside concentration [mM] */
+    CS_PROBE_EREV,     /* "ena", "ek", "eca": the CV's reversal potential [mV] */
     CS_PROBE_IMEM      /* "i_membrane": the CV's total membrane current [nA] (capacitive + ionic,
                           electrodes excluded: NEURON's i_membrane_) */
 } cs_probe_kind;
@@ -104,8 +108,10 @@ typedef struct {
     uint64_t first_gid;
     cs_morph_spec morph;
     cs_cv_policy policy;
-    double cm;       /* [µF/cm²] */
-    double Ra;       /* [Ω·cm] */
+    double cm;       /* [µF/cm²] (the JSON's single value, or 1 when given per region) */
+    double cm_tag[CS_NTAG]; /* [µF/cm²] specific capacitance by region tag */
+    double Ra;       /* [Ω·cm] (the JSON's single value, or 100 when given per region) */
+    double Ra_tag[CS_NTAG]; /* [Ω·cm] axial resistivity by region tag */
     double v_init;   /* [mV] */
     int ndensity;
     cs_density_spec *density;
@@ -119,6 +125,8 @@ typedef struct {
     int has_probes;
     cs_probe_spec probes;
     double ion_e[CS_NION][CS_NTAG]; /* [mV] reversal potential of each ion by region tag */
+    double ion_ci[CS_NION][CS_NTAG]; /* [mM] initial inside concentration by region tag */
+    double ion_co[CS_NION][CS_NTAG]; /* [mM] initial outside concentration by region tag */
     /* Artificial cells ("artificial" in the model, docs/model-format.md): when non-NULL, every
      * cell of the population is an instance of this ARTIFICIAL_CELL type (NetStim, IntFire1, a
      * catalogue's), with these parameters, and has no morphology, mechanisms, synapses, stimuli,
@@ -180,6 +188,9 @@ typedef struct {
  * connection put these near 100 GB and 3 GB. */
 #define CS_MODEL_MAX_CELLS 10000000        /* cells in all populations together */
 #define CS_MODEL_MAX_CONNECTIONS 100000000 /* connections after expanding ring/random rules */
+
+/* NEURON's default reversal potentials and concentrations in every region of ps. */
+void cs_population_ion_defaults(cs_population_spec *ps);
 
 /* Parse a model from JSON text; `name` names it in messages, `base_dir` resolves SWC paths. */
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out);

@@ -16,7 +16,7 @@ import re
 import nmodl_events
 from nmodl_lexer import NmodlError
 from nmodl_parser import IONS
-from nmodl_solve import ONE, ZERO, add, has_name, is_zero, mul, solve_block
+from nmodl_solve import ONE, ZERO, NonLinear, add, has_name, is_zero, linear, mul, solve_block
 
 
 class NoDerivative(Exception):
@@ -87,19 +87,28 @@ class Gen:
     def classify(self):
         m = self.m
         written = set()
+        self.conc_written = set()  # concentrations this type writes (xi, xo)
         for ion, d in m.ions.items():
-            if m.point and d["write"]:
-                self.err(d["line"], "a POINT_PROCESS writing an ion current is not supported")
-            for n in d["read"]:
+            for n in sorted(d["read"] | d["write"]):
+                if n in (ion + "i", ion + "o"):
+                    # a concentration: the CV's, read and written in place (NEURON copies it in
+                    # and out of the mechanism around each call: the same values)
+                    self.ion_var[n] = ("ci" if n.endswith("i") else "co", ion)
+                    if n in d["write"]:
+                        if m.point:
+                            self.err(d["line"], "a POINT_PROCESS writing an ion concentration is not supported")
+                        self.conc_written.add(n)
+                    continue
                 if n.startswith("e"):
+                    if n in d["write"]:
+                        self.err(d["line"], "WRITE %s (a reversal potential) is not supported" % n)
                     self.ion_var[n] = ("e", ion)
                 elif n not in d["write"]:
                     self.ion_var[n] = ("i", ion)
-            for n in d["write"]:
-                if n.startswith("e"):
-                    self.err(d["line"], "WRITE %s (a reversal potential) is not supported" % n)
-                written.add(n)
-                self.currents.append((n, ion))
+                else:
+                    if m.point:
+                        self.err(d["line"], "a POINT_PROCESS writing an ion current is not supported")
+                    self.currents.append((n, ion))
         for n in m.nonspecific:
             self.currents.append((n, None))
         self.electrode = list(m.electrode)  # inward positive: subtracted
@@ -115,6 +124,8 @@ class Gen:
             seen.add(v.name)
             self.params.append(v)
         for v in m.states:
+            if v.name in self.ion_var:  # a concentration STATE: the CV's (kept by the backend)
+                continue
             if v.name in seen:
                 self.err(v.line, "'%s' is declared twice" % v.name)
             seen.add(v.name)
@@ -139,8 +150,8 @@ class Gen:
         nmodl_events.check(self)
         if m.breakpoint is None and not m.artificial:
             self.err(m.suffix_line, "a mechanism without a BREAKPOINT block is not supported")
-        if not self.currents and not m.artificial:
-            self.err(m.suffix_line, "a mechanism that writes no current is not supported")
+        if not self.currents and not self.conc_written and not m.artificial:
+            self.err(m.suffix_line, "a mechanism that writes no current (nor a concentration) is not supported")
 
     # ---- expressions
     def expr(self, e, scope):
@@ -179,9 +190,9 @@ class Gen:
             return "_S(%d)" % self.sidx[n]
         if n in self.ion_var:
             kind, ion = self.ion_var[n]
-            if write:
+            if write and n not in self.conc_written:
                 self.err(line, "assigning to '%s' (read from the ion %s) is not supported" % (n, ion))
-            arr = "ion_e" if kind == "e" else "ion_i"
+            arr = {"e": "ion_e", "i": "ion_i", "ci": "ion_ci", "co": "ion_co"}[kind]
             return "_c->m->%s[%s][_c->node]" % (arr, ION_ENUM[ion])
         if n in self.m.constants:
             if write:
@@ -278,6 +289,26 @@ class Gen:
                 out.append(pad + "while %s {" % wrapped(self.expr(s[1], scope)))
                 out += self.stmts(s[2], scope, ind + 1, fname)
                 out.append(pad + "}")
+            elif k == "linsys":  # derivimplicit of a coupled linear system (nmodl_solve.py)
+                _, xs, B, A, line = s
+                n = len(xs)
+                if n > 32:
+                    self.err(line, "a coupled system of more than 32 states is not supported")
+                out.append(pad + "{ /* coupled: (1 - dt*B) x_new = x + dt*a */")
+                out.append(pad + "    double _M[%d][%d], _x[%d];" % (n, n, n))
+                for i, x in enumerate(xs):
+                    for j in range(n):
+                        out.append(pad + "    _M[%d][%d] = %s - _c->m->dt * %s;" % (
+                            i, j, "1.0" if i == j else "0.0", self.expr(B[i][j], scope)))
+                    out.append(pad + "    _x[%d] = %s + _c->m->dt * %s;" % (i, self.ref(x, line, scope), self.expr(A[i], scope)))
+                out.append(pad + "    cs_nmodl_solve(%d, &_M[0][0], _x);" % n)
+                for i, x in enumerate(xs):
+                    out.append(pad + "    %s = _x[%d];" % (self.ref(x, line, scope, write=True), i))
+                out.append(pad + "}")
+            elif k == "solvelinear":
+                out += self.linear_code(s[1], ind, s[2])
+            elif k == "lineq":
+                self.err(s[3], "an equation (~) outside a SOLVEd LINEAR block")
             elif k == "solve":
                 self.err(s[3], "SOLVE outside BREAKPOINT is not supported")
             elif k == "deriv":
@@ -340,6 +371,41 @@ class Gen:
         L.append(pad + "    cs_nmodl_solve(%d, &_M[0][0], _x);" % n)
         for i in range(n):
             L.append(pad + "    %s = _x[%d];" % (self.ref(st[i], line, {}, write=True), i))
+        L.append(pad + "}")
+        return L
+
+    # ---- LINEAR blocks (SOLVE name in INITIAL): a linear system in the STATEs its equations use
+    def linear_code(self, blk, ind, line):
+        """Each ~ lhs = rhs is one row of M·x = c over the STATEs that appear in the block's
+        equations (in declaration order), as NEURON's LINEAR: lhs − rhs = Σ M[i][j]·x_j − c_i."""
+        if blk not in self.m.linears:
+            self.err(line, "SOLVE %s in INITIAL: no LINEAR block of that name (supported: LINEAR, or a "
+                     "KINETIC block with STEADYSTATE sparse)" % blk)
+        body = self.m.linears[blk]
+        eqs = [s for s in body if s[0] == "lineq"]
+        xs = [v.name for v in self.m.states if any(has_name(("bin", "-", s[1], s[2]), v.name) for s in eqs)]
+        if len(eqs) != len(xs):
+            self.err(line, "LINEAR %s: %d equations in %d states" % (blk, len(eqs), len(xs)))
+        if len(xs) > 32:
+            self.err(line, "a LINEAR block of more than 32 states is not supported")
+        pad = "    " * ind
+        n = len(xs)
+        L = [pad + "{ /* LINEAR %s */" % blk, pad + "    double _M[%d][%d], _x[%d];" % (n, n, n)]
+        L += self.stmts([s for s in body if s[0] != "lineq"], {}, ind + 1)
+        for i, (_, lhs, rhs, ln) in enumerate(eqs):
+            rest = ("bin", "-", lhs, rhs)
+            for j, x in enumerate(xs):
+                try:
+                    b, rest = linear(rest, x)
+                except NonLinear:
+                    self.err(ln, "an equation of LINEAR %s not linear in %s" % (blk, x))
+                if any(has_name(b, y) for y in xs):
+                    self.err(ln, "an equation of LINEAR %s not linear in its states" % blk)
+                L.append(pad + "    _M[%d][%d] = %s;" % (i, j, self.expr(b, {})))
+            L.append(pad + "    _x[%d] = -(%s);" % (i, self.expr(rest, {})))
+        L.append(pad + "    cs_nmodl_solve(%d, &_M[0][0], _x);" % n)
+        for i, x in enumerate(xs):
+            L.append(pad + "    %s = _x[%d];" % (self.ref(x, line, {}, write=True), i))
         L.append(pad + "}")
         return L
 
@@ -506,7 +572,7 @@ class Gen:
             if ion:
                 L.append("    _ion[%s] = %s;" % (ION_ENUM[ion], r))
         L.append("    *_g = %s;" % (gexpr or "0.0"))
-        L.append("    return %s;" % " ".join(total).lstrip("+ "))
+        L.append("    return %s;" % (" ".join(total).lstrip("+ ") or "0.0"))
         L.append("}")
         L.append("static CS_HD void _current_one(const cs_mech_view *_m, int _k, double *_i, double *_g, double *_ion) {")
         L.append("    int _node = _m->node[_k];")
@@ -560,9 +626,19 @@ class Gen:
         return "\n".join(L) + "\n"
 
     def ions_mask(self, which):
+        """ion_read: e or i read; ion_write: i written; conc_read / conc_write: xi or xo."""
         bits = []
         for ion, d in self.m.ions.items():
-            if d[which] or (which == "read" and any(n.startswith("i") for n in d["read"])):
+            conc = {ion + "i", ion + "o"}
+            if which == "read":
+                hit = any(n not in conc for n in d["read"] - d["write"])
+            elif which == "write":
+                hit = any(n not in conc for n in d["write"])
+            elif which == "conc_read":
+                hit = bool((d["read"] | d["write"]) & conc)
+            else:
+                hit = bool(d["write"] & conc)
+            if hit:
                 bits.append("(1u << %s)" % ION_ENUM[ion])
         return " | ".join(bits) or "0u"
 
@@ -609,12 +685,13 @@ class Gen:
             L.append("extern const cs_mech_gpu_ops cs__gpu_%s;" % c)
             gpu = "&cs__gpu_%s" % c
         L.append("const cs_mech_type %s%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, %s, "
-                 "%s, %s, %s, %s, %s, %s, %d%s};" % (
+                 "%s, %s, %s, %s, %s, %s, %d, %s, %s%s};" % (
                      "cs_mech_" if self.builtin else "cs__nmodl_", c, self.name, "CS_MECH_POINT" if m.point else "CS_MECH_DENSITY", 1 if m.net_receive else 0,
                      len(self.params), len(self.states), "NULL" if m.artificial else "_current",
                      "NULL" if m.artificial else "_advance", recv, "_fold" if fold else "NULL", self.ions_mask("read"),
                      self.ions_mask("write"), gpu,
-                     self.nstate_true, nmodl_events.type_fields(self)))
+                     self.nstate_true, self.ions_mask("conc_read"), self.ions_mask("conc_write"),
+                     nmodl_events.type_fields(self)))
         return "\n".join(L) + "\n"
 
     # ---- the CUDA file

@@ -272,6 +272,13 @@ class NeuronNetwork:
                         vec.record(sec(x)._ref_v, sec=sec)
                         P["probe_vecs"].append(vec)
                         P["probe_map"].append((ci, li))
+                        # ion concentrations and reversal potentials ("cai", "eca", ...): NEURON's
+                        # range variables of the same names
+                        for var in pr.get("variables", []):
+                            if var != "v" and "." not in var and var not in ("i_membrane",):
+                                vv = h.Vector()
+                                vv.record(getattr(sec(x), "_ref_" + var), sec=sec)
+                                P.setdefault("var_vecs", {}).setdefault(var, []).append(vv)
             self.pops[pop["name"]] = P
         if len(v_inits) > 1:
             raise NotImplementedError("NEURON builder: one v_init for all populations")
@@ -367,9 +374,18 @@ class NeuronNetwork:
                         else:
                             setattr(h, "%s_%s" % (k, name), val)
             for ion in bio.get("ions", []):
-                if b["tag"] in REGION_TAGS[ion.get("region", "all")] and \
-                        h.ismembrane("%s_ion" % ion["ion"], sec=sec):
-                    setattr(sec, "e" + ion["ion"], float(ion["e"]))
+                x = ion["ion"]
+                if b["tag"] in REGION_TAGS[ion.get("region", "all")] and h.ismembrane("%s_ion" % x, sec=sec):
+                    if "e" in ion:
+                        setattr(sec, "e" + x, float(ion["e"]))
+                    # concentrations: the section's, and NEURON's global initial value
+                    # (<x>i0_<x>_ion), which a mechanism writing them resets them to, when the
+                    # entry covers every region
+                    for k, suffix in (("xi", "i"), ("xo", "o")):
+                        if k in ion:
+                            setattr(sec, x + suffix, float(ion[k]))
+                            if ion.get("region", "all") == "all":
+                                setattr(self.h, "%s%s0_%s_ion" % (x, suffix, x), float(ion[k]))
             secs.append(sec)
         return secs
 
@@ -466,7 +482,9 @@ class NeuronNetwork:
             v = (np.array([vec.to_python() for vec in P["probe_vecs"]], dtype=float).T
                  if P["probe_vecs"] else None)
             out[name] = {"v": v, "probe_map": list(P["probe_map"]),
-                         "spikes": [np.array(tv.to_python(), dtype=float) for tv in P["spk"]]}
+                         "spikes": [np.array(tv.to_python(), dtype=float) for tv in P["spk"]],
+                         "vars": {k: np.array([vec.to_python() for vec in vs], dtype=float).T
+                                  for k, vs in P.get("var_vecs", {}).items()}}
         return out
 
     def close(self):

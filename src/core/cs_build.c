@@ -6,12 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_ion.h"
+
 static cs_status build_morph(const cs_model *m, const cs_population_spec *p, uint64_t gid,
                              cs_morph *morph) {
     const cs_morph_spec *s = &p->morph;
     cs_status st = CS_ERR_INTERNAL;
     switch (s->kind) {
-    case CS_MORPH_SWC: st = cs_morph_load_swc(s->swc_path, &s->swc, morph); break;
+    case CS_MORPH_SWC:
+        st = cs_morph_load_swc(s->swc_path, &s->swc, morph);
+        if (st == CS_OK && s->axon_stub.on) st = cs_morph_replace_axon(morph, &s->axon_stub);
+        break;
     case CS_MORPH_SOMA: st = cs_morph_soma(s->radius, morph); break;
     case CS_MORPH_CABLE: st = cs_morph_cable(s->length, s->radius, s->ncv, morph); break;
     case CS_MORPH_BALL_AND_STICK:
@@ -123,6 +128,13 @@ static cs_status resolve_probe(const cs_model *m, const cs_population_spec *ps, 
             if (iv->v[k].node == pd->node && (iv->v[k].type->ion_write & (1u << pv->index))) return CS_OK;
         why = "no mechanism on that CV writes that ion current";
         break;
+    case CS_PROBE_CONC_I:
+    case CS_PROBE_CONC_O:
+    case CS_PROBE_EREV:
+        for (size_t k = a; k < b; ++k)
+            if (iv->v[k].node == pd->node && (cs_ion_used(iv->v[k].type) & (1u << pv->index))) return CS_OK;
+        why = "no mechanism on that CV uses that ion";
+        break;
     }
     return cs_error_set(CS_ERR_INVALID,
                         "%s: population '%s' cell %d: probe variable '%s' does not exist at location (branch %d, "
@@ -200,7 +212,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                 d->ngeom++;
             }
             const cs_geometry *g = &d->geoms[d->ngeom - 1];
-            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm, ps->Ra, ps->v_init, ps->ion_e};
+            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm_tag, ps->Ra_tag, ps->v_init, ps->ion_e, ps->ion_ci, ps->ion_co};
             d->total_cv += (uint64_t)g->ncv;
             d->cell_inst_first[li] = iv->n;
 

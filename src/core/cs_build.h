@@ -20,11 +20,14 @@ typedef struct {
     uint64_t gid;
     int pop, index;              /* population and index within it */
     const cs_geometry *geom;     /* shared between identical cells */
-    double cm;                   /* [µF/cm²] */
-    double Ra;                   /* [Ω·cm] */
+    const double *cm;            /* [CS_NTAG] specific capacitance by region tag [µF/cm²] (the
+                                    population's, owned by the model) */
+    const double *Ra;            /* [CS_NTAG] axial resistivity by region tag [Ω·cm] (the population's) */
     double v_init;               /* [mV] */
     const double (*ion_e)[CS_NTAG]; /* [CS_NION][CS_NTAG] reversal potentials by region tag [mV]
                                        (the population's, owned by the model) */
+    const double (*ion_ci)[CS_NTAG]; /* [CS_NION][CS_NTAG] initial concentrations by region tag [mM] */
+    const double (*ion_co)[CS_NTAG];
 } cs_cell_desc;
 
 /* One mechanism instance on one CV of one cell. */
@@ -53,7 +56,8 @@ typedef struct {
     uint64_t col;                /* element (column) of its report's whole report */
     cs_probe_kind kind;          /* what it reads: the CV's v, a state of an instance, an ion current */
     size_t inst;                 /* DENSITY / SYNAPSE / STIMULUS: instance (index into inst) */
-    int index;                   /* its state index in the type's states, or ION: CS_ION_* */
+    int index;                   /* its state index in the type's states, or ION, CONC_I, CONC_O,
+                                    EREV: CS_ION_* */
 } cs_probe_desc;
 
 /* One report: a population's probes of one variable (cs_probe_var), the voltage's first. */

@@ -32,6 +32,7 @@ const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *
 #else
 
 #include "cs_cuda_epoch_setup.h"
+#include "cs_cuda_ions.h"
 #include "cs_hines_gpu.h"
 
 #define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
@@ -76,6 +77,8 @@ struct cs_backend {
     /* untimed steps: detection and sampling on a second stream beside the state update (both
      * only read v), forked and joined through two events; NULL: in order (CS_CUDA_FORK=0) */
     void *side, *fork_events;
+    int ordered_update;         /* a mechanism writes an ion concentration that another may read in
+                                   its state update: the groups' updates run in order, unforked */
     void *graph[2][CS_GRAPH_LEVELS];
     const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */
     double *v_first;            /* s->v at set-up: the parity of the swap */
@@ -127,6 +130,9 @@ static void cuda_destroy(cs_backend *be) {
     for (int ion = 0; ion < CS_NION; ++ion) {
         cs_cuda_free(s->ion_e[ion]);
         cs_cuda_free(s->ion_i[ion]);
+        cs_cuda_free(s->ion_ci[ion]);
+        cs_cuda_free(s->ion_co[ion]);
+        cs_cuda_free(s->nernst_rows[ion]);
     }
     cs_cuda_free(s->ev_range);
     drop_graphs(be);
@@ -183,10 +189,13 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     CS_TRY(upload_new((void **)&cm->param_ptr, pp, (size_t)(np ? np : 1) * sizeof *pp, "mechanism parameters"));
     CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
     cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
-                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL, NULL, 0, 0.0};
+                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL},
+                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = s->ion_e[ion];
         v.ion_i[ion] = s->ion_i[ion];
+        v.ion_ci[ion] = s->ion_ci[ion];
+        v.ion_co[ion] = s->ion_co[ion];
     }
     cm->gpu = t->gpu;
     cm->view = v;
@@ -195,8 +204,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
 
 /* Mechanism groups: instances of one type, their CVs mapped to the internal layout; states
  * initialised on the host with the mechanism's own init (the CPU code) and uploaded. */
-static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *const *ion_e_int,
-                                  double *const *ion_i_int) {
+static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_ions *ions) {
     const cs_network_desc *net = be->net;
     cs_cuda_state *s = &be->s;
     const cs_mech_type *types[CS_CUDA_MAX_MECH];
@@ -261,8 +269,11 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
             for (int j = 0; j < np; ++j) pp[j] = par + (size_t)j * (size_t)n;
             for (int j = 0; j < ns; ++j) sp[j] = sta + (size_t)j * (size_t)n;
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
-                                 {ion_e_int[0], ion_e_int[1], ion_e_int[2]}, {ion_i_int[0], ion_i_int[1], ion_i_int[2]}, NULL, NULL, 0, 0.0};
+                                 {ions->e[0], ions->e[1], ions->e[2]}, {ions->i[0], ions->i[1], ions->i[2]},
+                                 {ions->ci[0], ions->ci[1], ions->ci[2]}, {ions->co[0], ions->co[1], ions->co[2]},
+                                 NULL, NULL, 0, 0.0};
             t->init(&view);
+            cs_cuda_ions_wrote(ions, t); /* NEURON's order: e after each INITIAL that writes a concentration */
             cs_cuda_mech *cm = &s->mech[m];
             cm->kind = (cs_cuda_mech_kind)kind;
             cm->n = n;
@@ -414,8 +425,13 @@ static cs_status setup_probe_sources(cs_backend *be) {
         if (pd->kind == CS_PROBE_V) continue;
         if (pd->kind == CS_PROBE_IMEM) continue; /* setup_imem */
         int row = be->row_map[be->cell_first[pd->cell] + pd->node];
-        if (pd->kind == CS_PROBE_ION) {
-            src[k] = s->ion_i[pd->index] + row;
+        if (pd->kind == CS_PROBE_ION || pd->kind == CS_PROBE_CONC_I || pd->kind == CS_PROBE_CONC_O ||
+            pd->kind == CS_PROBE_EREV) { /* the build checked that the ion is used there */
+            double *arr = pd->kind == CS_PROBE_ION      ? s->ion_i[pd->index]
+                          : pd->kind == CS_PROBE_CONC_I ? s->ion_ci[pd->index]
+                          : pd->kind == CS_PROBE_CONC_O ? s->ion_co[pd->index]
+                                                        : s->ion_e[pd->index];
+            src[k] = arr + row;
             continue;
         }
         int gi = be->inst_group[pd->inst];
@@ -626,34 +642,15 @@ static cs_status setup(cs_backend *be) {
         free(v);
     }
     free(parent);
-    /* ions some mechanism reads or writes: reversal potentials by the CV's region (on the host
-     * for the mechanisms' initial states, and on the device), current densities */
-    double *ion_e_int[CS_NION] = {NULL, NULL, NULL}, *ion_i_int[CS_NION] = {NULL, NULL, NULL};
-    unsigned ions = 0;
-    for (size_t k = 0; k < net->ninst; ++k) ions |= net->inst[k].type->ion_read | net->inst[k].type->ion_write;
-    for (int ion = 0; st == CS_OK && ion < CS_NION; ++ion) {
-        if (!(ions & (1u << ion))) continue;
-        ion_e_int[ion] = calloc(s->n_int ? s->n_int : 1, sizeof(double));
-        ion_i_int[ion] = calloc(s->n_int ? s->n_int : 1, sizeof(double));
-        if (!ion_e_int[ion] || !ion_i_int[ion]) {
-            st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-            break;
-        }
-        for (int c = 0; c < ncell; ++c) {
-            const cs_cell_desc *cell = &net->cells[c];
-            for (int r = 0; r < cell->geom->ncv; ++r)
-                ion_e_int[ion][be->row_map[be->cell_first[c] + r]] = cell->ion_e[ion][cell->geom->tag[r] & (CS_NTAG - 1)];
-        }
-        size_t bytes = (s->n_int ? s->n_int : 1) * sizeof(double);
-        st = upload_new((void **)&s->ion_e[ion], ion_e_int[ion], bytes, "reversal potentials");
-        if (st == CS_OK) st = upload_new((void **)&s->ion_i[ion], ion_i_int[ion], bytes, "ion currents");
-    }
+    /* ions some mechanism uses: reversal potentials and concentrations by the CV's region (on the
+     * host for the mechanisms' initial states, and on the device, again after them), currents */
+    cs_cuda_ions ions = {0};
+    if (st == CS_OK) st = cs_cuda_ions_build(net, be->cell_first, be->row_map, s->n_int, be->p.celsius, &ions);
+    if (st == CS_OK) st = cs_cuda_ions_upload(&ions, s);
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->ev_range, 2 * CS_CUDA_MAX_MECH * sizeof(int), "event ranges");
-    if (st == CS_OK) st = setup_mechanisms(be, v_int, ion_e_int, ion_i_int);
-    for (int ion = 0; ion < CS_NION; ++ion) {
-        free(ion_e_int[ion]);
-        free(ion_i_int[ion]);
-    }
+    if (st == CS_OK) st = setup_mechanisms(be, v_int, &ions);
+    if (st == CS_OK) st = cs_cuda_ions_upload(&ions, s);
+    cs_cuda_ions_free(&ions);
     free(v_int);
     if (st == CS_OK && be->fused) st = setup_fused_flags(be);
     if (be->epoch) s->hh_ahead = 0; /* the epoch kernel computes every current in its step */
@@ -700,6 +697,7 @@ static cs_status setup(cs_backend *be) {
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     const char *fork = getenv("CS_CUDA_FORK"); /* CS_CUDA_FORK=0: every kernel in order (for comparisons) */
+    for (size_t k = 0; k < net->ninst; ++k) be->ordered_update |= net->inst[k].type->conc_write != 0;
     if (st == CS_OK && !(fork && !strcmp(fork, "0"))) {
         st = cs_cuda_stream_create(&be->side);
         if (st == CS_OK) st = cs_cuda_timer_create(&be->fork_events, 2);
@@ -841,7 +839,7 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         s->v = s->rhs;
         s->rhs = tmp;
     }
-    if (mark < 0 && be->side) {
+    if (mark < 0 && be->side && !be->ordered_update) {
         /* untimed: detection and sampling (they read v and write spikes and samples) and the
          * state update of mechanism groups 1.. beside group 0's (each reads v and writes its own
          * states; hh as group 0 also its next current): ~3 of the ~9 dependent launches of a

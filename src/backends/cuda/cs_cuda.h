@@ -81,6 +81,9 @@ typedef struct {
                                            step: first, end (per synapse type) */
     double *ion_e[CS_NION];             /* [n_int] reversal potentials [mV] (NULL: ion not used) */
     double *ion_i[CS_NION];             /* [n_int] ion current densities [mA/cm²], zeroed each step */
+    double *ion_ci[CS_NION], *ion_co[CS_NION]; /* [n_int] concentrations [mM] (NULL: ion not used) */
+    int nernst_n[CS_NION];              /* rows whose e follows Nernst every step (cs_cuda_ions.h) */
+    int *nernst_rows[CS_NION];          /* [nernst_n] */
     /* 1: hh is mechanism group 0 and its state update computes the next step's hh current in the
      * same kernel (v and the states read once; one launch less per step); its first current comes
      * from cs_cuda_first_currents. Group 0 adds into i and g first either way, so the sums are the
@@ -141,7 +144,7 @@ size_t cs_cuda_memory_used(void);
  * host's rounding (no fused multiply-add), so the results do not depend on the launch path. */
 cs_status cs_cuda_epoch_start(const cs_cuda_state *s, long long step0); /* k = 0; counters reset */
 cs_status cs_cuda_deliver(const cs_cuda_state *s, int j);
-cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius);
+cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius); /* e = Nernst first */
 cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the first step's hh current */
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
 /* the state update of mechanism groups [first, end): each group's states are its own, so groups

@@ -10,6 +10,7 @@ extern "C" {
 #include "cs_cuda.h"
 }
 #include "cs_cuda_device.cuh"
+#include "cs_ion.h"
 
 #define CS_THREADS 256
 
@@ -238,11 +239,28 @@ __global__ void k_iclamp_current(int n, const int *node, const double *p, int pu
     if (e != 0.0) atomicAdd(&I[node[k]], e);
 }
 
+// e = Nernst on the rows where a mechanism writes a concentration (NEURON's ion_cur, before the
+// currents); a concentration gone negative or NaN makes e ±1e6 or NaN, which the NaN watch then
+// reports as the cell's voltage (the CPU backend names the concentration)
+__global__ void k_nernst(int n, const int *rows, const double *ci, const double *co, double *e, double z,
+                         double celsius) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    int r = rows[k];
+    e[r] = cs_nernst(ci[r], co[r], z, celsius);
+}
+
 extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius) {
-    (void)celsius;
-    for (int ion = 0; ion < CS_NION; ++ion)
+    static const double z[CS_NION] = CS_ION_VALENCE;
+    for (int ion = 0; ion < CS_NION; ++ion) {
         if (s->ion_i[ion]) CS_CUDA_CALL(cudaMemsetAsync(s->ion_i[ion], 0, s->n_int * sizeof(double), stream_of(s)),
                                         "ion currents");
+        if (s->nernst_n[ion]) {
+            k_nernst<<<blocks_for(s->nernst_n[ion]), CS_THREADS, 0, stream_of(s)>>>(
+                s->nernst_n[ion], s->nernst_rows[ion], s->ion_ci[ion], s->ion_co[ion], s->ion_e[ion], z[ion], celsius);
+            CS_LAUNCHED("Nernst");
+        }
+    }
     for (int q = 0; q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
         if (!m->n) continue;
