@@ -161,9 +161,6 @@ def main(argv=None):
             print("FAIL: %s: expected one line with %s, got rc %d: %r" % (os.path.basename(f), words, p.returncode, err))
             return 1
         print("PASS: %s: not yet (%s)" % (os.path.basename(f), err))
-    nrn_dir = os.path.join(work, "nrn")
-    os.makedirs(nrn_dir)
-    nrnivmodl = debian_nrnivmodl(nrnivmodl, work)
     # exp2syn.mod is NEURON's own src/nrnoc/exp2syn.mod, built into NEURON: nrnivmodl takes the others
     nrn_mods = [f for f in sorted(glob.glob(os.path.join(mod_dir, "*.mod"))) if os.path.basename(f) not in NEURON_BUILTIN]
     if not load_nrn_mods(h, nrnivmodl, nrn_mods, work):
