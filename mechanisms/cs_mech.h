@@ -17,11 +17,31 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 2
+#define CS_MECH_ABI_VERSION 4
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
-/* Ions with per-CV reversal potentials and current densities. */
+/* The event services of the simulation core, for artificial cells (ARTIFICIAL_CELL): their
+ * NET_RECEIVE and INITIAL blocks call these through the view's `net` (NEURON's net_send,
+ * net_event, net_move). Times are absolute [ms]. A self-event comes back to net_receive_vec
+ * with its flag; a spike reaches the cell's connections after their delays. */
+typedef struct cs_net_ctx cs_net_ctx;
+
+/* Where the GPU keeps the current step (the CUDA backend's step context, on the device): a
+ * kernel replayed from a CUDA graph reads the time there rather than from its arguments. */
+typedef struct {
+    long long step0; /* the epoch's first step */
+    int k;           /* the current step's index within the epoch */
+} cs_mech_step_ctx;
+struct cs_net_ctx {
+    void (*send)(cs_net_ctx *c, int instance, double t, double flag); /* self-event at t */
+    void (*event)(cs_net_ctx *c, int instance, double t);             /* a spike at t */
+    void (*move)(cs_net_ctx *c, int instance, double t);  /* the pending self-event to t */
+    const double *const *play;  /* VecStim: [n] spike times per instance [ms], ascending */
+    const int *nplay;           /* [n] their counts */
+};
+
+/* Ions with per-CV reversal potentials, current densities and concentrations. */
 enum { CS_ION_NA, CS_ION_K, CS_ION_CA, CS_NION };
 
 typedef struct {
@@ -47,6 +67,17 @@ typedef struct {
     const double *ion_e[CS_NION]; /* [ncv] reversal potential [mV] */
     double *ion_i[CS_NION];   /* [ncv] ion current density [mA/cm²] summed over the mechanisms
                                  that write it, zeroed before each step's current() */
+    /* concentrations (NULL unless the type reads or writes that ion's), per CV: read, and
+       written by the mechanisms that WRITE them (one such instance per CV and type) */
+    double *ion_ci[CS_NION];  /* [ncv] inside [mM] */
+    double *ion_co[CS_NION];  /* [ncv] outside [mM] */
+    cs_net_ctx *net;          /* artificial cells: the core's event services; NULL otherwise */
+    /* On the GPU, t is not maintained in the view: when step_ctx (a device address) is set, a
+     * kernel's t [ms] is (step0 + k + step_j)·dt + t_offset, the host's arithmetic (0 at events,
+     * dt/2 at currents, dt at the state update, as the CPU backend's t). */
+    const cs_mech_step_ctx *step_ctx;
+    int step_j;
+    double t_offset;          /* [ms] */
 } cs_mech_view;
 
 /* The GPU half of a type (catalogues built with nvcc): the same calls over a view whose arrays
@@ -54,7 +85,7 @@ typedef struct {
  * is a cudaStream_t. current() adds with atomics (instances may share a CV); net_receive
  * delivers the events [range[0], range[1]) of device arrays of instance indices and weights
  * [µS], in order (range is a device array, so a captured CUDA graph replays it step by step).
- * The view's t is not maintained on the GPU: a mechanism that reads t has no GPU code. */
+ * A kernel that reads t computes it from the view's step_ctx (see cs_mech_view). */
 typedef struct {
     void (*init)(const cs_mech_view *m, void *stream);
     void (*current)(const cs_mech_view *m, void *stream);
@@ -81,6 +112,22 @@ typedef struct {
     unsigned ion_read, ion_write; /* bit (1 << CS_ION_*) per ion read (e or i) / written (i) */
     const cs_mech_gpu_ops *gpu;   /* NULL: no GPU code (the built-ins' GPU code is the CUDA backend's) */
     int nstate_solved;            /* states [0, nstate_solved) are STATEs, the rest ASSIGNED variables */
+    /* bit (1 << CS_ION_*) per ion whose concentration (xi or xo) the type reads / writes: NEURON's
+     * ion_style follows (docs/model-format.md, "Ions"): where some type writes it the reversal
+     * potential is Nernst's every step, where one only reads it, Nernst's at initialisation */
+    unsigned conc_read, conc_write;
+    /* Events with weight vectors and flags (src/cs_artcell.c; ARTIFICIAL_CELL types). An
+     * artificial type has no CV, no v and no current: node, weight, v, i and g of its view
+     * are NULL, current and advance are NULL, and it runs on the host between steps. */
+    int artificial;               /* 1: ARTIFICIAL_CELL */
+    int nweight;                  /* NET_RECEIVE's arguments: the length of a connection's weight
+                                     vector (1 for a single weight; 0 without NET_RECEIVE) */
+    /* An event at m->t [ms] with the connection's weight vector w [nweight] (which the block
+     * may change: it persists per connection) and flag (0: from a connection; a self-event's
+     * flag otherwise). */
+    void (*net_receive_vec)(const cs_mech_view *m, int instance, double *w, double flag);
+    /* NET_RECEIVE's INITIAL block, once per connection at t = 0 (NULL when it has none). */
+    void (*net_init)(const cs_mech_view *m, int instance, double *w);
 } cs_mech_type;
 
 /* What a catalogue exports (cs_mech_catalogue_get). */
@@ -91,6 +138,8 @@ typedef struct {
 } cs_mech_catalogue;
 
 extern const cs_mech_type cs_mech_hh, cs_mech_pas, cs_mech_expsyn, cs_mech_iclamp;
+/* Artificial cells (NEURON's: mechanisms/NAME.mod and cs_vecstim.c). */
+extern const cs_mech_type cs_mech_NetStim, cs_mech_IntFire1, cs_mech_IntFire2, cs_mech_IntFire4, cs_mech_VecStim;
 
 /* Look up a mechanism by name; NULL when unknown. */
 const cs_mech_type *cs_mech_find(const char *name);

@@ -112,7 +112,9 @@ cs_status cs_discretize(const cs_morph *m, const cs_cv_policy *policy, cs_geomet
         if (br->ncv_hint > 0) n = br->ncv_hint;
         else if (policy->cvs_per_branch > 0) n = policy->cvs_per_branch;
         else {
-            double c = ceil(cs_branch_length(m, b) / policy->max_cv_length);
+            double L = cs_branch_length(m, b); /* [µm] */
+            double c = policy->bmtk_odd ? 1.0 + 2.0 * floor(L / (2.0 * policy->max_cv_length))
+                                        : ceil(L / policy->max_cv_length);
             n = c > (double)CS_GEOMETRY_MAX_NODES ? CS_GEOMETRY_MAX_NODES + 1LL : (long long)c;
         }
         if (n < 1) n = 1;

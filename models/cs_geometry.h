@@ -14,6 +14,8 @@
 typedef struct {
     double max_cv_length; /* [µm] n = ceil(L / max_cv_length) when > 0 */
     int cvs_per_branch;   /* when > 0, overrides max_cv_length */
+    int bmtk_odd;         /* 1: n = 1 + 2·floor(L / (2·max_cv_length)) (bmtk's set_segment_dl, dL =
+                             max_cv_length), so the discretisation is the one bmtk gives NEURON */
 } cs_cv_policy;
 
 typedef struct {

@@ -11,90 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_model_json.h"
 #include "cs_rng.h"
 
 const char *cs_default_model_json(void); /* generated from models/default.json */
 
-typedef struct {
-    const char *file; /* model name for messages */
-    const char *base_dir;
-    cs_catalogue_set *cat; /* the model's catalogues */
-} parse_ctx;
-
-#define FAIL(pc, path, ...) fail_at((pc), (path), __VA_ARGS__)
-
-static cs_status fail_at(const parse_ctx *pc, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static cs_status fail_at(const parse_ctx *pc, const char *path, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return cs_error_set(CS_ERR_INVALID, "%s: %s: %s", pc->file, path, msg);
-}
-
-/* Every key of `obj` must be one of `allowed` (NULL-terminated). */
-static cs_status check_keys(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *const *allowed) {
-    if (!cJSON_IsObject(obj)) return FAIL(pc, path, "expected an object");
-    for (const cJSON *it = obj->child; it; it = it->next) {
-        int ok = 0;
-        for (const char *const *a = allowed; *a; ++a) ok |= strcmp(*a, it->string) == 0;
-        if (!ok) {
-            char list[256] = "";
-            for (const char *const *a = allowed; *a; ++a) {
-                strncat(list, *a, sizeof list - strlen(list) - 1);
-                if (a[1]) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return FAIL(pc, path, "unknown key '%s' (expected one of: %s)", it->string, list);
-        }
-    }
-    return CS_OK;
-}
-
-enum { REQUIRED = 1, POSITIVE = 2, NONNEG = 4 };
-
-/* A finite number; `flags` says whether it must be present and its sign. */
-static cs_status get_number(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *key, int flags, double dflt, double *out) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it) {
-        if (flags & REQUIRED) return FAIL(pc, path, "missing '%s'", key);
-        *out = dflt;
-        return CS_OK;
-    }
-    if (!cJSON_IsNumber(it)) return FAIL(pc, path, "'%s' must be a number", key);
-    double v = it->valuedouble;
-    if (!isfinite(v)) return FAIL(pc, path, "'%s' must be finite (got %g)", key, v);
-    if ((flags & POSITIVE) && !(v > 0)) return FAIL(pc, path, "'%s' must be > 0 (got %g)", key, v);
-    if ((flags & NONNEG) && !(v >= 0)) return FAIL(pc, path, "'%s' must be >= 0 (got %g)", key, v);
-    *out = v;
-    return CS_OK;
-}
+/* the helpers shared with the reader's other files (cs_model_json.c), by their short names */
+#define check_keys cs__model_check_keys
+#define get_string cs__model_get_string
+#define get_number cs__model_get_number
+#define parse_params cs__model_parse_params
 
 static cs_status get_int(const parse_ctx *pc, const char *path, const cJSON *obj, const char *key,
                          int flags, long dflt, long lo, long hi, long *out) {
     double v = 0;
-    CS_TRY(get_number(pc, path, obj, key, flags, (double)dflt, &v));
+    *out = dflt; /* defined on every path (the callers read it only on success) */
+    CS_TRY(cs__model_get_number(pc, path, obj, key, flags, (double)dflt, &v));
     if (v != floor(v) || v < (double)lo || v > (double)hi)
         return FAIL(pc, path, "'%s' must be an integer in [%ld, %ld] (got %g)", key, lo, hi, v);
     *out = (long)v;
-    return CS_OK;
-}
-
-static cs_status get_string(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *key, int required, const char *dflt, char *out,
-                            size_t cap) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it) {
-        if (required) return FAIL(pc, path, "missing '%s'", key);
-        snprintf(out, cap, "%s", dflt);
-        return CS_OK;
-    }
-    if (!cJSON_IsString(it)) return FAIL(pc, path, "'%s' must be a string", key);
-    if (strlen(it->valuestring) >= cap) return FAIL(pc, path, "'%s' is too long", key);
-    snprintf(out, cap, "%s", it->valuestring);
     return CS_OK;
 }
 
@@ -125,10 +60,10 @@ static cs_status parse_location(const parse_ctx *pc, const char *path, const cJS
     if (!it) return FAIL(pc, path, "missing '%s'", key);
     snprintf(sub, sizeof sub, "%s.%s", path, key);
     static const char *const keys[] = {"branch", "pos", NULL};
-    CS_TRY(check_keys(pc, sub, it, keys));
+    CS_TRY(cs__model_check_keys(pc, sub, it, keys));
     long b = 0;
     CS_TRY(get_int(pc, sub, it, "branch", REQUIRED, 0, 0, 1000000000L, &b));
-    CS_TRY(get_number(pc, sub, it, "pos", REQUIRED, 0, &loc->pos));
+    CS_TRY(cs__model_get_number(pc, sub, it, "pos", REQUIRED, 0, &loc->pos));
     if (loc->pos < 0 || loc->pos > 1) return FAIL(pc, sub, "'pos' must be in [0, 1] (got %g)", loc->pos);
     loc->branch = (int)b;
     return CS_OK;
@@ -159,34 +94,6 @@ static cs_status parse_cells(const parse_ctx *pc, const char *path, const cJSON 
     return CS_OK;
 }
 
-/* Parameters of a mechanism: defaults, then the given ones, each checked against its range. */
-static cs_status parse_params(const parse_ctx *pc, const char *path, const cJSON *obj,
-                              const cs_mech_type *t, double *param) {
-    for (int k = 0; k < t->nparam; ++k) param[k] = t->params[k].default_value;
-    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(obj, "params");
-    if (!ps) return CS_OK;
-    if (!cJSON_IsObject(ps)) return FAIL(pc, path, "'params' must be an object");
-    for (const cJSON *it = ps->child; it; it = it->next) {
-        int k = cs_mech_param_index(t, it->string);
-        if (k < 0) {
-            char list[256] = "";
-            for (int j = 0; j < t->nparam; ++j) {
-                strncat(list, t->params[j].name, sizeof list - strlen(list) - 1);
-                if (j + 1 < t->nparam) strncat(list, ", ", sizeof list - strlen(list) - 1);
-            }
-            return FAIL(pc, path, "unknown parameter '%s' of mechanism '%s' (its parameters: %s)",
-                        it->string, t->name, list);
-        }
-        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-            return FAIL(pc, path, "parameter '%s' of '%s' must be a finite number", it->string, t->name);
-        double v = it->valuedouble;
-        if (v < t->params[k].min || v > t->params[k].max)
-            return FAIL(pc, path, "parameter '%s' of '%s' = %g is out of range [%g, %g] %s",
-                        it->string, t->name, v, t->params[k].min, t->params[k].max, t->params[k].unit);
-        param[k] = v;
-    }
-    return CS_OK;
-}
 
 static const cs_mech_type *find_mech(const parse_ctx *pc, const char *path, const char *name,
                                      cs_mech_kind kind, cs_status *st) {
@@ -208,6 +115,10 @@ static const cs_mech_type *find_mech(const parse_ctx *pc, const char *path, cons
                    t->kind == CS_MECH_DENSITY ? "density" : "point");
         return NULL;
     }
+    if (t->artificial) {
+        *st = FAIL(pc, path, "mechanism '%s' is an artificial cell: give it as a population's 'artificial'", name);
+        return NULL;
+    }
     return t;
 }
 
@@ -219,28 +130,20 @@ static int tag_of(const char *s) {
     return -1;
 }
 
-static cs_status parse_region(const parse_ctx *pc, const char *path, const char *s, unsigned *mask) {
-    if (!strcmp(s, "all")) *mask = CS_REGION_ALL;
-    else if (!strcmp(s, "soma")) *mask = 1u << CS_TAG_SOMA;
-    else if (!strcmp(s, "axon")) *mask = 1u << CS_TAG_AXON;
-    else if (!strcmp(s, "dend") || !strcmp(s, "dendrite")) *mask = (1u << CS_TAG_DEND) | (1u << CS_TAG_APIC);
-    else if (!strcmp(s, "basal")) *mask = 1u << CS_TAG_DEND;
-    else if (!strcmp(s, "apical")) *mask = 1u << CS_TAG_APIC;
-    else return FAIL(pc, path, "unknown region '%s' (expected soma, axon, dend, basal, apical or all)", s);
-    return CS_OK;
-}
-
 static cs_status parse_policy(const parse_ctx *pc, const char *path, const cJSON *obj,
                               cs_cv_policy *p) {
-    static const char *const keys[] = {"max_cv_length", "cvs_per_branch", NULL};
-    CS_TRY(check_keys(pc, path, obj, keys));
+    static const char *const keys[] = {"max_cv_length", "cvs_per_branch", "bmtk_dl", NULL};
+    CS_TRY(cs__model_check_keys(pc, path, obj, keys));
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "max_cv_length");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(obj, "cvs_per_branch");
-    if (a && b) return FAIL(pc, path, "give either 'max_cv_length' or 'cvs_per_branch', not both");
-    if (!a && !b) return FAIL(pc, path, "give 'max_cv_length' [µm] or 'cvs_per_branch'");
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, "bmtk_dl");
+    if (!!a + !!b + !!c > 1) return FAIL(pc, path, "give one of 'max_cv_length', 'cvs_per_branch' and 'bmtk_dl'");
+    if (!a && !b && !c) return FAIL(pc, path, "give 'max_cv_length' [µm], 'cvs_per_branch' or 'bmtk_dl' [µm]");
     p->max_cv_length = 0;
     p->cvs_per_branch = 0;
-    if (a) return get_number(pc, path, obj, "max_cv_length", REQUIRED | POSITIVE, 0, &p->max_cv_length);
+    p->bmtk_odd = c != NULL;
+    if (a) return cs__model_get_number(pc, path, obj, "max_cv_length", REQUIRED | POSITIVE, 0, &p->max_cv_length);
+    if (c) return cs__model_get_number(pc, path, obj, "bmtk_dl", REQUIRED | POSITIVE, 0, &p->max_cv_length);
     long n;
     CS_TRY(get_int(pc, path, obj, "cvs_per_branch", REQUIRED, 1, 1, 100000, &n));
     p->cvs_per_branch = (int)n;
@@ -260,24 +163,24 @@ static cs_status parse_branches(const parse_ctx *pc, const char *path, const cJS
         char sub[320];
         snprintf(sub, sizeof sub, "%s.branches[%d]", path, k);
         const cJSON *b = cJSON_GetArrayItem(arr, k);
-        CS_TRY(check_keys(pc, sub, b, keys));
+        CS_TRY(cs__model_check_keys(pc, sub, b, keys));
         cs_branch_spec *bs = &ms->branches[k];
         long parent = 0, ncv = 0;
         CS_TRY(get_int(pc, sub, b, "parent", REQUIRED, -1, -1, k - 1, &parent));
         if (k == 0 && parent != -1) return FAIL(pc, sub, "the first branch must have parent -1");
         if (k > 0 && parent < 0) return FAIL(pc, sub, "only the first branch may be a root (parent -1)");
-        CS_TRY(get_number(pc, sub, b, "length", REQUIRED | POSITIVE, 0, &bs->length));
-        CS_TRY(get_number(pc, sub, b, "radius", REQUIRED | POSITIVE, 0, &bs->radius));
+        CS_TRY(cs__model_get_number(pc, sub, b, "length", REQUIRED | POSITIVE, 0, &bs->length));
+        CS_TRY(cs__model_get_number(pc, sub, b, "radius", REQUIRED | POSITIVE, 0, &bs->radius));
         CS_TRY(get_int(pc, sub, b, "cvs", 0, 0, 0, 100000, &ncv));
         char tag[16];
-        CS_TRY(get_string(pc, sub, b, "tag", 0, "dend", tag, sizeof tag));
+        CS_TRY(cs__model_get_string(pc, sub, b, "tag", 0, "dend", tag, sizeof tag));
         bs->tag = tag_of(tag);
         if (bs->tag < 0) return FAIL(pc, sub, "unknown tag '%s' (expected soma, axon, dend or apic)", tag);
         bs->parent = (int)parent;
         /* where on the parent it attaches, [0, 1]: its distal end unless given */
         if (parent < 0 && cJSON_GetObjectItemCaseSensitive(b, "parent_pos"))
             return FAIL(pc, sub, "'parent_pos' needs a parent (the root branch attaches nowhere)");
-        CS_TRY(get_number(pc, sub, b, "parent_pos", NONNEG, 1.0, &bs->parent_pos));
+        CS_TRY(cs__model_get_number(pc, sub, b, "parent_pos", NONNEG, 1.0, &bs->parent_pos));
         if (bs->parent_pos > 1.0) return FAIL(pc, sub, "'parent_pos' must be in [0, 1] (got %g)", bs->parent_pos);
         bs->ncv = (int)ncv;
     }
@@ -294,7 +197,7 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
         return FAIL(pc, path, "give exactly one of 'swc' (a file), 'generator' or 'branches'");
     if (swc) {
         static const char *const keys[] = {"swc", "scale", "min_radius", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         if (!cJSON_IsString(swc)) return FAIL(pc, path, "'swc' must be a file name");
         const char *f = swc->valuestring;
         int n = (f[0] == '/' || !pc->base_dir[0])
@@ -302,13 +205,13 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
                     : snprintf(ms->swc_path, sizeof ms->swc_path, "%s/%s", pc->base_dir, f);
         if (n >= (int)sizeof ms->swc_path) return FAIL(pc, path, "SWC path too long");
         ms->kind = CS_MORPH_SWC;
-        CS_TRY(get_number(pc, path, m, "scale", POSITIVE, 1.0, &ms->swc.scale));
-        CS_TRY(get_number(pc, path, m, "min_radius", NONNEG, 0.0, &ms->swc.min_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "scale", POSITIVE, 1.0, &ms->swc.scale));
+        CS_TRY(cs__model_get_number(pc, path, m, "min_radius", NONNEG, 0.0, &ms->swc.min_radius));
         return CS_OK;
     }
     if (br) {
         static const char *const keys[] = {"branches", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_BRANCHES;
         return parse_branches(pc, path, br, ms);
     }
@@ -317,16 +220,16 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
     long ncv = 0;
     if (!strcmp(g, "soma")) {
         static const char *const keys[] = {"generator", "radius", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_SOMA;
-        return get_number(pc, path, m, "radius", REQUIRED | POSITIVE, 0, &ms->radius);
+        return cs__model_get_number(pc, path, m, "radius", REQUIRED | POSITIVE, 0, &ms->radius);
     }
     if (!strcmp(g, "cable")) {
         static const char *const keys[] = {"generator", "length", "radius", "cvs", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_CABLE;
-        CS_TRY(get_number(pc, path, m, "length", REQUIRED | POSITIVE, 0, &ms->length));
-        CS_TRY(get_number(pc, path, m, "radius", REQUIRED | POSITIVE, 0, &ms->radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "length", REQUIRED | POSITIVE, 0, &ms->length));
+        CS_TRY(cs__model_get_number(pc, path, m, "radius", REQUIRED | POSITIVE, 0, &ms->radius));
         CS_TRY(get_int(pc, path, m, "cvs", 0, 0, 0, 10000000, &ncv));
         ms->ncv = (int)ncv;
         return CS_OK;
@@ -334,11 +237,11 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
     if (!strcmp(g, "ball_and_stick")) {
         static const char *const keys[] = {"generator", "soma_radius", "dend_length", "dend_radius",
                                            "dend_cvs", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_BALL_AND_STICK;
-        CS_TRY(get_number(pc, path, m, "soma_radius", REQUIRED | POSITIVE, 0, &ms->soma_radius));
-        CS_TRY(get_number(pc, path, m, "dend_length", REQUIRED | POSITIVE, 0, &ms->dend_length));
-        CS_TRY(get_number(pc, path, m, "dend_radius", REQUIRED | POSITIVE, 0, &ms->dend_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "soma_radius", REQUIRED | POSITIVE, 0, &ms->soma_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "dend_length", REQUIRED | POSITIVE, 0, &ms->dend_length));
+        CS_TRY(cs__model_get_number(pc, path, m, "dend_radius", REQUIRED | POSITIVE, 0, &ms->dend_radius));
         CS_TRY(get_int(pc, path, m, "dend_cvs", 0, 0, 0, 10000000, &ncv));
         ms->ncv = (int)ncv;
         return CS_OK;
@@ -346,13 +249,13 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
     if (!strcmp(g, "random_tree")) {
         static const char *const keys[] = {"generator", "soma_radius", "dend_radius", "depth",
                                            "branch_probability", "length", "cvs", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_RANDOM_TREE;
         cs_random_tree_params *t = &ms->tree;
         long depth;
         double cvs[2];
-        CS_TRY(get_number(pc, path, m, "soma_radius", REQUIRED | POSITIVE, 0, &t->soma_radius));
-        CS_TRY(get_number(pc, path, m, "dend_radius", REQUIRED | POSITIVE, 0, &t->dend_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "soma_radius", REQUIRED | POSITIVE, 0, &t->soma_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "dend_radius", REQUIRED | POSITIVE, 0, &t->dend_radius));
         CS_TRY(get_int(pc, path, m, "depth", REQUIRED, 1, 1, 30, &depth));
         CS_TRY(get_pair(pc, path, m, "branch_probability", NONNEG, t->branch_prob));
         CS_TRY(get_pair(pc, path, m, "length", POSITIVE, t->length));
@@ -387,9 +290,9 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
         snprintf(sub, sizeof sub, "%s[%d]", path, k);
         const cJSON *it = cJSON_GetArrayItem(arr, k);
         cs_point_spec *ps = &(*out)[k];
-        CS_TRY(check_keys(pc, sub, it, is_synapse ? syn_keys : stim_keys));
+        CS_TRY(cs__model_check_keys(pc, sub, it, is_synapse ? syn_keys : stim_keys));
         char mech[CS_NAME_MAX];
-        CS_TRY(get_string(pc, sub, it, "mechanism", 1, "", mech, sizeof mech));
+        CS_TRY(cs__model_get_string(pc, sub, it, "mechanism", 1, "", mech, sizeof mech));
         cs_status st;
         ps->type = find_mech(pc, sub, mech, CS_MECH_POINT, &st);
         if (!ps->type) return st;
@@ -400,13 +303,13 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
         CS_TRY(parse_location(pc, sub, it, "location", &ps->loc));
         CS_TRY(parse_params(pc, sub, it, ps->type, ps->param));
         if (is_synapse) {
-            CS_TRY(get_string(pc, sub, it, "name", 1, "", ps->name, sizeof ps->name));
+            CS_TRY(cs__model_get_string(pc, sub, it, "name", 1, "", ps->name, sizeof ps->name));
             for (int j = 0; j < k; ++j)
                 if (!strcmp((*out)[j].name, ps->name)) return FAIL(pc, sub, "duplicate synapse name '%s'", ps->name);
             ps->ncells = -1;
         } else {
             /* optional: a name for probes of its states ("probes.variables": "NAME.STATE") */
-            CS_TRY(get_string(pc, sub, it, "name", 0, "", ps->name, sizeof ps->name));
+            CS_TRY(cs__model_get_string(pc, sub, it, "name", 0, "", ps->name, sizeof ps->name));
             for (int j = 0; ps->name[0] && j < k; ++j)
                 if (!strcmp((*out)[j].name, ps->name)) return FAIL(pc, sub, "duplicate stimulus name '%s'", ps->name);
             CS_TRY(parse_cells(pc, sub, it, count, &ps->ncells, &ps->cells));
@@ -415,170 +318,32 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
     return CS_OK;
 }
 
-/* "ions": [{"ion": "na", "region": "soma", "e": 50.0}, ...]: reversal potentials by region,
- * later entries overriding earlier ones; NEURON's defaults elsewhere. */
-static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
-    static const double dflt[CS_NION] = CS_ION_DEFAULT_E;
-    static const char *const names[CS_NION] = {"na", "k", "ca"};
-    for (int i = 0; i < CS_NION; ++i)
-        for (int t = 0; t < CS_NTAG; ++t) ps->ion_e[i][t] = dflt[i];
-    if (!ions) return CS_OK;
-    if (!cJSON_IsArray(ions)) return FAIL(pc, path, "'ions' must be an array");
-    static const char *const keys[] = {"ion", "region", "e", NULL};
-    int n = cJSON_GetArraySize(ions);
-    for (int k = 0; k < n; ++k) {
-        char sub[320], ion[16], region[32];
-        snprintf(sub, sizeof sub, "%s.ions[%d]", path, k);
-        const cJSON *it = cJSON_GetArrayItem(ions, k);
-        CS_TRY(check_keys(pc, sub, it, keys));
-        CS_TRY(get_string(pc, sub, it, "ion", 1, "", ion, sizeof ion));
-        CS_TRY(get_string(pc, sub, it, "region", 0, "all", region, sizeof region));
-        int which = -1;
-        for (int i = 0; i < CS_NION; ++i)
-            if (!strcmp(ion, names[i])) which = i;
-        if (which < 0) return FAIL(pc, sub, "unknown ion '%s' (expected na, k or ca)", ion);
-        unsigned mask;
-        CS_TRY(parse_region(pc, sub, region, &mask));
-        double e = 0.0;
-        CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
-        for (int t = 0; t < CS_NTAG; ++t)
-            if (mask & (1u << t)) ps->ion_e[which][t] = e; /* [mV] */
-    }
-    return CS_OK;
-}
-
-/* A state of mechanism type t by name, or -1. */
-static int state_index(const cs_mech_type *t, const char *name) {
-    for (int j = 0; j < t->nstate; ++j)
-        if (strcmp(t->states[j].name, name) == 0) return j;
-    return -1;
-}
-
-/* The names of t's states, comma-separated, into buf (for messages). */
-static const char *state_names(const cs_mech_type *t, char *buf, size_t n) {
-    buf[0] = 0;
-    for (int j = 0; j < t->nstate; ++j) {
-        size_t l = strlen(buf);
-        snprintf(buf + l, n - l, "%s%s", j ? ", " : "", t->states[j].name);
-    }
-    return t->nstate ? buf : "(none)";
-}
-
-/* probes.variables: "v", "i_membrane", "ina" / "ik" / "ica",
- * "<mechanism>.<state>" for a density mechanism of the population, "<name>.<state>" for one
- * of its synapses or stimuli. Resolved here to what it reads; whether it exists at every probe
- * location is checked when the network is built (cs_build.c). */
-static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, const cJSON *arr,
-                                       cs_population_spec *ps) {
-    int n = 1;
-    if (arr) {
-        if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
-            return FAIL(pc, path, "'variables' must be a non-empty array of names (\"v\", \"hh.m\", \"ina\", \"syn.g\")");
-        n = cJSON_GetArraySize(arr);
-    }
-    ps->probes.vars = calloc((size_t)n, sizeof *ps->probes.vars);
-    if (!ps->probes.vars) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    ps->probes.nvar = n;
-    static const char *const ion_names[CS_NION] = {"ina", "ik", "ica"};
-    for (int k = 0; k < n; ++k) {
-        cs_probe_var *pv = &ps->probes.vars[k];
-        const cJSON *it = arr ? cJSON_GetArrayItem(arr, k) : NULL;
-        const char *name = it ? cJSON_GetStringValue(it) : "v";
-        if (!name || !name[0] || strlen(name) >= sizeof pv->name || strchr(name, '/'))
-            return FAIL(pc, path, "variables[%d] must be a non-empty name without '/' (\"v\", \"hh.m\", \"ina\", \"syn.g\")", k);
-        for (int j = 0; j < k; ++j)
-            if (strcmp(ps->probes.vars[j].name, name) == 0)
-                return FAIL(pc, path, "population '%s': variable '%s' listed twice", ps->name, name);
-        snprintf(pv->name, sizeof pv->name, "%s", name);
-        if (strcmp(name, "v") == 0) {
-            pv->kind = CS_PROBE_V;
-            pv->unit = "mV";
-            continue;
-        }
-        int ion = -1;
-        for (int j = 0; j < CS_NION; ++j)
-            if (strcmp(name, ion_names[j]) == 0) ion = j;
-        if (ion >= 0) {
-            pv->kind = CS_PROBE_ION;
-            pv->index = ion;
-            pv->unit = "mA/cm2";
-            continue;
-        }
-        if (strcmp(name, "i_membrane") == 0) {
-            pv->kind = CS_PROBE_IMEM;
-            pv->unit = "nA";
-            continue;
-        }
-        const char *dot = strchr(name, '.');
-        if (!dot || dot == name || !dot[1])
-            return FAIL(pc, path,
-                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, MECHANISM.STATE or "
-                        "SYNAPSE.STATE)", ps->name, name);
-        char owner[CS_NAME_MAX];
-        snprintf(owner, sizeof owner, "%.*s", (int)(dot - name), name);
-        const char *state = dot + 1;
-        /* a synapse or stimulus of that name, else a density mechanism of that type (a point
-         * process named like a density mechanism of the population is refused: ambiguous) */
-        int found = 0, dens = 0;
-        for (int j = 0; j < ps->ndensity; ++j) dens |= strcmp(ps->density[j].type->name, owner) == 0;
-        for (int j = 0; j < ps->nsyn && !found; ++j)
-            if (strcmp(ps->syn[j].name, owner) == 0) {
-                pv->kind = CS_PROBE_SYNAPSE;
-                pv->type = ps->syn[j].type;
-                pv->target = j;
-                found = 1;
-            }
-        for (int j = 0; j < ps->nstim && !found; ++j)
-            if (strcmp(ps->stim[j].name, owner) == 0) {
-                pv->kind = CS_PROBE_STIMULUS;
-                pv->type = ps->stim[j].type;
-                pv->target = j;
-                found = 1;
-            }
-        if (found && dens)
-            return FAIL(pc, path, "population '%s': variable '%s': '%s' names both a point process and a density "
-                        "mechanism of this population (rename the point process)", ps->name, name, owner);
-        for (int j = 0; j < ps->ndensity && !found; ++j)
-            if (strcmp(ps->density[j].type->name, owner) == 0) {
-                pv->kind = CS_PROBE_DENSITY;
-                pv->type = ps->density[j].type;
-                found = 1;
-            }
-        if (!found)
-            return FAIL(pc, path,
-                        "population '%s': variable '%s': no mechanism, synapse or stimulus '%s' in this "
-                        "population", ps->name, name, owner);
-        if (pv->kind == CS_PROBE_DENSITY && pv->type->fold)
-            return FAIL(pc, path, "population '%s': variable '%s': '%s' is a linear current folded into the cable "
-                        "matrix, which keeps no states", ps->name, name, pv->type->name);
-        pv->index = state_index(pv->type, state);
-        if (pv->index < 0) {
-            char buf[512];
-            return FAIL(pc, path, "population '%s': variable '%s': '%s' has no state '%s' (states: %s)", ps->name,
-                        name, pv->type->name, state, state_names(pv->type, buf, sizeof buf));
-        }
-        const char *u = pv->type->states[pv->index].unit;
-        pv->unit = u && u[0] ? u : "1";
-    }
-    return CS_OK;
-}
-
 static cs_status parse_population(const parse_ctx *pc, const char *path, const cJSON *p,
                                   const cs_cv_policy *default_policy, int has_default_policy,
                                   cs_population_spec *ps) {
-    static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics",
+    static const char *const keys[] = {"name", "count", "morphology", "discretization", "biophysics", "allen",
                                        "synapses", "stimuli", "detector", "probes", NULL};
-    CS_TRY(check_keys(pc, path, p, keys));
+    static const char *const art_keys[] = {"name", "count", "artificial", NULL};
+    const cJSON *art = cJSON_GetObjectItemCaseSensitive(p, "artificial");
+    CS_TRY(check_keys(pc, path, p, art ? art_keys : keys));
     CS_TRY(get_string(pc, path, p, "name", 1, "", ps->name, sizeof ps->name));
     if (!ps->name[0] || strchr(ps->name, '/')) return FAIL(pc, path, "'name' must be non-empty and contain no '/'");
     long count;
     CS_TRY(get_int(pc, path, p, "count", REQUIRED, 1, 1, CS_MODEL_MAX_CELLS, &count));
     ps->count = (int)count;
     char sub[256];
-    snprintf(sub, sizeof sub, "%s.morphology", path);
+    if (art) { /* artificial cells: no morphology (cs_model_artificial.c) */
+        snprintf(sub, sizeof sub, "%s.artificial", path);
+        return cs__model_artificial(pc, sub, art, ps);
+    }
+    const cJSON *allen = cJSON_GetObjectItemCaseSensitive(p, "allen");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, "morphology");
-    if (!m) return FAIL(pc, path, "missing 'morphology'");
-    CS_TRY(parse_morphology(pc, sub, m, &ps->morph));
+    if (allen && (m || cJSON_HasObjectItem(p, "biophysics")))
+        return FAIL(pc, path, "an 'allen' population takes its morphology and biophysics from the fit file: "
+                              "give neither 'morphology' nor 'biophysics'");
+    if (!m && !allen) return FAIL(pc, path, "missing 'morphology'");
+    snprintf(sub, sizeof sub, "%s.morphology", path);
+    if (m) CS_TRY(parse_morphology(pc, sub, m, &ps->morph));
 
     const cJSON *disc = cJSON_GetObjectItemCaseSensitive(p, "discretization");
     if (disc) {
@@ -589,16 +354,20 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     } else {
         ps->policy.max_cv_length = 20.0; /* [µm] documented default */
         ps->policy.cvs_per_branch = 0;
+        ps->policy.bmtk_odd = 0;
     }
 
+    snprintf(sub, sizeof sub, "%s.allen", path);
+    if (allen) CS_TRY(cs__model_parse_allen(pc, sub, allen, ps));
     snprintf(sub, sizeof sub, "%s.biophysics", path);
     const cJSON *bio = cJSON_GetObjectItemCaseSensitive(p, "biophysics");
-    if (!bio) return FAIL(pc, path, "missing 'biophysics'");
+    if (!bio && !allen) return FAIL(pc, path, "missing 'biophysics'");
+    if (allen) goto points;
     static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", "ions", NULL};
-    CS_TRY(check_keys(pc, sub, bio, bio_keys));
-    CS_TRY(get_number(pc, sub, bio, "cm", POSITIVE, 1.0, &ps->cm));
-    CS_TRY(get_number(pc, sub, bio, "Ra", POSITIVE, 100.0, &ps->Ra));
-    CS_TRY(get_number(pc, sub, bio, "v_init", 0, -65.0, &ps->v_init));
+    CS_TRY(cs__model_check_keys(pc, sub, bio, bio_keys));
+    CS_TRY(cs__model_parse_by_region(pc, sub, bio, "cm", 1.0, &ps->cm, ps->cm_tag));     /* [µF/cm²] */
+    CS_TRY(cs__model_parse_by_region(pc, sub, bio, "Ra", 100.0, &ps->Ra, ps->Ra_tag));  /* [Ω·cm] */
+    CS_TRY(cs__model_get_number(pc, sub, bio, "v_init", 0, -65.0, &ps->v_init));
     const cJSON *mechs = cJSON_GetObjectItemCaseSensitive(bio, "mechanisms");
     if (mechs) {
         if (!cJSON_IsArray(mechs)) return FAIL(pc, sub, "'mechanisms' must be an array");
@@ -611,19 +380,21 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
             char msub[300];
             snprintf(msub, sizeof msub, "%s.mechanisms[%d]", sub, k);
             const cJSON *it = cJSON_GetArrayItem(mechs, k);
-            CS_TRY(check_keys(pc, msub, it, mkeys));
+            CS_TRY(cs__model_check_keys(pc, msub, it, mkeys));
             char name[CS_NAME_MAX], region[32];
-            CS_TRY(get_string(pc, msub, it, "name", 1, "", name, sizeof name));
-            CS_TRY(get_string(pc, msub, it, "region", 0, "all", region, sizeof region));
+            CS_TRY(cs__model_get_string(pc, msub, it, "name", 1, "", name, sizeof name));
+            CS_TRY(cs__model_get_string(pc, msub, it, "region", 0, "all", region, sizeof region));
             cs_status st;
             ps->density[k].type = find_mech(pc, msub, name, CS_MECH_DENSITY, &st);
             if (!ps->density[k].type) return st;
-            CS_TRY(parse_region(pc, msub, region, &ps->density[k].region_mask));
+            CS_TRY(cs__model_parse_region(pc, msub, region, &ps->density[k].region_mask));
             CS_TRY(parse_params(pc, msub, it, ps->density[k].type, ps->density[k].param));
         }
     }
 
-    CS_TRY(parse_ions(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "ions"), ps));
+    CS_TRY(cs__model_parse_ions(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "ions"), ps));
+
+points:
 
     snprintf(sub, sizeof sub, "%s.synapses", path);
     CS_TRY(parse_point_list(pc, sub, cJSON_GetObjectItemCaseSensitive(p, "synapses"), 1, ps->count,
@@ -636,18 +407,18 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     if (det) {
         snprintf(sub, sizeof sub, "%s.detector", path);
         static const char *const dkeys[] = {"location", "threshold", NULL};
-        CS_TRY(check_keys(pc, sub, det, dkeys));
+        CS_TRY(cs__model_check_keys(pc, sub, det, dkeys));
         CS_TRY(parse_location(pc, sub, det, "location", &ps->detector));
-        CS_TRY(get_number(pc, sub, det, "threshold", 0, -10.0, &ps->threshold));
+        CS_TRY(cs__model_get_number(pc, sub, det, "threshold", 0, -10.0, &ps->threshold));
         ps->has_detector = 1;
     }
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(p, "probes");
     if (pr) {
         snprintf(sub, sizeof sub, "%s.probes", path);
         static const char *const pkeys[] = {"cells", "locations", "interval", "variables", NULL};
-        CS_TRY(check_keys(pc, sub, pr, pkeys));
+        CS_TRY(cs__model_check_keys(pc, sub, pr, pkeys));
         CS_TRY(parse_cells(pc, sub, pr, ps->count, &ps->probes.ncells, &ps->probes.cells));
-        CS_TRY(get_number(pc, sub, pr, "interval", REQUIRED | POSITIVE, 0, &ps->probes.interval));
+        CS_TRY(cs__model_get_number(pc, sub, pr, "interval", REQUIRED | POSITIVE, 0, &ps->probes.interval));
         const cJSON *locs = cJSON_GetObjectItemCaseSensitive(pr, "locations");
         if (!cJSON_IsArray(locs) || cJSON_GetArraySize(locs) < 1)
             return FAIL(pc, sub, "'locations' must be a non-empty array of {branch, pos}");
@@ -665,7 +436,7 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
             cJSON_Delete(wrap);
             CS_TRY(st);
         }
-        CS_TRY(parse_probe_variables(pc, sub, cJSON_GetObjectItemCaseSensitive(pr, "variables"), ps));
+        CS_TRY(cs__model_parse_probe_variables(pc, sub, cJSON_GetObjectItemCaseSensitive(pr, "variables"), ps));
         ps->has_probes = 1;
     }
     return CS_OK;
@@ -676,9 +447,10 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
                                 const cJSON *obj, int with_synapse, uint64_t *gid, int *syn) {
     static const char *const keys[] = {"population", "cell", NULL};
     static const char *const skeys[] = {"population", "cell", "synapse", NULL};
+    /* with_synapse: "synapse" names the target's synapse (none for an artificial cell) */
     CS_TRY(check_keys(pc, path, obj, with_synapse ? skeys : keys));
     char pop[CS_NAME_MAX];
-    CS_TRY(get_string(pc, path, obj, "population", 1, "", pop, sizeof pop));
+    CS_TRY(cs__model_get_string(pc, path, obj, "population", 1, "", pop, sizeof pop));
     int p = -1;
     for (int k = 0; k < m->npop; ++k)
         if (!strcmp(m->pops[k].name, pop)) p = k;
@@ -686,9 +458,13 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
     long cell = 0;
     CS_TRY(get_int(pc, path, obj, "cell", REQUIRED, 0, 0, m->pops[p].count - 1, &cell));
     *gid = m->pops[p].first_gid + (uint64_t)cell;
-    if (with_synapse) {
+    if (with_synapse && m->pops[p].artificial) { /* events reach the cell itself */
+        if (cJSON_GetObjectItemCaseSensitive(obj, "synapse"))
+            return FAIL(pc, path, "population '%s' is of artificial cells, which have no synapses", pop);
+        *syn = 0;
+    } else if (with_synapse) {
         char sname[CS_NAME_MAX];
-        CS_TRY(get_string(pc, path, obj, "synapse", 1, "", sname, sizeof sname));
+        CS_TRY(cs__model_get_string(pc, path, obj, "synapse", 1, "", sname, sizeof sname));
         *syn = -1;
         for (int k = 0; k < m->pops[p].nsyn; ++k)
             if (!strcmp(m->pops[p].syn[k].name, sname)) *syn = k;
@@ -718,6 +494,35 @@ static cs_status push_conn(cs_model *m, size_t *cap, cs_connection c) {
     return CS_OK;
 }
 
+/* A rule's "synapse" on the target population ps: its index; none for artificial cells. */
+static cs_status target_synapse(const parse_ctx *pc, const char *path, const cJSON *c, const cs_population_spec *ps,
+                                int *syn) {
+    char name[CS_NAME_MAX];
+    *syn = 0;
+    if (ps->artificial) {
+        if (cJSON_GetObjectItemCaseSensitive(c, "synapse"))
+            return FAIL(pc, path, "population '%s' is of artificial cells, which have no synapses", ps->name);
+        return CS_OK;
+    }
+    CS_TRY(get_string(pc, path, c, "synapse", 1, "", name, sizeof name));
+    *syn = -1;
+    for (int j = 0; j < ps->nsyn; ++j)
+        if (!strcmp(ps->syn[j].name, name)) *syn = j;
+    if (*syn < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", ps->name, name);
+    return CS_OK;
+}
+
+/* The weight list of the connection just pushed. */
+static cs_status push_weights(cs_model *m, const double *w) {
+    cs_conn_weights *p = realloc(m->xweights, (m->nxweight + 1) * sizeof *p);
+    if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for connections");
+    m->xweights = p;
+    p[m->nxweight].conn = m->nconn - 1;
+    memcpy(p[m->nxweight].w, w, sizeof p->w);
+    m->nxweight++;
+    return CS_OK;
+}
+
 static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_model *m) {
     if (!arr) return CS_OK;
     if (!cJSON_IsArray(arr)) return FAIL(pc, "connections", "expected an array");
@@ -729,17 +534,21 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
         char path[64];
         snprintf(path, sizeof path, "connections[%d]", k);
         const cJSON *c = cJSON_GetArrayItem(arr, k);
-        char type[32], syn[CS_NAME_MAX];
+        char type[32];
         if (!cJSON_IsObject(c)) return FAIL(pc, path, "expected an object");
-        CS_TRY(get_string(pc, path, c, "type", 1, "", type, sizeof type));
+        CS_TRY(cs__model_get_string(pc, path, c, "type", 1, "", type, sizeof type));
         cs_connection cn = {0};
-        CS_TRY(get_number(pc, path, c, "weight", REQUIRED, 0, &cn.weight));
+        double w[CS_MAX_WEIGHTS];
+        CS_TRY(cs__model_weight(pc, path, c, w, &cn.nweight));
+        cn.weight = w[0];
+        if (cn.nweight > 1 && strcmp(type, "explicit"))
+            return FAIL(pc, path, "a list of weights is for explicit connections only");
         CS_TRY(get_number(pc, path, c, "delay", REQUIRED | POSITIVE, 0, &cn.delay));
         if (cn.delay < m->dt)
             return FAIL(pc, path, "'delay' %g ms is shorter than the time step dt = %g ms", cn.delay, m->dt);
         if (!strcmp(type, "explicit")) {
             static const char *const keys[] = {"type", "source", "target", "weight", "delay", NULL};
-            CS_TRY(check_keys(pc, path, c, keys));
+            CS_TRY(cs__model_check_keys(pc, path, c, keys));
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(c, "source");
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "target");
             if (!s || !t) return FAIL(pc, path, "needs 'source' and 'target'");
@@ -749,19 +558,16 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
             snprintf(sub, sizeof sub, "%s.target", path);
             CS_TRY(parse_cell_ref(pc, sub, m, t, 1, &cn.target, &cn.synapse));
             CS_TRY(push_conn(m, &cap, cn));
+            if (cn.nweight > 1) CS_TRY(push_weights(m, w));
         } else if (!strcmp(type, "ring")) {
             static const char *const keys[] = {"type", "population", "synapse", "weight", "delay", NULL};
-            CS_TRY(check_keys(pc, path, c, keys));
+            CS_TRY(cs__model_check_keys(pc, path, c, keys));
             char pop[CS_NAME_MAX];
             CS_TRY(get_string(pc, path, c, "population", 1, "", pop, sizeof pop));
-            CS_TRY(get_string(pc, path, c, "synapse", 1, "", syn, sizeof syn));
             int p = find_pop(m, pop);
             if (p < 0) return FAIL(pc, path, "unknown population '%s'", pop);
             const cs_population_spec *ps = &m->pops[p];
-            cn.synapse = -1;
-            for (int j = 0; j < ps->nsyn; ++j)
-                if (!strcmp(ps->syn[j].name, syn)) cn.synapse = j;
-            if (cn.synapse < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", pop, syn);
+            CS_TRY(target_synapse(pc, path, c, ps, &cn.synapse));
             if (ps->count < 2) return FAIL(pc, path, "a ring needs at least 2 cells");
             for (int i = 0; i < ps->count; ++i) {
                 cn.source = ps->first_gid + (uint64_t)i;
@@ -771,20 +577,16 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
         } else if (!strcmp(type, "random")) {
             static const char *const keys[] = {"type", "source", "target", "synapse", "indegree",
                                                "weight", "delay", NULL};
-            CS_TRY(check_keys(pc, path, c, keys));
+            CS_TRY(cs__model_check_keys(pc, path, c, keys));
             char sp[CS_NAME_MAX], tp[CS_NAME_MAX];
             long indeg;
             CS_TRY(get_string(pc, path, c, "source", 1, "", sp, sizeof sp));
             CS_TRY(get_string(pc, path, c, "target", 1, "", tp, sizeof tp));
-            CS_TRY(get_string(pc, path, c, "synapse", 1, "", syn, sizeof syn));
             int s = find_pop(m, sp), t = find_pop(m, tp);
             if (s < 0) return FAIL(pc, path, "unknown population '%s'", sp);
             if (t < 0) return FAIL(pc, path, "unknown population '%s'", tp);
             const cs_population_spec *ss = &m->pops[s], *ts = &m->pops[t];
-            cn.synapse = -1;
-            for (int j = 0; j < ts->nsyn; ++j)
-                if (!strcmp(ts->syn[j].name, syn)) cn.synapse = j;
-            if (cn.synapse < 0) return FAIL(pc, path, "population '%s' has no synapse '%s'", tp, syn);
+            CS_TRY(target_synapse(pc, path, c, ts, &cn.synapse));
             long avail = s == t ? ss->count - 1 : ss->count;
             CS_TRY(get_int(pc, path, c, "indegree", REQUIRED, 0, 0, avail, &indeg));
             if ((double)m->nconn + (double)ts->count * (double)indeg > CS_MODEL_MAX_CONNECTIONS)
@@ -809,6 +611,21 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
     return CS_OK;
 }
 
+/* After the connections: weight lists fit their targets' NET_RECEIVE. */
+static cs_status check_weights(const parse_ctx *pc, const cs_model *m) {
+    for (size_t k = 0; k < m->nconn; ++k) {
+        const cs_connection *c = &m->conns[k];
+        if (c->nweight <= 1) continue;
+        const cs_population_spec *ps = &m->pops[cs_model_population_of(m, c->target)];
+        const cs_mech_type *t = ps->artificial ? ps->artificial : ps->syn[c->synapse].type;
+        char path[64];
+        snprintf(path, sizeof path, "connections (connection %zu)", k);
+        if (c->nweight > t->nweight)
+            return FAIL(pc, path, "%d weights, but %s's NET_RECEIVE takes %d", c->nweight, t->name, t->nweight);
+    }
+    return CS_OK;
+}
+
 static cs_status parse_events(const parse_ctx *pc, const cJSON *arr, cs_model *m) {
     if (!arr) return CS_OK;
     if (!cJSON_IsArray(arr)) return FAIL(pc, "events", "expected an array");
@@ -820,15 +637,15 @@ static cs_status parse_events(const parse_ctx *pc, const cJSON *arr, cs_model *m
         char path[64];
         snprintf(path, sizeof path, "events[%d]", k);
         const cJSON *e = cJSON_GetArrayItem(arr, k);
-        CS_TRY(check_keys(pc, path, e, keys));
+        CS_TRY(cs__model_check_keys(pc, path, e, keys));
         cs_event *ev = &m->events[k];
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "target");
         if (!t) return FAIL(pc, path, "missing 'target'");
         char sub[96];
         snprintf(sub, sizeof sub, "%s.target", path);
         CS_TRY(parse_cell_ref(pc, sub, m, t, 1, &ev->target, &ev->synapse));
-        CS_TRY(get_number(pc, path, e, "time", REQUIRED | NONNEG, 0, &ev->time));
-        CS_TRY(get_number(pc, path, e, "weight", REQUIRED, 0, &ev->weight));
+        CS_TRY(cs__model_get_number(pc, path, e, "time", REQUIRED | NONNEG, 0, &ev->time));
+        CS_TRY(cs__model_get_number(pc, path, e, "weight", REQUIRED, 0, &ev->weight));
         m->nevent = (size_t)k + 1;
     }
     return CS_OK;
@@ -869,33 +686,33 @@ static cs_status parse_catalogues(const parse_ctx *pc, const cJSON *arr, cs_mode
 static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m) {
     static const char *const keys[] = {"run", "discretization", "populations", "connections",
                                        "events", "catalogues", "$schema", "description", NULL};
-    CS_TRY(check_keys(pc, "(top level)", root, keys));
+    CS_TRY(cs__model_check_keys(pc, "(top level)", root, keys));
     CS_TRY(parse_catalogues(pc, cJSON_GetObjectItemCaseSensitive(root, "catalogues"), m));
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
     if (!run) return FAIL(pc, "(top level)", "missing 'run' (tfinal, dt, seed)");
     static const char *const run_keys[] = {"tfinal", "dt", "seed", "backend", "threads", "celsius",
                                            "report_precision", NULL};
-    CS_TRY(check_keys(pc, "run", run, run_keys));
-    CS_TRY(get_number(pc, "run", run, "tfinal", REQUIRED | POSITIVE, 0, &m->tfinal));
-    CS_TRY(get_number(pc, "run", run, "dt", REQUIRED | POSITIVE, 0, &m->dt));
+    CS_TRY(cs__model_check_keys(pc, "run", run, run_keys));
+    CS_TRY(cs__model_get_number(pc, "run", run, "tfinal", REQUIRED | POSITIVE, 0, &m->tfinal));
+    CS_TRY(cs__model_get_number(pc, "run", run, "dt", REQUIRED | POSITIVE, 0, &m->dt));
     if (m->dt > m->tfinal) return FAIL(pc, "run", "'dt' (%g ms) is longer than 'tfinal' (%g ms)", m->dt, m->tfinal);
     if (m->tfinal / m->dt > 2e9) return FAIL(pc, "run", "tfinal/dt is more than 2e9 steps");
-    CS_TRY(get_number(pc, "run", run, "celsius", 0, 6.3, &m->celsius));
+    CS_TRY(cs__model_get_number(pc, "run", run, "celsius", 0, 6.3, &m->celsius));
     long seed, threads;
     CS_TRY(get_int(pc, "run", run, "seed", 0, 1, 0, 9007199254740991L, &seed));
     CS_TRY(get_int(pc, "run", run, "threads", 0, 0, 0, 4096, &threads));
     m->seed = (uint64_t)seed;
     m->threads = (int)threads;
-    CS_TRY(get_string(pc, "run", run, "backend", 0, "cpu", m->backend, sizeof m->backend));
+    CS_TRY(cs__model_get_string(pc, "run", run, "backend", 0, "cpu", m->backend, sizeof m->backend));
     char prec[16];
-    CS_TRY(get_string(pc, "run", run, "report_precision", 0, "single", prec, sizeof prec));
+    CS_TRY(cs__model_get_string(pc, "run", run, "report_precision", 0, "single", prec, sizeof prec));
     if (strcmp(prec, "single") && strcmp(prec, "double"))
         return FAIL(pc, "run", "'report_precision' must be \"single\" (float32, SONATA's default) or \"double\" (got '%s')", prec);
     m->report_bits = strcmp(prec, "double") ? 32 : 64;
     if (strcmp(m->backend, "cpu") && strcmp(m->backend, "cuda") && strcmp(m->backend, "auto"))
         return FAIL(pc, "run", "unknown backend '%s' (expected cpu, cuda or auto)", m->backend);
 
-    cs_cv_policy policy = {20.0, 0};
+    cs_cv_policy policy = {20.0, 0, 0};
     const cJSON *disc = cJSON_GetObjectItemCaseSensitive(root, "discretization");
     if (disc) CS_TRY(parse_policy(pc, "discretization", disc, &policy));
 
@@ -922,6 +739,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
     }
     m->ncells = gid;
     CS_TRY(parse_connections(pc, cJSON_GetObjectItemCaseSensitive(root, "connections"), m));
+    CS_TRY(check_weights(pc, m));
     CS_TRY(parse_events(pc, cJSON_GetObjectItemCaseSensitive(root, "events"), m));
     return CS_OK;
 }
@@ -929,7 +747,7 @@ static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m)
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out) {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name);
-    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues};
+    parse_ctx pc = {out->path, base_dir ? base_dir : "", &out->catalogues, out, 0};
     const char *end = NULL;
     const char *q = json;
     while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') ++q;
@@ -947,6 +765,7 @@ cs_status cs_model_parse(const char *json, const char *name, const char *base_di
         }
         return cs_error_set(CS_ERR_PARSE, "%s:%d:%d: JSON syntax error near '%s'", name, line, col, near);
     }
+    pc.celsius_given = cJSON_HasObjectItem(cJSON_GetObjectItemCaseSensitive(root, "run"), "celsius");
     cs_status st = parse_root(&pc, root, out);
     cJSON_Delete(root);
     if (st != CS_OK) cs_model_free(out);
@@ -1012,7 +831,13 @@ void cs_model_free(cs_model *m) {
         free(p->probes.cells);
         free(p->probes.locs);
         free(p->probes.vars);
+        for (int c = 0; p->play && c < p->count; ++c) free(p->play[c]);
+        free(p->play);
+        free(p->nplay);
     }
+    free(m->xweights);
+    m->xweights = NULL;
+    m->nxweight = 0;
     free(m->pops);
     free(m->conns);
     free(m->events);

@@ -17,6 +17,7 @@
 #define CS_NTAG 32         /* region tags (bits of a region mask) */
 #define CS_NAME_MAX 64
 #define CS_PATH_MAX 4096
+#define CS_MAX_WEIGHTS 8   /* a connection's weight vector (NET_RECEIVE's arguments) */
 
 typedef struct {
     int branch;
@@ -41,6 +42,7 @@ typedef struct {
     cs_morph_kind kind;
     char swc_path[CS_PATH_MAX];
     cs_swc_options swc;
+    cs_axon_stub axon_stub;                      /* SWC only: Allen's axon replacement (cs_allen.h) */
     double radius, length;                       /* soma / cable [µm] */
     double soma_radius, dend_length, dend_radius; /* ball and stick [µm] */
     int ncv;                                     /* cable / ball-and-stick dendrite CVs, 0 = policy */
@@ -74,6 +76,9 @@ typedef enum {
     CS_PROBE_SYNAPSE,  /* "name.state": a state of the population's synapse `name` */
     CS_PROBE_STIMULUS, /* "name.state": a state of the population's stimulus `name` */
     CS_PROBE_ION,      /* "ina", "ik", "ica": the CV's ion current density [mA/cm²] */
+    CS_PROBE_CONC_I,   /* "nai", "ki", "cai": the CV's inside concentration [mM] */
+    CS_PROBE_CONC_O,   /* "nao", "ko", "cao": the CV's outside concentration [mM] */
+    CS_PROBE_EREV,     /* "ena", "ek", "eca": the CV's reversal potential [mV] */
     CS_PROBE_IMEM      /* "i_membrane": the CV's total membrane current [nA] (capacitive + ionic,
                           electrodes excluded: NEURON's i_membrane_) */
 } cs_probe_kind;
@@ -103,8 +108,10 @@ typedef struct {
     uint64_t first_gid;
     cs_morph_spec morph;
     cs_cv_policy policy;
-    double cm;       /* [µF/cm²] */
-    double Ra;       /* [Ω·cm] */
+    double cm;       /* [µF/cm²] (the JSON's single value, or 1 when given per region) */
+    double cm_tag[CS_NTAG]; /* [µF/cm²] specific capacitance by region tag */
+    double Ra;       /* [Ω·cm] (the JSON's single value, or 100 when given per region) */
+    double Ra_tag[CS_NTAG]; /* [Ω·cm] axial resistivity by region tag */
     double v_init;   /* [mV] */
     int ndensity;
     cs_density_spec *density;
@@ -118,14 +125,32 @@ typedef struct {
     int has_probes;
     cs_probe_spec probes;
     double ion_e[CS_NION][CS_NTAG]; /* [mV] reversal potential of each ion by region tag */
+    double ion_ci[CS_NION][CS_NTAG]; /* [mM] initial inside concentration by region tag */
+    double ion_co[CS_NION][CS_NTAG]; /* [mM] initial outside concentration by region tag */
+    /* Artificial cells ("artificial" in the model, docs/model-format.md): when non-NULL, every
+     * cell of the population is an instance of this ARTIFICIAL_CELL type (NetStim, IntFire1, a
+     * catalogue's), with these parameters, and has no morphology, mechanisms, synapses, stimuli,
+     * detector or probes; it receives events through connections (no "synapse") and its spikes
+     * reach its connections (src/cs_artcell.c). A SONATA front end fills these two fields. */
+    const cs_mech_type *artificial;
+    double artificial_param[CS_MAX_PARAMS];
+    double **play;    /* VecStim: [count] spike times of each cell [ms], ascending, >= 0 (owned) */
+    int *nplay;       /* [count] their numbers; NULL for other types */
 } cs_population_spec;
 
 typedef struct {
     uint64_t source, target; /* gids */
-    int synapse;             /* index into the target population's synapses */
-    double weight;           /* [µS] */
+    int synapse;             /* index into the target population's synapses (0 for an artificial cell) */
+    int nweight;             /* 1, or the length of the model's weight list (cs_model_conn_weights) */
+    double weight;           /* [µS] (an artificial cell's: in its NET_RECEIVE's unit); the first of a list */
     double delay;            /* [ms] */
 } cs_connection;
+
+/* The weight vector of a connection given as a list ("weight": [w0, w1, ...]). */
+typedef struct {
+    size_t conn;                 /* index into cs_model.conns */
+    double w[CS_MAX_WEIGHTS];    /* missing entries are 0 */
+} cs_conn_weights;
 
 typedef struct {
     uint64_t target;
@@ -149,6 +174,8 @@ typedef struct {
     cs_connection *conns;
     size_t nevent;
     cs_event *events;
+    size_t nxweight;
+    cs_conn_weights *xweights;   /* connections with weight lists, by ascending conn */
     cs_catalogue_set catalogues; /* "catalogues": mechanisms compiled from NMODL */
 } cs_model;
 
@@ -162,6 +189,9 @@ typedef struct {
 #define CS_MODEL_MAX_CELLS 10000000        /* cells in all populations together */
 #define CS_MODEL_MAX_CONNECTIONS 100000000 /* connections after expanding ring/random rules */
 
+/* NEURON's default reversal potentials and concentrations in every region of ps. */
+void cs_population_ion_defaults(cs_population_spec *ps);
+
 /* Parse a model from JSON text; `name` names it in messages, `base_dir` resolves SWC paths. */
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out);
 /* Read and parse a model file. */
@@ -172,6 +202,14 @@ void cs_model_free(cs_model *m);
 
 /* A morphology of explicit cylindrical branches, each attached at its parent's distal end. */
 cs_status cs_morph_from_branches(const cs_branch_spec *b, int n, cs_morph *out);
+
+/* The weights [CS_MAX_WEIGHTS] of connection k given as a list, or NULL (its single weight). */
+const double *cs_model_conn_weights(const cs_model *m, size_t k);
+
+/* VecStim spike times from text: lines "CELL TIME" (cell index in [0, count), time [ms] >= 0),
+ * '#' comments and blank lines skipped, each cell's times ascending. name names the file in
+ * messages (NAME:LINE: ...). times[c] (malloc'd, may be NULL when n[c] = 0). */
+cs_status cs_spike_times_parse(const char *text, const char *name, int count, double **times, int *n);
 
 /* Population and index within it of a global cell id. */
 int cs_model_population_of(const cs_model *m, uint64_t gid);

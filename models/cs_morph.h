@@ -38,6 +38,10 @@ typedef struct {
 typedef struct {
     double scale;      /* multiply coordinates and radii by this (e.g. 1e-3 for nm files); 1 by default */
     double min_radius; /* [µm] radii below this are raised to it; 0 (default) makes a radius <= 0 an error */
+    int neurites_at_soma_centre; /* 1: neurites of a one- or three-point soma attach at its middle,
+                                    soma(0.5), and start at their own first sample, as NEURON's
+                                    Import3d makes them (bmtk's cells); 0 (default): at its distal
+                                    end, from the soma sample's position */
 } cs_swc_options;
 
 /* Read an SWC file. Handles single-point, three-point and multi-sample somas, CRLF/LF,
@@ -63,6 +67,20 @@ typedef struct {
     int ncv[2];                  /* CVs per branch at the first and last level */
 } cs_random_tree_params;
 cs_status cs_morph_random_tree(const cs_random_tree_params *p, uint64_t seed, cs_morph *out);
+
+/* The Allen Institute's axon replacement (bmtk's fix_axon_peri / fix_axon_allactive): every axon
+ * branch (tag 2) and its subtree removed, then two stubs appended, each `length` [µm] long, the
+ * first attached to the first soma branch at parent_pos (0.5 perisomatic, 1 all-active), the
+ * second to the first's distal end, with diameters diam[0], diam[1] [µm]. diam[k] <= 0 asks for
+ * the removed axon's own: k = 0 its first branch's, k = 1 its last branch's length-weighted mean
+ * diameter (NEURON's sec.diam of a one-segment section), 1 µm if it had none. */
+typedef struct {
+    int on;
+    double length;     /* [µm] */
+    double diam[2];    /* [µm] */
+    double parent_pos; /* [0, 1] */
+} cs_axon_stub;
+cs_status cs_morph_replace_axon(cs_morph *m, const cs_axon_stub *stub);
 
 void cs_morph_free(cs_morph *m);
 /* Length of a branch along its polyline [µm]. */

@@ -231,6 +231,8 @@ typedef struct {
     const swc_sample *s;
     const int *child_off, *child; /* CSR children lists in file order */
     cs_morph *m;
+    int neuron_soma;              /* NEURON's Import3d: a neurite of the (one- or three-point) soma
+                                     branch 0 starts at its own first sample */
 } builder;
 
 static int same_pos(const cs_point *a, const cs_point *b) { return a->x == b->x && a->y == b->y && a->z == b->z; }
@@ -257,7 +259,8 @@ static int build_branch(builder *B, pending it, int *last_sample) {
     const swc_sample *a = &s[it.attach];
     /* a neurite leaving a soma sample does not take the soma radius */
     double ar = (a->type == CS_TAG_SOMA && s[st].type != CS_TAG_SOMA) ? s[st].r : a->r;
-    push_point(B, first, &np, a->x, a->y, a->z, ar);
+    int own_start = B->neuron_soma && it.parent == 0 && a->type == CS_TAG_SOMA && s[st].type != CS_TAG_SOMA;
+    if (!own_start) push_point(B, first, &np, a->x, a->y, a->z, ar);
     int c = st;
     for (;;) {
         push_point(B, first, &np, s[c].x, s[c].y, s[c].z, s[c].r);
@@ -266,6 +269,11 @@ static int build_branch(builder *B, pending it, int *last_sample) {
         int d = B->child[B->child_off[c]];
         if (s[d].type != s[c].type) break;
         c = d;
+    }
+    if (own_start && np < 2) { /* a one-sample neurite: from the soma's position after all */
+        memmove(&m->points[first + 1], &m->points[first], (size_t)np * sizeof *m->points);
+        m->points[first] = (cs_point){a->x, a->y, a->z, ar};
+        ++np;
     }
     double len = 0.0; /* [µm] */
     for (int i = 1; i < np; ++i) {
@@ -290,7 +298,7 @@ static int build_branch(builder *B, pending it, int *last_sample) {
 cs_status cs_morph_load_swc(const char *path, const cs_swc_options *opt_in, cs_morph *out) {
     CS_CHECK(path != NULL && out != NULL, CS_ERR_INVALID, "cs_morph_load_swc: NULL argument");
     memset(out, 0, sizeof *out);
-    cs_swc_options opt = {1.0, 0.0};
+    cs_swc_options opt = {1.0, 0.0, 0};
     if (opt_in) {
         opt = *opt_in;
         if (opt.scale == 0) opt.scale = 1.0; /* a zero-initialised options struct means defaults */
@@ -410,7 +418,7 @@ cs_status cs_morph_load_swc(const char *path, const cs_swc_options *opt_in, cs_m
         rc = cs_error_set(CS_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
-    builder B = {path, s, child_off, child, out};
+    builder B = {path, s, child_off, child, out, 0};
     int sp = 0;
 
     /* soma convention */
@@ -430,6 +438,7 @@ cs_status cs_morph_load_swc(const char *path, const cs_swc_options *opt_in, cs_m
         if (nsoma == 0) soma_kind = 1;
         else if (nsoma == 2 && ok3) soma_kind = 3;
     }
+    B.neuron_soma = soma_kind && opt.neurites_at_soma_centre;
     if (soma_kind) {
         /* soma branch: cylinder of radius r, length 2r, centred on the root, along y [µm] */
         cs_point *p = &out->points[0];
@@ -479,6 +488,10 @@ cs_status cs_morph_load_swc(const char *path, const cs_swc_options *opt_in, cs_m
         for (int k = child_off[last + 1] - 1; k >= child_off[last]; --k)
             stack[sp++] = (pending){child[k], last, b};
     }
+    /* NEURON's Import3d attaches the neurites of a one- or three-point soma to soma(0.5) */
+    if (soma_kind && opt.neurites_at_soma_centre)
+        for (int k = 1; k < out->nbranch; ++k)
+            if (out->branches[k].parent == 0) out->branches[k].parent_pos = 0.5;
     rc = CS_OK;
 
 done:

@@ -21,6 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import nmodl_events  # noqa: E402
 from nmodl_codegen import Gen, cname  # noqa: E402
 from nmodl_lexer import NmodlError  # noqa: E402
 from nmodl_parser import parse_file  # noqa: E402
@@ -45,14 +46,24 @@ def generate(mods, out_dir, cuda, abi, builtin=False):
     """Parse and translate; returns the list of generated sources and the mechanism names."""
     names, srcs = {}, []
     for path in mods:
-        m = parse_file(path)
+        try:
+            m = parse_file(path)
+        except NmodlError as e:
+            # NEURON's own copy of a cell cablesim has built in (a mechanism folder made for NEURON
+            # often carries vecevent.mod): the built-in serves, the folder still compiles
+            same = None if builtin else nmodl_events.builtin_defined_by(path)
+            if not same:
+                raise
+            sys.stderr.write("cablesim: note: %s: defines %s, which is built into cablesim: skipped, "
+                             "the built-in is used\n" % (path, same))
+            continue
         if m.suffix in names:
             raise NmodlError(path, m.suffix_line, "mechanism '%s' is also defined in %s" % (m.suffix, names[m.suffix]))
         names[m.suffix] = path
         g = Gen(m, builtin=builtin)
         c = cname(m.suffix)
         for fname, text in (("%s_body.h" % c, g.body_header()), ("%s.c" % c, g.c_file(cuda))) + (
-                (("%s.cu" % c, g.cu_file()),) if cuda else ()):
+                (("%s.cu" % c, g.cu_file()),) if cuda and not nmodl_events.host_only(m) else ()):  # host only
             with open(os.path.join(out_dir, fname), "w") as f:
                 f.write(text)
             if not fname.endswith(".h"):

@@ -13,9 +13,10 @@ current densities.
 
 import re
 
+import nmodl_events
 from nmodl_lexer import NmodlError
 from nmodl_parser import IONS
-from nmodl_solve import ONE, ZERO, add, has_name, is_zero, mul, solve_block
+from nmodl_solve import ONE, ZERO, NonLinear, add, has_name, is_zero, linear, mul, solve_block
 
 
 class NoDerivative(Exception):
@@ -74,8 +75,9 @@ class Gen:
         self.params = []    # Var
         self.states = []    # Var (STATE then ASSIGNED)
         self.nstate_true = 0
-        self.uses_t = False  # the GPU view has no t: such a mechanism gets no GPU ops
+        self.uses_t = False  # reads t (on the GPU from the view's step context: cu_file)
         self.kin = None      # while generating a KINETIC block: {"idx": state -> row, "conserve": [...]}
+        self.in_events = False  # generating INITIAL or NET_RECEIVE: net_send etc. allowed (nmodl_events)
         self.classify()
 
     def err(self, line, msg):
@@ -85,19 +87,28 @@ class Gen:
     def classify(self):
         m = self.m
         written = set()
+        self.conc_written = set()  # concentrations this type writes (xi, xo)
         for ion, d in m.ions.items():
-            if m.point and d["write"]:
-                self.err(d["line"], "a POINT_PROCESS writing an ion current is not supported")
-            for n in d["read"]:
+            for n in sorted(d["read"] | d["write"]):
+                if n in (ion + "i", ion + "o"):
+                    # a concentration: the CV's, read and written in place (NEURON copies it in
+                    # and out of the mechanism around each call: the same values)
+                    self.ion_var[n] = ("ci" if n.endswith("i") else "co", ion)
+                    if n in d["write"]:
+                        if m.point:
+                            self.err(d["line"], "a POINT_PROCESS writing an ion concentration is not supported")
+                        self.conc_written.add(n)
+                    continue
                 if n.startswith("e"):
+                    if n in d["write"]:
+                        self.err(d["line"], "WRITE %s (a reversal potential) is not supported" % n)
                     self.ion_var[n] = ("e", ion)
                 elif n not in d["write"]:
                     self.ion_var[n] = ("i", ion)
-            for n in d["write"]:
-                if n.startswith("e"):
-                    self.err(d["line"], "WRITE %s (a reversal potential) is not supported" % n)
-                written.add(n)
-                self.currents.append((n, ion))
+                else:
+                    if m.point:
+                        self.err(d["line"], "a POINT_PROCESS writing an ion current is not supported")
+                    self.currents.append((n, ion))
         for n in m.nonspecific:
             self.currents.append((n, None))
         self.electrode = list(m.electrode)  # inward positive: subtracted
@@ -113,6 +124,8 @@ class Gen:
             seen.add(v.name)
             self.params.append(v)
         for v in m.states:
+            if v.name in self.ion_var:  # a concentration STATE: the CV's (kept by the backend)
+                continue
             if v.name in seen:
                 self.err(v.line, "'%s' is declared twice" % v.name)
             seen.add(v.name)
@@ -134,10 +147,11 @@ class Gen:
             self.err(m.suffix_line, "more than 32 PARAMETERs is not supported")
         if len(self.states) > 64:
             self.err(m.suffix_line, "more than 64 STATE and ASSIGNED variables is not supported")
-        if m.breakpoint is None:
+        nmodl_events.check(self)
+        if m.breakpoint is None and not m.artificial:
             self.err(m.suffix_line, "a mechanism without a BREAKPOINT block is not supported")
-        if not self.currents:
-            self.err(m.suffix_line, "a mechanism that writes no current is not supported")
+        if not self.currents and not self.conc_written and not m.artificial:
+            self.err(m.suffix_line, "a mechanism that writes no current (nor a concentration) is not supported")
 
     # ---- expressions
     def expr(self, e, scope):
@@ -164,6 +178,8 @@ class Gen:
             return scope[n]
         if n == "t":
             self.uses_t = True
+        if n == "v" and self.m.artificial:
+            self.err(line, "'v' in an ARTIFICIAL_CELL (it has no membrane)")
         if n in BUILTIN:
             if write and n != "v":
                 self.err(line, "assigning to '%s' is not supported" % n)
@@ -174,9 +190,9 @@ class Gen:
             return "_S(%d)" % self.sidx[n]
         if n in self.ion_var:
             kind, ion = self.ion_var[n]
-            if write:
+            if write and n not in self.conc_written:
                 self.err(line, "assigning to '%s' (read from the ion %s) is not supported" % (n, ion))
-            arr = "ion_e" if kind == "e" else "ion_i"
+            arr = {"e": "ion_e", "i": "ion_i", "ci": "ion_ci", "co": "ion_co"}[kind]
             return "_c->m->%s[%s][_c->node]" % (arr, ION_ENUM[ion])
         if n in self.m.constants:
             if write:
@@ -190,6 +206,8 @@ class Gen:
 
     def call(self, f, args, line, scope):
         a = [self.expr(x, scope) for x in args]
+        if f in nmodl_events.EVENT_CALLS:
+            return nmodl_events.event_call(self, f, a, line)
         if f == "at_time" and f not in self.m.functions:
             return "0.0"  # a discontinuity hint for variable steps; 0 in a fixed step, as in NEURON
         if f in MATH1 and f not in self.m.functions:
@@ -267,6 +285,30 @@ class Gen:
                 if blk not in self.m.kinetics:
                     self.err(line, "SOLVE %s STEADYSTATE: no KINETIC block of that name" % blk)
                 out += self.kinetic_code(blk, "steady", ind, line)
+            elif k == "while":
+                out.append(pad + "while %s {" % wrapped(self.expr(s[1], scope)))
+                out += self.stmts(s[2], scope, ind + 1, fname)
+                out.append(pad + "}")
+            elif k == "linsys":  # derivimplicit of a coupled linear system (nmodl_solve.py)
+                _, xs, B, A, line = s
+                n = len(xs)
+                if n > 32:
+                    self.err(line, "a coupled system of more than 32 states is not supported")
+                out.append(pad + "{ /* coupled: (1 - dt*B) x_new = x + dt*a */")
+                out.append(pad + "    double _M[%d][%d], _x[%d];" % (n, n, n))
+                for i, x in enumerate(xs):
+                    for j in range(n):
+                        out.append(pad + "    _M[%d][%d] = %s - _c->m->dt * %s;" % (
+                            i, j, "1.0" if i == j else "0.0", self.expr(B[i][j], scope)))
+                    out.append(pad + "    _x[%d] = %s + _c->m->dt * %s;" % (i, self.ref(x, line, scope), self.expr(A[i], scope)))
+                out.append(pad + "    cs_nmodl_solve(%d, &_M[0][0], _x);" % n)
+                for i, x in enumerate(xs):
+                    out.append(pad + "    %s = _x[%d];" % (self.ref(x, line, scope, write=True), i))
+                out.append(pad + "}")
+            elif k == "solvelinear":
+                out += self.linear_code(s[1], ind, s[2])
+            elif k == "lineq":
+                self.err(s[3], "an equation (~) outside a SOLVEd LINEAR block")
             elif k == "solve":
                 self.err(s[3], "SOLVE outside BREAKPOINT is not supported")
             elif k == "deriv":
@@ -329,6 +371,41 @@ class Gen:
         L.append(pad + "    cs_nmodl_solve(%d, &_M[0][0], _x);" % n)
         for i in range(n):
             L.append(pad + "    %s = _x[%d];" % (self.ref(st[i], line, {}, write=True), i))
+        L.append(pad + "}")
+        return L
+
+    # ---- LINEAR blocks (SOLVE name in INITIAL): a linear system in the STATEs its equations use
+    def linear_code(self, blk, ind, line):
+        """Each ~ lhs = rhs is one row of M·x = c over the STATEs that appear in the block's
+        equations (in declaration order), as NEURON's LINEAR: lhs − rhs = Σ M[i][j]·x_j − c_i."""
+        if blk not in self.m.linears:
+            self.err(line, "SOLVE %s in INITIAL: no LINEAR block of that name (supported: LINEAR, or a "
+                     "KINETIC block with STEADYSTATE sparse)" % blk)
+        body = self.m.linears[blk]
+        eqs = [s for s in body if s[0] == "lineq"]
+        xs = [v.name for v in self.m.states if any(has_name(("bin", "-", s[1], s[2]), v.name) for s in eqs)]
+        if len(eqs) != len(xs):
+            self.err(line, "LINEAR %s: %d equations in %d states" % (blk, len(eqs), len(xs)))
+        if len(xs) > 32:
+            self.err(line, "a LINEAR block of more than 32 states is not supported")
+        pad = "    " * ind
+        n = len(xs)
+        L = [pad + "{ /* LINEAR %s */" % blk, pad + "    double _M[%d][%d], _x[%d];" % (n, n, n)]
+        L += self.stmts([s for s in body if s[0] != "lineq"], {}, ind + 1)
+        for i, (_, lhs, rhs, ln) in enumerate(eqs):
+            rest = ("bin", "-", lhs, rhs)
+            for j, x in enumerate(xs):
+                try:
+                    b, rest = linear(rest, x)
+                except NonLinear:
+                    self.err(ln, "an equation of LINEAR %s not linear in %s" % (blk, x))
+                if any(has_name(b, y) for y in xs):
+                    self.err(ln, "an equation of LINEAR %s not linear in its states" % blk)
+                L.append(pad + "    _M[%d][%d] = %s;" % (i, j, self.expr(b, {})))
+            L.append(pad + "    _x[%d] = -(%s);" % (i, self.expr(rest, {})))
+        L.append(pad + "    cs_nmodl_solve(%d, &_M[0][0], _x);" % n)
+        for i, x in enumerate(xs):
+            L.append(pad + "    %s = _x[%d];" % (self.ref(x, line, {}, write=True), i))
         L.append(pad + "}")
         return L
 
@@ -452,6 +529,7 @@ class Gen:
                 scope = {a: "_a_" + cname(a) for a in args}
                 sig = ", ".join(["_ctx *_c"] + ["double _a_%s" % cname(a) for a in args])
                 if kind == "f":
+                    scope[f] = "_ret"  # the FUNCTION's name as a variable: its value so far
                     L.append("static CS_HD double _f_%s(%s) {" % (cname(f), sig))
                     L.append("    double _ret = 0.0;")
                     L += self.stmts(body, scope, 1, fname=f)
@@ -463,14 +541,20 @@ class Gen:
                 L.append("}")
         # INITIAL
         L.append("static CS_HD void _init_one(const cs_mech_view *_m, int _k) {")
-        L.append("    _ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]]}, *_c = &_cc;")
+        L.append("    _ctx _cc = {_m, _k, 0, 0.0}, *_c = &_cc;" if m.artificial else
+                 "    _ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]]}, *_c = &_cc;")
         for j, v in enumerate(self.states):
             init = "0.0"
             if j < self.nstate_true and (v.name + "0") in self.pidx:
                 init = "_P(%d)" % self.pidx[v.name + "0"]
             L.append("    _S(%d) = %s; /* %s */" % (j, init, v.name))
+        self.in_events = True
         L += self.stmts(m.initial or [], {}, 1)
+        self.in_events = False
         L.append("}")
+        if m.artificial:  # no current, no state update: events only
+            L += nmodl_events.receive_code(self)
+            return "\n".join(L) + "\n"
         # BREAKPOINT without SOLVE: the currents at _c->v, and their conductance dI/dv, by
         # differentiating the block's straight-line code (exact, one evaluation), else NEURON's
         # numerical derivative (nrn_cur: I at v + 0.001 and at v)
@@ -488,7 +572,7 @@ class Gen:
             if ion:
                 L.append("    _ion[%s] = %s;" % (ION_ENUM[ion], r))
         L.append("    *_g = %s;" % (gexpr or "0.0"))
-        L.append("    return %s;" % " ".join(total).lstrip("+ "))
+        L.append("    return %s;" % (" ".join(total).lstrip("+ ") or "0.0"))
         L.append("}")
         L.append("static CS_HD void _current_one(const cs_mech_view *_m, int _k, double *_i, double *_g, double *_ion) {")
         L.append("    int _node = _m->node[_k];")
@@ -529,7 +613,7 @@ class Gen:
                 self.err(line, "SOLVE %s: no DERIVATIVE block of that name" % blk)
         L.append("    (void)_c;")
         L.append("}")
-        if m.net_receive:
+        if m.net_receive and not nmodl_events.takes_vector(m):  # a single weight (on the GPU too)
             args, body, line = m.net_receive
             scope = {a: "_a_" + cname(a) for a in args}
             L.append("static CS_HD void _receive_one(const cs_mech_view *_m, int _k, double %s) {" % (
@@ -538,12 +622,23 @@ class Gen:
             L += self.stmts(body, scope, 1)
             L.append("    (void)_c;")
             L.append("}")
+        L += nmodl_events.receive_code(self)
         return "\n".join(L) + "\n"
 
     def ions_mask(self, which):
+        """ion_read: e or i read; ion_write: i written; conc_read / conc_write: xi or xo."""
         bits = []
         for ion, d in self.m.ions.items():
-            if d[which] or (which == "read" and any(n.startswith("i") for n in d["read"])):
+            conc = {ion + "i", ion + "o"}
+            if which == "read":
+                hit = any(n not in conc for n in d["read"] - d["write"])
+            elif which == "write":
+                hit = any(n not in conc for n in d["write"])
+            elif which == "conc_read":
+                hit = bool((d["read"] | d["write"]) & conc)
+            else:
+                hit = bool(d["write"] & conc)
+            if hit:
                 bits.append("(1u << %s)" % ION_ENUM[ion])
         return " | ".join(bits) or "0u"
 
@@ -565,35 +660,38 @@ class Gen:
             L.append("    {\"%s\", \"%s\", 0.0, -INFINITY, INFINITY}," % (v.name, v.unit))
         L.append("    {NULL, NULL, 0, 0, 0}};")
         L.append("static void _init(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _init_one(m, k); }")
-        L.append("static void _current(const cs_mech_view *m) {")
-        L.append("    for (int k = 0; k < m->n; ++k) {")
-        L.append("        double i, g, ion[CS_NION] = {0, 0, 0};")
-        L.append("        int c = m->node[k];")
-        L.append("        _current_one(m, k, &i, &g, ion);")
-        L.append("        m->i[c] += m->weight[k] * i; /* [nA] */")
-        L.append("        m->g[c] += m->weight[k] * g; /* [uS] */")
-        for ion in sorted(set(self.written_ions())):
-            L.append("        m->ion_i[%s][c] += ion[%s]; /* [mA/cm2] */" % (ION_ENUM[ion], ION_ENUM[ion]))
-        L.append("    }")
-        L.append("}")
-        L.append("static void _advance(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _advance_one(m, k); }")
+        if not m.artificial:  # an artificial cell has no current and no state update (nmodl_events)
+            L.append("static void _current(const cs_mech_view *m) {")
+            L.append("    for (int k = 0; k < m->n; ++k) {")
+            L.append("        double i, g, ion[CS_NION] = {0, 0, 0};")
+            L.append("        int c = m->node[k];")
+            L.append("        _current_one(m, k, &i, &g, ion);")
+            L.append("        m->i[c] += m->weight[k] * i; /* [nA] */")
+            L.append("        m->g[c] += m->weight[k] * g; /* [uS] */")
+            for ion in sorted(set(self.written_ions())):
+                L.append("        m->ion_i[%s][c] += ion[%s]; /* [mA/cm2] */" % (ION_ENUM[ion], ION_ENUM[ion]))
+            L.append("    }")
+            L.append("}")
+            L.append("static void _advance(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _advance_one(m, k); }")
         recv = "NULL"
-        if m.net_receive:
+        if m.net_receive and not nmodl_events.host_only(m):
             L.append("static void _receive(const cs_mech_view *m, int k, double w) { _receive_one(m, k, w); }")
             recv = "_receive"
         fold = self.fold_code()
         if fold:
             L += fold
         gpu = "NULL"
-        if cuda and not self.uses_t and not self.builtin:
+        if cuda and not self.builtin and not nmodl_events.host_only(m):
             L.append("extern const cs_mech_gpu_ops cs__gpu_%s;" % c)
             gpu = "&cs__gpu_%s" % c
-        L.append("const cs_mech_type %s%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, _current, "
-                 "_advance, %s, %s, %s, %s, %s, %d};" % (
+        L.append("const cs_mech_type %s%s = {\"%s\", %s, %d, %d, _params, %d, _states, _init, %s, "
+                 "%s, %s, %s, %s, %s, %s, %d, %s, %s%s};" % (
                      "cs_mech_" if self.builtin else "cs__nmodl_", c, self.name, "CS_MECH_POINT" if m.point else "CS_MECH_DENSITY", 1 if m.net_receive else 0,
-                     len(self.params), len(self.states), recv, "_fold" if fold else "NULL", self.ions_mask("read"),
+                     len(self.params), len(self.states), "NULL" if m.artificial else "_current",
+                     "NULL" if m.artificial else "_advance", recv, "_fold" if fold else "NULL", self.ions_mask("read"),
                      self.ions_mask("write"), gpu,
-                     self.nstate_true))
+                     self.nstate_true, self.ions_mask("conc_read"), self.ions_mask("conc_write"),
+                     nmodl_events.type_fields(self)))
         return "\n".join(L) + "\n"
 
     # ---- the CUDA file
@@ -602,12 +700,18 @@ class Gen:
         L = ["/* Generated by cablesim's NMODL compiler from %s: do not edit. */" % m.path,
              "#include <cuda_runtime.h>", "#include \"%s_body.h\"" % c, "",
              "#define _BLOCK 128",
+             "/* t [ms] from the device's step context (cs_mech_view.step_ctx), the host's arithmetic */",
+             "static __device__ void _t_of(cs_mech_view *m) {",
+             "    if (m->step_ctx) m->t = __dadd_rn(__dmul_rn((double)(m->step_ctx->step0 + m->step_ctx->k + m->step_j), m->dt),",
+             "                                      m->t_offset);",
+             "}",
              "static __global__ void _k_init(cs_mech_view m) {",
              "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
              "    if (k < m.n) _init_one(&m, k);", "}",
              "static __global__ void _k_current(cs_mech_view m) {",
              "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
              "    if (k >= m.n) return;",
+             "    _t_of(&m);",
              "    double i, g, ion[CS_NION] = {0, 0, 0};",
              "    int c = m.node[k];",
              "    _current_one(&m, k, &i, &g, ion);",
@@ -618,11 +722,13 @@ class Gen:
         L += ["}",
               "static __global__ void _k_advance(cs_mech_view m) {",
               "    int k = blockIdx.x * blockDim.x + threadIdx.x;",
+              "    _t_of(&m);",
               "    if (k < m.n) _advance_one(&m, k);", "}"]
         recv = "NULL"
         if m.net_receive:
             L += ["/* events in delivery order, one thread: two events may hit one instance */",
                   "static __global__ void _k_receive(cs_mech_view m, const int *range, const int *inst, const double *w) {",
+                  "    _t_of(&m);",
                   "    for (int e = range[0]; e < range[1]; ++e) _receive_one(&m, inst[e], w[e]);", "}",
                   "static void _receive(const cs_mech_view *m, const int *range, const int *inst, const double *w, void *s) {",
                   "    _k_receive<<<1, 1, 0, (cudaStream_t)s>>>(*m, range, inst, w);", "}"]

@@ -7,14 +7,16 @@ small ASTs. Expressions: ("num", text) ("name", id, line) ("call", id, [args], l
 ("solve", block, method, line). Anything outside the subset raises NmodlError(FILE:LINE).
 """
 
+import nmodl_events
 from nmodl_lexer import NmodlError, tokenize
 
 IONS = ("na", "k", "ca")
+VALENCE = {"na": 1.0, "k": 1.0, "ca": 2.0}
 # physical constants of a UNITS block: NAME = (faraday) (coulomb) etc. (NEURON's 2019 values)
 UNIT_CONSTANTS = {"faraday": 96485.3321233100184, "k-mole": 8.31446261815324, "r": 8.31446261815324,
                   "e": 1.602176634e-19, "pi": 3.14159265358979323846}
 SKIP_BLOCKS = {"UNITS", "INDEPENDENT"}
-UNSUPPORTED_BLOCKS = {"LINEAR", "NONLINEAR", "DISCRETE", "PARTIAL", "FUNCTION_TABLE",
+UNSUPPORTED_BLOCKS = {"NONLINEAR", "DISCRETE", "PARTIAL", "FUNCTION_TABLE",
                       "BEFORE", "AFTER", "CONSTRUCTOR", "DESTRUCTOR", "NET_RECEIVE_INIT", "WATCH",
                       "LAG", "MATCH", "TERMINAL", "SENS", "CONSERVE", "COMPARTMENT", "LONGITUDINAL_DIFFUSION",
                       "DEFINE", "INCLUDE", "ARTIFICIAL_CELL", "FOR_NETCONS", "FROM", "WHILE", "FUNCTION_TABLE"}
@@ -44,9 +46,12 @@ class Mod:
         self.breakpoint = None
         self.derivatives = {}    # name -> [stmt]
         self.kinetics = {}       # name -> [stmt] (with "reaction", "flux", "conserve")
+        self.linears = {}        # name -> [stmt] (with "lineq": ~ lhs = rhs)
         self.procedures = {}     # name -> ([args], [stmt], line)
         self.functions = {}      # name -> ([args], [stmt], line)
         self.net_receive = None  # ([args], [stmt], line)
+        self.net_receive_init = None  # NET_RECEIVE's INITIAL block: [stmt] (nmodl_events)
+        self.artificial = False  # ARTIFICIAL_CELL (nmodl_events)
 
 
 class Parser:
@@ -54,6 +59,7 @@ class Parser:
         self.path = path
         self.toks = tokenize(text, path)
         self.p = 0
+        self.in_linear = False   # parsing a LINEAR block: ~ lhs = rhs
 
     # -- token helpers
     def peek(self, off=0):
@@ -118,6 +124,11 @@ class Parser:
             elif w == "KINETIC":
                 n = self.name()
                 m.kinetics[n.text] = self.block(kinetic=True)
+            elif w == "LINEAR":
+                n = self.name()
+                self.in_linear = True
+                m.linears[n.text] = self.block()
+                self.in_linear = False
             elif w in ("PROCEDURE", "FUNCTION"):
                 n = self.name()
                 args = self.arglist()
@@ -126,10 +137,7 @@ class Parser:
                 body = self.block()
                 (m.procedures if w == "PROCEDURE" else m.functions)[n.text] = (args, body, n.line)
             elif w == "NET_RECEIVE":
-                args = self.arglist()
-                if len(args) > 1:
-                    self.unsupported(t, "NET_RECEIVE with more than one argument (only the weight)")
-                m.net_receive = (args, self.block(), t.line)
+                nmodl_events.parse_net_receive(self, m, t)
             elif w in ("UNITSON", "UNITSOFF", "THREADSAFE"):
                 pass
             elif w == "LOCAL":  # a file-level LOCAL: kept per instance, like an ASSIGNED
@@ -138,7 +146,7 @@ class Parser:
                         self.unsupported(self.peek(), "an array variable")
                     m.assigned.append(Var(n.text, n.line))
             elif w == "VERBATIM":
-                self.unsupported(t, "VERBATIM")
+                self.error(t, "VERBATIM is not supported" + nmodl_events.verbatim_hint(m))
             elif w in UNSUPPORTED_BLOCKS:
                 self.unsupported(t, "%s block" % w)
             else:
@@ -236,18 +244,21 @@ class Parser:
                     self.unsupported(ion, "ion '%s' (supported: na, k, ca)" % ion.text)
                 entry = m.ions.setdefault(ion.text, {"read": set(), "write": set(), "line": t.line})
                 while self.at("READ") or self.at("WRITE") or self.at("VALENCE") or self.at("REPRESENTS"):
-                    kw = self.next().text
-                    if kw == "VALENCE":
-                        self.number()
+                    kw = self.next()
+                    if kw.text == "VALENCE":
+                        z = float(self.number())
+                        if z != VALENCE[ion.text]:
+                            self.unsupported(kw, "VALENCE %g for %s (its valence is %g)" % (z, ion.text, VALENCE[ion.text]))
                         continue
-                    if kw == "REPRESENTS":  # an ontology annotation: ignored
+                    if kw.text == "REPRESENTS":  # an ontology annotation: ignored
                         self.name()
                         continue
+                    x = ion.text
                     for n in self.name_list():
-                        x = ion.text
-                        if n.text not in ("e" + x, "i" + x):
-                            self.unsupported(n, "%s %s (ion concentrations; only e%s and i%s)" % (kw, n.text, x, x))
-                        entry[kw.lower()].add(n.text)
+                        if n.text not in ("e" + x, "i" + x, x + "i", x + "o"):
+                            self.error(n, "%s %s: not a variable of the ion %s (e%s, i%s, %si, %so)" % (
+                                kw.text, n.text, x, x, x, x, x))
+                        entry[kw.text.lower()].add(n.text)
             elif w == "NONSPECIFIC_CURRENT":
                 m.nonspecific += [n.text for n in self.name_list()]
             elif w == "ELECTRODE_CURRENT":
@@ -260,7 +271,9 @@ class Parser:
                 pass
             elif w == "REPRESENTS":  # an ontology annotation: ignored
                 self.name()
-            elif w in ("POINTER", "BBCOREPOINTER", "EXTERNAL", "ARTIFICIAL_CELL"):
+            elif w == "ARTIFICIAL_CELL":
+                nmodl_events.parse_artificial(self, m, t)
+            elif w in ("POINTER", "BBCOREPOINTER", "EXTERNAL"):
                 self.unsupported(t, w)
             else:
                 self.error(t, "unexpected '%s' in the NEURON block" % w)
@@ -300,8 +313,13 @@ class Parser:
                     self.expect(",")
                     v.hi = self.number()
                     self.expect(">")
-            if self.at("FROM"):
-                self.unsupported(self.peek(), "FROM ... TO in a declaration")
+            if self.at("FROM"):  # a range for NEURON's GUI: no effect on the simulation
+                self.next()
+                self.number()
+                self.expect("TO")
+                self.number()
+            if self.at("START"):  # a STATE's start value for an INITIAL without assignment
+                self.unsupported(self.peek(), "START in a declaration")
             out.append(v)
         self.expect("}")
 
@@ -321,6 +339,10 @@ class Parser:
     def statement(self, allow_solve, deriv, kinetic=False, initial=False):
         t = self.next()
         w = t.text
+        if w == "~" and self.in_linear:
+            lhs = self.expr()
+            self.expect("=")
+            return ("lineq", lhs, self.expr(), t.line)
         if w == "~":
             if not kinetic:
                 self.unsupported(t, "a reaction (~) outside a KINETIC block")
@@ -336,8 +358,8 @@ class Parser:
             return ("conserve", names, self.expr(), t.line)
         if w == "SOLVE" and initial:
             blk = self.name().text
-            if not self.at("STEADYSTATE"):
-                self.unsupported(t, "SOLVE in INITIAL other than SOLVE kinetic STEADYSTATE sparse")
+            if not self.at("STEADYSTATE"):  # a LINEAR block (the code generator checks)
+                return ("solvelinear", blk, t.line)
             self.next()
             method = self.name()
             if method.text != "sparse":
@@ -386,7 +408,12 @@ class Parser:
         if w == "{":
             self.p -= 1
             return ("if", ("num", "1"), self.block(allow_solve, deriv, kinetic, initial), [], t.line)
-        if w in ("VERBATIM", "while", "FROM", "FOR_NETCONS", "WATCH", "CONSERVE", "COMPARTMENT", "MUTEXLOCK",
+        if w == "while":
+            self.expect("(")
+            cond = self.expr()
+            self.expect(")")
+            return ("while", cond, self.block(allow_solve, deriv, kinetic, initial), t.line)
+        if w in ("VERBATIM", "FROM", "FOR_NETCONS", "WATCH", "CONSERVE", "COMPARTMENT", "MUTEXLOCK",
                  "MUTEXUNLOCK", "LAG", "SWEEP", "PROTECT", "printf"):
             self.unsupported(t, "'%s'" % w)
         if t.kind != "name":

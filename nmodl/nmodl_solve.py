@@ -5,9 +5,12 @@ x' = f(x) with f linear in x: f = a + b·x, a and b found symbolically on the AS
                  x ← x + dt·a                        when b = 0
   derivimplicit: x ← (x + dt·a) / (1 − dt·b)         (backward Euler; NEURON's Newton
                  converges to this in one step for a linear equation)
-Equations are solved one after another, a later one seeing the earlier ones' new values, as
-nocmodl's cnexp does; an equation that reads a state updated later in the block is a coupled
-system, which is not supported.
+cnexp solves the equations one after another, each linear in its own state with the others
+held at their current values (a later one sees the earlier ones' new values), as nocmodl's
+cnexp does whether or not the equations are coupled. derivimplicit: equations that read a
+state updated later in the block form a coupled system, solved simultaneously as NEURON's
+Newton iteration solves it (one step is exact for a linear system): x' = a + B·x for the
+block's states, (1 − dt·B)·x_new = x + dt·a ("linsys", solved by cs_nmodl_solve).
 """
 
 from nmodl_lexer import NmodlError
@@ -111,6 +114,12 @@ def solve_block(path, body, states, method):
 
     collect(body)
     pos = {x: i for i, x in enumerate(order)}
+    if method == "derivimplicit":
+        for s in body:
+            if s[0] == "deriv":
+                _, x, f, line = s
+                if any(pos[y] > pos.get(x, -1) and has_name(f, y) for y in order):
+                    return coupled_system(path, body, order, line)
 
     def rewrite(stmts):
         out = []
@@ -124,9 +133,6 @@ def solve_block(path, body, states, method):
             _, x, f, line = s
             if x not in states:
                 raise NmodlError(path, line, "'%s' is not a STATE" % x)
-            for y in order:
-                if pos[y] > pos[x] and has_name(f, y):
-                    raise NmodlError(path, line, "a coupled system (%s' depends on %s, solved later) is not supported" % (x, y))
             try:
                 b, a = linear(f, x)
             except NonLinear:
@@ -150,3 +156,37 @@ def solve_block(path, body, states, method):
         return out
 
     return rewrite(body)
+
+
+def coupled_system(path, body, order, line):
+    """A coupled linear DERIVATIVE block for derivimplicit: its statements before the first
+    equation, then ("linsys", states, B, a, line) with x' = a + B·x (B[i][j], a[i] free of the
+    states)."""
+    pre, eqs = [], []
+    for s in body:
+        if s[0] == "deriv":
+            eqs.append(s)
+        elif eqs:
+            raise NmodlError(path, s[-1], "a statement between the equations of a coupled system is not supported")
+        elif s[0] == "if" and any(has_deriv(x) for x in (s[2], s[3])):
+            raise NmodlError(path, s[4], "an equation inside an if in a coupled system is not supported")
+        else:
+            pre.append(s)
+    B, A = [], []
+    for _, x, f, ln in eqs:
+        row, rest = [], f
+        for y in order:
+            try:
+                b, rest = linear(rest, y)
+            except NonLinear:
+                raise NmodlError(path, ln, "METHOD derivimplicit on a system not linear in %s is not supported" % y)
+            if any(has_name(b, z) for z in order):
+                raise NmodlError(path, ln, "METHOD derivimplicit on a system not linear in its states is not supported")
+            row.append(b)
+        B.append(row)
+        A.append(rest)
+    return pre + [("linsys", [e[1] for e in eqs], B, A, line)]
+
+
+def has_deriv(stmts):
+    return any(s[0] == "deriv" or (s[0] == "if" and (has_deriv(s[2]) or has_deriv(s[3]))) for s in stmts)

@@ -205,6 +205,9 @@ class NeuronNetwork:
         global_policy = model.get("discretization", {"max_cv_length": 20.0})
         v_inits = set()
         for pop in model["populations"]:
+            if "artificial" in pop:
+                self.pops[pop["name"]] = self._artificial(pop)
+                continue
             policy = pop.get("discretization", global_policy)
             branches = morphology_branches(pop["morphology"])
             ncv = [branch_cvs(b, policy) for b in branches]
@@ -269,6 +272,13 @@ class NeuronNetwork:
                         vec.record(sec(x)._ref_v, sec=sec)
                         P["probe_vecs"].append(vec)
                         P["probe_map"].append((ci, li))
+                        # ion concentrations and reversal potentials ("cai", "eca", ...): NEURON's
+                        # range variables of the same names
+                        for var in pr.get("variables", []):
+                            if var != "v" and "." not in var and var not in ("i_membrane",):
+                                vv = h.Vector()
+                                vv.record(getattr(sec(x), "_ref_" + var), sec=sec)
+                                P.setdefault("var_vecs", {}).setdefault(var, []).append(vv)
             self.pops[pop["name"]] = P
         if len(v_inits) > 1:
             raise NotImplementedError("NEURON builder: one v_init for all populations")
@@ -281,10 +291,42 @@ class NeuronNetwork:
         self.events = []
         for e in model.get("events", []):
             tg = e["target"]
-            syn = self.pops[tg["population"]]["syn"][int(tg["cell"])][tg["synapse"]]
+            T = self.pops[tg["population"]]
+            syn = T["art"][int(tg["cell"])] if "art" in T else T["syn"][int(tg["cell"])][tg["synapse"]]
             nc = h.NetCon(None, syn)
             nc.weight[0] = float(e["weight"])
             self.events.append((float(e["time"]), nc))
+
+    def _artificial(self, pop):
+        """A population of artificial cells: NEURON's own NetStim, IntFire1/2/4, VecStim (from
+        vecevent.mod, which the caller loads) or a loaded catalogue's type, spikes recorded."""
+        h = self.h
+        a = pop["artificial"]
+        P = {"spec": pop, "art": [], "cells": [], "syn": [], "spk": [], "det_nc": [], "probe_vecs": [],
+             "probe_map": [], "nodes_per_cell": 0, "vecs": []}
+        times = a.get("times")
+        if "times_file" in a:
+            times = [[] for _ in range(int(pop["count"]))]
+            with open(os.path.join(self.model.get("_dir", "."), a["times_file"])) as f:
+                for line in f:
+                    line = line.split("#")[0].split()
+                    if line:
+                        times[int(line[0])].append(float(line[1]))
+        for ci in range(int(pop["count"])):
+            cell = getattr(h, a["mechanism"])()
+            for k, val in a.get("params", {}).items():
+                setattr(cell, k, val)
+            if times is not None:
+                vec = h.Vector(times[ci])
+                cell.play(vec)
+                P["vecs"].append(vec)
+            tv = h.Vector()
+            nc = h.NetCon(cell, None)
+            nc.record(tv)
+            P["art"].append(cell)
+            P["det_nc"].append(nc)
+            P["spk"].append(tv)
+        return P
 
     def _build_cell(self, pname, ci, branches, ncv, bio):
         h = self.h
@@ -332,9 +374,18 @@ class NeuronNetwork:
                         else:
                             setattr(h, "%s_%s" % (k, name), val)
             for ion in bio.get("ions", []):
-                if b["tag"] in REGION_TAGS[ion.get("region", "all")] and \
-                        h.ismembrane("%s_ion" % ion["ion"], sec=sec):
-                    setattr(sec, "e" + ion["ion"], float(ion["e"]))
+                x = ion["ion"]
+                if b["tag"] in REGION_TAGS[ion.get("region", "all")] and h.ismembrane("%s_ion" % x, sec=sec):
+                    if "e" in ion:
+                        setattr(sec, "e" + x, float(ion["e"]))
+                    # concentrations: the section's, and NEURON's global initial value
+                    # (<x>i0_<x>_ion), which a mechanism writing them resets them to, when the
+                    # entry covers every region
+                    for k, suffix in (("xi", "i"), ("xo", "o")):
+                        if k in ion:
+                            setattr(sec, x + suffix, float(ion[k]))
+                            if ion.get("region", "all") == "all":
+                                setattr(self.h, "%s%s0_%s_ion" % (x, suffix, x), float(ion[k]))
             secs.append(sec)
         return secs
 
@@ -348,17 +399,22 @@ class NeuronNetwork:
         h = self.h
 
         def link(sp, si, tp, ti, syn, w, d):
-            S = self.pops[sp]
-            det = S["spec"]["detector"]
-            sec, x = self.loc(S, si, det["location"])
-            if self.interp:
-                nc = h.NetCon(None, self.pops[tp]["syn"][ti][syn])
+            S, T = self.pops[sp], self.pops[tp]
+            target = T["art"][ti] if "art" in T else T["syn"][ti][syn]
+            if "art" in S:  # an artificial source: its events at their exact times
+                nc = h.NetCon(S["art"][si], target)
+                nc.delay = d
+            elif self.interp:
+                nc = h.NetCon(None, target)
                 S["det_nc"][si]["out"].append((nc, d))
             else:
-                nc = h.NetCon(sec(x)._ref_v, self.pops[tp]["syn"][ti][syn], sec=sec)
+                det = S["spec"]["detector"]
+                sec, x = self.loc(S, si, det["location"])
+                nc = h.NetCon(sec(x)._ref_v, target, sec=sec)
                 nc.threshold = float(det.get("threshold", -10.0))
                 nc.delay = d
-            nc.weight[0] = w
+            for j, wj in enumerate(w if isinstance(w, list) else [w]):  # a weight vector
+                nc.weight[j] = float(wj)
             self.netcons.append(nc)
 
         if c["type"] == "ring":
@@ -368,8 +424,8 @@ class NeuronNetwork:
                      float(c["weight"]), float(c["delay"]))
         elif c["type"] == "explicit":
             s, t = c["source"], c["target"]
-            link(s["population"], int(s["cell"]), t["population"], int(t["cell"]), t["synapse"],
-                 float(c["weight"]), float(c["delay"]))
+            link(s["population"], int(s["cell"]), t["population"], int(t["cell"]), t.get("synapse"),
+                 c["weight"], float(c["delay"]))
         else:
             raise NotImplementedError("NEURON builder: connection type %r" % c["type"])
 
@@ -397,7 +453,7 @@ class NeuronNetwork:
         h = self.h
         nstep = int(round(self.tfinal / self.dt))
         if self.interp:
-            dets = [(d, tv) for P in self.pops.values() for d, tv in zip(P["det_nc"], P["spk"])]
+            dets = [(d, tv) for P in self.pops.values() if "art" not in P for d, tv in zip(P["det_nc"], P["spk"])]
             vprev = [d["seg"].v for d, _ in dets]
             for step in range(nstep):
                 h.fadvance()
@@ -426,7 +482,9 @@ class NeuronNetwork:
             v = (np.array([vec.to_python() for vec in P["probe_vecs"]], dtype=float).T
                  if P["probe_vecs"] else None)
             out[name] = {"v": v, "probe_map": list(P["probe_map"]),
-                         "spikes": [np.array(tv.to_python(), dtype=float) for tv in P["spk"]]}
+                         "spikes": [np.array(tv.to_python(), dtype=float) for tv in P["spk"]],
+                         "vars": {k: np.array([vec.to_python() for vec in vs], dtype=float).T
+                                  for k, vs in P.get("var_vecs", {}).items()}}
         return out
 
     def close(self):

@@ -160,7 +160,8 @@ def main():
     models = sorted(os.path.join(a.source_dir, "models/validation", f)
                     for f in os.listdir(os.path.join(a.source_dir, "models/validation")) if f.endswith(".json"))
     models += [os.path.join(a.source_dir, "models/examples", f)
-               for f in ("ring.json", "swc_cell.json", "ball_and_stick.json")]
+               for f in ("ring.json", "swc_cell.json", "ball_and_stick.json",
+                         "artificial_net.json")]  # artificial cells (run on the host) driving an hh soma
     # a 1024-cell busyring: large enough that a missing stream ordering between the event
     # uploads and the step kernels showed (extra spikes) in a first version
     models.append(os.path.join(a.source_dir, "bench/busyring-1024.json"))

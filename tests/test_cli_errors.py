@@ -449,6 +449,33 @@ def main():
         cli.expect_error(f"fuzz regression {r}", ["run", os.path.join(regdir, r), "-o", out, "-q"],
                          must=(r,), out=out)
 
+    # ---- artificial cells (issue 27): one line naming the model and the value ----
+    def art_model(art, weight=1.0, target_syn=None):
+        m = base()
+        m["populations"].append({"name": "art", "count": 2, "artificial": art})
+        tgt = {"population": "art", "cell": 1}
+        if target_syn:
+            tgt["synapse"] = target_syn
+        m["connections"] = [{"type": "explicit", "source": {"population": "art", "cell": 0}, "target": tgt,
+                             "weight": weight, "delay": 1.0}]
+        return m
+    cli.run_model("art_noise", art_model({"mechanism": "NetStim", "params": {"noise": 0.5}}),
+                  must=("noise", "NetStim", "out of range"))
+    cli.run_model("art_not_artificial", art_model({"mechanism": "hh"}), must=("'hh'", "not an artificial cell"))
+    cli.run_model("art_weights", art_model({"mechanism": "IntFire1"}, weight=[0.5, 1.0]),
+                  must=("2 weights", "IntFire1", "takes 1"))
+    cli.run_model("art_synapse", art_model({"mechanism": "IntFire1"}, target_syn="syn"),
+                  must=("'art'", "no synapses"))
+    cli.run_model("art_times_descend", art_model({"mechanism": "VecStim", "times": [[1.0, 0.5], []]}),
+                  must=("times[0][1]", "ascend"))
+    with open(os.path.join(work, "bad_times.txt"), "w") as f:
+        f.write("# cell time\n0 1.5\n1 2.0\n1 x\n")
+    cli.run_model("art_times_file", art_model({"mechanism": "VecStim", "times_file": "bad_times.txt"}),
+                  must=("bad_times.txt:4:", "CELL TIME"), names_model=False)
+    m = base()
+    pop(m)["synapses"] = [{"name": "syn", "mechanism": "IntFire1", "location": {"branch": 0, "pos": 0.5}}]
+    cli.run_model("art_as_synapse", m, must=("IntFire1", "artificial cell"))
+
     # ---- missing files ----
     m = base()
     pop(m)["morphology"] = {"swc": "no_such_cell.swc"}

@@ -160,12 +160,12 @@ static void load_cells(void)
     for (int k = 0; k < nn; ++k) {
         char path[2048];
         snprintf(path, sizeof path, "%.1000s/%.255s", morph_dir(), names[k]);
-        cs_swc_options so = {1.0, 0.0};
+        cs_swc_options so = {1.0, 0.0, 0};
         if (strstr(names[k], "flywire")) { so.scale = 0.001; so.min_radius = 0.1; }
         cs_morph m;
         cs_status st = cs_morph_load_swc(path, &so, &m);
         ck_assert_msg(st == CS_OK, "%s: %s", path, cs_error_message());
-        cs_cv_policy pol = {10.0, 0};
+        cs_cv_policy pol = {10.0, 0, 0};
         cs_geometry geo;
         st = cs_discretize(&m, &pol, &geo);
         ck_assert_msg(st == CS_OK, "%s: %s", path, cs_error_message());

@@ -234,7 +234,9 @@ def main():
         json.dump(RANDOM_NET, f)
 
     cases = [("random_net", net_path, []),
-             ("default", os.path.join(src, "models", "default.json"), ["--tfinal", "25"])]
+             ("default", os.path.join(src, "models", "default.json"), ["--tfinal", "25"]),
+             # artificial cells (NetStim, VecStim, IntFire1/2/4) driving an hh soma: issue 27
+             ("artificial_times_file", os.path.join(src, "tests", "data", "artificial_models", "builtin_net.json"), [])]
     for name in sorted(os.listdir(os.path.join(src, "models", "examples"))):
         if name.endswith(".json"):
             cases.append((name[:-5], os.path.join(src, "models", "examples", name), ["--tfinal", "30"]))

@@ -134,7 +134,7 @@ def expected_cv(nm, P_branches, ncv, loc):
 
 def run_model(name, args, nm, checks, spike_rows, trace_rows, path=None):
     """path: the model file (default models/validation/NAME.json); tests/test_nmodl_neuron.py
-    gives its own."""
+    gives its own. Returns NEURON's coarse and fine results (None when cablesim failed)."""
     import numpy as np
     path = path or os.path.join(args.source_dir, "models", "validation", name + ".json")
     model = nm.load_model(path)
@@ -232,6 +232,7 @@ def run_model(name, args, nm, checks, spike_rows, trace_rows, path=None):
               "(ours-NEURON %.3g mV <= NEURON coarse-fine %.3g mV)" % (rms_o, rms_cf))
         check(checks, name, "trace %s max" % lname, max_o <= max_cf,
               "(ours-NEURON %.3g mV at t=%.3f ms <= NEURON coarse-fine %.3g mV)" % (max_o, t_cmp[worst], max_cf))
+    return co, fi
 
 
 def fmt(x, spec="%.4f"):

@@ -40,13 +40,18 @@ CASES = [
      ["depends on a STATE", "not supported"]),
     ("sparse_derivative", GOOD_HEAD + "BREAKPOINT { SOLVE s METHOD sparse\n i = g*m*v }\nDERIVATIVE s {\n m' = -m\n}\n",
      9, ["not a KINETIC block"]),
-    ("linear_block", GOOD_HEAD + "BREAKPOINT { i = g*v }\nLINEAR l {\n}\n", 10, ["LINEAR block", "not supported"]),
+    ("nonlinear_block", GOOD_HEAD + "BREAKPOINT { i = g*v }\nNONLINEAR l {\n}\n", 10, ["NONLINEAR block", "not supported"]),
+    ("linear_count", GOOD_HEAD.replace("STATE { m }", "STATE { m n }") +
+     "BREAKPOINT { i = g*m*v }\nINITIAL { SOLVE l }\nLINEAR l {\n ~ m + n = 1\n}\n", 10, ["LINEAR l", "1 equations in 2 states"]),
     ("method_euler", GOOD_HEAD + "BREAKPOINT { SOLVE s METHOD euler\n i = g*m*v }\nDERIVATIVE s {\n m' = -m\n}\n",
      9, ["METHOD euler", "not supported"]),
     ("verbatim", GOOD_HEAD + "BREAKPOINT { i = g*v }\nVERBATIM\n int x;\nENDVERBATIM\n", 10,
      ["VERBATIM", "not supported"]),
-    ("concentration", "NEURON {\n SUFFIX c\n USEION ca READ cai WRITE ica\n}\nBREAKPOINT { ica = 0 }\n", 3,
-     ["cai", "not supported"]),
+    ("concentration_point", "NEURON {\n POINT_PROCESS c\n USEION ca READ ica WRITE cai\n}\nBREAKPOINT { }\n", 3,
+     ["POINT_PROCESS writing an ion concentration", "not supported"]),
+    ("ion_variable", "NEURON {\n SUFFIX c\n USEION ca READ cax WRITE ica\n}\nBREAKPOINT { ica = 0 }\n", 3,
+     ["cax", "not a variable of the ion ca"]),
+    ("valence", "NEURON {\n SUFFIX c\n USEION ca READ cai VALENCE 1\n}\n", 3, ["VALENCE 1", "not supported"]),
     ("net_send", "NEURON { POINT_PROCESS P\n NONSPECIFIC_CURRENT i }\nASSIGNED { i }\nBREAKPOINT { i = 0 }\n"
      "NET_RECEIVE(w) {\n net_send(1, 1)\n}\n", 6, ["net_send", "not supported"]),
     ("nonlinear", GOOD_HEAD + "BREAKPOINT { SOLVE s METHOD cnexp\n i = g*m*v }\nDERIVATIVE s {\n m' = -m*m\n}\n",
@@ -61,9 +66,20 @@ CASES = [
     ("no_suffix", "PARAMETER { g = 1 }\n", 1, ["no SUFFIX"]),
     ("syntax", GOOD_HEAD + "BREAKPOINT {\n i = g*(v - \n}\n", 11, ["unexpected '}'"]),
     ("coupled", GOOD_HEAD.replace("STATE { m }", "STATE { m n }") +
-     "BREAKPOINT { SOLVE s METHOD cnexp\n i = g*m*v }\nDERIVATIVE s {\n m' = n - m\n n' = -n\n}\n", 12,
-     ["coupled system", "not supported"]),
+     "BREAKPOINT { SOLVE s METHOD derivimplicit\n i = g*m*v }\nDERIVATIVE s {\n m' = n*m - m\n n' = -n\n}\n", 12,
+     ["not linear in its states", "not supported"]),
     ("ion_other", "NEURON { SUFFIX x\n USEION cl READ ecl WRITE icl }\n", 2, ["ion 'cl'", "not supported"]),
+    # events (issue 27): net_send and friends are for ARTIFICIAL_CELLs, in INITIAL and NET_RECEIVE
+    ("net_event_point", "NEURON { POINT_PROCESS P\n NONSPECIFIC_CURRENT i }\nASSIGNED { i }\nBREAKPOINT { i = 0 }\n"
+     "NET_RECEIVE(w) {\n net_event(t)\n}\n", 6, ["net_event", "outside an ARTIFICIAL_CELL"]),
+    ("artificial_v", "NEURON { ARTIFICIAL_CELL A }\nASSIGNED { x }\nNET_RECEIVE(w) {\n x = v\n}\n", 4,
+     ["'v'", "ARTIFICIAL_CELL"]),
+    ("artificial_current", "NEURON { ARTIFICIAL_CELL A\n NONSPECIFIC_CURRENT i }\nNET_RECEIVE(w) { }\n", 1,
+     ["ARTIFICIAL_CELL with ions or currents", "not supported"]),
+    ("net_send_procedure", "NEURON { ARTIFICIAL_CELL A }\nPROCEDURE p() {\n net_send(1, 1)\n}\n"
+     "NET_RECEIVE(w) { p() }\n", 3, ["net_send", "outside INITIAL and NET_RECEIVE"]),
+    ("flag_point", "NEURON { POINT_PROCESS P\n NONSPECIFIC_CURRENT i }\nASSIGNED { i }\nBREAKPOINT { i = 0 }\n"
+     "NET_RECEIVE(w) {\n if (flag == 1) { }\n}\n", 6, ["'flag'", "not supported"]),
 ]
 
 
@@ -161,6 +177,30 @@ def main():
         f.write(model % ("good.so", "Ih"))
     p = run([a.cablesim, "run", path, "--no-output", "-q"])
     check(p.returncode == 0, "model with a good catalogue runs", p.stderr.strip())
+
+    # ion concentrations at run time: one that goes negative ends the run naming the cell, the
+    # concentration and the mechanism that writes it; a probe of cai where no mechanism uses
+    # calcium is refused naming the population, cell and location
+    drain = os.path.join(work, "drain")
+    os.makedirs(drain)
+    with open(os.path.join(drain, "cadrain.mod"), "w") as f:
+        f.write("NEURON { SUFFIX cadrain\n USEION ca READ ica WRITE cai\n RANGE rate }\n"
+                "PARAMETER { rate = 0.001 (mM/ms) }\nSTATE { cai (mM) }\nBREAKPOINT { SOLVE s METHOD cnexp }\n"
+                "DERIVATIVE s { cai' = -rate }\n")
+    p = run([a.cablesim, "build-catalogue", drain, "-o", os.path.join(work, "drain.so"), "--cuda", "off"])
+    check(p.returncode == 0, "build-catalogue of cadrain.mod", p.stderr.strip())
+    conc = ('{"catalogues": ["drain.so"], "run": {"tfinal": 1, "dt": 0.025}, "populations": [{"name": "p", "count": 1, '
+            '"morphology": {"generator": "soma", "radius": 5}, "biophysics": {"mechanisms": [{"name": "%s"}]}, '
+            '"probes": {"locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1, "variables": ["v", "cai"]}}]}')
+    for mech, words in (("cadrain", ["cell 0", "cai became", "negative or NaN", "'cadrain'"]),
+                        ("pas", ["population 'p' cell 0", "'cai'", "no mechanism on that CV uses that ion"])):
+        path = os.path.join(work, "model_conc_%s.json" % mech)
+        with open(path, "w") as f:
+            f.write(conc % mech)
+        p = run([a.cablesim, "run", path, "--no-output", "-q"])
+        err = p.stderr.strip()
+        check(p.returncode == 1 and "\n" not in err and all(w in err for w in words),
+              "concentration error (%s)" % mech, "(rc %d, %r)" % (p.returncode, err))
 
     # 3. a seeded fuzz of the reader, in process
     sys.path.insert(0, os.path.join(a.source_dir, "nmodl"))

@@ -808,7 +808,7 @@ START_TEST(test_hines_swc_cells)
     for (int f = 0; f < nfiles; ++f) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[f]);
-        cs_swc_options opt = {1.0, 0.0};
+        cs_swc_options opt = {1.0, 0.0, 0};
         if (strcmp(names[f], "flywire_720575940661205633.swc") == 0) { /* [nm] -> [µm] */
             opt.scale = 0.001;
             opt.min_radius = 0.1;
@@ -819,7 +819,7 @@ START_TEST(test_hines_swc_cells)
         cs_status st = cs_morph_load_swc(path, &opt, &m);
         ck_assert_msg(st == CS_OK, "%s: load: %s: %s", names[f], cs_status_string(st),
                       cs_error_message());
-        const cs_cv_policy pol = {10.0, 0};
+        const cs_cv_policy pol = {10.0, 0, 0};
         st = cs_discretize(&m, &pol, &geo[f]);
         ck_assert_msg(st == CS_OK, "%s: discretise: %s: %s", names[f], cs_status_string(st),
                       cs_error_message());

@@ -210,7 +210,7 @@ START_TEST(test_real_file) {
     const real_file *rf = &real_files[_i];
     char path[1024];
     snprintf(path, sizeof path, "%s%s", MORPH_DIR, rf->file);
-    cs_swc_options opt = {rf->scale, rf->min_radius};
+    cs_swc_options opt = {rf->scale, rf->min_radius, 0};
     cs_morph m;
     cs_error_clear();
     cs_status st = cs_morph_load_swc(path, &opt, &m);
@@ -550,7 +550,7 @@ START_TEST(test_options_and_io) {
     const char *path = tmp_swc("opts", "1 1 0 0 0 2000 -1\n2 3 0 0 10000 0 1\n3 3 0 0 20000 500 2\n");
     ck_assert_int_eq(cs_morph_load_swc(path, NULL, &m), CS_ERR_PARSE); /* zero radius */
     cs_error_clear();
-    cs_swc_options o = {0.001, 0.1};
+    cs_swc_options o = {0.001, 0.1, 0};
     ck_assert_int_eq(cs_morph_load_swc(path, &o, &m), CS_OK);
     ck_assert_int_eq(m.nbranch, 2);
     ck_assert(fabs(m.points[0].r - 2.0) < 1e-12); /* soma radius 2000 nm */
@@ -560,7 +560,7 @@ START_TEST(test_options_and_io) {
     ck_assert(fabs(d[2].r - 0.5) < 1e-12);
     ck_assert(fabs(d[2].z - 20.0) < 1e-12);
     cs_morph_free(&m);
-    cs_swc_options bad[3] = {{-1, 0}, {NAN, 0}, {1, -0.5}};
+    cs_swc_options bad[3] = {{-1, 0, 0}, {NAN, 0, 0}, {1, -0.5, 0}};
     for (int i = 0; i < 3; ++i) {
         cs_error_clear();
         ck_assert_int_eq(cs_morph_load_swc(path, &bad[i], &m), CS_ERR_INVALID);

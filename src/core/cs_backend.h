@@ -25,10 +25,13 @@ typedef struct {
     double time;      /* [ms] delivery time */
     size_t instance;  /* synapse instance (index into cs_network_desc.inst) */
     double weight;    /* [µS] */
+    double *w;        /* the connection's weight vector [CS_MAX_WEIGHTS] when the synapse's type
+                         takes one (cs_network_desc.wvec); NULL otherwise */
 } cs_target_event;
 
-/* Events in delivery order: time, then instance, then weight. A total order, so delivery (and
- * its floating-point sums) does not depend on how many threads produced the spikes. */
+/* Events in delivery order: time, then instance, then weight, then weight vector (their order
+ * in cs_network_desc.wvec: the connections'). A total order, so delivery (and its floating-point
+ * sums) does not depend on how many threads produced the spikes. */
 int cs_target_event_compare(const void *a, const void *b);
 
 typedef struct {

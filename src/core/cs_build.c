@@ -6,12 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_ion.h"
+
 static cs_status build_morph(const cs_model *m, const cs_population_spec *p, uint64_t gid,
                              cs_morph *morph) {
     const cs_morph_spec *s = &p->morph;
     cs_status st = CS_ERR_INTERNAL;
     switch (s->kind) {
-    case CS_MORPH_SWC: st = cs_morph_load_swc(s->swc_path, &s->swc, morph); break;
+    case CS_MORPH_SWC:
+        st = cs_morph_load_swc(s->swc_path, &s->swc, morph);
+        if (st == CS_OK && s->axon_stub.on) st = cs_morph_replace_axon(morph, &s->axon_stub);
+        break;
     case CS_MORPH_SOMA: st = cs_morph_soma(s->radius, morph); break;
     case CS_MORPH_CABLE: st = cs_morph_cable(s->length, s->radius, s->ncv, morph); break;
     case CS_MORPH_BALL_AND_STICK:
@@ -123,6 +128,13 @@ static cs_status resolve_probe(const cs_model *m, const cs_population_spec *ps, 
             if (iv->v[k].node == pd->node && (iv->v[k].type->ion_write & (1u << pv->index))) return CS_OK;
         why = "no mechanism on that CV writes that ion current";
         break;
+    case CS_PROBE_CONC_I:
+    case CS_PROBE_CONC_O:
+    case CS_PROBE_EREV:
+        for (size_t k = a; k < b; ++k)
+            if (iv->v[k].node == pd->node && (cs_ion_used(iv->v[k].type) & (1u << pv->index))) return CS_OK;
+        why = "no mechanism on that CV uses that ion";
+        break;
     }
     return cs_error_set(CS_ERR_INVALID,
                         "%s: population '%s' cell %d: probe variable '%s' does not exist at location (branch %d, "
@@ -133,15 +145,25 @@ static cs_status resolve_probe(const cs_model *m, const cs_population_spec *ps, 
 static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *d, inst_vec *iv) {
     d->gid0 = gid0;
     d->ncell_global = m->ncells;
-    d->ncell = (size_t)(gid1 - gid0);
-    d->cells = calloc(d->ncell ? d->ncell : 1, sizeof *d->cells);
+    d->nshare = gid1 - gid0;
     int ngeom_max = 0, max_syn = 0;
     for (int p = 0; p < m->npop; ++p) {
         int c0, c1;
         pop_range(&m->pops[p], gid0, gid1, &c0, &c1);
+        if (m->pops[p].artificial) {
+            d->nart += (size_t)(c1 - c0);
+            continue;
+        }
+        d->ncell += (size_t)(c1 - c0);
         if (c1 > c0) ngeom_max += m->pops[p].morph.kind == CS_MORPH_RANDOM_TREE ? c1 - c0 : 1;
         if (m->pops[p].nsyn > max_syn) max_syn = m->pops[p].nsyn;
     }
+    d->cells = calloc(d->ncell ? d->ncell : 1, sizeof *d->cells);
+    d->art = calloc(d->nart ? d->nart : 1, sizeof *d->art);
+    d->local = malloc((d->nshare ? d->nshare : 1) * sizeof *d->local);
+    if (!d->cells || !d->art || !d->local) return cs_error_set(CS_ERR_NOMEM, "out of memory for %llu cells",
+                                                               (unsigned long long)d->nshare);
+    size_t ncable = 0, nart = 0;
     d->geoms = calloc(ngeom_max ? (size_t)ngeom_max : 1, sizeof *d->geoms);
     d->max_syn = max_syn;
     d->syn_instance = malloc((d->ncell * (size_t)max_syn + 1) * sizeof *d->syn_instance);
@@ -171,9 +193,15 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
         const cs_population_spec *ps = &m->pops[p];
         int per_cell = ps->morph.kind == CS_MORPH_RANDOM_TREE, c0, c1;
         pop_range(ps, gid0, gid1, &c0, &c1);
-        for (int c = c0; c < c1; ++c) {
+        for (int c = c0; c < c1 && ps->artificial; ++c) {
             uint64_t gid = ps->first_gid + (uint64_t)c;
-            size_t li = (size_t)(gid - gid0); /* local index */
+            d->local[gid - gid0] = -1 - (int64_t)nart;
+            d->art[nart++] = (cs_art_desc){gid, p, c};
+        }
+        for (int c = c0; c < c1 && !ps->artificial; ++c) {
+            uint64_t gid = ps->first_gid + (uint64_t)c;
+            size_t li = ncable++; /* local index */
+            d->local[gid - gid0] = (int64_t)li;
             if (per_cell || c == c0) {
                 cs_morph morph = {0};
                 CS_TRY(build_morph(m, ps, gid, &morph));
@@ -184,7 +212,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                 d->ngeom++;
             }
             const cs_geometry *g = &d->geoms[d->ngeom - 1];
-            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm, ps->Ra, ps->v_init, ps->ion_e};
+            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm_tag, ps->Ra_tag, ps->v_init, ps->ion_e, ps->ion_ci, ps->ion_co};
             d->total_cv += (uint64_t)g->ncv;
             d->cell_inst_first[li] = iv->n;
 
@@ -236,7 +264,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                     col += (uint64_t)ps->probes.nloc;
                     continue;
                 }
-                size_t li = (size_t)(gid - gid0);
+                size_t li = (size_t)d->local[gid - gid0];
                 for (int l = 0; l < ps->probes.nloc; ++l) {
                     int node;
                     CS_TRY(locate(m, ps, c, d->cells[li].geom, ps->probes.locs[l], "probe", &node));
@@ -281,6 +309,8 @@ void cs_network_desc_free(cs_network_desc *d) {
     for (int k = 0; k < d->ngeom; ++k) cs_geometry_free(&d->geoms[k]);
     free(d->geoms);
     free(d->cells);
+    free(d->art);
+    free(d->local);
     free(d->inst);
     free(d->syn_instance);
     free(d->det);
@@ -345,7 +375,9 @@ cs_status cs_build_partition(const cs_model *m, int nrank, int for_gpu, uint64_t
     double *cost = calloc((size_t)m->npop + 1, sizeof *cost), total = 0;
     if (!cost) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     for (int p = 0; p < m->npop; ++p) {
-        if (m->pops[p].count > 0) {
+        if (m->pops[p].artificial) {
+            cost[p] = 1.0; /* events only: about a compartment's step */
+        } else if (m->pops[p].count > 0) {
             cs_status st = pop_cost(m, &m->pops[p], for_gpu, &cost[p]);
             if (st != CS_OK) {
                 free(cost);

@@ -2,9 +2,11 @@
  * discretised geometry, every mechanism instance, synapses, detectors and probes. Backends
  * (CPU, CUDA) build their own state from this once, at set-up.
  *
- * A description holds one rank's share of the cells: the contiguous gids [gid0, gid0 + ncell)
- * (all of them in a single process). Cells are numbered locally (local index = gid - gid0); the
- * `cell` fields below are local indices, and cs_cell_desc.gid is the global id. */
+ * A description holds one rank's share of the cells: the contiguous gids [gid0, gid0 + nshare)
+ * (all of them in a single process). Cells with a morphology are numbered locally in gid order
+ * (cells[], the backends' cells; local[gid - gid0] maps a gid to its index); the `cell` fields
+ * below are those indices, and cs_cell_desc.gid is the global id. Artificial cells (no
+ * morphology; run by the core, src/cs_artcell.c) are listed apart in art[]. */
 #ifndef CS_BUILD_H
 #define CS_BUILD_H
 
@@ -18,11 +20,14 @@ typedef struct {
     uint64_t gid;
     int pop, index;              /* population and index within it */
     const cs_geometry *geom;     /* shared between identical cells */
-    double cm;                   /* [µF/cm²] */
-    double Ra;                   /* [Ω·cm] */
+    const double *cm;            /* [CS_NTAG] specific capacitance by region tag [µF/cm²] (the
+                                    population's, owned by the model) */
+    const double *Ra;            /* [CS_NTAG] axial resistivity by region tag [Ω·cm] (the population's) */
     double v_init;               /* [mV] */
     const double (*ion_e)[CS_NTAG]; /* [CS_NION][CS_NTAG] reversal potentials by region tag [mV]
                                        (the population's, owned by the model) */
+    const double (*ion_ci)[CS_NTAG]; /* [CS_NION][CS_NTAG] initial concentrations by region tag [mM] */
+    const double (*ion_co)[CS_NTAG];
 } cs_cell_desc;
 
 /* One mechanism instance on one CV of one cell. */
@@ -40,12 +45,19 @@ typedef struct {
     double threshold;            /* [mV] */
 } cs_detector_desc;
 
+/* An artificial cell: an instance of its population's ARTIFICIAL_CELL type. */
+typedef struct {
+    uint64_t gid;
+    int pop, index;              /* population and index within it */
+} cs_art_desc;
+
 typedef struct {
     int cell, node;              /* local cell index, CV */
     uint64_t col;                /* element (column) of its report's whole report */
     cs_probe_kind kind;          /* what it reads: the CV's v, a state of an instance, an ion current */
     size_t inst;                 /* DENSITY / SYNAPSE / STIMULUS: instance (index into inst) */
-    int index;                   /* its state index in the type's states, or ION: CS_ION_* */
+    int index;                   /* its state index in the type's states, or ION, CONC_I, CONC_O,
+                                    EREV: CS_ION_* */
 } cs_probe_desc;
 
 /* One report: a population's probes of one variable (cs_probe_var), the voltage's first. */
@@ -57,8 +69,12 @@ typedef struct {
 typedef struct {
     uint64_t gid0;               /* first gid of this share */
     uint64_t ncell_global;       /* cells of the whole network */
-    size_t ncell;
+    uint64_t nshare;             /* gids of this share (cells with a morphology and artificial ones) */
+    int64_t *local;              /* [nshare] index into cells (>= 0), or -1 - k for art[k] */
+    size_t ncell;                /* cells with a morphology */
     cs_cell_desc *cells;
+    size_t nart;
+    cs_art_desc *art;            /* artificial cells, in gid order */
     int ngeom;
     cs_geometry *geoms;          /* owned */
     size_t ninst;
@@ -76,7 +92,20 @@ typedef struct {
     uint64_t *report_probe_ncol; /* [nreport] elements of report r's whole report (all ranks) */
     uint64_t total_cv;           /* CVs of this share */
     size_t *cell_inst_first;     /* [ncell + 1] instances of local cell c: [first[c], first[c+1]) */
+    /* Weight vectors of the connections (and model events) to synapses whose type takes one
+     * (cs_mech_takes_vector), filled and owned by the simulation core, kept for the whole run:
+     * events carry them (cs_target_event.w), and the backend runs the type's net_init on each at
+     * t = 0. CPU backend only. */
+    size_t nwvec;
+    const size_t *wvec_inst;     /* [nwvec] the synapse instance of each */
+    double *wvec;                /* [nwvec × CS_MAX_WEIGHTS] */
 } cs_network_desc;
+
+/* A synapse type whose events carry their connection's weight vector: NET_RECEIVE with several
+ * arguments or an INITIAL block. */
+static inline int cs_mech_takes_vector(const cs_mech_type *t) {
+    return !t->artificial && t->net_receive_vec && (t->nweight > 1 || t->net_init);
+}
 
 /* The whole network (a single process). */
 cs_status cs_build_network(const cs_model *m, cs_network_desc *out);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cs_artcell.h"
 #include "cs_backend.h"
 #include "cs_backend_choose.h"
 #include "cs_build.h"
@@ -42,6 +43,10 @@ struct cs_sim {
     const cs_backend_ops *ops;
     cs_backend_choice choice;   /* how "auto" chose the backend and the solver */
     cs_backend *be;
+    cs_artcells *art;           /* this rank's artificial cells (NULL: none) */
+    size_t nwconn;              /* connections to synapses that take weight vectors (net.wvec[0, nwconn)), */
+    size_t *wconn;              /* ... by ascending model index; the model events' follow */
+    size_t *wvec_inst;          /* [net.nwvec] (net.wvec_inst) */
     size_t *out_first;          /* [ncell_global + 1] outgoing connections of each source gid ... */
     size_t *out_conn;           /* ... to this rank's cells: connection indices sorted by source */
     cs_output *out;
@@ -134,7 +139,7 @@ static cs_status plan_time(cs_sim *s) {
 
 /* Outgoing connections by source, as a CSR table. */
 static int owned(const cs_sim *s, uint64_t gid) {
-    return gid >= s->net.gid0 && gid - s->net.gid0 < s->net.ncell;
+    return gid >= s->net.gid0 && gid - s->net.gid0 < s->net.nshare;
 }
 
 /* Connections to this rank's cells, by source, as a CSR table over every source gid. */
@@ -170,9 +175,9 @@ static cs_status push_event(cs_sim *s, size_t *n, cs_target_event ev) {
     return CS_OK;
 }
 
-/* Synapse instance `syn` of this rank's cell gid. */
+/* Synapse instance `syn` of this rank's cell gid (a cell with a morphology). */
 static size_t syn_instance(const cs_sim *s, uint64_t gid, int syn) {
-    return s->net.syn_instance[(size_t)(gid - s->net.gid0) * (size_t)s->net.max_syn + (size_t)syn];
+    return s->net.syn_instance[(size_t)s->net.local[gid - s->net.gid0] * (size_t)s->net.max_syn + (size_t)syn];
 }
 
 /* The population of a gid, and its index there. */
@@ -182,6 +187,84 @@ static int gid_pop(const cs_model *m, uint64_t gid, int *index) {
     *index = (int)(gid - m->pops[p].first_gid);
     return p;
 }
+
+/* The synapse type of synapse syn of cell gid. */
+static const cs_mech_type *syn_type(const cs_sim *s, uint64_t gid, int syn) {
+    int index;
+    const cs_population_spec *ps = &s->m->pops[gid_pop(s->m, gid, &index)];
+    return ps->artificial ? NULL : ps->syn[syn].type;
+}
+
+/* Weight vectors for the connections and model events to this rank's synapses whose type takes
+ * them (cs_build.h): slots [0, nwconn) the connections', by model index, then the events'. */
+static cs_status setup_weight_vectors(cs_sim *s) {
+    const cs_model *m = s->m;
+    size_t nc = 0, ne = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        nc = ne = 0;
+        for (size_t k = 0; k < m->nconn; ++k) {
+            const cs_connection *c = &m->conns[k];
+            if (!owned(s, c->target) || s->net.local[c->target - s->net.gid0] < 0 ||
+                !cs_mech_takes_vector(syn_type(s, c->target, c->synapse)))
+                continue;
+            if (pass) {
+                const double *w = cs_model_conn_weights(m, k);
+                double *dst = s->net.wvec + nc * CS_MAX_WEIGHTS;
+                for (int j = 0; j < CS_MAX_WEIGHTS; ++j) dst[j] = w ? w[j] : j == 0 ? c->weight : 0.0;
+                s->wconn[nc] = k;
+                s->wvec_inst[nc] = syn_instance(s, c->target, c->synapse);
+            }
+            ++nc;
+        }
+        for (size_t k = 0; k < m->nevent; ++k) {
+            const cs_event *e = &m->events[k];
+            if (!owned(s, e->target) || s->net.local[e->target - s->net.gid0] < 0 ||
+                !cs_mech_takes_vector(syn_type(s, e->target, e->synapse)))
+                continue;
+            if (pass) {
+                double *dst = s->net.wvec + (nc + ne) * CS_MAX_WEIGHTS;
+                for (int j = 0; j < CS_MAX_WEIGHTS; ++j) dst[j] = j == 0 ? e->weight : 0.0;
+                s->wvec_inst[nc + ne] = syn_instance(s, e->target, e->synapse);
+            }
+            ++ne;
+        }
+        if (!pass) {
+            s->net.nwvec = nc + ne;
+            s->nwconn = nc;
+            s->wconn = malloc((nc + 1) * sizeof *s->wconn);
+            s->wvec_inst = malloc((nc + ne + 1) * sizeof *s->wvec_inst);
+            s->net.wvec = calloc((nc + ne + 1) * CS_MAX_WEIGHTS, sizeof *s->net.wvec);
+            if (!s->wconn || !s->wvec_inst || !s->net.wvec) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+            s->net.wvec_inst = s->wvec_inst;
+        }
+    }
+    return CS_OK;
+}
+
+/* The weight vector of connection conn. */
+static double *weight_vector(const cs_sim *s, size_t conn) {
+    size_t lo = 0, hi = s->nwconn;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->wconn[mid] < conn) lo = mid + 1;
+        else hi = mid;
+    }
+    return s->net.wvec + lo * CS_MAX_WEIGHTS;
+}
+
+/* An event for this rank's cell gid: to its synapse's queue in the backend, or to the artificial
+ * cell's (through connection conn; conn SIZE_MAX: a model event, whose weight vector, where its
+ * synapse takes one, is the next of *ev_slot). */
+static cs_status target_event(cs_sim *s, size_t *nev, uint64_t gid, int syn, double t, double w, size_t conn,
+                              size_t *ev_slot) {
+    int64_t l = s->net.local[gid - s->net.gid0];
+    if (l < 0) return cs_artcells_event(s->art, (size_t)(-1 - l), t, conn, w);
+    double *wv = NULL;
+    if (s->net.nwvec && cs_mech_takes_vector(syn_type(s, gid, syn))) /* the look-up only where vectors exist */
+        wv = conn != SIZE_MAX ? weight_vector(s, conn) : s->net.wvec + (*ev_slot)++ * CS_MAX_WEIGHTS;
+    return push_event(s, nev, (cs_target_event){t, syn_instance(s, gid, syn), w, wv});
+}
+
 
 static cs_status describe_output(cs_sim *s) {
     const cs_model *m = s->m;
@@ -253,6 +336,7 @@ static cs_status build_share(cs_sim *s) {
     CS_TRY(cs_build_partition(m, s->nrank, s->ops != &cs_backend_cpu, s->part));
     CS_TRY(cs_build_network_range(m, s->part[s->rank], s->part[s->rank + 1], &s->net));
     CS_TRY(index_connections(s));
+    CS_TRY(setup_weight_vectors(s));
     s->pop_rows = calloc((size_t)m->npop, sizeof *s->pop_rows);
     s->pop_spikes = calloc((size_t)m->npop, sizeof *s->pop_spikes);
     if (!s->pop_rows || !s->pop_spikes) return cs_error_set(CS_ERR_NOMEM, "out of memory");
@@ -405,15 +489,21 @@ static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_optio
      * of the 256-cell ring, which made the GPU look 1.4x slower than it ran there (H200,
      * bench/NOTES.md, session 12). Up to 128 steps keep them near the run's share. */
     int trial = s->epoch_steps < 128 ? s->epoch_steps : 128;
-    if (s->nrank == 1) {
+    if (s->nrank == 1 && s->net.ncell == 0) { /* artificial cells only: nothing for a GPU */
+        memset(&s->choice, 0, sizeof s->choice);
+        s->choice.ops = &cs_backend_cpu;
+        snprintf(s->choice.report, sizeof s->choice.report, "no cell with a morphology: the CPU (no trial)");
+    } else if (s->nrank == 1) {
         CS_TRY(cs_backend_choose(&s->net, &bp, backend, trial, &s->choice));
     } else {
         CS_TRY(choose_on_rank0(s, &bp, backend, trial));
     }
+    /* a rank whose share is artificial cells only builds no GPU backend (cs_artcell.h) */
+    if (s->net.ncell == 0) s->choice.ops = &cs_backend_cpu;
     s->ops = s->choice.ops;
     if (s->choice.solver[0]) bp.solver = s->choice.solver;
     CS_TRY(s->ops->create(&s->net, &bp, &s->be));
-    return CS_OK;
+    return cs_artcells_create(m, &s->net, m->celsius, s->dt, &s->art);
 }
 
 cs_status cs_sim_create(const cs_model *m, const cs_run_options *o, cs_sim **out) {
@@ -508,8 +598,8 @@ static cs_status exchange(cs_sim *s, const cs_spike *sp, size_t n) {
     for (size_t k = 0; k < n; ++k)
         for (size_t c = s->out_first[sp[k].gid]; c < s->out_first[sp[k].gid + 1]; ++c) {
             const cs_connection *cn = &m->conns[s->out_conn[c]];
-            CS_TRY(push_event(s, &nev, (cs_target_event){sp[k].time + cn->delay,
-                                                         syn_instance(s, cn->target, cn->synapse), cn->weight}));
+            CS_TRY(target_event(s, &nev, cn->target, cn->synapse, sp[k].time + cn->delay, cn->weight, s->out_conn[c],
+                                NULL));
         }
     CS_TRY(s->ops->deliver(s->be, nev, s->evbuf));
     s->nspike += n;
@@ -579,8 +669,8 @@ static cs_status keep_results(cs_sim *s, const cs_epoch_result *res) {
         s->cap_smp = ns;
     }
     if (res->nspike) memcpy(s->spk, res->spikes, res->nspike * sizeof *s->spk);
-    /* backends number cells locally */
-    for (size_t k = 0; k < res->nspike; ++k) s->spk[k].gid += s->net.gid0;
+    /* backends number their cells locally */
+    for (size_t k = 0; k < res->nspike; ++k) s->spk[k].gid = s->net.cells[s->spk[k].gid].gid;
     if (ns) memcpy(s->smp, res->samples, ns * sizeof *s->smp);
     s->nspk = res->nspike;
     s->nrow = res->nrow;
@@ -595,12 +685,12 @@ static cs_status begin_run(cs_sim *s) {
     cs_status loc = s->ops->init(s->be, &res);
     CS_TRY(cs_comm_agree(loc));
     CS_TRY(write_samples(s, 0, res.nrow, res.samples));
-    size_t nev = 0;
+    size_t nev = 0, ev_slot = s->nwconn;
+    if (loc == CS_OK) loc = cs_artcells_init(s->art);
     for (size_t k = 0; k < m->nevent && loc == CS_OK; ++k)
         if (owned(s, m->events[k].target))
-            loc = push_event(s, &nev, (cs_target_event){m->events[k].time,
-                                                        syn_instance(s, m->events[k].target, m->events[k].synapse),
-                                                        m->events[k].weight});
+            loc = target_event(s, &nev, m->events[k].target, m->events[k].synapse, m->events[k].time,
+                               m->events[k].weight, SIZE_MAX, &ev_slot);
     if (loc == CS_OK) loc = s->ops->deliver(s->be, nev, s->evbuf);
     s->row = 1;
     s->started = 1;
@@ -637,6 +727,12 @@ static cs_status advance(cs_sim *s, int64_t target) {
                                res.failed_time);
         }
         if (loc == CS_OK) loc = keep_results(s, &res);
+        /* the artificial cells' events due by the epoch's end + dt/2 (cs_artcell.h) */
+        if (loc == CS_OK) {
+            double ta = cs_now();
+            loc = cs_artcells_run(s->art, ((double)s->step + 0.5) * s->dt, &s->spk, &s->nspk, &s->cap_spk);
+            s->prof.seconds[CS_PHASE_EVENTS] += cs_now() - ta;
+        }
         if (loc == CS_OK) loc = s->werr;
         double t0 = cs_now();
         /* agree, and start gathering this epoch's spikes; without lag they become the next
@@ -763,6 +859,11 @@ void cs_sim_destroy(cs_sim *s) {
     if (!s) return;
     if (s->out) cs_output_close(s->out, 0);
     if (s->be) s->ops->destroy(s->be);
+    cs_artcells_destroy(s->art);
+    free(s->wconn);
+    free(s->wvec_inst);
+    free(s->net.wvec); /* the core's (cs_build.h), before the description goes */
+    s->net.wvec = NULL;
     cs_network_desc_free(&s->net);
     cs_dist_free(&s->dist);
     free(s->part);

@@ -11,6 +11,7 @@
 
 #include "cs_backend.h"
 #include "cs_cable_matrix.h"
+#include "cs_ion.h"
 #include "cs_solver.h"
 
 #define CS_BATCH_TARGET_CV 4096 /* CVs per batch: ~10 arrays × 8 B × 4096 = 320 KiB, about L2 */
@@ -45,6 +46,12 @@ typedef struct {
     unsigned ions;                /* bit (1 << CS_ION_*): ions some mechanism reads or writes */
     double *ion_e[CS_NION];       /* [ncv] reversal potentials [mV] (NULL for ions not used) */
     double *ion_i[CS_NION];       /* [ncv] ion current densities [mA/cm²], zeroed every step */
+    double *ion_ci[CS_NION];      /* [ncv] inside concentrations [mM] (NULL for ions not used) */
+    double *ion_co[CS_NION];      /* [ncv] outside concentrations [mM] */
+    int nnernst[CS_NION];         /* rows whose mechanisms read the concentrations (style >= READ): */
+    int *nernst[CS_NION];         /* e = Nernst at initialisation; first nadvance of them: style WRITE, */
+    int nadvance[CS_NION];        /* e = Nernst at every step (cs_ion.h) */
+    char conc_error[256];         /* a concentration gone negative or NaN (set by the batch's thread) */
     int nactive;
     int *active;                  /* [nactive] rows where a mechanism is evaluated every step */
     size_t inst0, ninst;          /* network instances [inst0, inst0 + ninst) live here */
@@ -165,18 +172,41 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
         mg->weight[l] = in->weight;
         for (int j = 0; j < mg->type->nparam; ++j) mg->param[j][l] = in->param[j];
     }
-    /* ions: per-CV reversal potentials from the cells' regions, current accumulators */
-    for (int m = 0; m < b->nmech; ++m) b->ions |= b->mech[m].type->ion_read | b->mech[m].type->ion_write;
+    /* ions: per-CV reversal potentials and concentrations from the cells' regions, current
+     * accumulators, and the rows where Nernst applies (the highest style of their mechanisms) */
+    for (int m = 0; m < b->nmech; ++m) b->ions |= cs_ion_used(b->mech[m].type);
     for (int ion = 0; ion < CS_NION; ++ion) {
         if (!(b->ions & (1u << ion))) continue;
         b->ion_e[ion] = xcalloc(n, sizeof(double), &fail);
         b->ion_i[ion] = xcalloc(n, sizeof(double), &fail);
-        if (fail) return cs_error_set(CS_ERR_NOMEM, "out of memory for ions of %d CVs", b->ncv);
+        b->ion_ci[ion] = xcalloc(n, sizeof(double), &fail);
+        b->ion_co[ion] = xcalloc(n, sizeof(double), &fail);
+        b->nernst[ion] = xcalloc(n, sizeof(int), &fail);
+        unsigned char *style = xcalloc(n, 1, &fail);
+        if (fail) {
+            free(style);
+            return cs_error_set(CS_ERR_NOMEM, "out of memory for ions of %d CVs", b->ncv);
+        }
         for (int c = 0; c < b->ncell; ++c) {
             const cs_cell_desc *cell = &net->cells[b->cell0 + c];
-            for (int r = 0; r < cell->geom->ncv; ++r)
-                b->ion_e[ion][b->cv_off[c] + r] = cell->ion_e[ion][cell->geom->tag[r] & (CS_NTAG - 1)];
+            for (int r = 0; r < cell->geom->ncv; ++r) {
+                int t = cell->geom->tag[r] & (CS_NTAG - 1);
+                b->ion_e[ion][b->cv_off[c] + r] = cell->ion_e[ion][t];
+                b->ion_ci[ion][b->cv_off[c] + r] = cell->ion_ci[ion][t];
+                b->ion_co[ion][b->cv_off[c] + r] = cell->ion_co[ion][t];
+            }
         }
+        for (int m = 0; m < b->nmech; ++m)
+            for (int l = 0; l < b->mech[m].n; ++l) {
+                int st = cs_ion_style_of(b->mech[m].type, ion), r = b->mech[m].node[l];
+                if (st > style[r]) style[r] = (unsigned char)st;
+            }
+        for (int r = 0; r < b->ncv; ++r)
+            if (style[r] == CS_ION_STYLE_WRITE) b->nernst[ion][b->nadvance[ion]++] = r;
+        b->nnernst[ion] = b->nadvance[ion];
+        for (int r = 0; r < b->ncv; ++r)
+            if (style[r] == CS_ION_STYLE_READ) b->nernst[ion][b->nnernst[ion]++] = r;
+        free(style);
     }
     /* the rows whose i and g the mechanisms touch: the only ones the per-step assembly visits */
     char *mark = xcalloc(n, 1, &fail);
@@ -218,6 +248,12 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
         b->probe_row[b->nprobe] = b->cv_off[pd->cell - b->cell0] + pd->node;
         b->probe_col[b->nprobe] = k;
         b->probe_ion[b->nprobe] = pd->kind == CS_PROBE_ION ? pd->index : pd->kind == CS_PROBE_IMEM ? PROBE_IMEM : -1;
+        if (pd->kind == CS_PROBE_CONC_I || pd->kind == CS_PROBE_CONC_O || pd->kind == CS_PROBE_EREV) {
+            double *arr = pd->kind == CS_PROBE_CONC_I   ? b->ion_ci[pd->index]
+                          : pd->kind == CS_PROBE_CONC_O ? b->ion_co[pd->index]
+                                                        : b->ion_e[pd->index];
+            b->probe_src[b->nprobe] = arr + b->probe_row[b->nprobe]; /* the build checked the ion is used there */
+        }
         if (pd->kind == CS_PROBE_DENSITY || pd->kind == CS_PROBE_SYNAPSE || pd->kind == CS_PROBE_STIMULUS) {
             /* the build found the instance; a folded one (a linear mechanism) keeps no states */
             int gidx = b->inst_group[pd->inst - b->inst0];
@@ -265,7 +301,7 @@ static void destroy_batch(batch *b) {
     free(b->elec); free(b->elec_tmp); free(b->child_first); free(b->child);
     free(b->ev); free(b->spikes);
     for (int ion = 0; ion < CS_NION; ++ion) {
-        free(b->ion_e[ion]); free(b->ion_i[ion]);
+        free(b->ion_e[ion]); free(b->ion_i[ion]); free(b->ion_ci[ion]); free(b->ion_co[ion]); free(b->nernst[ion]);
     }
 }
 
@@ -326,12 +362,40 @@ static cs_status cpu_create(const cs_network_desc *net, const cs_backend_params 
 
 static cs_mech_view view_of(const batch *b, const mech_group *mg, double t, const cs_backend_params *p) {
     cs_mech_view v = {mg->n, mg->node, mg->weight, b->v, b->i, b->g, mg->param, mg->state,
-                      t, p->dt, p->celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+                      t, p->dt, p->celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL},
+                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = b->ion_e[ion];
         v.ion_i[ion] = b->ion_i[ion];
+        v.ion_ci[ion] = b->ion_ci[ion];
+        v.ion_co[ion] = b->ion_co[ion];
     }
     return v;
+}
+
+/* Reversal potentials from the concentrations (NEURON's ion_style): on the first `count` rows of
+ * the ion's Nernst list (nadvance: every step; nnernst: at initialisation). A concentration gone
+ * negative or NaN ends the run, naming the cell and the mechanisms that write it. */
+static void nernst_rows(const cs_backend *be, batch *b, int ion, int count, double t) {
+    static const double z[CS_NION] = CS_ION_VALENCE;
+    static const char *const stem[CS_NION] = {"na", "k", "ca"};
+    const int *rows = b->nernst[ion];
+    for (int k = 0; k < count; ++k) {
+        int r = rows[k];
+        double ci = b->ion_ci[ion][r], co = b->ion_co[ion][r];
+        if (!(ci >= 0.0 && co >= 0.0) && !b->conc_error[0]) {
+            int c = 0;
+            while (b->cv_off[c + 1] <= r) ++c;
+            const char *by = "";
+            for (int m = 0; m < b->nmech && !by[0]; ++m)
+                if ((b->mech[m].type->conc_write >> ion) & 1u) by = b->mech[m].type->name;
+            snprintf(b->conc_error, sizeof b->conc_error,
+                     "cell %llu: %s%c became %g mM (negative or NaN) at t = %g ms on CV %d, written by mechanism '%s'",
+                     (unsigned long long)be->net->cells[b->cell0 + c].gid, stem[ion], ci >= 0.0 ? 'o' : 'i',
+                     ci >= 0.0 ? co : ci, t, r - b->cv_off[c], by[0] ? by : "(none)");
+        }
+        b->ion_e[ion][r] = cs_nernst(ci, co, z[ion], be->p.celsius);
+    }
 }
 
 static cs_status ensure_rows(cs_backend *be, size_t rows) {
@@ -373,13 +437,28 @@ static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
         batch *b = &be->b[j];
         for (int c = 0; c < b->ncell; ++c)
             for (int r = b->cv_off[c]; r < b->cv_off[c + 1]; ++r) b->v[r] = be->net->cells[b->cell0 + c].v_init;
+        /* NEURON's order: the ions' init (Nernst where concentrations are read), then each
+         * mechanism's INITIAL, after which a written concentration updates e again */
+        for (int ion = 0; ion < CS_NION; ++ion)
+            if (b->nernst[ion]) nernst_rows(be, b, ion, b->nnernst[ion], 0.0);
         for (int m = 0; m < b->nmech; ++m) {
             cs_mech_view v = view_of(b, &b->mech[m], 0.0, &be->p);
             b->mech[m].type->init(&v);
+            for (int ion = 0; ion < CS_NION; ++ion)
+                if ((b->mech[m].type->conc_write >> ion) & 1u) nernst_rows(be, b, ion, b->nnernst[ion], 0.0);
         }
+        if (b->conc_error[0]) return cs_error_set(CS_ERR_NUMERIC, "%s", b->conc_error);
         for (int k = 0; k < b->ndet; ++k) b->det_vprev[k] = b->v[b->det_row[k]];
-        sample_row(be, b, 0);
     }
+    /* NET_RECEIVE's INITIAL, on each connection's weight vector (cs_build.h) */
+    for (size_t k = 0; k < be->net->nwvec; ++k) {
+        size_t in = be->net->wvec_inst[k];
+        batch *b = &be->b[be->inst_batch[in]];
+        mech_group *mg = &b->mech[b->inst_group[in - b->inst0]];
+        cs_mech_view v = view_of(b, mg, 0.0, &be->p);
+        if (mg->type->net_init) mg->type->net_init(&v, b->inst_local[in - b->inst0], be->net->wvec + k * CS_MAX_WEIGHTS);
+    }
+    for (int j = 0; j < be->nbatch; ++j) sample_row(be, &be->b[j], 0);
     *res = cs_epoch_result_of(0, NULL, 1, be->samples);
     return CS_OK;
 }
@@ -431,13 +510,22 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
             size_t k = e->instance - b->inst0;
             mech_group *mg = &b->mech[b->inst_group[k]];
             cs_mech_view v = view_of(b, mg, t, &be->p);
-            mg->type->net_receive(&v, b->inst_local[k], e->weight);
+            if (e->w) { /* a weight vector: NET_RECEIVE sees the event's own time, as in NEURON */
+                v.t = e->time;
+                mg->type->net_receive_vec(&v, b->inst_local[k], e->w, 0.0);
+            } else {
+                mg->type->net_receive(&v, b->inst_local[k], e->weight);
+            }
         }
         t1 = cs_now(); b->phase[CS_PHASE_EVENTS] += t1 - t0; t0 = t1;
 
-        /* i and g were zeroed by the previous step's assembly (above before the first) */
-        for (int ion = 0; ion < CS_NION; ++ion)
+        /* i and g were zeroed by the previous step's assembly (above before the first); where
+         * mechanisms write a concentration, e follows it (NEURON's ion_cur, before the currents) */
+        for (int ion = 0; ion < CS_NION; ++ion) {
             if (b->ion_i[ion]) memset(b->ion_i[ion], 0, (size_t)b->ncv * sizeof(double));
+            if (b->nadvance[ion]) nernst_rows(be, b, ion, b->nadvance[ion], t);
+        }
+        if (b->conc_error[0]) return;
         for (int m = 0; m < b->nmech; ++m) {
             cs_mech_view v = view_of(b, &b->mech[m], t + 0.5 * dt, &be->p);
             b->mech[m].type->current(&v);
@@ -557,6 +645,7 @@ static cs_status cpu_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_re
     for (int j = 0; j < nb; ++j) {
         batch *b = &be->b[j];
         if (b->status != CS_OK) return b->status;
+        if (b->conc_error[0]) return cs_error_set(CS_ERR_NUMERIC, "%s", b->conc_error);
         if (b->failed_cell >= 0 && (res->failed_cell < 0 || b->failed_time < res->failed_time)) {
             res->failed_cell = b->failed_cell;
             res->failed_time = b->failed_time;

@@ -32,6 +32,7 @@ const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *
 #else
 
 #include "cs_cuda_epoch_setup.h"
+#include "cs_cuda_ions.h"
 #include "cs_hines_gpu.h"
 
 #define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
@@ -59,7 +60,7 @@ struct cs_backend {
     int *ev_local;              /* staging for the epoch's events */
     double *ev_weight;
     size_t cap_dev_ev;
-    int *ev_hi;                 /* [nsteps + 1] end of each step's events */
+    int *ev_hi;                 /* [nsyn × s.ev_stride] the epoch's event ranges (cs_cuda.h) */
     size_t cap_rows_dev, cap_rows_host;
     double *samples;            /* host copy of the epoch's samples [mV] */
     cs_spike *spikes;
@@ -76,6 +77,8 @@ struct cs_backend {
     /* untimed steps: detection and sampling on a second stream beside the state update (both
      * only read v), forked and joined through two events; NULL: in order (CS_CUDA_FORK=0) */
     void *side, *fork_events;
+    int ordered_update;         /* a mechanism writes an ion concentration that another may read in
+                                   its state update: the groups' updates run in order, unforked */
     void *graph[2][CS_GRAPH_LEVELS];
     const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */
     double *v_first;            /* s->v at set-up: the parity of the swap */
@@ -127,6 +130,9 @@ static void cuda_destroy(cs_backend *be) {
     for (int ion = 0; ion < CS_NION; ++ion) {
         cs_cuda_free(s->ion_e[ion]);
         cs_cuda_free(s->ion_i[ion]);
+        cs_cuda_free(s->ion_ci[ion]);
+        cs_cuda_free(s->ion_co[ion]);
+        cs_cuda_free(s->nernst_rows[ion]);
     }
     cs_cuda_free(s->ev_range);
     drop_graphs(be);
@@ -183,10 +189,13 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     CS_TRY(upload_new((void **)&cm->param_ptr, pp, (size_t)(np ? np : 1) * sizeof *pp, "mechanism parameters"));
     CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
     cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
-                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+                      0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL},
+                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = s->ion_e[ion];
         v.ion_i[ion] = s->ion_i[ion];
+        v.ion_ci[ion] = s->ion_ci[ion];
+        v.ion_co[ion] = s->ion_co[ion];
     }
     cm->gpu = t->gpu;
     cm->view = v;
@@ -195,8 +204,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
 
 /* Mechanism groups: instances of one type, their CVs mapped to the internal layout; states
  * initialised on the host with the mechanism's own init (the CPU code) and uploaded. */
-static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *const *ion_e_int,
-                                  double *const *ion_i_int) {
+static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_ions *ions) {
     const cs_network_desc *net = be->net;
     cs_cuda_state *s = &be->s;
     const cs_mech_type *types[CS_CUDA_MAX_MECH];
@@ -210,6 +218,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
     }
     s->nmech = 0;
     s->syn_group = -1;
+    s->nsyn = 0;
     for (size_t k = 0; k < net->ninst; ++k) {
         be->syn_local[k] = -1;
         group[k] = -1;
@@ -223,12 +232,9 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
             }
             gi = s->nmech++;
             types[gi] = net->inst[k].type;
-            if (types[gi]->receives_events) {
-                if (s->syn_group >= 0) {
-                    return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': synapses of two types (%s, %s) in one "
-                                        "network; use --backend cpu", types[s->syn_group]->name, types[gi]->name);
-                }
-                s->syn_group = gi;
+            if (types[gi]->receives_events) { /* any number of synapse types, their events apart */
+                if (s->syn_group < 0) s->syn_group = gi;
+                s->syn_groups[s->nsyn++] = gi;
             }
         }
         group[k] = gi;
@@ -242,7 +248,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
         const int n = count[m], np = t->nparam, ns = t->nstate, kind = kind_of(t);
         if (kind < 0) {
             st = cs_error_set(CS_ERR_UNSUPPORTED, "mechanism \"%s\" has no CUDA code (a catalogue built without "
-                              "nvcc, or a mechanism that reads t): use --backend cpu", t->name);
+                              "nvcc, a mechanism that reads t, or a synapse with a weight vector): use --backend cpu", t->name);
             break;
         }
         int *node = malloc((size_t)n * sizeof *node);
@@ -263,8 +269,11 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, double *c
             for (int j = 0; j < np; ++j) pp[j] = par + (size_t)j * (size_t)n;
             for (int j = 0; j < ns; ++j) sp[j] = sta + (size_t)j * (size_t)n;
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
-                                 {ion_e_int[0], ion_e_int[1], ion_e_int[2]}, {ion_i_int[0], ion_i_int[1], ion_i_int[2]}};
+                                 {ions->e[0], ions->e[1], ions->e[2]}, {ions->i[0], ions->i[1], ions->i[2]},
+                                 {ions->ci[0], ions->ci[1], ions->ci[2]}, {ions->co[0], ions->co[1], ions->co[2]},
+                                 NULL, NULL, 0, 0.0};
             t->init(&view);
+            cs_cuda_ions_wrote(ions, t); /* NEURON's order: e after each INITIAL that writes a concentration */
             cs_cuda_mech *cm = &s->mech[m];
             cm->kind = (cs_cuda_mech_kind)kind;
             cm->n = n;
@@ -416,8 +425,13 @@ static cs_status setup_probe_sources(cs_backend *be) {
         if (pd->kind == CS_PROBE_V) continue;
         if (pd->kind == CS_PROBE_IMEM) continue; /* setup_imem */
         int row = be->row_map[be->cell_first[pd->cell] + pd->node];
-        if (pd->kind == CS_PROBE_ION) {
-            src[k] = s->ion_i[pd->index] + row;
+        if (pd->kind == CS_PROBE_ION || pd->kind == CS_PROBE_CONC_I || pd->kind == CS_PROBE_CONC_O ||
+            pd->kind == CS_PROBE_EREV) { /* the build checked that the ion is used there */
+            double *arr = pd->kind == CS_PROBE_ION      ? s->ion_i[pd->index]
+                          : pd->kind == CS_PROBE_CONC_I ? s->ion_ci[pd->index]
+                          : pd->kind == CS_PROBE_CONC_O ? s->ion_co[pd->index]
+                                                        : s->ion_e[pd->index];
+            src[k] = arr + row;
             continue;
         }
         int gi = be->inst_group[pd->inst];
@@ -628,34 +642,15 @@ static cs_status setup(cs_backend *be) {
         free(v);
     }
     free(parent);
-    /* ions some mechanism reads or writes: reversal potentials by the CV's region (on the host
-     * for the mechanisms' initial states, and on the device), current densities */
-    double *ion_e_int[CS_NION] = {NULL, NULL, NULL}, *ion_i_int[CS_NION] = {NULL, NULL, NULL};
-    unsigned ions = 0;
-    for (size_t k = 0; k < net->ninst; ++k) ions |= net->inst[k].type->ion_read | net->inst[k].type->ion_write;
-    for (int ion = 0; st == CS_OK && ion < CS_NION; ++ion) {
-        if (!(ions & (1u << ion))) continue;
-        ion_e_int[ion] = calloc(s->n_int ? s->n_int : 1, sizeof(double));
-        ion_i_int[ion] = calloc(s->n_int ? s->n_int : 1, sizeof(double));
-        if (!ion_e_int[ion] || !ion_i_int[ion]) {
-            st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-            break;
-        }
-        for (int c = 0; c < ncell; ++c) {
-            const cs_cell_desc *cell = &net->cells[c];
-            for (int r = 0; r < cell->geom->ncv; ++r)
-                ion_e_int[ion][be->row_map[be->cell_first[c] + r]] = cell->ion_e[ion][cell->geom->tag[r] & (CS_NTAG - 1)];
-        }
-        size_t bytes = (s->n_int ? s->n_int : 1) * sizeof(double);
-        st = upload_new((void **)&s->ion_e[ion], ion_e_int[ion], bytes, "reversal potentials");
-        if (st == CS_OK) st = upload_new((void **)&s->ion_i[ion], ion_i_int[ion], bytes, "ion currents");
-    }
-    if (st == CS_OK) st = cs_cuda_alloc((void **)&s->ev_range, 2 * sizeof(int), "event ranges");
-    if (st == CS_OK) st = setup_mechanisms(be, v_int, ion_e_int, ion_i_int);
-    for (int ion = 0; ion < CS_NION; ++ion) {
-        free(ion_e_int[ion]);
-        free(ion_i_int[ion]);
-    }
+    /* ions some mechanism uses: reversal potentials and concentrations by the CV's region (on the
+     * host for the mechanisms' initial states, and on the device, again after them), currents */
+    cs_cuda_ions ions = {0};
+    if (st == CS_OK) st = cs_cuda_ions_build(net, be->cell_first, be->row_map, s->n_int, be->p.celsius, &ions);
+    if (st == CS_OK) st = cs_cuda_ions_upload(&ions, s);
+    if (st == CS_OK) st = cs_cuda_alloc((void **)&s->ev_range, 2 * CS_CUDA_MAX_MECH * sizeof(int), "event ranges");
+    if (st == CS_OK) st = setup_mechanisms(be, v_int, &ions);
+    if (st == CS_OK) st = cs_cuda_ions_upload(&ions, s);
+    cs_cuda_ions_free(&ions);
     free(v_int);
     if (st == CS_OK && be->fused) st = setup_fused_flags(be);
     if (be->epoch) s->hh_ahead = 0; /* the epoch kernel computes every current in its step */
@@ -702,6 +697,7 @@ static cs_status setup(cs_backend *be) {
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     const char *fork = getenv("CS_CUDA_FORK"); /* CS_CUDA_FORK=0: every kernel in order (for comparisons) */
+    for (size_t k = 0; k < net->ninst; ++k) be->ordered_update |= net->inst[k].type->conc_write != 0;
     if (st == CS_OK && !(fork && !strcmp(fork, "0"))) {
         st = cs_cuda_stream_create(&be->side);
         if (st == CS_OK) st = cs_cuda_timer_create(&be->fork_events, 2);
@@ -770,31 +766,44 @@ static cs_status cuda_deliver(cs_backend *be, size_t n, const cs_target_event *e
     return CS_OK;
 }
 
-/* The epoch's events (due by the midpoint of its last step) go to the device, with the range
- * of each step: events due by a step's midpoint are delivered at its start. */
+/* The epoch's events (due by the midpoint of its last step) go to the device, grouped by
+ * synapse type, with the range of each step in each group (cs_cuda.h, ev_stride): events due by
+ * a step's midpoint are delivered at its start. */
 static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t *ndue) {
     const double dt = be->p.dt;
+    const cs_cuda_state *s = &be->s;
+    const int nsyn = s->nsyn > 0 ? s->nsyn : 1, stride = s->ev_stride;
     if (be->nev) qsort(be->ev, be->nev, sizeof *be->ev, cs_target_event_compare);
-    size_t due = 0;
-    int *hi = realloc(be->ev_hi, ((size_t)nsteps + 1) * sizeof *hi);
+    int *hi = realloc(be->ev_hi, (size_t)nsyn * (size_t)stride * sizeof *hi);
     if (!hi) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     be->ev_hi = hi;
+    size_t due = 0; /* the due events, in time order; then each type's, step by step */
     for (int k = 0; k < nsteps; ++k) {
         double t = (double)(step0 + k) * dt;
         while (due < be->nev && be->ev[due].time <= t + 0.5 * dt) ++due;
-        hi[k] = (int)due;
     }
     *ndue = due;
-    if (!due) return CS_OK;
-    int *loc = realloc(be->ev_local, due * sizeof *loc);
-    double *w = realloc(be->ev_weight, due * sizeof *w);
+    int *loc = realloc(be->ev_local, (due ? due : 1) * sizeof *loc);
+    double *w = realloc(be->ev_weight, (due ? due : 1) * sizeof *w);
     if (loc) be->ev_local = loc;
     if (w) be->ev_weight = w;
     if (!loc || !w) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-    for (size_t k = 0; k < due; ++k) {
-        loc[k] = be->syn_local[be->ev[k].instance];
-        w[k] = be->ev[k].weight;
+    size_t n = 0;
+    for (int q = 0; q < nsyn; ++q) {
+        int *h = hi + (size_t)q * (size_t)stride;
+        size_t e = 0;
+        h[0] = (int)n;
+        for (int k = 0; k < nsteps; ++k) {
+            double t = (double)(step0 + k) * dt;
+            for (; e < due && be->ev[e].time <= t + 0.5 * dt; ++e) {
+                if (s->nsyn && be->inst_group[be->ev[e].instance] != s->syn_groups[q]) continue;
+                loc[n] = be->syn_local[be->ev[e].instance];
+                w[n++] = be->ev[e].weight;
+            }
+            h[k + 1] = (int)n;
+        }
     }
+    if (!due) return CS_OK;
     size_t cap_l = be->cap_dev_ev, cap_w = be->cap_dev_ev;
     CS_TRY(grow_device((void **)&be->s.ev_local, &cap_l, due, sizeof(int), "events"));
     CS_TRY(grow_device((void **)&be->s.ev_weight, &cap_w, due, sizeof(double), "events"));
@@ -830,7 +839,7 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         s->v = s->rhs;
         s->rhs = tmp;
     }
-    if (mark < 0 && be->side) {
+    if (mark < 0 && be->side && !be->ordered_update) {
         /* untimed: detection and sampling (they read v and write spikes and samples) and the
          * state update of mechanism groups 1.. beside group 0's (each reads v and writes its own
          * states; hh as group 0 also its next current): ~3 of the ~9 dependent launches of a
@@ -841,14 +850,14 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         CS_TRY(cs_cuda_stream_wait(be->side, be->fork_events, 0));
         CS_TRY(cs_cuda_detect(&side, j));
         if (!s->probe_src) CS_TRY(cs_cuda_sample(&side, j));
-        CS_TRY(cs_cuda_advance(&side, be->p.celsius, 1, s->nmech));
-        CS_TRY(cs_cuda_advance(s, be->p.celsius, 0, 1));
+        CS_TRY(cs_cuda_advance(&side, be->p.celsius, j, 1, s->nmech));
+        CS_TRY(cs_cuda_advance(s, be->p.celsius, j, 0, 1));
         CS_TRY(cs_cuda_timer_record(be->fork_events, 1, be->side));
         CS_TRY(cs_cuda_stream_wait(s->stream, be->fork_events, 1));
         /* probes of states read what the update writes: after it */
         if (s->probe_src) CS_TRY(cs_cuda_sample(s, j));
     } else {
-        CS_TRY(cs_cuda_advance(s, be->p.celsius, 0, s->nmech));
+        CS_TRY(cs_cuda_advance(s, be->p.celsius, j, 0, s->nmech));
         MARK(5);
         CS_TRY(cs_cuda_detect(s, j));
         MARK(6);
@@ -913,19 +922,21 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     be->nsteps = nsteps;
     be->rows = (int)((step0 + nsteps) / stride - step0 / stride);
     CS_TRY(ensure_rows(be, (size_t)be->rows + 1));
+    const size_t nsyn = s->nsyn > 0 ? (size_t)s->nsyn : 1;
+    if (nsteps > be->cap_ev_hi) {
+        cs_cuda_free(s->ev_hi);
+        s->ev_hi = NULL;
+        be->cap_ev_hi = 0;
+        CS_TRY(cs_cuda_alloc((void **)&s->ev_hi, nsyn * ((size_t)nsteps + 1) * sizeof(int), "event ranges"));
+        be->cap_ev_hi = nsteps;
+    }
+    s->ev_stride = be->cap_ev_hi + 1; /* changes only with ev_hi's address (graphs are then dropped) */
     size_t due = 0;
     CS_TRY(stage_events(be, step0, nsteps, &due));
     /* drop the staged events from the pending list */
     if (due) memmove(be->ev, be->ev + due, (be->nev - due) * sizeof *be->ev);
     be->nev -= due;
-    if (nsteps > be->cap_ev_hi) {
-        cs_cuda_free(s->ev_hi);
-        s->ev_hi = NULL;
-        be->cap_ev_hi = 0;
-        CS_TRY(cs_cuda_alloc((void **)&s->ev_hi, (size_t)nsteps * sizeof(int), "event ranges"));
-        be->cap_ev_hi = nsteps;
-    }
-    CS_TRY(cs_cuda_upload(s->ev_hi, be->ev_hi, (size_t)nsteps * sizeof(int)));
+    CS_TRY(cs_cuda_upload(s->ev_hi, be->ev_hi, nsyn * (size_t)s->ev_stride * sizeof(int)));
     CS_TRY(cs_cuda_epoch_start(s, (long long)step0));
     if (be->epoch) { /* one launch, timed as a whole; its phases from block 0's clock */
         CS_TRY(cs_cuda_timer_record(be->timers, 0, s->stream));

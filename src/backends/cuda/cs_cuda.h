@@ -69,12 +69,21 @@ typedef struct {
     double *a0;                         /* shared constants only: pivots u/d' without currents [1] */
     int nmech;
     cs_cuda_mech mech[CS_CUDA_MAX_MECH];
-    int *ev_local;                      /* [cap] expsyn instance of each event of the epoch */
-    double *ev_weight;                  /* [cap] [µS] */
-    int syn_group;                      /* mech index of the synapse type (one per network), -1 when none */
-    int *ev_range;                      /* [2] a catalogue synapse's events of the step: first, end */
+    int *ev_local;                      /* [cap] synapse-local instance of each event of the epoch, */
+    double *ev_weight;                  /* [cap] [µS] ... grouped by synapse type, each group by time */
+    int syn_group;                      /* mech index of the first synapse type, -1 when none (the
+                                           epoch kernel's: built-ins only, so expsyn's) */
+    int nsyn;                           /* synapse types (mechanism groups that receive events) */
+    int syn_groups[CS_CUDA_MAX_MECH];   /* their mech indices, in group order */
+    int ev_stride;                      /* ev_hi: [nsyn × ev_stride]; synapse type q's events are
+                                           ev_hi[q·stride] ..; step s's end at ev_hi[q·stride + s + 1] */
+    int *ev_range;                      /* [2 × CS_CUDA_MAX_MECH] a catalogue synapse's events of the
+                                           step: first, end (per synapse type) */
     double *ion_e[CS_NION];             /* [n_int] reversal potentials [mV] (NULL: ion not used) */
     double *ion_i[CS_NION];             /* [n_int] ion current densities [mA/cm²], zeroed each step */
+    double *ion_ci[CS_NION], *ion_co[CS_NION]; /* [n_int] concentrations [mM] (NULL: ion not used) */
+    int nernst_n[CS_NION];              /* rows whose e follows Nernst every step (cs_cuda_ions.h) */
+    int *nernst_rows[CS_NION];          /* [nernst_n] */
     /* 1: hh is mechanism group 0 and its state update computes the next step's hh current in the
      * same kernel (v and the states read once; one launch less per step); its first current comes
      * from cs_cuda_first_currents. Group 0 adds into i and g first either way, so the sums are the
@@ -107,7 +116,7 @@ typedef struct {
      * current one within the epoch live on the device (cs_cuda_step_ctx), so a CUDA graph of
      * steps replays with no argument changing; ev_hi[k] ends step k's events. */
     void *ctx;                          /* cs_cuda_step_ctx on the device */
-    int *ev_hi;                         /* [epoch steps] */
+    int *ev_hi;                         /* [nsyn × ev_stride] (see ev_stride) */
     double dt;                          /* [ms] */
     int sample_stride;                  /* probes are sampled every sample_stride steps */
     cs_cuda_epoch epoch;                /* epoch.on: the persistent epoch kernel runs the steps */
@@ -135,12 +144,12 @@ size_t cs_cuda_memory_used(void);
  * host's rounding (no fused multiply-add), so the results do not depend on the launch path. */
 cs_status cs_cuda_epoch_start(const cs_cuda_state *s, long long step0); /* k = 0; counters reset */
 cs_status cs_cuda_deliver(const cs_cuda_state *s, int j);
-cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius);
+cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius); /* e = Nernst first */
 cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the first step's hh current */
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
 /* the state update of mechanism groups [first, end): each group's states are its own, so groups
  * may run on different streams */
-cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int first, int end);
+cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int first, int end);
 cs_status cs_cuda_detect(const cs_cuda_state *s, int j);
 cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that end on the stride */
 cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */

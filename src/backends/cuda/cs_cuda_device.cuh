@@ -4,12 +4,10 @@
 #ifndef CS_CUDA_DEVICE_CUH
 #define CS_CUDA_DEVICE_CUH
 
+#include "cs_mech.h"
 #include "cs_mech_math.h"
 
-typedef struct {
-    long long step0; /* the epoch's first step */
-    int k;           /* the current step's index within the epoch */
-} cs_cuda_step_ctx;
+typedef cs_mech_step_ctx cs_cuda_step_ctx; /* catalogue kernels read it too (cs_mech_view.step_ctx) */
 
 /* [ms] the time of step `step`: the host's (double)step·dt, never contracted into an FMA */
 __device__ inline double step_time(long long step, double dt) { return __dmul_rn((double)step, dt); }

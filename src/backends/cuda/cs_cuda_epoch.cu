@@ -112,7 +112,7 @@ __global__ void k_epoch(const ep_args a, long long step0, int nsteps) {
         const long long step = step0 + k;
         /* events due at this step: the block takes those of its own synapses (every block scans
          * the step's events: cheap on the small networks epoch is for) */
-        const int ev_lo = k ? a.ev_hi[k - 1] : 0, ev_end = a.ev_hi[k];
+        const int ev_lo = a.ev_hi[k], ev_end = a.ev_hi[k + 1]; /* the only synapse type's (cs_cuda.h) */
         if (a.syn >= 0 && ev_end > ev_lo) { /* the same test in every thread: the barrier is safe */
             const ep_mech &sm = a.m[a.syn];
             for (int e = ev_lo + tid; e < ev_end; e += nt) {

@@ -10,6 +10,7 @@ extern "C" {
 #include "cs_cuda.h"
 }
 #include "cs_cuda_device.cuh"
+#include "cs_ion.h"
 
 #define CS_THREADS 256
 
@@ -166,7 +167,7 @@ extern "C" cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n) {
 #define CS_DELIVER_BLOCKS 32 /* a fixed grid (graphs replay it) striding over the step's events */
 __global__ void k_deliver(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, const int *local, const double *w,
                           double *g_syn) {
-    int step = ctx->k + j, lo = step ? hi_of[step - 1] : 0, hi = hi_of[step];
+    int step = ctx->k + j, lo = hi_of[step], hi = hi_of[step + 1];
     for (int k = lo + blockIdx.x * blockDim.x + threadIdx.x; k < hi; k += gridDim.x * blockDim.x)
         atomicAdd(&g_syn[local[k]], w[k]); /* several events may hit one synapse */
 }
@@ -174,33 +175,40 @@ __global__ void k_deliver(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, 
 /* the step's event range, for a catalogue synapse's net_receive (graphs replay it) */
 __global__ void k_event_range(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, int *range) {
     int step = ctx->k + j;
-    range[0] = step ? hi_of[step - 1] : 0;
-    range[1] = hi_of[step];
+    range[0] = hi_of[step];
+    range[1] = hi_of[step + 1];
 }
 
-/* A catalogue mechanism's view for a launch: this step's v, i, g. */
-static cs_mech_view catalogue_view(const cs_cuda_state *s, const cs_cuda_mech *m) {
+/* A catalogue mechanism's view for a launch: this step's v, i, g, and where its kernels find
+ * the step's time (the context's step + j, plus t_offset [ms]). */
+static cs_mech_view catalogue_view(const cs_cuda_state *s, const cs_cuda_mech *m, int j, double t_offset) {
     cs_mech_view v = m->view;
     v.v = s->v;
     v.i = s->i;
     v.g = s->g;
+    v.step_ctx = (const cs_mech_step_ctx *)s->ctx;
+    v.step_j = j;
+    v.t_offset = t_offset;
     return v;
 }
 
+/* Each synapse type's events of the step, type after type (their instances are apart). */
 extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
-    if (s->syn_group < 0) return CS_OK;
-    const cs_cuda_mech *m = &s->mech[s->syn_group];
-    if (m->kind == CS_CUDA_CATALOGUE) {
-        k_event_range<<<1, 1, 0, stream_of(s)>>>((const cs_cuda_step_ctx *)s->ctx, j, s->ev_hi, s->ev_range);
-        CS_LAUNCHED("event range");
-        cs_mech_view v = catalogue_view(s, m);
-        m->gpu->net_receive(&v, s->ev_range, s->ev_local, s->ev_weight, s->stream);
-        CS_LAUNCHED("event delivery (catalogue)");
-        return CS_OK;
+    for (int q = 0; q < s->nsyn; ++q) {
+        const cs_cuda_mech *m = &s->mech[s->syn_groups[q]];
+        const int *hi = s->ev_hi + (size_t)q * (size_t)s->ev_stride;
+        if (m->kind == CS_CUDA_CATALOGUE) {
+            k_event_range<<<1, 1, 0, stream_of(s)>>>((const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_range + 2 * q);
+            CS_LAUNCHED("event range");
+            cs_mech_view v = catalogue_view(s, m, j, 0.0); /* events at the step's start */
+            m->gpu->net_receive(&v, s->ev_range + 2 * q, s->ev_local, s->ev_weight, s->stream);
+            CS_LAUNCHED("event delivery (catalogue)");
+            continue;
+        }
+        k_deliver<<<CS_DELIVER_BLOCKS, CS_THREADS, 0, stream_of(s)>>>(
+            (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
+        CS_LAUNCHED("event delivery");
     }
-    k_deliver<<<CS_DELIVER_BLOCKS, CS_THREADS, 0, stream_of(s)>>>(
-        (const cs_cuda_step_ctx *)s->ctx, j, s->ev_hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
-    CS_LAUNCHED("event delivery");
     return CS_OK;
 }
 
@@ -231,11 +239,28 @@ __global__ void k_iclamp_current(int n, const int *node, const double *p, int pu
     if (e != 0.0) atomicAdd(&I[node[k]], e);
 }
 
+// e = Nernst on the rows where a mechanism writes a concentration (NEURON's ion_cur, before the
+// currents); a concentration gone negative or NaN makes e ±1e6 or NaN, which the NaN watch then
+// reports as the cell's voltage (the CPU backend names the concentration)
+__global__ void k_nernst(int n, const int *rows, const double *ci, const double *co, double *e, double z,
+                         double celsius) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n) return;
+    int r = rows[k];
+    e[r] = cs_nernst(ci[r], co[r], z, celsius);
+}
+
 extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius) {
-    (void)celsius;
-    for (int ion = 0; ion < CS_NION; ++ion)
+    static const double z[CS_NION] = CS_ION_VALENCE;
+    for (int ion = 0; ion < CS_NION; ++ion) {
         if (s->ion_i[ion]) CS_CUDA_CALL(cudaMemsetAsync(s->ion_i[ion], 0, s->n_int * sizeof(double), stream_of(s)),
                                         "ion currents");
+        if (s->nernst_n[ion]) {
+            k_nernst<<<blocks_for(s->nernst_n[ion]), CS_THREADS, 0, stream_of(s)>>>(
+                s->nernst_n[ion], s->nernst_rows[ion], s->ion_ci[ion], s->ion_co[ion], s->ion_e[ion], z[ion], celsius);
+            CS_LAUNCHED("Nernst");
+        }
+    }
     for (int q = 0; q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
         if (!m->n) continue;
@@ -243,7 +268,7 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double cels
         cudaStream_t st = stream_of(s);
         switch (m->kind) {
         case CS_CUDA_CATALOGUE: {
-            cs_mech_view v = catalogue_view(s, m);
+            cs_mech_view v = catalogue_view(s, m, j, 0.5 * s->dt); /* currents at the step's midpoint */
             m->gpu->current(&v, s->stream);
             break;
         }
@@ -321,7 +346,7 @@ __global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, dou
     st[CS_EXPSYN_G * n + k] = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], prm(p, CS_EXPSYN_TAU, n, k, pu), dt);
 }
 
-extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int first, int end) {
+extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int first, int end) {
     double q10 = cs_hh_q10(celsius), dt = s->dt;
     for (int j = first; j < end && j < s->nmech; ++j) {
         const cs_cuda_mech *m = &s->mech[j];
@@ -335,7 +360,7 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int
             k_expsyn_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->param, m->param_uniform,
                                                                                 m->state, dt);
         else if (m->kind == CS_CUDA_CATALOGUE) {
-            cs_mech_view v = catalogue_view(s, m);
+            cs_mech_view v = catalogue_view(s, m, j, dt); /* the state update at the step's end */
             m->gpu->advance(&v, s->stream);
         } else
             continue;
