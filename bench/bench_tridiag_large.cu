@@ -520,7 +520,7 @@ int main(int argc, char **argv)
          "inputs never in L2; every result checked against the CPU Thomas solve (1e-12 double, "
          "1e-5 float). GB/s: 5 compulsory arrays (a, b, c, d read, x written). `chunked` and "
          "`scan` take their workspace from the caller; `auto` is the variant call (library workspace; `warp` "
-         "or `warp_staged` up to 1024 rows); `flat` (one thread) only up to 2^14 rows.\n",
+         "or `warp_staged` up to 1024 rows, and up to 2048 for one system); `flat` (one thread) only up to 2^14 rows.\n",
          g_reps);
 
     std::vector<std::pair<int, int>> one, few;

@@ -229,12 +229,6 @@ cs_status cs_allen_population_text(const char *json, const char *name, const cha
     for (int t = 1; st == CS_OK && t < NREGION; ++t) st = set_param(&c, entry_of(e, &n, &cs_mech_pas, t), "e", e_pas, "passive");
     if (st == CS_OK) st = genome(&c, cJSON_GetObjectItemCaseSensitive(root, "genome"), e, &n, pop, ra_tag);
     if (st == CS_OK && cond) st = conditions(&c, cond, model, pop);
-    /* one Ra per cell here: the genome's per-section Ra must agree (the all-active files' do) */
-    for (int t = 1; st == CS_OK && t < NREGION; ++t) {
-        if (ra_tag[t] > 0 && ra_tag[t] != ra_tag[1] && ra_tag[1] > 0)
-            st = bad(&c, "genome: Ra differs between sections (%g, %g): one Ra per cell is supported", ra_tag[1], ra_tag[t]);
-        if (ra_tag[t] > 0) ra = ra_tag[t];
-    }
     cJSON_Delete(root);
     if (st == CS_OK) {
         qsort(e, (size_t)n, sizeof *e, entry_order);
@@ -249,7 +243,8 @@ cs_status cs_allen_population_text(const char *json, const char *name, const cha
             free(pop->density);
             pop->density = d;
             pop->ndensity = n;
-            pop->Ra = ra; /* [Ω·cm] */
+            pop->Ra = ra; /* [Ω·cm] passive's, then the genome's per section type */
+            for (int t = 0; t < CS_NTAG; ++t) pop->Ra_tag[t] = t < NREGION && ra_tag[t] > 0 ? ra_tag[t] : ra;
             cs_morph_spec *ms = &pop->morph;
             ms->kind = CS_MORPH_SWC;
             snprintf(ms->swc_path, sizeof ms->swc_path, "%s", swc_path);

@@ -5,9 +5,10 @@
  *  - morphology: the SWC file with its axon replaced by two 30 µm stubs (cs_axon_stub):
  *    "aibs_perisomatic" 1 µm thick, the first attached to the soma's middle (soma(0.5));
  *    "aibs_allactive" as thick as the removed axon's first and last sections, attached to the
- *    soma's end (soma(1));
+ *    soma's end (soma(1)); the SWC read with NEURON's Import3d conventions for the soma
+ *    (cs_swc_options.neurites_at_soma_centre), as bmtk reads it;
  *  - passive: Ra ("ra"), cm per section type ("cm"), e_pas; pas on every region, its g from the
- *    genome's g_pas;
+ *    genome's g_pas (all-active files give cm, Ra, e_pas per section in the genome);
  *  - genome: each {section, name, value, mechanism}: mechanism (looked up in the built-ins and
  *    in model->catalogues, which the caller has loaded) on that section type, its parameter
  *    NAME_MECHANISM set; with mechanism "": g_pas, e_pas, cm or Ra of that section type;
@@ -17,7 +18,10 @@
  * name), which orders their updates of a shared concentration as NEURON's does.
  *
  * pop's name, count, first gid, discretisation, synapses, stimuli, detector and probes are the
- * caller's and left alone. A malformed fit file ends in one line naming it (CS_ERR_PARSE /
+ * caller's and left alone; for bmtk's discretisation (its run's dL) a caller sets
+ * pop->policy = (cs_cv_policy){.max_cv_length = dL, .bmtk_odd = 1}. Filled: morph (SWC + axon
+ * stub), cm/cm_tag, Ra/Ra_tag, v_init, density (replaced), ion_e/ion_ci/ion_co (NEURON's defaults,
+ * then the fit's erev), and model->celsius. A malformed fit file ends in one line naming it (CS_ERR_PARSE /
  * CS_ERR_INVALID); pop then holds nothing to free beyond what cs_model_free frees. */
 #ifndef CS_ALLEN_H
 #define CS_ALLEN_H

@@ -11,51 +11,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cs_model_parse.h"
-#include "cs_allen.h"
-#include "cs_ion.h"
+#include "cs_model_json.h"
 #include "cs_rng.h"
 
 const char *cs_default_model_json(void); /* generated from models/default.json */
 
-#define FAIL(pc, path, ...) cs__model_fail((pc), (path), __VA_ARGS__)
 /* the helpers shared with the reader's other files (cs_model_json.c), by their short names */
 #define check_keys cs__model_check_keys
 #define get_string cs__model_get_string
+#define get_number cs__model_get_number
 #define parse_params cs__model_parse_params
-
-
-
-enum { REQUIRED = 1, POSITIVE = 2, NONNEG = 4 };
-
-/* A finite number; `flags` says whether it must be present and its sign. */
-static cs_status get_number(const parse_ctx *pc, const char *path, const cJSON *obj,
-                            const char *key, int flags, double dflt, double *out) {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!it) {
-        if (flags & REQUIRED) return FAIL(pc, path, "missing '%s'", key);
-        *out = dflt;
-        return CS_OK;
-    }
-    if (!cJSON_IsNumber(it)) return FAIL(pc, path, "'%s' must be a number", key);
-    double v = it->valuedouble;
-    if (!isfinite(v)) return FAIL(pc, path, "'%s' must be finite (got %g)", key, v);
-    if ((flags & POSITIVE) && !(v > 0)) return FAIL(pc, path, "'%s' must be > 0 (got %g)", key, v);
-    if ((flags & NONNEG) && !(v >= 0)) return FAIL(pc, path, "'%s' must be >= 0 (got %g)", key, v);
-    *out = v;
-    return CS_OK;
-}
 
 static cs_status get_int(const parse_ctx *pc, const char *path, const cJSON *obj, const char *key,
                          int flags, long dflt, long lo, long hi, long *out) {
     double v = 0;
-    CS_TRY(get_number(pc, path, obj, key, flags, (double)dflt, &v));
+    *out = dflt; /* defined on every path (the callers read it only on success) */
+    CS_TRY(cs__model_get_number(pc, path, obj, key, flags, (double)dflt, &v));
     if (v != floor(v) || v < (double)lo || v > (double)hi)
         return FAIL(pc, path, "'%s' must be an integer in [%ld, %ld] (got %g)", key, lo, hi, v);
     *out = (long)v;
     return CS_OK;
 }
-
 
 /* A [first, last] pair of numbers. */
 static cs_status get_pair(const parse_ctx *pc, const char *path, const cJSON *obj, const char *key,
@@ -84,10 +60,10 @@ static cs_status parse_location(const parse_ctx *pc, const char *path, const cJS
     if (!it) return FAIL(pc, path, "missing '%s'", key);
     snprintf(sub, sizeof sub, "%s.%s", path, key);
     static const char *const keys[] = {"branch", "pos", NULL};
-    CS_TRY(check_keys(pc, sub, it, keys));
+    CS_TRY(cs__model_check_keys(pc, sub, it, keys));
     long b = 0;
     CS_TRY(get_int(pc, sub, it, "branch", REQUIRED, 0, 0, 1000000000L, &b));
-    CS_TRY(get_number(pc, sub, it, "pos", REQUIRED, 0, &loc->pos));
+    CS_TRY(cs__model_get_number(pc, sub, it, "pos", REQUIRED, 0, &loc->pos));
     if (loc->pos < 0 || loc->pos > 1) return FAIL(pc, sub, "'pos' must be in [0, 1] (got %g)", loc->pos);
     loc->branch = (int)b;
     return CS_OK;
@@ -154,21 +130,10 @@ static int tag_of(const char *s) {
     return -1;
 }
 
-static cs_status parse_region(const parse_ctx *pc, const char *path, const char *s, unsigned *mask) {
-    if (!strcmp(s, "all")) *mask = CS_REGION_ALL;
-    else if (!strcmp(s, "soma")) *mask = 1u << CS_TAG_SOMA;
-    else if (!strcmp(s, "axon")) *mask = 1u << CS_TAG_AXON;
-    else if (!strcmp(s, "dend") || !strcmp(s, "dendrite")) *mask = (1u << CS_TAG_DEND) | (1u << CS_TAG_APIC);
-    else if (!strcmp(s, "basal")) *mask = 1u << CS_TAG_DEND;
-    else if (!strcmp(s, "apical")) *mask = 1u << CS_TAG_APIC;
-    else return FAIL(pc, path, "unknown region '%s' (expected soma, axon, dend, basal, apical or all)", s);
-    return CS_OK;
-}
-
 static cs_status parse_policy(const parse_ctx *pc, const char *path, const cJSON *obj,
                               cs_cv_policy *p) {
     static const char *const keys[] = {"max_cv_length", "cvs_per_branch", "bmtk_dl", NULL};
-    CS_TRY(check_keys(pc, path, obj, keys));
+    CS_TRY(cs__model_check_keys(pc, path, obj, keys));
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "max_cv_length");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(obj, "cvs_per_branch");
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, "bmtk_dl");
@@ -177,8 +142,8 @@ static cs_status parse_policy(const parse_ctx *pc, const char *path, const cJSON
     p->max_cv_length = 0;
     p->cvs_per_branch = 0;
     p->bmtk_odd = c != NULL;
-    if (a) return get_number(pc, path, obj, "max_cv_length", REQUIRED | POSITIVE, 0, &p->max_cv_length);
-    if (c) return get_number(pc, path, obj, "bmtk_dl", REQUIRED | POSITIVE, 0, &p->max_cv_length);
+    if (a) return cs__model_get_number(pc, path, obj, "max_cv_length", REQUIRED | POSITIVE, 0, &p->max_cv_length);
+    if (c) return cs__model_get_number(pc, path, obj, "bmtk_dl", REQUIRED | POSITIVE, 0, &p->max_cv_length);
     long n;
     CS_TRY(get_int(pc, path, obj, "cvs_per_branch", REQUIRED, 1, 1, 100000, &n));
     p->cvs_per_branch = (int)n;
@@ -198,24 +163,24 @@ static cs_status parse_branches(const parse_ctx *pc, const char *path, const cJS
         char sub[320];
         snprintf(sub, sizeof sub, "%s.branches[%d]", path, k);
         const cJSON *b = cJSON_GetArrayItem(arr, k);
-        CS_TRY(check_keys(pc, sub, b, keys));
+        CS_TRY(cs__model_check_keys(pc, sub, b, keys));
         cs_branch_spec *bs = &ms->branches[k];
         long parent = 0, ncv = 0;
         CS_TRY(get_int(pc, sub, b, "parent", REQUIRED, -1, -1, k - 1, &parent));
         if (k == 0 && parent != -1) return FAIL(pc, sub, "the first branch must have parent -1");
         if (k > 0 && parent < 0) return FAIL(pc, sub, "only the first branch may be a root (parent -1)");
-        CS_TRY(get_number(pc, sub, b, "length", REQUIRED | POSITIVE, 0, &bs->length));
-        CS_TRY(get_number(pc, sub, b, "radius", REQUIRED | POSITIVE, 0, &bs->radius));
+        CS_TRY(cs__model_get_number(pc, sub, b, "length", REQUIRED | POSITIVE, 0, &bs->length));
+        CS_TRY(cs__model_get_number(pc, sub, b, "radius", REQUIRED | POSITIVE, 0, &bs->radius));
         CS_TRY(get_int(pc, sub, b, "cvs", 0, 0, 0, 100000, &ncv));
         char tag[16];
-        CS_TRY(get_string(pc, sub, b, "tag", 0, "dend", tag, sizeof tag));
+        CS_TRY(cs__model_get_string(pc, sub, b, "tag", 0, "dend", tag, sizeof tag));
         bs->tag = tag_of(tag);
         if (bs->tag < 0) return FAIL(pc, sub, "unknown tag '%s' (expected soma, axon, dend or apic)", tag);
         bs->parent = (int)parent;
         /* where on the parent it attaches, [0, 1]: its distal end unless given */
         if (parent < 0 && cJSON_GetObjectItemCaseSensitive(b, "parent_pos"))
             return FAIL(pc, sub, "'parent_pos' needs a parent (the root branch attaches nowhere)");
-        CS_TRY(get_number(pc, sub, b, "parent_pos", NONNEG, 1.0, &bs->parent_pos));
+        CS_TRY(cs__model_get_number(pc, sub, b, "parent_pos", NONNEG, 1.0, &bs->parent_pos));
         if (bs->parent_pos > 1.0) return FAIL(pc, sub, "'parent_pos' must be in [0, 1] (got %g)", bs->parent_pos);
         bs->ncv = (int)ncv;
     }
@@ -232,7 +197,7 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
         return FAIL(pc, path, "give exactly one of 'swc' (a file), 'generator' or 'branches'");
     if (swc) {
         static const char *const keys[] = {"swc", "scale", "min_radius", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         if (!cJSON_IsString(swc)) return FAIL(pc, path, "'swc' must be a file name");
         const char *f = swc->valuestring;
         int n = (f[0] == '/' || !pc->base_dir[0])
@@ -240,13 +205,13 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
                     : snprintf(ms->swc_path, sizeof ms->swc_path, "%s/%s", pc->base_dir, f);
         if (n >= (int)sizeof ms->swc_path) return FAIL(pc, path, "SWC path too long");
         ms->kind = CS_MORPH_SWC;
-        CS_TRY(get_number(pc, path, m, "scale", POSITIVE, 1.0, &ms->swc.scale));
-        CS_TRY(get_number(pc, path, m, "min_radius", NONNEG, 0.0, &ms->swc.min_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "scale", POSITIVE, 1.0, &ms->swc.scale));
+        CS_TRY(cs__model_get_number(pc, path, m, "min_radius", NONNEG, 0.0, &ms->swc.min_radius));
         return CS_OK;
     }
     if (br) {
         static const char *const keys[] = {"branches", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_BRANCHES;
         return parse_branches(pc, path, br, ms);
     }
@@ -255,16 +220,16 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
     long ncv = 0;
     if (!strcmp(g, "soma")) {
         static const char *const keys[] = {"generator", "radius", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_SOMA;
-        return get_number(pc, path, m, "radius", REQUIRED | POSITIVE, 0, &ms->radius);
+        return cs__model_get_number(pc, path, m, "radius", REQUIRED | POSITIVE, 0, &ms->radius);
     }
     if (!strcmp(g, "cable")) {
         static const char *const keys[] = {"generator", "length", "radius", "cvs", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_CABLE;
-        CS_TRY(get_number(pc, path, m, "length", REQUIRED | POSITIVE, 0, &ms->length));
-        CS_TRY(get_number(pc, path, m, "radius", REQUIRED | POSITIVE, 0, &ms->radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "length", REQUIRED | POSITIVE, 0, &ms->length));
+        CS_TRY(cs__model_get_number(pc, path, m, "radius", REQUIRED | POSITIVE, 0, &ms->radius));
         CS_TRY(get_int(pc, path, m, "cvs", 0, 0, 0, 10000000, &ncv));
         ms->ncv = (int)ncv;
         return CS_OK;
@@ -272,11 +237,11 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
     if (!strcmp(g, "ball_and_stick")) {
         static const char *const keys[] = {"generator", "soma_radius", "dend_length", "dend_radius",
                                            "dend_cvs", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_BALL_AND_STICK;
-        CS_TRY(get_number(pc, path, m, "soma_radius", REQUIRED | POSITIVE, 0, &ms->soma_radius));
-        CS_TRY(get_number(pc, path, m, "dend_length", REQUIRED | POSITIVE, 0, &ms->dend_length));
-        CS_TRY(get_number(pc, path, m, "dend_radius", REQUIRED | POSITIVE, 0, &ms->dend_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "soma_radius", REQUIRED | POSITIVE, 0, &ms->soma_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "dend_length", REQUIRED | POSITIVE, 0, &ms->dend_length));
+        CS_TRY(cs__model_get_number(pc, path, m, "dend_radius", REQUIRED | POSITIVE, 0, &ms->dend_radius));
         CS_TRY(get_int(pc, path, m, "dend_cvs", 0, 0, 0, 10000000, &ncv));
         ms->ncv = (int)ncv;
         return CS_OK;
@@ -284,13 +249,13 @@ static cs_status parse_morphology(const parse_ctx *pc, const char *path, const c
     if (!strcmp(g, "random_tree")) {
         static const char *const keys[] = {"generator", "soma_radius", "dend_radius", "depth",
                                            "branch_probability", "length", "cvs", NULL};
-        CS_TRY(check_keys(pc, path, m, keys));
+        CS_TRY(cs__model_check_keys(pc, path, m, keys));
         ms->kind = CS_MORPH_RANDOM_TREE;
         cs_random_tree_params *t = &ms->tree;
         long depth;
         double cvs[2];
-        CS_TRY(get_number(pc, path, m, "soma_radius", REQUIRED | POSITIVE, 0, &t->soma_radius));
-        CS_TRY(get_number(pc, path, m, "dend_radius", REQUIRED | POSITIVE, 0, &t->dend_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "soma_radius", REQUIRED | POSITIVE, 0, &t->soma_radius));
+        CS_TRY(cs__model_get_number(pc, path, m, "dend_radius", REQUIRED | POSITIVE, 0, &t->dend_radius));
         CS_TRY(get_int(pc, path, m, "depth", REQUIRED, 1, 1, 30, &depth));
         CS_TRY(get_pair(pc, path, m, "branch_probability", NONNEG, t->branch_prob));
         CS_TRY(get_pair(pc, path, m, "length", POSITIVE, t->length));
@@ -325,9 +290,9 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
         snprintf(sub, sizeof sub, "%s[%d]", path, k);
         const cJSON *it = cJSON_GetArrayItem(arr, k);
         cs_point_spec *ps = &(*out)[k];
-        CS_TRY(check_keys(pc, sub, it, is_synapse ? syn_keys : stim_keys));
+        CS_TRY(cs__model_check_keys(pc, sub, it, is_synapse ? syn_keys : stim_keys));
         char mech[CS_NAME_MAX];
-        CS_TRY(get_string(pc, sub, it, "mechanism", 1, "", mech, sizeof mech));
+        CS_TRY(cs__model_get_string(pc, sub, it, "mechanism", 1, "", mech, sizeof mech));
         cs_status st;
         ps->type = find_mech(pc, sub, mech, CS_MECH_POINT, &st);
         if (!ps->type) return st;
@@ -338,249 +303,17 @@ static cs_status parse_point_list(const parse_ctx *pc, const char *path, const c
         CS_TRY(parse_location(pc, sub, it, "location", &ps->loc));
         CS_TRY(parse_params(pc, sub, it, ps->type, ps->param));
         if (is_synapse) {
-            CS_TRY(get_string(pc, sub, it, "name", 1, "", ps->name, sizeof ps->name));
+            CS_TRY(cs__model_get_string(pc, sub, it, "name", 1, "", ps->name, sizeof ps->name));
             for (int j = 0; j < k; ++j)
                 if (!strcmp((*out)[j].name, ps->name)) return FAIL(pc, sub, "duplicate synapse name '%s'", ps->name);
             ps->ncells = -1;
         } else {
             /* optional: a name for probes of its states ("probes.variables": "NAME.STATE") */
-            CS_TRY(get_string(pc, sub, it, "name", 0, "", ps->name, sizeof ps->name));
+            CS_TRY(cs__model_get_string(pc, sub, it, "name", 0, "", ps->name, sizeof ps->name));
             for (int j = 0; ps->name[0] && j < k; ++j)
                 if (!strcmp((*out)[j].name, ps->name)) return FAIL(pc, sub, "duplicate stimulus name '%s'", ps->name);
             CS_TRY(parse_cells(pc, sub, it, count, &ps->ncells, &ps->cells));
         }
-    }
-    return CS_OK;
-}
-
-/* "ions": [{"ion": "ca", "region": "soma", "e": 132.4579, "xi": 5e-5, "xo": 2.0}, ...]: reversal
- * potentials [mV] and initial inside / outside concentrations [mM] by region, each entry setting
- * those it names, later entries overriding earlier ones; NEURON's defaults elsewhere. */
-
-static cs_status parse_ions(const parse_ctx *pc, const char *path, const cJSON *ions, cs_population_spec *ps) {
-    static const char *const names[CS_NION] = {"na", "k", "ca"};
-    cs_population_ion_defaults(ps);
-    if (!ions) return CS_OK;
-    if (!cJSON_IsArray(ions)) return FAIL(pc, path, "'ions' must be an array");
-    static const char *const keys[] = {"ion", "region", "e", "xi", "xo", NULL};
-    int n = cJSON_GetArraySize(ions);
-    for (int k = 0; k < n; ++k) {
-        char sub[320], ion[16], region[32];
-        snprintf(sub, sizeof sub, "%s.ions[%d]", path, k);
-        const cJSON *it = cJSON_GetArrayItem(ions, k);
-        CS_TRY(check_keys(pc, sub, it, keys));
-        CS_TRY(get_string(pc, sub, it, "ion", 1, "", ion, sizeof ion));
-        CS_TRY(get_string(pc, sub, it, "region", 0, "all", region, sizeof region));
-        int which = -1;
-        for (int i = 0; i < CS_NION; ++i)
-            if (!strcmp(ion, names[i])) which = i;
-        if (which < 0) return FAIL(pc, sub, "unknown ion '%s' (expected na, k or ca)", ion);
-        unsigned mask;
-        CS_TRY(parse_region(pc, sub, region, &mask));
-        int has_e = cJSON_HasObjectItem(it, "e"), has_i = cJSON_HasObjectItem(it, "xi"),
-            has_o = cJSON_HasObjectItem(it, "xo");
-        if (!has_e && !has_i && !has_o) return FAIL(pc, sub, "an ion entry needs \"e\", \"xi\" or \"xo\"");
-        double e = 0.0, ci = 0.0, co = 0.0;
-        if (has_e) CS_TRY(get_number(pc, sub, it, "e", REQUIRED, 0, &e));
-        if (has_i) CS_TRY(get_number(pc, sub, it, "xi", REQUIRED | POSITIVE, 0, &ci));
-        if (has_o) CS_TRY(get_number(pc, sub, it, "xo", REQUIRED | POSITIVE, 0, &co));
-        for (int t = 0; t < CS_NTAG; ++t) {
-            if (!(mask & (1u << t))) continue;
-            if (has_e) ps->ion_e[which][t] = e;   /* [mV] */
-            if (has_i) ps->ion_ci[which][t] = ci; /* [mM] */
-            if (has_o) ps->ion_co[which][t] = co; /* [mM] */
-        }
-    }
-    return CS_OK;
-}
-
-/* A state of mechanism type t by name, or -1. */
-static int state_index(const cs_mech_type *t, const char *name) {
-    for (int j = 0; j < t->nstate; ++j)
-        if (strcmp(t->states[j].name, name) == 0) return j;
-    return -1;
-}
-
-/* The names of t's states, comma-separated, into buf (for messages). */
-static const char *state_names(const cs_mech_type *t, char *buf, size_t n) {
-    buf[0] = 0;
-    for (int j = 0; j < t->nstate; ++j) {
-        size_t l = strlen(buf);
-        snprintf(buf + l, n - l, "%s%s", j ? ", " : "", t->states[j].name);
-    }
-    return t->nstate ? buf : "(none)";
-}
-
-/* probes.variables: "v", "i_membrane", "ina" / "ik" / "ica",
- * "<mechanism>.<state>" for a density mechanism of the population, "<name>.<state>" for one
- * of its synapses or stimuli. Resolved here to what it reads; whether it exists at every probe
- * location is checked when the network is built (cs_build.c). */
-static cs_status parse_probe_variables(const parse_ctx *pc, const char *path, const cJSON *arr,
-                                       cs_population_spec *ps) {
-    int n = 1;
-    if (arr) {
-        if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
-            return FAIL(pc, path, "'variables' must be a non-empty array of names (\"v\", \"hh.m\", \"ina\", \"syn.g\")");
-        n = cJSON_GetArraySize(arr);
-    }
-    ps->probes.vars = calloc((size_t)n, sizeof *ps->probes.vars);
-    if (!ps->probes.vars) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    ps->probes.nvar = n;
-    static const char *const ion_names[CS_NION] = {"ina", "ik", "ica"};
-    for (int k = 0; k < n; ++k) {
-        cs_probe_var *pv = &ps->probes.vars[k];
-        const cJSON *it = arr ? cJSON_GetArrayItem(arr, k) : NULL;
-        const char *name = it ? cJSON_GetStringValue(it) : "v";
-        if (!name || !name[0] || strlen(name) >= sizeof pv->name || strchr(name, '/'))
-            return FAIL(pc, path, "variables[%d] must be a non-empty name without '/' (\"v\", \"hh.m\", \"ina\", \"syn.g\")", k);
-        for (int j = 0; j < k; ++j)
-            if (strcmp(ps->probes.vars[j].name, name) == 0)
-                return FAIL(pc, path, "population '%s': variable '%s' listed twice", ps->name, name);
-        snprintf(pv->name, sizeof pv->name, "%s", name);
-        if (strcmp(name, "v") == 0) {
-            pv->kind = CS_PROBE_V;
-            pv->unit = "mV";
-            continue;
-        }
-        int ion = -1;
-        for (int j = 0; j < CS_NION; ++j)
-            if (strcmp(name, ion_names[j]) == 0) ion = j;
-        if (ion >= 0) {
-            pv->kind = CS_PROBE_ION;
-            pv->index = ion;
-            pv->unit = "mA/cm2";
-            continue;
-        }
-        /* concentrations and reversal potentials: nai, nao, ena, ki, ko, ek, cai, cao, eca */
-        static const char *const ion_stem[CS_NION] = {"na", "k", "ca"};
-        for (int j = 0; j < CS_NION && ion < 0; ++j) {
-            char ci[8], co[8], e[8];
-            snprintf(ci, sizeof ci, "%si", ion_stem[j]);
-            snprintf(co, sizeof co, "%so", ion_stem[j]);
-            snprintf(e, sizeof e, "e%s", ion_stem[j]);
-            pv->kind = !strcmp(name, ci) ? CS_PROBE_CONC_I : !strcmp(name, co) ? CS_PROBE_CONC_O
-                     : !strcmp(name, e)  ? CS_PROBE_EREV   : CS_PROBE_V;
-            if (pv->kind != CS_PROBE_V) ion = j;
-        }
-        if (ion >= 0) {
-            pv->index = ion;
-            pv->unit = pv->kind == CS_PROBE_EREV ? "mV" : "mM";
-            continue;
-        }
-        if (strcmp(name, "i_membrane") == 0) {
-            pv->kind = CS_PROBE_IMEM;
-            pv->unit = "nA";
-            continue;
-        }
-        const char *dot = strchr(name, '.');
-        if (!dot || dot == name || !dot[1])
-            return FAIL(pc, path,
-                        "population '%s': unknown variable '%s' (one of v, i_membrane, ina, ik, ica, nai, nao, ena, ki, ko, ek, "
-                        "cai, cao, eca, MECHANISM.STATE or "
-                        "SYNAPSE.STATE)", ps->name, name);
-        char owner[CS_NAME_MAX];
-        snprintf(owner, sizeof owner, "%.*s", (int)(dot - name), name);
-        const char *state = dot + 1;
-        /* a synapse or stimulus of that name, else a density mechanism of that type (a point
-         * process named like a density mechanism of the population is refused: ambiguous) */
-        int found = 0, dens = 0;
-        for (int j = 0; j < ps->ndensity; ++j) dens |= strcmp(ps->density[j].type->name, owner) == 0;
-        for (int j = 0; j < ps->nsyn && !found; ++j)
-            if (strcmp(ps->syn[j].name, owner) == 0) {
-                pv->kind = CS_PROBE_SYNAPSE;
-                pv->type = ps->syn[j].type;
-                pv->target = j;
-                found = 1;
-            }
-        for (int j = 0; j < ps->nstim && !found; ++j)
-            if (strcmp(ps->stim[j].name, owner) == 0) {
-                pv->kind = CS_PROBE_STIMULUS;
-                pv->type = ps->stim[j].type;
-                pv->target = j;
-                found = 1;
-            }
-        if (found && dens)
-            return FAIL(pc, path, "population '%s': variable '%s': '%s' names both a point process and a density "
-                        "mechanism of this population (rename the point process)", ps->name, name, owner);
-        for (int j = 0; j < ps->ndensity && !found; ++j)
-            if (strcmp(ps->density[j].type->name, owner) == 0) {
-                pv->kind = CS_PROBE_DENSITY;
-                pv->type = ps->density[j].type;
-                found = 1;
-            }
-        if (!found)
-            return FAIL(pc, path,
-                        "population '%s': variable '%s': no mechanism, synapse or stimulus '%s' in this "
-                        "population", ps->name, name, owner);
-        if (pv->kind == CS_PROBE_DENSITY && pv->type->fold)
-            return FAIL(pc, path, "population '%s': variable '%s': '%s' is a linear current folded into the cable "
-                        "matrix, which keeps no states", ps->name, name, pv->type->name);
-        pv->index = state_index(pv->type, state);
-        if (pv->index < 0) {
-            char buf[512];
-            return FAIL(pc, path, "population '%s': variable '%s': '%s' has no state '%s' (states: %s)", ps->name,
-                        name, pv->type->name, state, state_names(pv->type, buf, sizeof buf));
-        }
-        const char *u = pv->type->states[pv->index].unit;
-        pv->unit = u && u[0] ? u : "1";
-    }
-    return CS_OK;
-}
-
-/* "allen": {"fit": "472363762_fit.json", "morphology": "cell.swc", "processing": "aibs_perisomatic"}:
- * an Allen Cell Types model (cs_allen.h), paths relative to the model file. Its fit file's celsius
- * becomes the run's; a "run.celsius" or another Allen population that says otherwise is an error. */
-static cs_status parse_allen(const parse_ctx *pc, const char *path, const cJSON *a, cs_population_spec *ps) {
-    static const char *const keys[] = {"fit", "morphology", "processing", NULL};
-    CS_TRY(check_keys(pc, path, a, keys));
-    char fit[CS_PATH_MAX], swc[CS_PATH_MAX], proc[32], f1[CS_PATH_MAX], f2[CS_PATH_MAX];
-    CS_TRY(get_string(pc, path, a, "fit", 1, "", f1, sizeof f1));
-    CS_TRY(get_string(pc, path, a, "morphology", 1, "", f2, sizeof f2));
-    CS_TRY(get_string(pc, path, a, "processing", 0, "aibs_perisomatic", proc, sizeof proc));
-    int n1 = f1[0] == '/' || !pc->base_dir[0] ? snprintf(fit, sizeof fit, "%s", f1)
-                                              : snprintf(fit, sizeof fit, "%s/%s", pc->base_dir, f1);
-    int n2 = f2[0] == '/' || !pc->base_dir[0] ? snprintf(swc, sizeof swc, "%s", f2)
-                                              : snprintf(swc, sizeof swc, "%s/%s", pc->base_dir, f2);
-    if (n1 >= (int)sizeof fit || n2 >= (int)sizeof swc) return FAIL(pc, path, "path too long");
-    cs_model *m = pc->model;
-    double before = m->celsius; /* [°C] */
-    int fixed = pc->celsius_given;
-    for (const cs_population_spec *q = m->pops; q < ps; ++q) fixed |= q->morph.axon_stub.on;
-    cs_status st = cs_allen_population(fit, swc, proc, m, ps);
-    if (st != CS_OK) return st; /* one line naming the fit file */
-    if (fixed && m->celsius != before)
-        return FAIL(pc, path, "the fit file's celsius (%g) differs from the run's (%g, from run.celsius or an "
-                              "earlier Allen population)", m->celsius, before);
-    return CS_OK;
-}
-
-/* "cm": one value [µF/cm²] for every region, or [{"region": "soma", "cm": 1.0}, ...] by region
- * (later entries overriding earlier ones; 1 elsewhere). */
-static cs_status parse_cm(const parse_ctx *pc, const char *path, const cJSON *cm, cs_population_spec *ps) {
-    ps->cm = 1.0;
-    if (cm && !cJSON_IsArray(cm)) {
-        cJSON *wrap = cJSON_CreateObject();
-        if (!wrap) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-        cJSON_AddItemReferenceToObject(wrap, "cm", (cJSON *)cm);
-        cs_status st = get_number(pc, path, wrap, "cm", POSITIVE, 1.0, &ps->cm);
-        cJSON_Delete(wrap);
-        CS_TRY(st);
-    }
-    for (int t = 0; t < CS_NTAG; ++t) ps->cm_tag[t] = ps->cm;
-    if (!cm || !cJSON_IsArray(cm)) return CS_OK;
-    static const char *const keys[] = {"region", "cm", NULL};
-    for (int k = 0; k < cJSON_GetArraySize(cm); ++k) {
-        char sub[320], region[32];
-        snprintf(sub, sizeof sub, "%s.cm[%d]", path, k);
-        const cJSON *it = cJSON_GetArrayItem(cm, k);
-        CS_TRY(check_keys(pc, sub, it, keys));
-        CS_TRY(get_string(pc, sub, it, "region", 0, "all", region, sizeof region));
-        unsigned mask;
-        CS_TRY(parse_region(pc, sub, region, &mask));
-        double v;
-        CS_TRY(get_number(pc, sub, it, "cm", REQUIRED | POSITIVE, 0, &v));
-        for (int t = 0; t < CS_NTAG; ++t)
-            if (mask & (1u << t)) ps->cm_tag[t] = v; /* [µF/cm²] */
     }
     return CS_OK;
 }
@@ -625,16 +358,16 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
     }
 
     snprintf(sub, sizeof sub, "%s.allen", path);
-    if (allen) CS_TRY(parse_allen(pc, sub, allen, ps));
+    if (allen) CS_TRY(cs__model_parse_allen(pc, sub, allen, ps));
     snprintf(sub, sizeof sub, "%s.biophysics", path);
     const cJSON *bio = cJSON_GetObjectItemCaseSensitive(p, "biophysics");
     if (!bio && !allen) return FAIL(pc, path, "missing 'biophysics'");
     if (allen) goto points;
     static const char *const bio_keys[] = {"cm", "Ra", "v_init", "mechanisms", "ions", NULL};
-    CS_TRY(check_keys(pc, sub, bio, bio_keys));
-    CS_TRY(parse_cm(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "cm"), ps));
-    CS_TRY(get_number(pc, sub, bio, "Ra", POSITIVE, 100.0, &ps->Ra));
-    CS_TRY(get_number(pc, sub, bio, "v_init", 0, -65.0, &ps->v_init));
+    CS_TRY(cs__model_check_keys(pc, sub, bio, bio_keys));
+    CS_TRY(cs__model_parse_by_region(pc, sub, bio, "cm", 1.0, &ps->cm, ps->cm_tag));     /* [µF/cm²] */
+    CS_TRY(cs__model_parse_by_region(pc, sub, bio, "Ra", 100.0, &ps->Ra, ps->Ra_tag));  /* [Ω·cm] */
+    CS_TRY(cs__model_get_number(pc, sub, bio, "v_init", 0, -65.0, &ps->v_init));
     const cJSON *mechs = cJSON_GetObjectItemCaseSensitive(bio, "mechanisms");
     if (mechs) {
         if (!cJSON_IsArray(mechs)) return FAIL(pc, sub, "'mechanisms' must be an array");
@@ -647,19 +380,19 @@ static cs_status parse_population(const parse_ctx *pc, const char *path, const c
             char msub[300];
             snprintf(msub, sizeof msub, "%s.mechanisms[%d]", sub, k);
             const cJSON *it = cJSON_GetArrayItem(mechs, k);
-            CS_TRY(check_keys(pc, msub, it, mkeys));
+            CS_TRY(cs__model_check_keys(pc, msub, it, mkeys));
             char name[CS_NAME_MAX], region[32];
-            CS_TRY(get_string(pc, msub, it, "name", 1, "", name, sizeof name));
-            CS_TRY(get_string(pc, msub, it, "region", 0, "all", region, sizeof region));
+            CS_TRY(cs__model_get_string(pc, msub, it, "name", 1, "", name, sizeof name));
+            CS_TRY(cs__model_get_string(pc, msub, it, "region", 0, "all", region, sizeof region));
             cs_status st;
             ps->density[k].type = find_mech(pc, msub, name, CS_MECH_DENSITY, &st);
             if (!ps->density[k].type) return st;
-            CS_TRY(parse_region(pc, msub, region, &ps->density[k].region_mask));
+            CS_TRY(cs__model_parse_region(pc, msub, region, &ps->density[k].region_mask));
             CS_TRY(parse_params(pc, msub, it, ps->density[k].type, ps->density[k].param));
         }
     }
 
-    CS_TRY(parse_ions(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "ions"), ps));
+    CS_TRY(cs__model_parse_ions(pc, sub, cJSON_GetObjectItemCaseSensitive(bio, "ions"), ps));
 
 points:
 
@@ -674,18 +407,18 @@ points:
     if (det) {
         snprintf(sub, sizeof sub, "%s.detector", path);
         static const char *const dkeys[] = {"location", "threshold", NULL};
-        CS_TRY(check_keys(pc, sub, det, dkeys));
+        CS_TRY(cs__model_check_keys(pc, sub, det, dkeys));
         CS_TRY(parse_location(pc, sub, det, "location", &ps->detector));
-        CS_TRY(get_number(pc, sub, det, "threshold", 0, -10.0, &ps->threshold));
+        CS_TRY(cs__model_get_number(pc, sub, det, "threshold", 0, -10.0, &ps->threshold));
         ps->has_detector = 1;
     }
     const cJSON *pr = cJSON_GetObjectItemCaseSensitive(p, "probes");
     if (pr) {
         snprintf(sub, sizeof sub, "%s.probes", path);
         static const char *const pkeys[] = {"cells", "locations", "interval", "variables", NULL};
-        CS_TRY(check_keys(pc, sub, pr, pkeys));
+        CS_TRY(cs__model_check_keys(pc, sub, pr, pkeys));
         CS_TRY(parse_cells(pc, sub, pr, ps->count, &ps->probes.ncells, &ps->probes.cells));
-        CS_TRY(get_number(pc, sub, pr, "interval", REQUIRED | POSITIVE, 0, &ps->probes.interval));
+        CS_TRY(cs__model_get_number(pc, sub, pr, "interval", REQUIRED | POSITIVE, 0, &ps->probes.interval));
         const cJSON *locs = cJSON_GetObjectItemCaseSensitive(pr, "locations");
         if (!cJSON_IsArray(locs) || cJSON_GetArraySize(locs) < 1)
             return FAIL(pc, sub, "'locations' must be a non-empty array of {branch, pos}");
@@ -703,7 +436,7 @@ points:
             cJSON_Delete(wrap);
             CS_TRY(st);
         }
-        CS_TRY(parse_probe_variables(pc, sub, cJSON_GetObjectItemCaseSensitive(pr, "variables"), ps));
+        CS_TRY(cs__model_parse_probe_variables(pc, sub, cJSON_GetObjectItemCaseSensitive(pr, "variables"), ps));
         ps->has_probes = 1;
     }
     return CS_OK;
@@ -717,7 +450,7 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
     /* with_synapse: "synapse" names the target's synapse (none for an artificial cell) */
     CS_TRY(check_keys(pc, path, obj, with_synapse ? skeys : keys));
     char pop[CS_NAME_MAX];
-    CS_TRY(get_string(pc, path, obj, "population", 1, "", pop, sizeof pop));
+    CS_TRY(cs__model_get_string(pc, path, obj, "population", 1, "", pop, sizeof pop));
     int p = -1;
     for (int k = 0; k < m->npop; ++k)
         if (!strcmp(m->pops[k].name, pop)) p = k;
@@ -731,7 +464,7 @@ static cs_status parse_cell_ref(const parse_ctx *pc, const char *path, const cs_
         *syn = 0;
     } else if (with_synapse) {
         char sname[CS_NAME_MAX];
-        CS_TRY(get_string(pc, path, obj, "synapse", 1, "", sname, sizeof sname));
+        CS_TRY(cs__model_get_string(pc, path, obj, "synapse", 1, "", sname, sizeof sname));
         *syn = -1;
         for (int k = 0; k < m->pops[p].nsyn; ++k)
             if (!strcmp(m->pops[p].syn[k].name, sname)) *syn = k;
@@ -803,7 +536,7 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
         const cJSON *c = cJSON_GetArrayItem(arr, k);
         char type[32];
         if (!cJSON_IsObject(c)) return FAIL(pc, path, "expected an object");
-        CS_TRY(get_string(pc, path, c, "type", 1, "", type, sizeof type));
+        CS_TRY(cs__model_get_string(pc, path, c, "type", 1, "", type, sizeof type));
         cs_connection cn = {0};
         double w[CS_MAX_WEIGHTS];
         CS_TRY(cs__model_weight(pc, path, c, w, &cn.nweight));
@@ -815,7 +548,7 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
             return FAIL(pc, path, "'delay' %g ms is shorter than the time step dt = %g ms", cn.delay, m->dt);
         if (!strcmp(type, "explicit")) {
             static const char *const keys[] = {"type", "source", "target", "weight", "delay", NULL};
-            CS_TRY(check_keys(pc, path, c, keys));
+            CS_TRY(cs__model_check_keys(pc, path, c, keys));
             const cJSON *s = cJSON_GetObjectItemCaseSensitive(c, "source");
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "target");
             if (!s || !t) return FAIL(pc, path, "needs 'source' and 'target'");
@@ -828,7 +561,7 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
             if (cn.nweight > 1) CS_TRY(push_weights(m, w));
         } else if (!strcmp(type, "ring")) {
             static const char *const keys[] = {"type", "population", "synapse", "weight", "delay", NULL};
-            CS_TRY(check_keys(pc, path, c, keys));
+            CS_TRY(cs__model_check_keys(pc, path, c, keys));
             char pop[CS_NAME_MAX];
             CS_TRY(get_string(pc, path, c, "population", 1, "", pop, sizeof pop));
             int p = find_pop(m, pop);
@@ -844,7 +577,7 @@ static cs_status parse_connections(const parse_ctx *pc, const cJSON *arr, cs_mod
         } else if (!strcmp(type, "random")) {
             static const char *const keys[] = {"type", "source", "target", "synapse", "indegree",
                                                "weight", "delay", NULL};
-            CS_TRY(check_keys(pc, path, c, keys));
+            CS_TRY(cs__model_check_keys(pc, path, c, keys));
             char sp[CS_NAME_MAX], tp[CS_NAME_MAX];
             long indeg;
             CS_TRY(get_string(pc, path, c, "source", 1, "", sp, sizeof sp));
@@ -904,15 +637,15 @@ static cs_status parse_events(const parse_ctx *pc, const cJSON *arr, cs_model *m
         char path[64];
         snprintf(path, sizeof path, "events[%d]", k);
         const cJSON *e = cJSON_GetArrayItem(arr, k);
-        CS_TRY(check_keys(pc, path, e, keys));
+        CS_TRY(cs__model_check_keys(pc, path, e, keys));
         cs_event *ev = &m->events[k];
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "target");
         if (!t) return FAIL(pc, path, "missing 'target'");
         char sub[96];
         snprintf(sub, sizeof sub, "%s.target", path);
         CS_TRY(parse_cell_ref(pc, sub, m, t, 1, &ev->target, &ev->synapse));
-        CS_TRY(get_number(pc, path, e, "time", REQUIRED | NONNEG, 0, &ev->time));
-        CS_TRY(get_number(pc, path, e, "weight", REQUIRED, 0, &ev->weight));
+        CS_TRY(cs__model_get_number(pc, path, e, "time", REQUIRED | NONNEG, 0, &ev->time));
+        CS_TRY(cs__model_get_number(pc, path, e, "weight", REQUIRED, 0, &ev->weight));
         m->nevent = (size_t)k + 1;
     }
     return CS_OK;
@@ -953,26 +686,26 @@ static cs_status parse_catalogues(const parse_ctx *pc, const cJSON *arr, cs_mode
 static cs_status parse_root(const parse_ctx *pc, const cJSON *root, cs_model *m) {
     static const char *const keys[] = {"run", "discretization", "populations", "connections",
                                        "events", "catalogues", "$schema", "description", NULL};
-    CS_TRY(check_keys(pc, "(top level)", root, keys));
+    CS_TRY(cs__model_check_keys(pc, "(top level)", root, keys));
     CS_TRY(parse_catalogues(pc, cJSON_GetObjectItemCaseSensitive(root, "catalogues"), m));
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(root, "run");
     if (!run) return FAIL(pc, "(top level)", "missing 'run' (tfinal, dt, seed)");
     static const char *const run_keys[] = {"tfinal", "dt", "seed", "backend", "threads", "celsius",
                                            "report_precision", NULL};
-    CS_TRY(check_keys(pc, "run", run, run_keys));
-    CS_TRY(get_number(pc, "run", run, "tfinal", REQUIRED | POSITIVE, 0, &m->tfinal));
-    CS_TRY(get_number(pc, "run", run, "dt", REQUIRED | POSITIVE, 0, &m->dt));
+    CS_TRY(cs__model_check_keys(pc, "run", run, run_keys));
+    CS_TRY(cs__model_get_number(pc, "run", run, "tfinal", REQUIRED | POSITIVE, 0, &m->tfinal));
+    CS_TRY(cs__model_get_number(pc, "run", run, "dt", REQUIRED | POSITIVE, 0, &m->dt));
     if (m->dt > m->tfinal) return FAIL(pc, "run", "'dt' (%g ms) is longer than 'tfinal' (%g ms)", m->dt, m->tfinal);
     if (m->tfinal / m->dt > 2e9) return FAIL(pc, "run", "tfinal/dt is more than 2e9 steps");
-    CS_TRY(get_number(pc, "run", run, "celsius", 0, 6.3, &m->celsius));
+    CS_TRY(cs__model_get_number(pc, "run", run, "celsius", 0, 6.3, &m->celsius));
     long seed, threads;
     CS_TRY(get_int(pc, "run", run, "seed", 0, 1, 0, 9007199254740991L, &seed));
     CS_TRY(get_int(pc, "run", run, "threads", 0, 0, 0, 4096, &threads));
     m->seed = (uint64_t)seed;
     m->threads = (int)threads;
-    CS_TRY(get_string(pc, "run", run, "backend", 0, "cpu", m->backend, sizeof m->backend));
+    CS_TRY(cs__model_get_string(pc, "run", run, "backend", 0, "cpu", m->backend, sizeof m->backend));
     char prec[16];
-    CS_TRY(get_string(pc, "run", run, "report_precision", 0, "single", prec, sizeof prec));
+    CS_TRY(cs__model_get_string(pc, "run", run, "report_precision", 0, "single", prec, sizeof prec));
     if (strcmp(prec, "single") && strcmp(prec, "double"))
         return FAIL(pc, "run", "'report_precision' must be \"single\" (float32, SONATA's default) or \"double\" (got '%s')", prec);
     m->report_bits = strcmp(prec, "double") ? 32 : 64;

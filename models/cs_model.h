@@ -120,7 +120,8 @@ typedef struct {
     cs_cv_policy policy;
     double cm;       /* [µF/cm²] (the JSON's single value, or 1 when given per region) */
     double cm_tag[CS_NTAG]; /* [µF/cm²] specific capacitance by region tag */
-    double Ra;       /* [Ω·cm] */
+    double Ra;       /* [Ω·cm] (the JSON's single value, or 100 when given per region) */
+    double Ra_tag[CS_NTAG]; /* [Ω·cm] axial resistivity by region tag */
     double v_init;   /* [mV] */
     int ndensity;
     cs_density_spec *density;
@@ -141,6 +142,8 @@ typedef struct {
     uint64_t output_id0;            /* node id of the first cell under output_name */
     char report_name[CS_NAME_MAX];  /* "" or the SONATA report its probes belong to, copied to
                                        model.report_dir/<report_name>.h5 after the run */
+    double ion_ci[CS_NION][CS_NTAG]; /* [mM] initial inside concentration by region tag */
+    double ion_co[CS_NION][CS_NTAG]; /* [mM] initial outside concentration by region tag */
     /* Artificial cells ("artificial" in the model, docs/model-format.md): when non-NULL, every
      * cell of the population is an instance of this ARTIFICIAL_CELL type (NetStim, IntFire1, a
      * catalogue's), with these parameters, and has no morphology, mechanisms, synapses, stimuli,
@@ -150,8 +153,6 @@ typedef struct {
     double artificial_param[CS_MAX_PARAMS];
     double **play;    /* VecStim: [count] spike times of each cell [ms], ascending, >= 0 (owned) */
     int *nplay;       /* [count] their numbers; NULL for other types */
-    double ion_ci[CS_NION][CS_NTAG]; /* [mM] initial inside concentration by region tag */
-    double ion_co[CS_NION][CS_NTAG]; /* [mM] initial outside concentration by region tag */
 } cs_population_spec;
 
 typedef struct {

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cs_model_parse.h"
+#include "cs_model_json.h"
 
-#define FAIL(pc, path, ...) cs__model_fail((pc), (path), __VA_ARGS__)
 
 static const cs_mech_type *find_artificial(const parse_ctx *pc, const char *path, const char *name,
                                            cs_status *st) {

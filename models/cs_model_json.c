@@ -1,15 +1,13 @@
-/* The JSON model reader's shared helpers (cs_model_parse.h): messages naming the model file
- * and the JSON path of the value, keys, strings, a mechanism's parameters. */
+/* The JSON model reader's shared helpers (cs_model_json.h): errors naming the file and the JSON
+ * path, key checks, numbers and strings, regions, a mechanism's parameters. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cs_model_parse.h"
+#include "cs_model_json.h"
 
-#define FAIL(pc, path, ...) cs__model_fail((pc), (path), __VA_ARGS__)
-
-cs_status cs__model_fail(const parse_ctx *pc, const char *path, const char *fmt, ...) {
+cs_status cs__model_fail_at(const parse_ctx *pc, const char *path, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
@@ -37,6 +35,24 @@ cs_status cs__model_check_keys(const parse_ctx *pc, const char *path, const cJSO
     return CS_OK;
 }
 
+/* A finite number; `flags` says whether it must be present and its sign. */
+cs_status cs__model_get_number(const parse_ctx *pc, const char *path, const cJSON *obj,
+                            const char *key, int flags, double dflt, double *out) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!it) {
+        if (flags & REQUIRED) return FAIL(pc, path, "missing '%s'", key);
+        *out = dflt;
+        return CS_OK;
+    }
+    if (!cJSON_IsNumber(it)) return FAIL(pc, path, "'%s' must be a number", key);
+    double v = it->valuedouble;
+    if (!isfinite(v)) return FAIL(pc, path, "'%s' must be finite (got %g)", key, v);
+    if ((flags & POSITIVE) && !(v > 0)) return FAIL(pc, path, "'%s' must be > 0 (got %g)", key, v);
+    if ((flags & NONNEG) && !(v >= 0)) return FAIL(pc, path, "'%s' must be >= 0 (got %g)", key, v);
+    *out = v;
+    return CS_OK;
+}
+
 cs_status cs__model_get_string(const parse_ctx *pc, const char *path, const cJSON *obj,
                             const char *key, int required, const char *dflt, char *out,
                             size_t cap) {
@@ -49,6 +65,17 @@ cs_status cs__model_get_string(const parse_ctx *pc, const char *path, const cJSO
     if (!cJSON_IsString(it)) return FAIL(pc, path, "'%s' must be a string", key);
     if (strlen(it->valuestring) >= cap) return FAIL(pc, path, "'%s' is too long", key);
     snprintf(out, cap, "%s", it->valuestring);
+    return CS_OK;
+}
+
+cs_status cs__model_parse_region(const parse_ctx *pc, const char *path, const char *s, unsigned *mask) {
+    if (!strcmp(s, "all")) *mask = CS_REGION_ALL;
+    else if (!strcmp(s, "soma")) *mask = 1u << CS_TAG_SOMA;
+    else if (!strcmp(s, "axon")) *mask = 1u << CS_TAG_AXON;
+    else if (!strcmp(s, "dend") || !strcmp(s, "dendrite")) *mask = (1u << CS_TAG_DEND) | (1u << CS_TAG_APIC);
+    else if (!strcmp(s, "basal")) *mask = 1u << CS_TAG_DEND;
+    else if (!strcmp(s, "apical")) *mask = 1u << CS_TAG_APIC;
+    else return FAIL(pc, path, "unknown region '%s' (expected soma, axon, dend, basal, apical or all)", s);
     return CS_OK;
 }
 

@@ -46,7 +46,17 @@ def generate(mods, out_dir, cuda, abi, builtin=False):
     """Parse and translate; returns the list of generated sources and the mechanism names."""
     names, srcs = {}, []
     for path in mods:
-        m = parse_file(path)
+        try:
+            m = parse_file(path)
+        except NmodlError as e:
+            # NEURON's own copy of a cell cablesim has built in (a mechanism folder made for NEURON
+            # often carries vecevent.mod): the built-in serves, the folder still compiles
+            same = None if builtin else nmodl_events.builtin_defined_by(path)
+            if not same:
+                raise
+            sys.stderr.write("cablesim: note: %s: defines %s, which is built into cablesim: skipped, "
+                             "the built-in is used\n" % (path, same))
+            continue
         if m.suffix in names:
             raise NmodlError(path, m.suffix_line, "mechanism '%s' is also defined in %s" % (m.suffix, names[m.suffix]))
         names[m.suffix] = path

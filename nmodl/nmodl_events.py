@@ -50,6 +50,18 @@ def verbatim_hint(mod):
     return ""
 
 
+def builtin_defined_by(path):
+    """The built-in artificial cell a .mod file defines (its ARTIFICIAL_CELL name), or None: such a
+    file is NEURON's own copy (bmtk's vecevent.mod is NEURON's VecStim), which cablesim has built in."""
+    import re
+    try:
+        with open(path, errors="replace") as f:
+            m = re.search(r"^\s*ARTIFICIAL_CELL\s+(\w+)", f.read(), re.M)
+    except OSError:
+        return None
+    return m.group(1) if m and m.group(1) in BUILTIN_ARTIFICIAL else None
+
+
 def is_artificial(mod):
     return getattr(mod, "artificial", False)
 

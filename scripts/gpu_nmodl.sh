@@ -4,7 +4,8 @@
 # (tests/test_nmodl_gpu.py), compute-sanitizer (memcheck) on a catalogue model, the CUDA backend
 # test of the built-ins (test_backend_cuda), and the fused GPU step's speed on the built-in
 # example before (the base commit, from build-base.tar) and after this branch, alternated in
-# this same call. Logs go to OUTDIR ($OUT on the lent machine).
+# this same call; a network of 512 Allen cells (issue 27: ion concentrations) on the CPU and the
+# GPU. Logs go to OUTDIR ($OUT on the lent machine).
 #
 # Here, first: scripts/devlibs.sh, and the base source for the speed comparison:
 #   git archive BASE -o build-base.tar     (BASE: main before the nmodl branch, e.g. cb1819c)
@@ -45,9 +46,9 @@ if has sanitizer; then
 [ -f "$bld/nmodl-gpu/nmodl.so" ] || "${py:-python3}" tests/test_nmodl_gpu.py --cablesim "$bld/cablesim" \
   --source-dir "$root" --work-dir "$bld/nmodl-gpu" >/dev/null 2>&1
 echo "== compute-sanitizer memcheck on a catalogue model (na, kv, ions; Exp2Syn events)"
-for m in mainen_na_kv exp2syn_ring; do
-  gpu_sanitize memcheck 0 "$out/sanitizer-$m.log" "memcheck $m" "$bld/cablesim" run "$bld/nmodl-gpu/$m.json" \
-    --backend cuda --tfinal 10 -o "$out/san-$m.h5" -q
+for m in mainen_na_kv exp2syn_ring bmtk/allen_net; do
+  gpu_sanitize memcheck 0 "$out/sanitizer-${m##*/}.log" "memcheck $m" "$bld/cablesim" run "$bld/nmodl-gpu/$m.json" \
+    --backend cuda --tfinal 10 -o "$out/san-${m##*/}.h5" -q
 done
 fi
 has speed || exit 0
@@ -72,4 +73,11 @@ if [ -f "$bld/nmodl-gpu/mainen_na_kv.json" ]; then
   for b in cpu cuda; do
     echo "$b: $("$bld/cablesim" run "$bld/nmodl-gpu/na_kv4096.json" --no-output --tfinal 20 --backend $b 2>&1 | grep -E 'compartment-steps|error' | head -1)"
   done | tee "$out/catalogue-speed.log"
+fi
+echo "== a network of Allen cells (issue 27): 256 Scnn1a + 256 PV1 cells of bmtk's examples, calcium, 300 ms"
+if [ -f "$bld/nmodl-gpu/bmtk/allen_net.json" ]; then
+  sed 's/"count": 3,/"count": 256,/g' "$bld/nmodl-gpu/bmtk/allen_net.json" > "$bld/nmodl-gpu/bmtk/allen_net512.json"
+  for b in cpu cuda; do
+    echo "$b: $("$bld/cablesim" run "$bld/nmodl-gpu/bmtk/allen_net512.json" --no-output --backend $b 2>&1 | grep -E 'run time|compartment-steps|error' | head -1)"
+  done | tee "$out/allen-speed.log"
 fi

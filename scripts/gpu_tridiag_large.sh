@@ -19,7 +19,7 @@ gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-tridiag-large}}" || exit 1
 t0=$(date +%s)
 bld=$root/build-gpu
 parts_all="tests bench" # sanitize on request: PARTS="tests sanitize bench" (up to ~8 more minutes)
-gpu_tests="test_thomas_large_gpu test_thomas_bridge_gpu test_block_tridiag_gpu test_thomas_gpu test_thomas_large_cpu test_block_tridiag_cpu"
+gpu_tests="test_thomas_large_gpu test_thomas_bridge_gpu test_block_tridiag_gpu test_thomas_gpu test_thomas_gpu_singular test_thomas_large_cpu test_block_tridiag_cpu"
 gpu_build "$bld" bench_tridiag_large || exit 1
 for t in $gpu_tests; do gpu_build "$bld" "$t" || exit 1; done
 echo "build: $(( $(date +%s) - t0 )) s"

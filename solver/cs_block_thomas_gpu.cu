@@ -3,6 +3,8 @@
  * k×k loops unroll and the pivot block stays in registers. The layout only changes the strides:
  * Flat (ld = 1) or Full-Interleaved (ld = nsys). */
 #include <cuda_runtime.h>
+#include <math_constants.h>
+#include <math.h>
 
 #include "cs_block_small.h"
 #include "cs_block_thomas_gpu.h"
@@ -18,12 +20,18 @@ block_thomas_kernel(int nsys, int nb, bool interleaved, const double *__restrict
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= nsys) return;
     const size_t kk = (size_t)K * K;
+    int sing;
     if (interleaved)
-        (void)cs__blk_thomas_one(K, nb, A + s, B + s, C + s, d + s, kk * nsys, (size_t)K * nsys,
-                                 (size_t)nsys);
+        sing = cs__blk_thomas_one(K, nb, A + s, B + s, C + s, d + s, kk * nsys, (size_t)K * nsys,
+                                  (size_t)nsys);
     else
-        (void)cs__blk_thomas_one(K, nb, A + s * nb * kk, B + s * nb * kk, C + s * nb * kk,
-                                 d + (size_t)s * nb * K, kk, (size_t)K, 1);
+        sing = cs__blk_thomas_one(K, nb, A + s * nb * kk, B + s * nb * kk, C + s * nb * kk,
+                                  d + (size_t)s * nb * K, kk, (size_t)K, 1);
+    /* a singular pivot block: the whole system's solution becomes NaN, never silently wrong
+     * (only on that path: no cost to a regular solve) */
+    if (sing)
+        for (size_t r = 0; r < (size_t)nb * K; ++r)
+            d[interleaved ? r * nsys + s : (size_t)s * nb * K + r] = CUDART_NAN;
 }
 
 cs_solver_status launch(int k, int nsys, int nb, bool il, const double *A, const double *B,
@@ -79,6 +87,13 @@ extern "C" cs_solver_status cs_block_thomas_gpu_solve_d(cs_block_gpu_variant v, 
         e = cudaMemcpy(C, buf + 2 * nblk, nblk * sizeof(double), cudaMemcpyDeviceToHost);
         if (e == cudaSuccess) e = cudaMemcpy(d, buf + 3 * nblk, nvec * sizeof(double), cudaMemcpyDeviceToHost);
         if (e != cudaSuccess) st = cs__thomas_cuda_fail(e, __FILE__, __LINE__, "block: copy out");
+    }
+    if (st == CS_SOLVER_OK) { /* host pointers: a singular pivot block left NaN (the kernel) */
+        double acc = 0.0;
+        for (size_t i = 0; i < nvec; ++i) acc += d[i] * 0.0;
+        if (!isfinite(acc))
+            st = cs__thomas_gpu_fail(CS_SOLVER_ERR_SINGULAR, __FILE__, __LINE__,
+                                     "block: a singular pivot block (the solution is NaN)", NULL);
     }
     if (buf) cudaFree(buf);
     return st;

@@ -14,8 +14,10 @@
  * solver/cs_block_small.h, pivot blocks by LU with partial pivoting inside the block):
  *   flat          Flat layout (neighbouring threads 8·nb·k·k bytes apart: the seeds' baseline)
  *   interleaved   Full-Interleaved (neighbouring threads at neighbouring addresses: coalesced)
- * A and B are read only, C is overwritten with C', d with the solution. No singularity check on
- * the GPU (a singular pivot block leaves that system's rows unsolved).
+ * A and B are read only, C is overwritten with C', d with the solution. A singular pivot block
+ * fills that system's solution with NaN (at no cost to a regular solve); with host pointers the
+ * copied solution is checked and a NaN gives CS_SOLVER_ERR_SINGULAR (d still holds it); with
+ * device pointers the caller checks (inf/NaN in d).
  * Memory: as cs_thomas_gpu.h (CS_THOMAS_GPU_HOST_PTRS: copied in and out, synchronous;
  * CS_THOMAS_GPU_DEVICE_PTRS: asynchronous on the default stream). Errors: CS_SOLVER_ERR_INVALID
  * for bad arguments (k outside 1..4, nsys < 0, nb < 1, NULL arrays), CS_SOLVER_ERR_DEVICE or

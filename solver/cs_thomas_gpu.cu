@@ -106,6 +106,7 @@ extern "C" int cs_thomas_gpu_variant_is_var(cs_thomas_gpu_variant v)
 }
 
 static int cs__warp_group(int nsys, int n);
+#define CS__AUTO_WARP_MAX_N 1024 /* auto's warp variants above this: one system only */
 
 /* From the H200 measurements (bench/results-thomas.md, bench/NOTES.md): the lane-group kernels
  * win at every point of the grid; staging through shared memory wins in double from 12 rows per
@@ -115,6 +116,10 @@ static int cs__warp_group(int nsys, int n);
 extern "C" cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec)
 {
     if (n > CS_THOMAS_GPU_WARP_MAX_N) return CS_THOMAS_GPU_CHUNKED;
+    /* 1025..2048 rows: the warp variants (64 rows a lane) for one system only, where the H100
+     * table shows chunked's three launches slower than cuSPARSE (bench/NOTES.md, issue 29's
+     * small sizes); a batch of them stays on chunked (bytes, not latency, dominate there). */
+    if (n > CS__AUTO_WARP_MAX_N && nsys > 1) return CS_THOMAS_GPU_CHUNKED;
     const int g = cs__warp_group(nsys > 0 ? nsys : 1, n);
     const int k = (n + g - 1) / g;
     if (prec == CS_THOMAS_GPU_F64 ? k > 8 : k > 16) return CS_THOMAS_GPU_WARP_STAGED;
@@ -523,8 +528,11 @@ static cs_solver_status cs__launch_warp_kg(int nsys, int n, const T *a, const T 
     const int vec = (n % W == 0) && cs__aligned16(a) && cs__aligned16(b) && cs__aligned16(c) &&
                     cs__aligned16(d);
     const size_t nwarps = ((size_t)nsys + 32 / G - 1) / (32 / G);
+    /* staged with K = 64 in double: 66 KB of shared memory a warp, so one warp a block (4 would
+     * pass the 160 KB this code assumes of every target) */
+    constexpr int WPB_MAX = (!STAGED || 4 * cs__stage<T, K, G>::BYTES <= (size_t)160 * 1024) ? 4 : 1;
     /* small batches: one warp per block spreads the systems over all multiprocessors */
-    const int wpb = (nwarps >= (size_t)16 * cs__num_sms()) ? 4 : 1;
+    const int wpb = (WPB_MAX == 4 && nwarps >= (size_t)16 * cs__num_sms()) ? 4 : 1;
     const dim3 grid((unsigned)((nwarps + wpb - 1) / wpb)), block(32 * wpb);
     if (STAGED) {
         typedef cs__stage<T, K, G> S;
@@ -532,7 +540,7 @@ static cs_solver_status cs__launch_warp_kg(int nsys, int n, const T *a, const T 
         if (!attr_set) {
             CS__CUDA(cudaFuncSetAttribute(thomas_warp_staged_kernel<T, K, G>,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)(4 * S::BYTES)));
+                                          (int)(WPB_MAX * S::BYTES)));
             attr_set = true;
         }
         thomas_warp_staged_kernel<T, K, G><<<grid, block, wpb * S::BYTES>>>(nsys, n, vec, a, b, c, d);
@@ -543,7 +551,7 @@ static cs_solver_status cs__launch_warp_kg(int nsys, int n, const T *a, const T 
     return CS_SOLVER_OK;
 }
 
-/* K = ceil(n/G) rounded up to 1, 2, 4, 8, 12, 16 (and 24, 32 for G = 32). */
+/* K = ceil(n/G) rounded up to 1, 2, 4, 8, 12, 16 (and 24, 32, 64 for G = 32). */
 template <typename T, int G, bool STAGED>
 static cs_solver_status cs__launch_warp_g(int nsys, int n, const T *a, const T *b, const T *c, T *d)
 {
@@ -556,7 +564,8 @@ static cs_solver_status cs__launch_warp_g(int nsys, int n, const T *a, const T *
     if (k <= 16) return cs__launch_warp_kg<T, 16, G, STAGED>(nsys, n, a, b, c, d);
     if constexpr (G == 32) {
         if (k <= 24) return cs__launch_warp_kg<T, 24, G, STAGED>(nsys, n, a, b, c, d);
-        return cs__launch_warp_kg<T, 32, G, STAGED>(nsys, n, a, b, c, d);
+        if (k <= 32) return cs__launch_warp_kg<T, 32, G, STAGED>(nsys, n, a, b, c, d);
+        return cs__launch_warp_kg<T, 64, G, STAGED>(nsys, n, a, b, c, d);
     } else {
         CS__INVALID("internal: no warp kernel for n=%d with %d lanes", n, G);
     }

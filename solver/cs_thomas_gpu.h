@@ -17,13 +17,15 @@
  * Variants (X-macro below). Each reads its data in one layout; convert once at set-up with the
  * helpers below, never per step:
  *   auto         Flat. Picks a concrete variant from (nsys, n, precision): cs_thomas_gpu_choose
- *                (warp or warp_staged up to 1024 rows, chunked above).
+ *                (warp or warp_staged up to 1024 rows, and up to 2048 for one system; chunked
+ *                above).
  *   flat         Flat; one thread per system (uncoalesced: the baseline of the seeds).
  *   interleaved  Full-Interleaved; one thread per system (cuThomasBatch: coalesced).
- *   warp         Flat; n <= 1024; warp-cooperative hybrid: a group of G lanes of a warp per system
+ *   warp         Flat; n <= 2048; warp-cooperative hybrid: a group of G lanes of a warp per system
  *                (G = 32, or 4, 8, 16 for n <= 16·G when the batch still fills the GPU). Lane l of
  *                the group holds rows [l·K, l·K+K) (K = ceil(n/G) rounded up to 1,2,4,8,12,16,
- *                24,32) in registers, loaded with 16-byte vector loads; Thomas-like elimination
+ *                24,32,64; at 64 partly spilled to local memory) in registers, loaded with
+ *                16-byte vector loads; Thomas-like elimination
  *                inside the chunk leaves one coupled row per lane, a G-row tridiagonal system over
  *                the lanes is solved by PCR with __shfl (log2 G steps), and back substitution
  *                inside the chunk. Reads a, b, c, d once and writes d once.
@@ -67,7 +69,7 @@
  * device pointers there is no check. Float variants compute in float.
  *
  * Errors: CS_SOLVER_ERR_INVALID for bad arguments (nsys < 0, n < 1, a NULL array with nsys > 0,
- * a variable-size variant in the uniform call or the reverse, warp with n > 1024);
+ * a variable-size variant in the uniform call or the reverse, warp with n > 2048);
  * CS_SOLVER_ERR_DEVICE for a failing CUDA call; CS_SOLVER_ERR_NOMEM when a device allocation
  * fails; CS_SOLVER_ERR_SINGULAR for a non-finite solution with host pointers. cs_thomas_gpu_last_error() then gives a one-line message (the CUDA error string and
  * the call's file:line). nsys == 0 is a no-op. */
@@ -108,7 +110,7 @@ typedef enum { CS_THOMAS_GPU_F64 = 0, CS_THOMAS_GPU_F32 = 1 } cs_thomas_gpu_prec
 typedef enum { CS_THOMAS_GPU_HOST_PTRS = 0, CS_THOMAS_GPU_DEVICE_PTRS = 1 } cs_thomas_gpu_mem;
 
 /* The largest n of the warp variants. */
-#define CS_THOMAS_GPU_WARP_MAX_N 1024
+#define CS_THOMAS_GPU_WARP_MAX_N 2048
 
 /* ---- variants (these work without CUDA too) ----------------------------------------- */
 /* "flat", "warp", ...; NULL for a value out of range. */

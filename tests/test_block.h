@@ -49,6 +49,29 @@ static inline void blk_gen(int k, int nsys, int nb, double *A, double *B, double
         }
 }
 
+/* Near-singular: every coupling negative (-[0, 1)), B's diagonal the row's other entries' sum plus
+ * `margin`: weakly dominant, an M-matrix close to a block Laplacian's (condition ~ nb^2 / margin
+ * bounded by ~nb^2·k). */
+static inline void blk_gen_near(int k, int nsys, int nb, double margin, double *A, double *B,
+                                double *C, double *d)
+{
+    blk_gen(k, nsys, nb, A, B, C, d);
+    const size_t nblk = (size_t)nsys * nb * k * k;
+    for (size_t e = 0; e < nblk; ++e) A[e] = -fabs(A[e]), C[e] = -fabs(C[e]), B[e] = -fabs(B[e]);
+    for (int s = 0; s < nsys; ++s)
+        for (int i = 0; i < nb; ++i) {
+            const size_t o = ((size_t)s * nb + i) * k * k;
+            for (int r = 0; r < k; ++r) {
+                double sum = 0.0;
+                for (int c = 0; c < k; ++c)
+                    sum += (i > 0 ? fabs(A[o + r * k + c]) : 0.0) +
+                           (i < nb - 1 ? fabs(C[o + r * k + c]) : 0.0) +
+                           (c != r ? fabs(B[o + r * k + c]) : 0.0);
+                B[o + r * k + r] = sum + margin;
+            }
+        }
+}
+
 /* x (nsys·nb·k) = dgbsv's solution of every system; returns LAPACK's worst info (0 = ok). */
 static inline int blk_reference(int k, int nsys, int nb, const double *A, const double *B,
                          const double *C, const double *d, double *x)

@@ -3,6 +3,7 @@
  * max|x - x_dgbsv| / max|x_dgbsv| <= 1e-12, for k = 1..4, nb = 1, 2, 3, 17, 100 and nsys = 1, 5, 64;
  * the OpenMP solve bit-identical to the serial one; a system whose pivot block has a zero leading
  * entry (pivoting inside the block needed, not diagonally dominant by rows) against dgbsv too;
+ * near-singular systems (weakly dominant, margins down to 1e-8) against dgbsv at 1e-7;
  * a zero block row gives CS_SOLVER_ERR_SINGULAR; bad arguments CS_SOLVER_ERR_INVALID.
  * Exit 77 (skipped) when the build found no LAPACK. */
 #include <check.h>
@@ -63,6 +64,30 @@ START_TEST(test_pivoting)
 }
 END_TEST
 
+/* Near-singular (weakly dominant by margins 1e-2 .. 1e-8): every solution carries an error of
+ * about cond·eps, dgbsv's included (here up to ~1e-9): tolerance 1e-7. */
+START_TEST(test_near_singular)
+{
+    const int nb = 200, nsys = 3;
+    double worst = 0.0;
+    for (int k = 1; k <= 4; ++k)
+        for (double margin = 1e-2; margin >= 1e-8; margin *= 1e-3) {
+            const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
+            double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec),
+                   *ref = td_alloc(nvec);
+            blk_gen_near(k, nsys, nb, margin, A, B, C, d);
+            ck_assert_int_eq(blk_reference(k, nsys, nb, A, B, C, d, ref), 0);
+            ck_assert_int_eq(cs_block_thomas_solve_omp(k, nsys, nb, A, B, C, d), CS_SOLVER_OK);
+            const double e = td_rel_err(nvec, d, ref);
+            ck_assert_msg(e <= 1e-7, "near-singular k=%d margin %.0e: rel err %.3e", k, margin, e);
+            if (e > worst) worst = e;
+            free(A), free(B), free(C), free(d), free(ref);
+        }
+    printf("block Thomas near-singular (margins 1e-2..1e-8) vs dgbsv: worst rel err %.2e (tol 1e-7)\n",
+           worst);
+}
+END_TEST
+
 START_TEST(test_singular_and_invalid)
 {
     const int k = 3, nb = 10;
@@ -91,6 +116,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_vs_lapack);
     tcase_add_test(tc, test_pivoting);
+    tcase_add_test(tc, test_near_singular);
     tcase_add_test(tc, test_singular_and_invalid);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -5,6 +5,7 @@
  * overwritten with C' as on the CPU: compared with cs_block_thomas_solve_serial's at 1e-12.
  * Where the build found no LAPACK (the GPU machine has none), the reference is the CPU block
  * Thomas solve instead, which test_block_tridiag_cpu checks against dgbsv; the output says which.
+ * Near-singular systems at 1e-7; a singular pivot block gives CS_SOLVER_ERR_SINGULAR and NaN.
  * Exit 77 (skipped) without CUDA or without a device. */
 #include <check.h>
 #include <stdio.h>
@@ -137,6 +138,53 @@ START_TEST(test_device)
 }
 END_TEST
 
+/* Near-singular systems (weakly dominant, margin 1e-8) against the reference at 1e-7 (as on the
+ * CPU), and a zero block row: CS_SOLVER_ERR_SINGULAR through host pointers, NaN through device
+ * pointers (never a finite wrong answer). Both variants. */
+START_TEST(test_near_singular_and_singular)
+{
+    const int k = 3, nsys = 50, nb = 200;
+    const size_t pb = (size_t)nb * k * k, pv = (size_t)nb * k, nblk = nsys * pb, nvec = nsys * pv;
+    double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
+    double *gA = td_alloc(nblk), *gB = td_alloc(nblk), *gC = td_alloc(nblk), *gd = td_alloc(nvec),
+           *ref = td_alloc(nvec), *x = td_alloc(nvec);
+    for (int v = 0; v < CS_BLOCK_GPU_NVARIANTS; ++v) {
+        const int il = (v == CS_BLOCK_GPU_INTERLEAVED);
+        blk_gen_near(k, nsys, nb, 1e-8, A, B, C, d);
+        reference(k, nsys, nb, A, B, C, d, ref);
+        for (int pass = 0; pass < 2; ++pass) { /* pass 1: block row 77 of system 9 zeroed */
+            if (pass)
+                for (size_t e = 0; e < (size_t)k * k; ++e) {
+                    const size_t o = 9 * pb + 77 * (size_t)k * k + e;
+                    A[o] = B[o] = C[o] = 0.0;
+                }
+            if (il) {
+                to_il(nsys, pb, A, gA), to_il(nsys, pb, B, gB), to_il(nsys, pb, C, gC), to_il(nsys, pv, d, gd);
+            } else {
+                memcpy(gA, A, nblk * sizeof *A), memcpy(gB, B, nblk * sizeof *B);
+                memcpy(gC, C, nblk * sizeof *C), memcpy(gd, d, nvec * sizeof *d);
+            }
+            const cs_solver_status st = cs_block_thomas_gpu_solve_d((cs_block_gpu_variant)v, k, nsys, nb, gA, gB,
+                                                                    gC, gd, CS_THOMAS_GPU_HOST_PTRS);
+            if (il) from_il(nsys, pv, gd, x);
+            else memcpy(x, gd, nvec * sizeof *x);
+            if (!pass) {
+                GPU_OK(st);
+                const double e = td_rel_err(nvec, x, ref);
+                ck_assert_msg(e <= 1e-7, "%s near-singular: rel err %.3e", cs_block_gpu_variant_name(v), e);
+                printf("  block %s near-singular (margin 1e-8): rel err vs %s %.2e (tol 1e-7)\n",
+                       cs_block_gpu_variant_name(v), k_ref_name, e);
+            } else {
+                ck_assert_int_eq(st, CS_SOLVER_ERR_SINGULAR);
+                ck_assert(isnan(x[9 * pv]) && isnan(x[9 * pv + pv - 1])); /* the singular system */
+                ck_assert(isfinite(x[8 * pv]) && isfinite(x[10 * pv]));  /* its neighbours solved */
+            }
+        }
+    }
+    free(A), free(B), free(C), free(d), free(gA), free(gB), free(gC), free(gd), free(ref), free(x);
+}
+END_TEST
+
 int main(void)
 {
     const int skip = gpu_exit_code();
@@ -146,6 +194,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_host, 0, CS_BLOCK_GPU_NVARIANTS);
     tcase_add_test(tc, test_device);
+    tcase_add_test(tc, test_near_singular_and_singular);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

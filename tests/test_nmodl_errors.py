@@ -178,6 +178,30 @@ def main():
     p = run([a.cablesim, "run", path, "--no-output", "-q"])
     check(p.returncode == 0, "model with a good catalogue runs", p.stderr.strip())
 
+    # ion concentrations at run time: one that goes negative ends the run naming the cell, the
+    # concentration and the mechanism that writes it; a probe of cai where no mechanism uses
+    # calcium is refused naming the population, cell and location
+    drain = os.path.join(work, "drain")
+    os.makedirs(drain)
+    with open(os.path.join(drain, "cadrain.mod"), "w") as f:
+        f.write("NEURON { SUFFIX cadrain\n USEION ca READ ica WRITE cai\n RANGE rate }\n"
+                "PARAMETER { rate = 0.001 (mM/ms) }\nSTATE { cai (mM) }\nBREAKPOINT { SOLVE s METHOD cnexp }\n"
+                "DERIVATIVE s { cai' = -rate }\n")
+    p = run([a.cablesim, "build-catalogue", drain, "-o", os.path.join(work, "drain.so"), "--cuda", "off"])
+    check(p.returncode == 0, "build-catalogue of cadrain.mod", p.stderr.strip())
+    conc = ('{"catalogues": ["drain.so"], "run": {"tfinal": 1, "dt": 0.025}, "populations": [{"name": "p", "count": 1, '
+            '"morphology": {"generator": "soma", "radius": 5}, "biophysics": {"mechanisms": [{"name": "%s"}]}, '
+            '"probes": {"locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1, "variables": ["v", "cai"]}}]}')
+    for mech, words in (("cadrain", ["cell 0", "cai became", "negative or NaN", "'cadrain'"]),
+                        ("pas", ["population 'p' cell 0", "'cai'", "no mechanism on that CV uses that ion"])):
+        path = os.path.join(work, "model_conc_%s.json" % mech)
+        with open(path, "w") as f:
+            f.write(conc % mech)
+        p = run([a.cablesim, "run", path, "--no-output", "-q"])
+        err = p.stderr.strip()
+        check(p.returncode == 1 and "\n" not in err and all(w in err for w in words),
+              "concentration error (%s)" % mech, "(rc %d, %r)" % (p.returncode, err))
+
     # 3. a seeded fuzz of the reader, in process
     sys.path.insert(0, os.path.join(a.source_dir, "nmodl"))
     from nmodl_codegen import Gen

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Catalogue mechanisms on the GPU give the CPU's results (issue 20, part 1/3 on the device).
 
-tests/data/mod is compiled with `cablesim build-catalogue --cuda on` (nvcc; kernels built with
+tests/data/mod (and tests/data/mod_bmtk, for the bmtk_* models and a network of 6 Allen cells with
+calcium: issue 27) is compiled with `cablesim build-catalogue --cuda on` (nvcc; kernels built with
 -fmad=false, as the CPU code has no fused multiply-add); every model of
 tests/data/nmodl_models runs with --backend cpu and --backend cuda with several Hines solvers
 (auto; interleaved: the fused step; staged; fine), reports in double. Checks: spike counts
@@ -88,12 +89,39 @@ def main():
             return 77
         print("FAIL: build-catalogue --cuda on")
         return 1
+    # bmtk's folder (tests/data/mod_bmtk) for the bmtk_* models and a small network of Allen cells
+    # (ion concentrations on the GPU: CaDynamics writes cai, SK reads it, eca by Nernst each step)
+    bmtk = os.path.join(work, "bmtk")
+    os.makedirs(os.path.join(bmtk, "mod"))
+    for f in glob.glob(os.path.join(a.source_dir, "tests", "data", "mod_bmtk", "*.mod")):
+        if os.path.basename(f) != "vecevent.mod":  # ARTIFICIAL_CELL: not yet
+            shutil.copy(f, os.path.join(bmtk, "mod"))
+    p = run([a.cablesim, "build-catalogue", os.path.join(bmtk, "mod"), "-o", os.path.join(bmtk, "nmodl.so"),
+             "--cuda", "on"])
+    if p.returncode != 0:
+        print("FAIL: build-catalogue --cuda on of tests/data/mod_bmtk: " + p.stderr.strip())
+        return 1
+    allen = os.path.join(os.path.abspath(a.source_dir), "tests", "data", "allen")
+    net = {"catalogues": ["nmodl.so"], "run": {"tfinal": 300.0, "dt": 0.025}, "discretization": {"bmtk_dl": 20},
+           "populations": [{"name": name, "count": 3,
+                            "allen": {"fit": os.path.join(allen, fit), "morphology": os.path.join(allen, swc)},
+                            "stimuli": [{"mechanism": "iclamp", "location": {"branch": 0, "pos": 0.5}, "cells": "all",
+                                         "params": {"delay": 20.0, "duration": 250.0, "amplitude": amp}}],
+                            "detector": {"location": {"branch": 0, "pos": 0.5}, "threshold": -10.0},
+                            "probes": {"cells": [0], "locations": [{"branch": 0, "pos": 0.5}], "interval": 0.1,
+                                       "variables": ["v", "cai", "eca", "ica"]}}
+                           for name, swc, fit, amp in (("Scnn1a", "Scnn1a_473845048_m.swc", "472363762_fit.json", 0.2),
+                                                       ("PV1", "Pvalb_470522102_m.swc", "472912177_fit.json", 0.3))]}
+    with open(os.path.join(bmtk, "allen_net.json"), "w") as f:
+        json.dump(net, f)
     fails = 0
     worst_spike = worst_trace = 0.0
-    for src in sorted(glob.glob(os.path.join(a.source_dir, "tests", "data", "nmodl_models", "*.json"))):
+    models = sorted(glob.glob(os.path.join(a.source_dir, "tests", "data", "nmodl_models", "*.json")))
+    for src in models + [os.path.join(bmtk, "allen_net.json")]:
         name = os.path.splitext(os.path.basename(src))[0]
-        model = os.path.join(work, name + ".json")
-        shutil.copy(src, model)
+        model = os.path.join(bmtk if name.startswith("bmtk_") or name == "allen_net" else work, name + ".json")
+        if src != model:
+            shutil.copy(src, model)
         if name in VARIABLES:
             with open(model) as f:
                 m = json.load(f)

@@ -57,7 +57,9 @@ def main():
     def run(budget, m=model):
         if os.path.exists(out):
             os.remove(out)
-        env = dict(os.environ, LD_PRELOAD=shim, CS_ENOSPC_AFTER=str(budget))
+        # no flush on the way, however slowly the machine runs: the file's layout, so what each
+        # budget reaches, must not depend on the wall clock
+        env = dict(os.environ, LD_PRELOAD=shim, CS_ENOSPC_AFTER=str(budget), CABLESIM_FLUSH_SECONDS="1e9")
         p = subprocess.run([exe, "run", m, "-o", out, "-q", "--threads", "1"], env=env,
                            capture_output=True, text=True, errors="replace", timeout=120)
         return p.returncode, p.stdout, p.stderr

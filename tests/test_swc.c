@@ -560,7 +560,7 @@ START_TEST(test_options_and_io) {
     ck_assert(fabs(d[2].r - 0.5) < 1e-12);
     ck_assert(fabs(d[2].z - 20.0) < 1e-12);
     cs_morph_free(&m);
-    cs_swc_options bad[3] = {{-1, 0}, {NAN, 0}, {1, -0.5}};
+    cs_swc_options bad[3] = {{-1, 0, 0}, {NAN, 0, 0}, {1, -0.5, 0}};
     for (int i = 0; i < 3; ++i) {
         cs_error_clear();
         ck_assert_int_eq(cs_morph_load_swc(path, &bad[i], &m), CS_ERR_INVALID);

@@ -4,8 +4,9 @@
  * max|x - x_ref| / max|x_ref| <= 1e-12, for D = 1, 2, 3, 4, 8, both synchronisations (host-driven
  * and device-side), n = 4 .. 2^22 (edge sizes: 2 rows per partition, the one-block top level's
  * edge 1024 ± 1, tiles, non-powers of two) and batches (nsys = 3, 64: the batch is one system).
- * Also: too few rows for the partitions, a too small workspace and bad arguments give
- * CS_SOLVER_ERR_INVALID. Exit 77 (skipped) when CUDA is not compiled in or no device is present.
+ * Near-singular systems (margins down to 1e-8) at 1e-9; a zero row gives CS_SOLVER_ERR_SINGULAR
+ * (host-driven bridge) or inf/NaN, never a finite solution. Also: too few rows for the
+ * partitions, a too small workspace and bad arguments give CS_SOLVER_ERR_INVALID. Exit 77 (skipped) when CUDA is not compiled in or no device is present.
  * CS_TEST_SMALL=1 leaves out the shapes above 20000 rows (for compute-sanitizer). */
 #include <check.h>
 #include <stdio.h>
@@ -24,15 +25,20 @@ static const int k_shapes[][2] = {{1, 16},   {1, 17},    {1, 1023},  {1, 1024}, 
                                   {64, 4097}, {1000, 3}, {1, 1 << 20}, {1, 1 << 22}};
 static const int k_parts[] = {1, 2, 3, 4, 8};
 
-/* Solve (nsys, n) over D partitions; returns the error, or -1 when the shape cannot be split. */
-static double run(int nsys, int n, int D, cs_thomas_bridge_sync sync)
+/* Solve (nsys, n) over D partitions; returns the error, or -1 when the shape cannot be split.
+ * margin > 0: weakly dominant by that margin (near-singular); zrow >= 0: that row zeroed (a
+ * singular matrix): then the return is 1 when the call failed with CS_SOLVER_ERR_SINGULAR or
+ * the solution holds inf/NaN, 0 when it came back finite. */
+static double run_sys(int nsys, int n, int D, cs_thomas_bridge_sync sync, double margin, long zrow)
 {
     const size_t wb = cs_thomas_gpu_bridge_workspace(nsys, n, D);
     if (wb == 0) return -1.0;
     const size_t N = (size_t)nsys * n;
     double *h[4] = {td_alloc(N), td_alloc(N), td_alloc(N), td_alloc(N)}, *ref = td_alloc(N);
-    td_gen(nsys, n, h[0], h[1], h[2], h[3]);
-    td_reference(nsys, n, h[0], h[1], h[2], h[3], ref);
+    if (margin > 0.0) td_gen_weak(nsys, n, margin, h[0], h[1], h[2], h[3]);
+    else td_gen(nsys, n, h[0], h[1], h[2], h[3]);
+    if (zrow >= 0) h[0][zrow] = h[1][zrow] = h[2][zrow] = 0.0;
+    else td_reference(nsys, n, h[0], h[1], h[2], h[3], ref);
     double *dev[4];
     void *work = NULL, *streams[8];
     for (int j = 0; j < 4; ++j) {
@@ -41,10 +47,19 @@ static double run(int nsys, int n, int D, cs_thomas_bridge_sync sync)
     }
     GPU_OK(cs_thomas_gpu_malloc(&work, wb));
     for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_create(&streams[p]));
-    GPU_OK(cs_thomas_gpu_bridge_d(nsys, n, D, sync, dev[0], dev[1], dev[2], dev[3], work, wb, streams));
+    const cs_solver_status st =
+        cs_thomas_gpu_bridge_d(nsys, n, D, sync, dev[0], dev[1], dev[2], dev[3], work, wb, streams);
+    if (zrow < 0 || st != CS_SOLVER_ERR_SINGULAR) GPU_OK(st);
     for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_synchronize(streams[p]));
     GPU_OK(cs_thomas_gpu_to_host(h[3], dev[3], N * sizeof(double)));
-    const double e = td_rel_err(N, h[3], ref);
+    double e;
+    if (zrow >= 0) {
+        double acc = 0.0;
+        for (size_t i = 0; i < N; ++i) acc += h[3][i] * 0.0;
+        e = (st == CS_SOLVER_ERR_SINGULAR || !isfinite(acc)) ? 1.0 : 0.0;
+    } else {
+        e = td_rel_err(N, h[3], ref);
+    }
     for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_destroy(streams[p]));
     for (int j = 0; j < 4; ++j) {
         GPU_OK(cs_thomas_gpu_free(dev[j]));
@@ -54,6 +69,35 @@ static double run(int nsys, int n, int D, cs_thomas_bridge_sync sync)
     free(ref);
     return e;
 }
+
+static double run(int nsys, int n, int D, cs_thomas_bridge_sync sync)
+{
+    return run_sys(nsys, n, D, sync, -1.0, -1);
+}
+
+/* Near-singular (weakly dominant, margins 1e-2 .. 1e-8) at 1e-9, as chunked's test; and a zero
+ * row, inside a partition or at its ends, never gives a finite solution. Both synchronisations. */
+START_TEST(test_near_singular_and_singular)
+{
+    const int n = g_small ? 6000 : 100000;
+    double worst = 0.0;
+    for (int sync = 0; sync < 2; ++sync)
+        for (int D = 1; D <= 4; D *= 2) {
+            for (double margin = 1e-2; margin >= 1e-8; margin *= 1e-3) {
+                const double e = run_sys(1, n, D, (cs_thomas_bridge_sync)sync, margin, -1);
+                ck_assert_msg(e >= 0.0 && e <= 1e-9, "near-singular D=%d margin %.0e: rel err %.3e", D,
+                              margin, e);
+                if (e > worst) worst = e;
+            }
+            const long rows[] = {0, n / 3, n / 2 - 1, n / 2, n - 1};
+            for (size_t r = 0; r < sizeof rows / sizeof *rows; ++r)
+                ck_assert_msg(run_sys(1, n, D, (cs_thomas_bridge_sync)sync, -1.0, rows[r]) == 1.0,
+                              "zero row %ld, D=%d, %s: a finite solution", rows[r], D, sync ? "device" : "host");
+        }
+    printf("  bridge near-singular (margins 1e-2..1e-8, D = 1, 2, 4): worst rel err %.2e (tol 1e-9); "
+           "zero rows: no finite solution\n", worst);
+}
+END_TEST
 
 /* _i: the synchronisation */
 START_TEST(test_bridge)
@@ -119,6 +163,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_bridge, 0, 2);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_near_singular_and_singular);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

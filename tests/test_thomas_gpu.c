@@ -139,11 +139,11 @@ static void h_to_flat_f(int nsys, int n, const float *il, float *f)
 }
 
 /* ---- shapes --------------------------------------------------------------------------------- */
-static const int k_n_full[] = {1, 2, 31, 32, 33, 64, 100, 200, 512, 1024};
+static const int k_n_full[] = {1, 2, 31, 32, 33, 64, 100, 200, 512, 1024, 1025, 1537, 2048};
 /* On a 132-SM GPU the warp kernels give 4 lanes per system from nsys >= 4224 (n <= 64), 8 from
  * 2112 (n <= 128), 16 from 1056 (n <= 256), else 32; and 4-warp blocks from 2112 warps on. */
 static const int k_nsys_full[] = {1, 37, 300, 2213, 4500};
-static const int k_n_small[] = {1, 2, 33, 64, 100, 200, 512, 1024};
+static const int k_n_small[] = {1, 2, 33, 64, 100, 200, 512, 1024, 2048};
 static const int k_nsys_small[] = {1, 37, 2213, 4500};
 
 static const cs_thomas_gpu_variant k_uniform[] = {CS_THOMAS_GPU_AUTO, CS_THOMAS_GPU_FLAT,
@@ -561,7 +561,8 @@ START_TEST(test_errors_and_names)
     ck_assert_int_eq(cs_thomas_gpu_solve_var_d(CS_THOMAS_GPU_VAR_NCP, 1, 8, NULL, a, b, c, d,
                                                CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
 
-    /* warp variants stop at 1024 rows; auto takes the chunked hybrid above */
+    /* warp variants stop at 2048 rows (auto takes them above 1024 for one system only); auto
+     * takes the chunked hybrid above */
     const int nbig = CS_THOMAS_GPU_WARP_MAX_N + 1, nsys = 3;
     const size_t tot = (size_t)nsys * nbig;
     double *ba = dalloc(tot), *bb = dalloc(tot), *bc = dalloc(tot), *bd = dalloc(tot);
@@ -574,6 +575,9 @@ START_TEST(test_errors_and_names)
     ck_assert_int_eq(cs_thomas_gpu_solve_d(CS_THOMAS_GPU_WARP_STAGED, nsys, nbig, ba, bb, bc, bd,
                                            CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
     ck_assert_int_eq(cs_thomas_gpu_choose(nsys, nbig, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
+    ck_assert_int_eq(cs_thomas_gpu_choose(1, nbig, CS_THOMAS_GPU_F32), CS_THOMAS_GPU_CHUNKED);
+    ck_assert_int_eq(cs_thomas_gpu_choose(1, 2048, CS_THOMAS_GPU_F32), CS_THOMAS_GPU_WARP_STAGED);
+    ck_assert_int_eq(cs_thomas_gpu_choose(2, 1025, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
     GPU_OK(cs_thomas_gpu_solve_d(CS_THOMAS_GPU_AUTO, nsys, nbig, ba, bb, bc, bd,
                                  CS_THOMAS_GPU_HOST_PTRS));
     ck_assert_double_le(rel_err_d(tot, bd, ref), TOL_D);

@@ -24,8 +24,8 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["CablesimError", "Model", "Probe", "Spikes", "Traces", "Simulation", "load_model", "cli_path",
-           "__version__"]
+__all__ = ["CablesimError", "Model", "Probe", "Spikes", "Traces", "Simulation", "load_model", "allen_model",
+           "cli_path", "__version__"]
 
 __version__: str = _lib.lib.cs_api_version().decode()
 
@@ -387,3 +387,6 @@ class Simulation:
 
 
 from . import solvers  # noqa: E402  (uses _lib and CablesimError)
+
+
+from .allen import allen_model  # noqa: E402  (uses load_model)

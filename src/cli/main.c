@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cablesim.h"
+#include "cs_allen_cli.h"
 #include "cs_catalogue_build.h"
 
 #define DEFAULT_OUTPUT "cablesim-out.h5"
@@ -27,6 +28,9 @@ static void usage(FILE *f) {
         "  cablesim build-catalogue DIR -o NAME.so [--cuda auto|on|off]\n"
         "                                 compile every .mod file in DIR (NMODL) into one catalogue\n"
         "                                 of mechanisms; a model loads it with \"catalogues\"\n"
+        "  cablesim allen FIT.json CELL.swc --catalogue NAME.so [-o MODEL.json]\n"
+        "                                 a model of one Allen Cell Types cell with a current step\n"
+        "                                 (cablesim allen --help)\n"
         "  cablesim --help | --version\n"
         "\n"
         "Options for run:\n"
@@ -96,6 +100,7 @@ static int cli(int argc, char **argv) {
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "build-catalogue")) return cs_catalogue_build_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "allen")) return cs_allen_cli_main(argc - 1, argv + 1);
     if (argc >= 2) {
         if (strcmp(argv[1], "run")) {
             fprintf(stderr, "cablesim: error: unknown command '%s' (try 'cablesim --help')\n", argv[1]);

@@ -224,7 +224,7 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
                 d->ngeom++;
             }
             const cs_geometry *g = &d->geoms[d->ngeom - 1];
-            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm_tag, ps->Ra, ps->v_init, ps->ion_e, ps->ion_ci, ps->ion_co};
+            d->cells[li] = (cs_cell_desc){gid, p, c, g, ps->cm_tag, ps->Ra_tag, ps->v_init, ps->ion_e, ps->ion_ci, ps->ion_co};
             d->total_cv += (uint64_t)g->ncv;
             d->cell_inst_first[li] = iv->n;
 

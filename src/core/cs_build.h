@@ -22,7 +22,7 @@ typedef struct {
     const cs_geometry *geom;     /* shared between identical cells */
     const double *cm;            /* [CS_NTAG] specific capacitance by region tag [µF/cm²] (the
                                     population's, owned by the model) */
-    double Ra;                   /* [Ω·cm] */
+    const double *Ra;            /* [CS_NTAG] axial resistivity by region tag [Ω·cm] (the population's) */
     double v_init;               /* [mV] */
     const double (*ion_e)[CS_NTAG]; /* [CS_NION][CS_NTAG] reversal potentials by region tag [mV]
                                        (the population's, owned by the model) */

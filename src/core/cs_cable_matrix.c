@@ -5,7 +5,8 @@ void cs_cable_matrix_cell(const cs_cell_desc *cell, double dt, int row0, int *pa
     const cs_geometry *g = cell->geom;
     for (int k = 0; k < g->ncv; ++k) {
         int r = row0 + k, pr = g->parent[k] < 0 ? -1 : row0 + g->parent[k];
-        double ga = k == 0 ? 0.0 : g->g_axial[k] / cell->Ra; /* [µS] */
+        /* the path from node k to its parent lies in k's branch (cs_geometry.h): k's Ra */
+        double ga = k == 0 ? 0.0 : g->g_axial[k] / cell->Ra[g->tag[k] & (CS_NTAG - 1)]; /* [µS] */
         double c = 1e-5 * cell->cm[g->tag[k] & (CS_NTAG - 1)] * g->area[k] / dt; /* C/dt [µS] */
         if (parent) parent[r] = pr;
         if (u) u[r] = -ga;

@@ -75,6 +75,7 @@ struct cs_sim {
     int64_t row;                /* the next base sample row */
     int64_t finalized;          /* the step at which the end of the run was last processed; -1 */
     double last_flush;          /* [s] */
+    double flush_every;         /* [s] wall time between flushes: 1, or CABLESIM_FLUSH_SECONDS */
     cs_status failed;           /* a failed run: later calls repeat its message */
     char failmsg[1024];
     int keep;                   /* results kept in memory (mem) */
@@ -273,7 +274,7 @@ static cs_status target_event(cs_sim *s, size_t *nev, uint64_t gid, int syn, dou
     int64_t l = s->net.local[gid - s->net.gid0];
     if (l < 0) return cs_artcells_event(s->art, (size_t)(-1 - l), t, conn, w);
     double *wv = NULL;
-    if (cs_mech_takes_vector(syn_type(s, gid, syn)))
+    if (s->net.nwvec && cs_mech_takes_vector(syn_type(s, gid, syn))) /* the look-up only where vectors exist */
         wv = conn != SIZE_MAX ? weight_vector(s, conn) : s->net.wvec + (*ev_slot)++ * CS_MAX_WEIGHTS;
     return push_event(s, nev, (cs_target_event){t, syn_instance(s, gid, syn), w, wv});
 }
@@ -712,6 +713,10 @@ static cs_status begin_run(cs_sim *s) {
     s->row = 1;
     s->started = 1;
     s->last_flush = cs_now();
+    /* what a crash loses: at most this much wall time of output. CABLESIM_FLUSH_SECONDS sets it
+     * (tests that fill the disk at chosen sizes need a layout that does not depend on speed) */
+    const char *every = getenv("CABLESIM_FLUSH_SECONDS");
+    s->flush_every = every && *every && atof(every) > 0 ? atof(every) : 1.0;
     return cs_comm_agree(loc);
 }
 
@@ -769,7 +774,7 @@ static cs_status advance(cs_sim *s, int64_t target) {
         cs_status w = write_samples(s, s->row, s->nrow, s->smp); /* collective: every rank takes part */
         if (loc == CS_OK) loc = w;
         s->row += (int64_t)s->nrow;
-        int flush = t2 - s->last_flush > 1.0;
+        int flush = t2 - s->last_flush > s->flush_every;
         if (s->pario) CS_TRY(cs_comm_bcast(&flush, sizeof flush, 0)); /* rank 0's clock decides */
         if (s->out && s->werr == CS_OK && flush) {
             s->werr = cs_output_flush(s->out);

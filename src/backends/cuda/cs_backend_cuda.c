@@ -77,6 +77,8 @@ struct cs_backend {
     /* untimed steps: detection and sampling on a second stream beside the state update (both
      * only read v), forked and joined through two events; NULL: in order (CS_CUDA_FORK=0) */
     void *side, *fork_events;
+    int ordered_update;         /* a mechanism writes an ion concentration that another may read in
+                                   its state update: the groups' updates run in order, unforked */
     void *graph[2][CS_GRAPH_LEVELS];
     const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */
     double *v_first;            /* s->v at set-up: the parity of the swap */
@@ -268,7 +270,8 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             for (int j = 0; j < ns; ++j) sp[j] = sta + (size_t)j * (size_t)n;
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
                                  {ions->e[0], ions->e[1], ions->e[2]}, {ions->i[0], ions->i[1], ions->i[2]},
-                                 {ions->ci[0], ions->ci[1], ions->ci[2]}, {ions->co[0], ions->co[1], ions->co[2]}, NULL, NULL, 0, 0.0};
+                                 {ions->ci[0], ions->ci[1], ions->ci[2]}, {ions->co[0], ions->co[1], ions->co[2]},
+                                 NULL, NULL, 0, 0.0};
             t->init(&view);
             cs_cuda_ions_wrote(ions, t); /* NEURON's order: e after each INITIAL that writes a concentration */
             cs_cuda_mech *cm = &s->mech[m];
@@ -694,6 +697,7 @@ static cs_status setup(cs_backend *be) {
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     const char *fork = getenv("CS_CUDA_FORK"); /* CS_CUDA_FORK=0: every kernel in order (for comparisons) */
+    for (size_t k = 0; k < net->ninst; ++k) be->ordered_update |= net->inst[k].type->conc_write != 0;
     if (st == CS_OK && !(fork && !strcmp(fork, "0"))) {
         st = cs_cuda_stream_create(&be->side);
         if (st == CS_OK) st = cs_cuda_timer_create(&be->fork_events, 2);
@@ -835,7 +839,7 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         s->v = s->rhs;
         s->rhs = tmp;
     }
-    if (mark < 0 && be->side) {
+    if (mark < 0 && be->side && !be->ordered_update) {
         /* untimed: detection and sampling (they read v and write spikes and samples) and the
          * state update of mechanism groups 1.. beside group 0's (each reads v and writes its own
          * states; hh as group 0 also its next current): ~3 of the ~9 dependent launches of a
