@@ -134,6 +134,12 @@ def main():
         check(False, "output at output_dir/spikes_file")
     r = run(d, "-o", f"{a.work_dir}/elsewhere.h5")
     check(r.returncode == 0 and os.path.exists(f"{a.work_dir}/elsewhere.h5"), "-o overrides the config's output")
+    # with no output_dir yet and -o elsewhere, the run makes output_dir for its reports (as bmtk does)
+    fresh = os.path.join(a.work_dir, "fresh")
+    shutil.copytree(d, fresh, ignore=shutil.ignore_patterns("out"))
+    r = run(fresh, "-o", f"{a.work_dir}/fresh.h5")
+    check(r.returncode == 0 and os.path.exists(f"{fresh}/out/soma_v.h5"),
+          f"output_dir is made for the reports when -o puts the file elsewhere {r.stderr.strip()[-200:]}")
 
     # the GPU: the circuit with NEURON's exp2syn.mod in its mechanisms_dir (the built-in exp2syn is
     # CPU only; the catalogue's Exp2Syn is compiled for both), --backend cuda against cpu

@@ -24,16 +24,6 @@ static int is_sonata(const char *path) {
     return yes;
 }
 
-cs_status cs_front_load(const char *path, cs_model *m) {
-    if (!is_sonata(path)) return cs_model_load_file(path, m);
-    cs_sonata_run run;
-    memset(m, 0, sizeof *m);
-    CS_TRY(cs_sonata_read_run(path, &run));
-    char so[CS_PATH_MAX] = "";
-    if (run.mechanisms_dir[0]) CS_TRY(cs_catalogue_cached(run.mechanisms_dir, path, so, sizeof so));
-    return cs_sonata_load(path, so[0] ? so : NULL, m, &run);
-}
-
 /* mkdir -p */
 static cs_status make_dirs(const char *dir) {
     char p[CS_PATH_MAX];
@@ -46,6 +36,19 @@ static cs_status make_dirs(const char *dir) {
         if (!c) return CS_OK;
         *s = c;
     }
+}
+
+cs_status cs_front_load(const char *path, cs_model *m) {
+    if (!is_sonata(path)) return cs_model_load_file(path, m);
+    cs_sonata_run run;
+    memset(m, 0, sizeof *m);
+    CS_TRY(cs_sonata_read_run(path, &run));
+    /* output_dir exists for the run, as bmtk makes it: the reports go there even when -o puts the
+     * main file elsewhere */
+    CS_TRY(make_dirs(run.output_dir));
+    char so[CS_PATH_MAX] = "";
+    if (run.mechanisms_dir[0]) CS_TRY(cs_catalogue_cached(run.mechanisms_dir, path, so, sizeof so));
+    return cs_sonata_load(path, so[0] ? so : NULL, m, &run);
 }
 
 cs_status cs_front_output(const char *path, char *out, size_t n) {
