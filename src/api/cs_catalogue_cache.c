@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cs_fs.h"
 #include "cs_nmodl_run.h"
 #include "cs_mech.h"
 #include "cs_version.h"
@@ -121,16 +122,7 @@ static cs_status cache_dir(char *out, size_t n) {
     else if (xdg && *xdg) snprintf(out, n, "%s/cablesim/catalogues", xdg);
     else if (home && *home) snprintf(out, n, "%s/.cache/cablesim/catalogues", home);
     else return cs_error_set(CS_ERR_IO, "no cache folder for compiled mechanisms: set CABLESIM_CACHE_DIR");
-    char p[4096];
-    snprintf(p, sizeof p, "%s", out);
-    for (char *s = p + 1;; ++s) { /* mkdir -p */
-        if (*s != '/' && *s) continue;
-        char c = *s;
-        *s = 0;
-        if (mkdir(p, 0700) && errno != EEXIST) return cs_error_set(CS_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
-        if (!c) return CS_OK;
-        *s = c;
-    }
+    return cs_make_dirs(out, 0700);
 }
 
 cs_status cs_catalogue_cached(const char *dir, const char *config, char *so, size_t n) {

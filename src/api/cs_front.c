@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cs_catalogue_cache.h"
+#include "cs_fs.h"
 #include "cs_sonata.h"
 
 /* 1 when the file at path is a SONATA config (a file that cannot be read is left to the readers). */
@@ -24,20 +25,6 @@ static int is_sonata(const char *path) {
     return yes;
 }
 
-/* mkdir -p */
-static cs_status make_dirs(const char *dir) {
-    char p[CS_PATH_MAX];
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *s = p + 1;; ++s) {
-        if (*s != '/' && *s) continue;
-        char c = *s;
-        *s = 0;
-        if (mkdir(p, 0777) && errno != EEXIST) return cs_error_set(CS_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
-        if (!c) return CS_OK;
-        *s = c;
-    }
-}
-
 cs_status cs_front_load(const char *path, cs_model *m) {
     if (!is_sonata(path)) return cs_model_load_file(path, m);
     cs_sonata_run run;
@@ -45,7 +32,7 @@ cs_status cs_front_load(const char *path, cs_model *m) {
     CS_TRY(cs_sonata_read_run(path, &run));
     /* output_dir exists for the run, as bmtk makes it: the reports go there even when -o puts the
      * main file elsewhere */
-    CS_TRY(make_dirs(run.output_dir));
+    CS_TRY(cs_make_dirs(run.output_dir, 0777));
     char so[CS_PATH_MAX] = "";
     if (run.mechanisms_dir[0]) CS_TRY(cs_catalogue_cached(run.mechanisms_dir, path, so, sizeof so));
     return cs_sonata_load(path, so[0] ? so : NULL, m, &run);
@@ -56,7 +43,7 @@ cs_status cs_front_output(const char *path, char *out, size_t n) {
     if (!is_sonata(path)) return CS_OK;
     cs_sonata_run run;
     CS_TRY(cs_sonata_read_run(path, &run));
-    CS_TRY(make_dirs(run.output_dir));
+    CS_TRY(cs_make_dirs(run.output_dir, 0777));
     snprintf(out, n, "%s", run.spikes_file);
     return CS_OK;
 }

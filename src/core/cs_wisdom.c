@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cs_fs.h"
 #include "cs_version.h"
 
 #define CS_WISDOM_TAG "cablesim-wisdom-1"
@@ -150,24 +151,18 @@ int cs_wisdom_lookup(uint64_t key, cs_wisdom_entry *out, char *path, size_t path
     return found;
 }
 
-/* mkdir -p of the file's folder */
-static void make_parents(const char *path) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *s = dir + 1; *s; ++s)
-        if (*s == '/') {
-            *s = 0;
-            mkdir(dir, 0755);
-            *s = '/';
-        }
-}
-
 void cs_wisdom_store(uint64_t key, const cs_wisdom_entry *e) {
     char path[4096], line[256];
     if (!cs_wisdom_path(path, sizeof path)) return;
     int n = snprintf(line, sizeof line, CS_WISDOM_TAG " %016" PRIx64 " %s %s %.6g %.3f\n", key, e->backend,
                      e->solver[0] ? e->solver : "-", e->per_step, e->trial);
-    make_parents(path);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = 0;
+        if (cs_make_dirs(dir, 0755) != CS_OK) cs_error_clear(); /* open() below says why it failed */
+    }
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
     ssize_t w = fd >= 0 ? write(fd, line, (size_t)n) : -1;
     int err = errno;
