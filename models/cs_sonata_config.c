@@ -237,15 +237,25 @@ void cs__circuit_free(cs__circuit *c) {
     cJSON_Delete(c->root);
 }
 
-cs_status cs_sonata_read_run(const char *config_path, cs_sonata_run *run) {
-    cs_model m;
-    memset(&m, 0, sizeof m);
+/* The simulation config and the circuit config it names, merged; *out is NULL only when out of
+ * memory, else the caller frees it whatever the status. */
+static cs_status open_circuit(const char *config_path, cs__circuit **out) {
     cs__circuit *c = calloc(1, sizeof *c);
+    *out = c;
     if (!c) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     snprintf(c->path, sizeof c->path, "%s", config_path);
     dir_of(config_path, c->dir, sizeof c->dir);
     cs_status st = load_config(config_path, &c->root);
     if (st == CS_OK) st = merge_circuit(c);
+    return st;
+}
+
+cs_status cs_sonata_read_run(const char *config_path, cs_sonata_run *run) {
+    cs_model m;
+    memset(&m, 0, sizeof m);
+    cs__circuit *c = NULL;
+    cs_status st = open_circuit(config_path, &c);
+    if (!c) return st;
     if (st == CS_OK) st = read_run(c, &m, run);
     cs__circuit_free(c);
     free(c);
@@ -261,12 +271,9 @@ cs_status cs_sonata_load(const char *config_path, const char *catalogue, cs_mode
     m->seed = 1;
     m->report_bits = 32;
     snprintf(m->backend, sizeof m->backend, "auto");
-    cs__circuit *c = calloc(1, sizeof *c);
-    if (!c) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    snprintf(c->path, sizeof c->path, "%s", config_path);
-    dir_of(config_path, c->dir, sizeof c->dir);
-    cs_status st = load_config(config_path, &c->root);
-    if (st == CS_OK) st = merge_circuit(c);
+    cs__circuit *c = NULL;
+    cs_status st = open_circuit(config_path, &c);
+    if (!c) return st;
     if (st == CS_OK) st = read_node_sets(c);
     if (st == CS_OK) st = read_run(c, m, run);
     if (st == CS_OK && catalogue) st = cs_catalogue_load(&m->catalogues, catalogue, config_path);
