@@ -80,6 +80,13 @@ cs_solver_status cs_thomas_solve_chunked_omp(int nsys, int n, int chunk, const d
 cs_solver_status cs_thomas_solve_scan_omp(int nsys, int n, const double *a, double *b, double *c,
                                           double *d);
 
+/* Host emulation of the GPU chunked variant (warp-chunked hybrid; solver/cs_thomas_warp_emul.c):
+ * lanes of k rows, warps of 32 lanes combined in a tree, levels of at most `base` rows by PCR;
+ * the GPU uses k = 16, base = 4096. a, b, c are not written; d becomes the solution. For the
+ * tests: not meant to be fast. */
+cs_solver_status cs_thomas_solve_warp_emul(int nsys, int n, int k, int base, const double *a,
+                                           const double *b, const double *c, double *d);
+
 /* ---- CPU block-tridiagonal batch ---------------------------------------------------- */
 /* nsys systems of nb block rows with k×k blocks (1 <= k <= 4), for block row i of a system:
  *     A[i]·x[i-1] + B[i]·x[i] + C[i]·x[i+1] = d[i]      (x[i], d[i] in R^k; A[0], C[nb-1] unread)

@@ -172,6 +172,51 @@ START_TEST(test_scan)
 }
 END_TEST
 
+/* The host emulation of the GPU chunked variant (cs_thomas_solve_warp_emul: lanes of k rows, warp
+ * trees of 32 lanes, PCR at the base): the GPU's k = 16 and base = 4096 (2^20 rows: one level;
+ * 2^23 would take two), and small k and base to take 2..4 levels at small sizes; batches whose
+ * systems straddle lanes and warps; near-singular systems (margin 1e-8) <= 1e-9. */
+static double run_emul(int nsys, int n, int k, int base, double margin)
+{
+    const size_t N = (size_t)nsys * n;
+    double *a = td_alloc(N), *b = td_alloc(N), *c = td_alloc(N), *d = td_alloc(N);
+    double *ref = td_alloc(N);
+    if (margin > 0.0) td_gen_weak(nsys, n, margin, a, b, c, d);
+    else td_gen(nsys, n, a, b, c, d);
+    td_reference(nsys, n, a, b, c, d, ref);
+    const cs_solver_status st = cs_thomas_solve_warp_emul(nsys, n, k, base, a, b, c, d);
+    ck_assert_msg(st == CS_SOLVER_OK, "emul nsys=%d n=%d k=%d base=%d: status %d", nsys, n, k,
+                  base, (int)st);
+    const double e = td_rel_err(N, d, ref);
+    free(a), free(b), free(c), free(d), free(ref);
+    return e;
+}
+
+START_TEST(test_warp_emul)
+{
+    static const int shapes[][4] = {/* nsys, n, k, base */
+                                    {1, 1, 16, 4096},    {1, 2, 16, 4096},   {1, 4096, 16, 4096},
+                                    {1, 4097, 16, 4096}, {1, 100003, 16, 4096}, {3, 5000, 16, 4096},
+                                    {7, 1000, 4, 16},    {1, 513, 4, 8},     {1, 70001, 4, 16},
+                                    {5, 33333, 2, 4},    {64, 17, 4, 8},     {1, 1 << 20, 16, 4096}};
+    double worst = 0.0;
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
+        const int *s = shapes[i];
+        const double e = run_emul(s[0], s[1], s[2], s[3], 0.0);
+        ck_assert_msg(e <= TOL, "emul nsys=%d n=%d k=%d base=%d: rel err %.3e > %.0e", s[0], s[1],
+                      s[2], s[3], e, TOL);
+        if (e > worst) worst = e;
+    }
+    const double weak = run_emul(1, 300007, 16, 4096, 1e-8);
+    ck_assert_msg(weak <= 1e-9, "emul near-singular: rel err %.3e", weak);
+    double x = 1.0, z = 0.0, one = 1.0;
+    ck_assert_int_eq(cs_thomas_solve_warp_emul(1, 1, 16, 4096, &z, &z, &z, &x), CS_SOLVER_ERR_SINGULAR);
+    ck_assert_int_eq(cs_thomas_solve_warp_emul(1, 1, 1, 4096, &z, &one, &z, &x), CS_SOLVER_ERR_INVALID);
+    printf("warp emulation: %d shapes, worst rel err %.2e (tol %.0e); near-singular 1e-8: %.2e\n",
+           (int)(sizeof shapes / sizeof *shapes), worst, TOL, weak);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("thomas_large_cpu");
@@ -182,6 +227,7 @@ int main(void)
     tcase_add_test(tc, test_singular_and_invalid);
     tcase_add_test(tc, test_scan);
     tcase_add_test(tc, test_near_singular);
+    tcase_add_test(tc, test_warp_emul);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
