@@ -115,11 +115,10 @@ static int cs__warp_group(int nsys, int n);
  * system over many threads (the one-thread kernels ran 2^20 rows in 302 ms on an H100). */
 extern "C" cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec)
 {
-    if (n > CS_THOMAS_GPU_WARP_MAX_N) return CS_THOMAS_GPU_CHUNKED;
-    /* 1025..2048 rows: the warp variants (64 rows a lane) for one system only, where the H100
-     * table shows chunked's three launches slower than cuSPARSE (bench/NOTES.md, issue 29's
-     * small sizes); a batch of them stays on chunked (bytes, not latency, dominate there). */
-    if (n > CS__AUTO_WARP_MAX_N && nsys > 1) return CS_THOMAS_GPU_CHUNKED;
+    /* Above 1024 rows, chunked: up to 4096 rows in all it is one launch of one block (PCR in
+     * shared memory), where the warp variants' 64 rows a lane ran 0.0237 ms at one system of
+     * 2048 rows against cuSPARSE's 0.0172 (H100, bench/NOTES.md, session 16). */
+    if (n > CS__AUTO_WARP_MAX_N) return CS_THOMAS_GPU_CHUNKED;
     const int g = cs__warp_group(nsys > 0 ? nsys : 1, n);
     const int k = (n + g - 1) / g;
     if (prec == CS_THOMAS_GPU_F64 ? k > 8 : k > 16) return CS_THOMAS_GPU_WARP_STAGED;

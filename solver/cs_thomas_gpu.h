@@ -17,8 +17,7 @@
  * Variants (X-macro below). Each reads its data in one layout; convert once at set-up with the
  * helpers below, never per step:
  *   auto         Flat. Picks a concrete variant from (nsys, n, precision): cs_thomas_gpu_choose
- *                (warp or warp_staged up to 1024 rows, and up to 2048 for one system; chunked
- *                above).
+ *                (warp or warp_staged up to 1024 rows; chunked above).
  *   flat         Flat; one thread per system (uncoalesced: the baseline of the seeds).
  *   interleaved  Full-Interleaved; one thread per system (cuThomasBatch: coalesced).
  *   warp         Flat; n <= 2048; warp-cooperative hybrid: a group of G lanes of a warp per system

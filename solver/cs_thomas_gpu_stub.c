@@ -59,9 +59,8 @@ int cs_thomas_gpu_variant_is_var(cs_thomas_gpu_variant v)
 
 cs_thomas_gpu_variant cs_thomas_gpu_choose(int nsys, int n, cs_thomas_gpu_precision prec)
 {
-    (void)prec; /* as cs_thomas_gpu.cu: above 1024 rows the warp variants for one system only */
-    return (n > CS_THOMAS_GPU_WARP_MAX_N || (n > 1024 && nsys > 1)) ? CS_THOMAS_GPU_CHUNKED
-                                                                   : CS_THOMAS_GPU_WARP;
+    (void)prec, (void)nsys; /* as cs_thomas_gpu.cu: chunked above 1024 rows */
+    return n > 1024 ? CS_THOMAS_GPU_CHUNKED : CS_THOMAS_GPU_WARP;
 }
 
 /* No GPU, no workspace. */

@@ -1,12 +1,15 @@
-/* GPU chunked hybrid for one large tridiagonal system, or a few (the "chunked" variant of
- * cs_thomas_gpu.h): Thomas inside chunks, a reduced system of the chunks' end rows, substitution
- * back (seed 004's hybrid, spread over the whole GPU instead of one warp).
+/* The per-thread chunk kernels of the bridge (cs_thomas_bridge_gpu.cu: one system over D
+ * partitions on D streams, each reducing its row range): Thomas inside chunks of 16 rows per
+ * thread, a reduced system of the chunks' end rows, substitution back. The chunked variant
+ * itself now takes warp-wide chunks (cs_thomas_large_warp_gpu.cu: 32x fewer reduced rows, so
+ * 2^20 rows need 3 launches instead of 9); the bridge keeps these, whose row ranges may start at
+ * any multiple of 16 rows.
  *
  * A batch of nsys systems of n rows is one system of N = nsys·n rows whose couplings across
  * system boundaries are zero: a[s·n] and c[s·n+n-1] are taken as 0 when a tile is loaded (they
  * are never read). Rows past N are identity rows (a = c = d = 0, b = 1), which decouple.
  *
- * Level l has m rows. If m <= CS__BASE: one block solves it by PCR in shared memory. Otherwise:
+ * A level of m rows:
  *   reduce      a block of CS__T threads takes a tile of CS__T·CS__K rows (coalesced loads into
  *               shared memory, one pad element per chunk keeps the per-thread strides free of
  *               bank conflicts); thread q owns the chunk of rows [qK, qK+K) and eliminates its
@@ -25,7 +28,6 @@
  *               right-hand side; the solution leaves through shared memory, coalesced.
  * Traffic: level 0 reads a, b, c, d twice and writes d once (9 arrays); the reduced levels add
  * about 1/8 + 1/64 + ... of that. b is never written; the reduced levels live in the workspace.
- * Launches: 2 per level + 1 (2^24 rows: 5 levels).
  *
  * Numerics: Gaussian elimination without pivoting in another order; for a diagonally dominant
  * system every pivot is at least the row's dominance margin, as in Thomas. */
@@ -42,8 +44,6 @@
 #define CS__T 128     /* threads per reduce/substitute block */
 #define CS__TILE (CS__K * CS__T)
 #define CS__PAD (CS__K + 1)
-#define CS__BASE CS__CHUNK_BASE /* the base level: one block of CS__BASE threads, one row each */
-#define CS__MAX_LEVELS 16
 static_assert(CS__K >= 4, "the substitution treats rows 1 and K-2 as distinct interior rows");
 
 /* ---- tiles ------------------------------------------------------------------------------- */
@@ -178,52 +178,7 @@ cs__chunk_subst_kernel(size_t r0, size_t r1, size_t m, size_t n, const T *__rest
     }
 }
 
-/* m <= CS__BASE rows (systems of n rows) by PCR, one thread per row, in place on d. */
-template <typename T>
-__global__ void __launch_bounds__(CS__BASE)
-cs__base_pcr_kernel(int m, int n, const T *__restrict__ a, const T *__restrict__ b,
-                    const T *__restrict__ c, T *__restrict__ d)
-{
-    __shared__ T sa[CS__BASE], sb[CS__BASE], sc[CS__BASE], sd[CS__BASE];
-    const int i = threadIdx.x;
-    T al = T(0), be = T(1), ga = T(0), de = T(0);
-    if (i < m) {
-        al = (i % n == 0) ? T(0) : a[i];
-        be = b[i];
-        ga = (i % n == n - 1) ? T(0) : c[i];
-        de = d[i];
-    }
-    for (int k = 1; k < m; k <<= 1) {
-        sa[i] = al, sb[i] = be, sc[i] = ga, sd[i] = de;
-        __syncthreads();
-        T alm = T(0), bem = T(1), gam = T(0), dem = T(0);
-        T alp = T(0), bep = T(1), gap = T(0), dep = T(0);
-        if (i >= k) alm = sa[i - k], bem = sb[i - k], gam = sc[i - k], dem = sd[i - k];
-        if (i + k < CS__BASE) alp = sa[i + k], bep = sb[i + k], gap = sc[i + k], dep = sd[i + k];
-        __syncthreads();
-        const T k1 = al / bem, k2 = ga / bep;
-        de = de - dem * k1 - dep * k2;
-        be = be - gam * k1 - alp * k2;
-        al = -alm * k1;
-        ga = -gap * k2;
-    }
-    if (i < m) d[i] = de / be;
-}
-
 /* ---- host side --------------------------------------------------------------------------- */
-static size_t cs__round32(size_t m) { return (m + 31) / 32 * 32; }
-
-/* Elements of workspace for N rows: 4 arrays per reduced level, each rounded to 32. */
-static size_t cs__chunked_elems(size_t N)
-{
-    size_t tot = 0;
-    for (size_t m = N; m > CS__BASE;) {
-        m = 2 * ((m + CS__K - 1) / CS__K);
-        tot += 4 * cs__round32(m);
-    }
-    return tot;
-}
-
 template <typename T>
 static cs_solver_status cs__smem_attr(const void *kernel)
 {
@@ -278,98 +233,3 @@ template cs_solver_status cs__chunk_reduce_launch<double>(size_t, size_t, size_t
     double *, cudaStream_t);
 template cs_solver_status cs__chunk_subst_launch<double>(size_t, size_t, size_t, size_t,
     const double *, const double *, const double *, double *, const double *, cudaStream_t);
-
-template <typename T>
-static cs_solver_status cs__chunked_run(int nsys, int n, const T *a, const T *b, const T *c, T *d,
-                                        T *work, cudaStream_t stream)
-{
-    const size_t N = (size_t)nsys * (size_t)n;
-    const T *la[CS__MAX_LEVELS], *lb[CS__MAX_LEVELS], *lc[CS__MAX_LEVELS];
-    T *ld[CS__MAX_LEVELS];
-    size_t lm[CS__MAX_LEVELS], ln[CS__MAX_LEVELS];
-    la[0] = a, lb[0] = b, lc[0] = c, ld[0] = d, lm[0] = N, ln[0] = (size_t)n;
-    int L = 0;
-    while (lm[L] > CS__BASE) {
-        if (L + 1 >= CS__MAX_LEVELS) CS__TG_INVALID("chunked: too many levels for %zu rows", N);
-        const size_t nch = (lm[L] + CS__K - 1) / CS__K, m = 2 * nch, r = cs__round32(m);
-        T *ra = work, *rb = work + r, *rc = work + 2 * r, *rd = work + 3 * r;
-        work += 4 * r;
-        const cs_solver_status st = cs__chunk_reduce_launch<T>(0, lm[L], lm[L], ln[L], la[L], lb[L],
-                                                               lc[L], ld[L], ra, rb, rc, rd, stream);
-        if (st != CS_SOLVER_OK) return st;
-        ++L;
-        la[L] = ra, lb[L] = rb, lc[L] = rc, ld[L] = rd, lm[L] = m, ln[L] = m;
-    }
-    cs__base_pcr_kernel<T><<<1, CS__BASE, 0, stream>>>((int)lm[L], (int)(ln[L] < lm[L] ? ln[L] : lm[L]),
-                                                       la[L], lb[L], lc[L], ld[L]);
-    CS__TG_CUDA(cudaGetLastError());
-    for (int l = L - 1; l >= 0; --l) {
-        const cs_solver_status st = cs__chunk_subst_launch<T>(0, lm[l], lm[l], ln[l], la[l], lb[l],
-                                                              lc[l], ld[l], ld[l + 1], stream);
-        if (st != CS_SOLVER_OK) return st;
-    }
-    return CS_SOLVER_OK;
-}
-
-template <typename T>
-static cs_solver_status cs__chunked_checked(int nsys, int n, const T *a, T *b, const T *c, T *d,
-                                            void *work, size_t work_bytes, void *stream)
-{
-    if (nsys < 0 || n < 1) CS__TG_INVALID("chunked: bad batch shape nsys=%d n=%d", nsys, n);
-    if (nsys == 0) return CS_SOLVER_OK;
-    if (!a || !b || !c || !d) CS__TG_INVALID("chunked: NULL array");
-    if ((size_t)nsys * (size_t)n > (size_t)1 << 40) CS__TG_INVALID("chunked: batch too large");
-    const size_t need = cs__chunked_elems((size_t)nsys * n) * sizeof(T);
-    if (need > 0 && (!work || work_bytes < need))
-        CS__TG_INVALID("chunked: workspace of %zu bytes, %zu needed", work ? work_bytes : 0, need);
-    if (((uintptr_t)work & 15) != 0) CS__TG_INVALID("chunked: workspace not 16-byte aligned");
-    return cs__chunked_run<T>(nsys, n, a, b, c, d, (T *)work, (cudaStream_t)stream);
-}
-
-/* The variant call: the library's workspace (cs_thomas_gpu_workspace.cu), default stream. */
-template <typename T>
-static cs_solver_status cs__chunked_owned_t(int nsys, int n, const T *a, const T *b, const T *c,
-                                            T *d)
-{
-    void *ws = NULL;
-    cs_solver_status st = cs__thomas_ws_lock(cs__chunked_elems((size_t)nsys * n) * sizeof(T), &ws);
-    if (st != CS_SOLVER_OK) return st;
-    st = cs__chunked_run<T>(nsys, n, a, b, c, d, (T *)ws, (cudaStream_t)0);
-    cs__thomas_ws_unlock();
-    return st;
-}
-
-cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const double *a, const double *b,
-                                          const double *c, double *d)
-{
-    return cs__chunked_owned_t<double>(nsys, n, a, b, c, d);
-}
-cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const float *a, const float *b,
-                                          const float *c, float *d)
-{
-    return cs__chunked_owned_t<float>(nsys, n, a, b, c, d);
-}
-
-extern "C" {
-
-size_t cs_thomas_gpu_chunked_workspace(int nsys, int n, cs_thomas_gpu_precision prec)
-{
-    if (nsys <= 0 || n <= 0) return 0;
-    return cs__chunked_elems((size_t)nsys * n) * (prec == CS_THOMAS_GPU_F32 ? sizeof(float) : sizeof(double));
-}
-
-cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, double *b,
-                                         const double *c, double *d, void *work,
-                                         size_t work_bytes, void *stream)
-{
-    return cs__chunked_checked<double>(nsys, n, a, b, c, d, work, work_bytes, stream);
-}
-
-cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float *b,
-                                         const float *c, float *d, void *work,
-                                         size_t work_bytes, void *stream)
-{
-    return cs__chunked_checked<float>(nsys, n, a, b, c, d, work, work_bytes, stream);
-}
-
-} /* extern "C" */

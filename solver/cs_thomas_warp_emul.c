@@ -45,31 +45,32 @@ static void cs__warp_tree(cs_seg *sums, cs_seg_node nodes[CS__TREE][CS__LANES])
     }
 }
 
-/* m <= base rows by PCR, as the GPU's base kernel (rows outside [0, m) are identity rows). */
+/* m <= base rows by PCR, as the GPU's base kernel: every row kept with a unit diagonal (one
+ * division a row a step); rows outside [0, m) are identity rows. */
 static void cs__pcr(size_t m, size_t n, const double *a, const double *b, const double *c,
                     double *d, double *work)
 {
-    double *al = work, *be = work + m, *ga = work + 2 * m, *de = work + 3 * m;
-    double *nal = work + 4 * m, *nbe = work + 5 * m, *nga = work + 6 * m, *nde = work + 7 * m;
+    double *al = work, *ga = work + m, *de = work + 2 * m;
+    double *nal = work + 3 * m, *nga = work + 4 * m, *nde = work + 5 * m;
     for (size_t i = 0; i < m; ++i) {
-        al[i] = (i % n == 0) ? 0.0 : a[i], be[i] = b[i];
-        ga[i] = (i % n == n - 1) ? 0.0 : c[i], de[i] = d[i];
+        const double r = 1.0 / b[i];
+        al[i] = (i % n == 0) ? 0.0 : a[i] * r;
+        ga[i] = (i % n == n - 1) ? 0.0 : c[i] * r;
+        de[i] = d[i] * r;
     }
     for (size_t s = 1; s < m; s <<= 1) {
         for (size_t i = 0; i < m; ++i) {
-            double alm = 0.0, bem = 1.0, gam = 0.0, dem = 0.0;
-            double alp = 0.0, bep = 1.0, gap = 0.0, dep = 0.0;
-            if (i >= s) alm = al[i - s], bem = be[i - s], gam = ga[i - s], dem = de[i - s];
-            if (i + s < m) alp = al[i + s], bep = be[i + s], gap = ga[i + s], dep = de[i + s];
-            const double k1 = al[i] / bem, k2 = ga[i] / bep;
-            nde[i] = de[i] - dem * k1 - dep * k2;
-            nbe[i] = be[i] - gam * k1 - alp * k2;
-            nal[i] = -alm * k1;
-            nga[i] = -gap * k2;
+            double alm = 0.0, gam = 0.0, dem = 0.0, alp = 0.0, gap = 0.0, dep = 0.0;
+            if (i >= s) alm = al[i - s], gam = ga[i - s], dem = de[i - s];
+            if (i + s < m) alp = al[i + s], gap = ga[i + s], dep = de[i + s];
+            const double r = 1.0 / (1.0 - gam * al[i] - alp * ga[i]);
+            nde[i] = (de[i] - dem * al[i] - dep * ga[i]) * r;
+            nal[i] = -alm * al[i] * r;
+            nga[i] = -gap * ga[i] * r;
         }
-        for (size_t i = 0; i < m; ++i) al[i] = nal[i], be[i] = nbe[i], ga[i] = nga[i], de[i] = nde[i];
+        for (size_t i = 0; i < m; ++i) al[i] = nal[i], ga[i] = nga[i], de[i] = nde[i];
     }
-    for (size_t i = 0; i < m; ++i) d[i] = de[i] / be[i];
+    for (size_t i = 0; i < m; ++i) d[i] = de[i];
 }
 
 /* One level: reduce (m rows -> 2·ceil(m/(32k)) rows at r*), recurse, substitute into d. */
@@ -77,14 +78,14 @@ static cs_solver_status cs__level(size_t m, size_t n, int k, size_t base, const 
                                   const double *b, const double *c, double *d)
 {
     if (m <= base) {
-        double *w = malloc(8 * m * sizeof *w);
+        double *w = malloc(6 * m * sizeof *w);
         if (!w) return CS_SOLVER_ERR_NOMEM;
         cs__pcr(m, n, a, b, c, d, w);
         free(w);
         return CS_SOLVER_OK;
     }
     const size_t W = (size_t)CS__LANES * k, nw = (m + W - 1) / W, mr = 2 * nw;
-    double *red = malloc(4 * mr * sizeof *red);
+    double *red = calloc(4 * mr, sizeof *red); /* calloc: every row is written, but gcc cannot tell */
     cs_seg *sums = malloc(CS__LANES * sizeof *sums);
     cs_seg_node(*nodes)[CS__LANES] = malloc(CS__TREE * sizeof *nodes);
     double *rows = malloc((size_t)CS__LANES * 4 * k * sizeof *rows);

@@ -24,6 +24,7 @@
 template <typename T> struct cs_seg { T dF, pF, qF, dL, pL, qL; };
 template <typename T> struct cs_seg_node { T u0, uf, ul, v0, vf, vl; };
 #define CS__SEG_ONE T(1)
+#define CS__SEG_UNROLL _Pragma("unroll")
 #else
 #define CS__SEG_FN static inline
 #define CS__SEG cs_seg
@@ -32,6 +33,7 @@ template <typename T> struct cs_seg_node { T u0, uf, ul, v0, vf, vl; };
 typedef struct { T dF, pF, qF, dL, pL, qL; } cs_seg;
 typedef struct { T u0, uf, ul, v0, vf, vl; } cs_seg_node;
 #define CS__SEG_ONE 1.0
+#define CS__SEG_UNROLL
 #endif
 
 /* The summary of rows 0..k-1 (k >= 2) at A, B, C, D (stride 1). Upwards first (the F row),
@@ -42,6 +44,7 @@ CS__SEG_FN CS__SEG cs_seg_chunk(T *A, const T *B, T *C, T *D, int k, int store)
     CS__SEG s;
     /* upwards: x_j = dd - ph·x_{j-1} - ps·x_{k-1}, from the identity x_{k-1} = x_{k-1} */
     T ph = 0, ps = -CS__SEG_ONE, dd = 0;
+    CS__SEG_UNROLL
     for (int j = k - 2; j >= 0; --j) {
         const T inv = CS__SEG_ONE / (B[j] - C[j] * ph);
         ph = A[j] * inv;
@@ -51,6 +54,7 @@ CS__SEG_FN CS__SEG cs_seg_chunk(T *A, const T *B, T *C, T *D, int k, int store)
     s.dF = dd, s.pF = ph, s.qF = ps;
     /* downwards: x_j = de - al·x_0 - ga·x_{j+1}, from the identity x_0 = x_0 */
     T al = -CS__SEG_ONE, ga = 0, de = 0;
+    CS__SEG_UNROLL
     for (int j = 1; j < k; ++j) {
         const T aj = A[j];
         const T inv = CS__SEG_ONE / (B[j] - aj * ga);
@@ -68,6 +72,7 @@ CS__SEG_FN void cs_seg_chunk_subst(const T *A, const T *C, T *D, int k, T F, T L
 {
     T x = L;
     D[k - 1] = L;
+    CS__SEG_UNROLL
     for (int j = k - 2; j >= 1; --j) {
         x = D[j] - A[j] * F - C[j] * x;
         D[j] = x;
@@ -106,4 +111,5 @@ CS__SEG_FN void cs_seg_split(const CS__SEG_NODE *nd, T xf, T xl, T *u, T *v)
 #undef CS__SEG
 #undef CS__SEG_NODE
 #undef CS__SEG_ONE
+#undef CS__SEG_UNROLL
 #endif

@@ -561,8 +561,7 @@ START_TEST(test_errors_and_names)
     ck_assert_int_eq(cs_thomas_gpu_solve_var_d(CS_THOMAS_GPU_VAR_NCP, 1, 8, NULL, a, b, c, d,
                                                CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
 
-    /* warp variants stop at 2048 rows (auto takes them above 1024 for one system only); auto
-     * takes the chunked hybrid above */
+    /* warp variants stop at 2048 rows; auto takes the chunked hybrid above 1024 */
     const int nbig = CS_THOMAS_GPU_WARP_MAX_N + 1, nsys = 3;
     const size_t tot = (size_t)nsys * nbig;
     double *ba = dalloc(tot), *bb = dalloc(tot), *bc = dalloc(tot), *bd = dalloc(tot);
@@ -576,7 +575,7 @@ START_TEST(test_errors_and_names)
                                            CS_THOMAS_GPU_HOST_PTRS), CS_SOLVER_ERR_INVALID);
     ck_assert_int_eq(cs_thomas_gpu_choose(nsys, nbig, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
     ck_assert_int_eq(cs_thomas_gpu_choose(1, nbig, CS_THOMAS_GPU_F32), CS_THOMAS_GPU_CHUNKED);
-    ck_assert_int_eq(cs_thomas_gpu_choose(1, 2048, CS_THOMAS_GPU_F32), CS_THOMAS_GPU_WARP_STAGED);
+    ck_assert_int_eq(cs_thomas_gpu_choose(1, 2048, CS_THOMAS_GPU_F32), CS_THOMAS_GPU_CHUNKED);
     ck_assert_int_eq(cs_thomas_gpu_choose(2, 1025, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
     GPU_OK(cs_thomas_gpu_solve_d(CS_THOMAS_GPU_AUTO, nsys, nbig, ba, bb, bc, bd,
                                  CS_THOMAS_GPU_HOST_PTRS));

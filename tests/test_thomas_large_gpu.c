@@ -166,7 +166,7 @@ START_TEST(test_variant)
         }
     ck_assert_int_eq(cs_thomas_gpu_choose(1, 2049, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
     ck_assert_int_eq(cs_thomas_gpu_choose(3, 1025, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
-    ck_assert_int_eq(cs_thomas_gpu_choose(1, 1025, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_WARP_STAGED);
+    ck_assert_int_eq(cs_thomas_gpu_choose(1, 1025, CS_THOMAS_GPU_F64), CS_THOMAS_GPU_CHUNKED);
     ck_assert_int_eq(cs_thomas_gpu_choose(64, 1 << 20, CS_THOMAS_GPU_F32), CS_THOMAS_GPU_CHUNKED);
     GPU_OK(cs_thomas_gpu_release_workspace());
     printf("  chunked, scan and auto (host ptrs, library workspace): worst rel err double %.2e\n",

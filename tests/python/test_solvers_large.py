@@ -85,10 +85,9 @@ def test_thomas_large_zero_row_raises(variant, n, row):
 
 
 def test_gpu_variant_is_the_c_choice():
-    # cs_thomas_gpu_choose, no GPU needed: warp variants up to 1024 rows (2048 for one system),
-    # chunked above
+    # cs_thomas_gpu_choose, no GPU needed: warp variants up to 1024 rows, chunked above
     assert solvers.gpu_variant(1, 1024) in ("warp", "warp_staged")
-    assert solvers.gpu_variant(1, 2048, np.float32) in ("warp", "warp_staged")
+    assert solvers.gpu_variant(1, 2048, np.float32) == "chunked"
     assert solvers.gpu_variant(2, 2048) == "chunked"
     assert solvers.gpu_variant(1, 2049) == "chunked"
     assert solvers.gpu_variant(1, 1 << 20) == "chunked"

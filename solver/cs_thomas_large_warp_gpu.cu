@@ -1,0 +1,390 @@
+/* GPU chunked hybrid for one large tridiagonal system, or a few (the "chunked" variant of
+ * cs_thomas_gpu.h), with warp-wide chunks: the arithmetic of cs_tridiag_segment.h, emulated on
+ * the host by solver/cs_thomas_warp_emul.c (tested there against serial Thomas).
+ *
+ * A batch of nsys systems of n rows is one system of N = nsys·n rows whose couplings across
+ * system boundaries are zero (a[s·n] and c[s·n+n-1] are taken as 0 when a tile is loaded); rows
+ * past N are identity rows. A level of m rows:
+ *   m <= CS__WBASE (4096): one block of 1024 threads solves it by PCR in shared memory (the only
+ *               launch for n·nsys <= 4096: the small systems of one launch);
+ *   otherwise   reduce: a block of 128 threads loads a tile of 2048 rows into shared memory
+ *               (16-byte loads when the arrays allow), each lane summarises its 16 rows
+ *               (cs_seg_chunk: two Thomas sweeps), and each warp combines its 32 lanes'
+ *               summaries in a shuffle tree (cs_seg_combine, 5 levels) into the F and L rows of
+ *               its 512 rows: rows 2w, 2w+1 of the next level, which has m/256 rows;
+ *               (the next level)
+ *               substitute: the tile again, each lane's chunk and the warp tree again (storing the
+ *               downward coefficients and the tree's nodes this time), the tree split down from
+ *               the warp's ends (cs_seg_split), each lane's rows from its ends; the solution goes
+ *               out through shared memory, coalesced. Blocks run in reverse order, so the first
+ *               ones re-read the tiles the reduction left in L2 last.
+ * Levels: 2^20 rows -> 4096 (3 launches: reduce, base, substitute); 2^21..2^28 rows: 5 launches.
+ * Traffic at level 0: a, b, c, d read twice, d written once (9 arrays); the next level adds
+ * 1/256 of that.
+ *
+ * Numerics: Gaussian elimination without pivoting in another order (Schur complements of
+ * contiguous segments); for a diagonally dominant system every pivot is at least the row's
+ * dominance margin, as in Thomas. */
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cs_thomas_gpu.h"
+#include "cs_thomas_gpu_impl.cuh"
+#include "cs_tridiag_segment.h"
+
+#define CS__WK 16                     /* rows per lane */
+#define CS__WT 128                    /* threads per reduce/substitute block */
+#define CS__WTILE (CS__WK * CS__WT)   /* rows per block */
+#define CS__WROWS (32 * CS__WK)       /* rows per warp */
+#define CS__WPAD (CS__WK + 1)         /* one pad element per lane's chunk: no bank conflicts */
+#define CS__WBASE 4096                /* largest level solved by one block */
+#define CS__WBASE_T 1024              /* its threads */
+#define CS__WBASE_R (CS__WBASE / CS__WBASE_T) /* rows per base thread */
+#define CS__WMAX_LEVELS 16
+
+/* ---- tiles ------------------------------------------------------------------------------- */
+__device__ __forceinline__ int cs__wslot(int e) { return e + e / CS__WK; }
+
+template <typename T> struct cs__vec2;
+template <> struct cs__vec2<double> { typedef double2 t; };
+template <> struct cs__vec2<float> { typedef float2 t; };
+
+/* Rows [t0, t0 + TILE) of a level of m rows made of systems of n rows, into shared memory; rows
+ * at or past m are identity rows. vec: the arrays are 2-element aligned (16-byte loads of double). */
+template <typename T>
+__device__ __forceinline__ void cs__wload(size_t t0, size_t m, size_t n, int vec,
+                                          const T *__restrict__ a, const T *__restrict__ b,
+                                          const T *__restrict__ c, const T *__restrict__ d, T *sa,
+                                          T *sb, T *sc, T *sd)
+{
+    if (vec && t0 + CS__WTILE <= m) {
+        typedef typename cs__vec2<T>::t V;
+        const V *va = reinterpret_cast<const V *>(a + t0), *vb = reinterpret_cast<const V *>(b + t0);
+        const V *vc = reinterpret_cast<const V *>(c + t0), *vd = reinterpret_cast<const V *>(d + t0);
+#pragma unroll
+        for (int i = 0; i < CS__WTILE / (2 * CS__WT); ++i) {
+            const int p = threadIdx.x + i * CS__WT;
+            const V xa = __ldg(va + p), xb = __ldg(vb + p), xc = __ldg(vc + p), xd = vd[p];
+            const int s0 = cs__wslot(2 * p), s1 = cs__wslot(2 * p + 1);
+            sa[s0] = xa.x, sa[s1] = xa.y, sb[s0] = xb.x, sb[s1] = xb.y;
+            sc[s0] = xc.x, sc[s1] = xc.y, sd[s0] = xd.x, sd[s1] = xd.y;
+        }
+    } else {
+        for (int e = threadIdx.x; e < CS__WTILE; e += CS__WT) {
+            const size_t g = t0 + (size_t)e;
+            const int s = cs__wslot(e);
+            if (g < m) {
+                sa[s] = __ldg(a + g), sb[s] = __ldg(b + g), sc[s] = __ldg(c + g), sd[s] = d[g];
+            } else {
+                sa[s] = T(0), sb[s] = T(1), sc[s] = T(0), sd[s] = T(0);
+            }
+        }
+    }
+    __syncthreads();
+    /* system boundaries bnd = k·n in [t0, t0 + TILE]: a = 0 at row bnd, c = 0 at row bnd-1 */
+    const size_t end = t0 + CS__WTILE;
+    for (size_t bnd = (t0 + n - 1) / n * n + (size_t)threadIdx.x * n; bnd <= end && bnd <= m;
+         bnd += (size_t)CS__WT * n) {
+        if (bnd < end && bnd < m) sa[cs__wslot((int)(bnd - t0))] = T(0);
+        if (bnd > t0) sc[cs__wslot((int)(bnd - 1 - t0))] = T(0);
+    }
+    __syncthreads();
+}
+
+template <typename T> struct cs__wsmem {
+    T *a, *b, *c, *d;
+    __device__ cs__wsmem(unsigned char *raw)
+    {
+        a = reinterpret_cast<T *>(raw);
+        b = a + CS__WT * CS__WPAD;
+        c = b + CS__WT * CS__WPAD;
+        d = c + CS__WT * CS__WPAD;
+    }
+};
+#define CS__WSMEM(T) (4 * CS__WT * CS__WPAD * sizeof(T))
+
+template <typename T> __device__ __forceinline__ cs_seg<T> cs__shfl_down(cs_seg<T> s, int w)
+{
+    cs_seg<T> o;
+    o.dF = __shfl_down_sync(0xffffffffu, s.dF, w), o.pF = __shfl_down_sync(0xffffffffu, s.pF, w);
+    o.qF = __shfl_down_sync(0xffffffffu, s.qF, w), o.dL = __shfl_down_sync(0xffffffffu, s.dL, w);
+    o.pL = __shfl_down_sync(0xffffffffu, s.pL, w), o.qL = __shfl_down_sync(0xffffffffu, s.qL, w);
+    return o;
+}
+
+/* ---- kernels ----------------------------------------------------------------------------- */
+/* A level of m rows -> its 2·ceil(m/512) reduced rows (ra, rb, rc, rd). */
+template <typename T>
+__global__ void __launch_bounds__(CS__WT, 3)
+cs__wreduce_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T *__restrict__ b,
+                   const T *__restrict__ c, const T *__restrict__ d, T *__restrict__ ra,
+                   T *__restrict__ rb, T *__restrict__ rc, T *__restrict__ rd)
+{
+    extern __shared__ __align__(16) unsigned char cs__raw[];
+    cs__wsmem<T> s(cs__raw);
+    const size_t t0 = (size_t)blockIdx.x * CS__WTILE;
+    cs__wload<T>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
+    const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
+    cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 0);
+#pragma unroll
+    for (int l = 0; l < 5; ++l) {
+        const int w = 1 << l;
+        const cs_seg<T> nxt = cs__shfl_down<T>(sum, w);
+        cs_seg_node<T> nd;
+        if ((lane & (2 * w - 1)) == 0) sum = cs_seg_combine<T>(sum, nxt, &nd);
+    }
+    const size_t wq = (t0 + (size_t)(threadIdx.x - lane) * CS__WK) / CS__WROWS;
+    if (lane == 0 && wq * CS__WROWS < m) {
+        ra[2 * wq] = sum.pF, rb[2 * wq] = T(1), rc[2 * wq] = sum.qF, rd[2 * wq] = sum.dF;
+        ra[2 * wq + 1] = sum.pL, rb[2 * wq + 1] = T(1), rc[2 * wq + 1] = sum.qL, rd[2 * wq + 1] = sum.dL;
+    }
+}
+
+/* x: the reduced level's solution (warp w's ends: x[2w], x[2w+1]); writes the level's solution
+ * (m rows) to d. */
+template <typename T>
+__global__ void __launch_bounds__(CS__WT, 3)
+cs__wsubst_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T *__restrict__ b,
+                  const T *__restrict__ c, T *__restrict__ d, const T *__restrict__ x)
+{
+    extern __shared__ __align__(16) unsigned char cs__raw[];
+    cs__wsmem<T> s(cs__raw);
+    const size_t t0 = (size_t)(gridDim.x - 1 - blockIdx.x) * CS__WTILE;
+    cs__wload<T>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
+    const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
+    cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 1);
+    cs_seg_node<T> nd[5];
+#pragma unroll
+    for (int l = 0; l < 5; ++l) {
+        const int w = 1 << l;
+        const cs_seg<T> nxt = cs__shfl_down<T>(sum, w);
+        if ((lane & (2 * w - 1)) == 0) sum = cs_seg_combine<T>(sum, nxt, &nd[l]);
+    }
+    const size_t wq = (t0 + (size_t)(threadIdx.x - lane) * CS__WK) / CS__WROWS;
+    T xf = T(0), xl = T(0);
+    if (lane == 0 && wq * CS__WROWS < m) xf = x[2 * wq], xl = x[2 * wq + 1];
+#pragma unroll
+    for (int l = 4; l >= 0; --l) {
+        const int w = 1 << l, r = lane & (2 * w - 1);
+        T u = T(0), v = T(0);
+        if (r == 0) cs_seg_split<T>(&nd[l], xf, xl, &u, &v);
+        const T vv = __shfl_up_sync(0xffffffffu, v, w), ll = __shfl_up_sync(0xffffffffu, xl, w);
+        if (r == w) xf = vv, xl = ll;
+        else if (r == 0) xl = u;
+    }
+    cs_seg_chunk_subst<T>(s.a + o, s.c + o, s.d + o, CS__WK, xf, xl);
+    __syncthreads();
+    if (vec && t0 + CS__WTILE <= m) {
+        typedef typename cs__vec2<T>::t V;
+        V *vd = reinterpret_cast<V *>(d + t0);
+#pragma unroll
+        for (int i = 0; i < CS__WTILE / (2 * CS__WT); ++i) {
+            const int p = threadIdx.x + i * CS__WT;
+            V xv;
+            xv.x = s.d[cs__wslot(2 * p)], xv.y = s.d[cs__wslot(2 * p + 1)];
+            vd[p] = xv;
+        }
+    } else {
+        for (int e = threadIdx.x; e < CS__WTILE; e += CS__WT) {
+            const size_t g = t0 + (size_t)e;
+            if (g < m) d[g] = s.d[cs__wslot(e)];
+        }
+    }
+}
+
+/* m <= CS__WBASE rows (systems of n rows) by PCR in place on d: one block, CS__WBASE_R rows a
+ * thread (rows i, i + 1024, ...), every row kept with a unit diagonal (one division a row a
+ * step), rows outside [0, m) identity rows. */
+template <typename T>
+__global__ void __launch_bounds__(CS__WBASE_T)
+cs__wbase_kernel(int m, int n, const T *__restrict__ a, const T *__restrict__ b,
+                 const T *__restrict__ c, T *__restrict__ d)
+{
+    extern __shared__ __align__(16) unsigned char cs__raw[];
+    T *sa = reinterpret_cast<T *>(cs__raw), *sc = sa + CS__WBASE, *sd = sc + CS__WBASE;
+    T al[CS__WBASE_R], ga[CS__WBASE_R], de[CS__WBASE_R];
+#pragma unroll
+    for (int r = 0; r < CS__WBASE_R; ++r) {
+        const int i = threadIdx.x + r * CS__WBASE_T;
+        al[r] = T(0), ga[r] = T(0), de[r] = T(0);
+        if (i < m) {
+            const T inv = T(1) / b[i];
+            al[r] = (i % n == 0) ? T(0) : a[i] * inv;
+            ga[r] = (i % n == n - 1) ? T(0) : c[i] * inv;
+            de[r] = d[i] * inv;
+        }
+    }
+    for (int k = 1; k < m; k <<= 1) {
+#pragma unroll
+        for (int r = 0; r < CS__WBASE_R; ++r) {
+            const int i = threadIdx.x + r * CS__WBASE_T;
+            if (i < m) sa[i] = al[r], sc[i] = ga[r], sd[i] = de[r];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < CS__WBASE_R; ++r) {
+            const int i = threadIdx.x + r * CS__WBASE_T;
+            if (i >= m) continue;
+            T alm = T(0), gam = T(0), dem = T(0), alp = T(0), gap = T(0), dep = T(0);
+            if (i >= k) alm = sa[i - k], gam = sc[i - k], dem = sd[i - k];
+            if (i + k < m) alp = sa[i + k], gap = sc[i + k], dep = sd[i + k];
+            const T inv = T(1) / (T(1) - gam * al[r] - alp * ga[r]);
+            de[r] = (de[r] - dem * al[r] - dep * ga[r]) * inv;
+            al[r] = -alm * al[r] * inv;
+            ga[r] = -gap * ga[r] * inv;
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int r = 0; r < CS__WBASE_R; ++r) {
+        const int i = threadIdx.x + r * CS__WBASE_T;
+        if (i < m) d[i] = de[r];
+    }
+}
+
+/* ---- host side --------------------------------------------------------------------------- */
+static size_t cs__wround32(size_t m) { return (m + 31) / 32 * 32; }
+static size_t cs__wreduced(size_t m) { return 2 * ((m + CS__WROWS - 1) / CS__WROWS); }
+
+/* Elements of workspace for N rows: 4 arrays per reduced level, each rounded to 32. */
+static size_t cs__wchunked_elems(size_t N)
+{
+    size_t tot = 0;
+    for (size_t m = N; m > CS__WBASE;) {
+        m = cs__wreduced(m);
+        tot += 4 * cs__wround32(m);
+    }
+    return tot;
+}
+
+/* The kernels' dynamic shared memory beyond 48 KB: opt in once per instantiation. */
+template <typename T> static cs_solver_status cs__wattr(void)
+{
+    static std::once_flag once;
+    static cudaError_t e = cudaSuccess;
+    std::call_once(once, [] {
+        const int tile = (int)CS__WSMEM(T), base = (int)(3 * CS__WBASE * sizeof(T));
+        e = cudaFuncSetAttribute((const void *)cs__wreduce_kernel<T>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, tile);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute((const void *)cs__wsubst_kernel<T>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, tile);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute((const void *)cs__wbase_kernel<T>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, base);
+    });
+    CS__TG_CUDA(e);
+    return CS_SOLVER_OK;
+}
+
+static int cs__wvec(const void *a, const void *b, const void *c, const void *d, size_t al)
+{
+    return (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c | (uintptr_t)d) % al) == 0;
+}
+
+template <typename T>
+static cs_solver_status cs__wchunked_run(int nsys, int n, const T *a, const T *b, const T *c, T *d,
+                                         T *work, cudaStream_t stream)
+{
+    cs_solver_status st = cs__wattr<T>();
+    if (st != CS_SOLVER_OK) return st;
+    const size_t N = (size_t)nsys * (size_t)n;
+    const T *la[CS__WMAX_LEVELS], *lb[CS__WMAX_LEVELS], *lc[CS__WMAX_LEVELS];
+    T *ld[CS__WMAX_LEVELS];
+    size_t lm[CS__WMAX_LEVELS], ln[CS__WMAX_LEVELS];
+    int lv[CS__WMAX_LEVELS];
+    la[0] = a, lb[0] = b, lc[0] = c, ld[0] = d, lm[0] = N, ln[0] = (size_t)n;
+    lv[0] = cs__wvec(a, b, c, d, 2 * sizeof(T));
+    int L = 0;
+    while (lm[L] > CS__WBASE) {
+        if (L + 1 >= CS__WMAX_LEVELS) CS__TG_INVALID("chunked: too many levels for %zu rows", N);
+        const size_t m = cs__wreduced(lm[L]), r = cs__wround32(m);
+        T *ra = work, *rb = work + r, *rc = work + 2 * r, *rd = work + 3 * r;
+        work += 4 * r;
+        const size_t blocks = (lm[L] + CS__WTILE - 1) / CS__WTILE;
+        cs__wreduce_kernel<T><<<(unsigned)blocks, CS__WT, CS__WSMEM(T), stream>>>(
+            lm[L], ln[L], lv[L], la[L], lb[L], lc[L], ld[L], ra, rb, rc, rd);
+        CS__TG_CUDA(cudaGetLastError());
+        ++L;
+        la[L] = ra, lb[L] = rb, lc[L] = rc, ld[L] = rd, lm[L] = m, ln[L] = m;
+        lv[L] = cs__wvec(ra, rb, rc, rd, 2 * sizeof(T));
+    }
+    const int nb = (int)(ln[L] < lm[L] ? ln[L] : lm[L]);
+    cs__wbase_kernel<T><<<1, CS__WBASE_T, 3 * CS__WBASE * sizeof(T), stream>>>((int)lm[L], nb, la[L],
+                                                                               lb[L], lc[L], ld[L]);
+    CS__TG_CUDA(cudaGetLastError());
+    for (int l = L - 1; l >= 0; --l) {
+        const size_t blocks = (lm[l] + CS__WTILE - 1) / CS__WTILE;
+        cs__wsubst_kernel<T><<<(unsigned)blocks, CS__WT, CS__WSMEM(T), stream>>>(
+            lm[l], ln[l], lv[l], la[l], lb[l], lc[l], ld[l], ld[l + 1]);
+        CS__TG_CUDA(cudaGetLastError());
+    }
+    return CS_SOLVER_OK;
+}
+
+template <typename T>
+static cs_solver_status cs__wchunked_checked(int nsys, int n, const T *a, T *b, const T *c, T *d,
+                                             void *work, size_t work_bytes, void *stream)
+{
+    if (nsys < 0 || n < 1) CS__TG_INVALID("chunked: bad batch shape nsys=%d n=%d", nsys, n);
+    if (nsys == 0) return CS_SOLVER_OK;
+    if (!a || !b || !c || !d) CS__TG_INVALID("chunked: NULL array");
+    if ((size_t)nsys * (size_t)n > (size_t)1 << 40) CS__TG_INVALID("chunked: batch too large");
+    const size_t need = cs__wchunked_elems((size_t)nsys * n) * sizeof(T);
+    if (need > 0 && (!work || work_bytes < need))
+        CS__TG_INVALID("chunked: workspace of %zu bytes, %zu needed", work ? work_bytes : 0, need);
+    if (((uintptr_t)work & 15) != 0) CS__TG_INVALID("chunked: workspace not 16-byte aligned");
+    return cs__wchunked_run<T>(nsys, n, a, b, c, d, (T *)work, (cudaStream_t)stream);
+}
+
+/* The variant call: the library's workspace (cs_thomas_gpu_workspace.cu), default stream. */
+template <typename T>
+static cs_solver_status cs__wchunked_owned(int nsys, int n, const T *a, const T *b, const T *c,
+                                           T *d)
+{
+    void *ws = NULL;
+    cs_solver_status st = cs__thomas_ws_lock(cs__wchunked_elems((size_t)nsys * n) * sizeof(T), &ws);
+    if (st != CS_SOLVER_OK) return st;
+    st = cs__wchunked_run<T>(nsys, n, a, b, c, d, (T *)ws, (cudaStream_t)0);
+    cs__thomas_ws_unlock();
+    return st;
+}
+
+cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const double *a, const double *b,
+                                          const double *c, double *d)
+{
+    return cs__wchunked_owned<double>(nsys, n, a, b, c, d);
+}
+cs_solver_status cs__thomas_chunked_owned(int nsys, int n, const float *a, const float *b,
+                                          const float *c, float *d)
+{
+    return cs__wchunked_owned<float>(nsys, n, a, b, c, d);
+}
+
+extern "C" {
+
+size_t cs_thomas_gpu_chunked_workspace(int nsys, int n, cs_thomas_gpu_precision prec)
+{
+    if (nsys <= 0 || n <= 0) return 0;
+    return cs__wchunked_elems((size_t)nsys * n) *
+           (prec == CS_THOMAS_GPU_F32 ? sizeof(float) : sizeof(double));
+}
+
+cs_solver_status cs_thomas_gpu_chunked_d(int nsys, int n, const double *a, double *b,
+                                         const double *c, double *d, void *work,
+                                         size_t work_bytes, void *stream)
+{
+    return cs__wchunked_checked<double>(nsys, n, a, b, c, d, work, work_bytes, stream);
+}
+
+cs_solver_status cs_thomas_gpu_chunked_f(int nsys, int n, const float *a, float *b,
+                                         const float *c, float *d, void *work,
+                                         size_t work_bytes, void *stream)
+{
+    return cs__wchunked_checked<float>(nsys, n, a, b, c, d, work, work_bytes, stream);
+}
+
+} /* extern "C" */
