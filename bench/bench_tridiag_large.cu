@@ -1,7 +1,9 @@
 /* Benchmark of the large-system tridiagonal solvers (solver/cs_thomas_large_gpu.cu: chunked;
  * solver/cs_thomas_scan_gpu.cu: scan) against cuSPARSE gtsv2 (partial pivoting) and
- * gtsv2_nopivot, one system of n = 2^10 .. 2^24 rows, double and float; then a few systems
- * (nsys 4 .. 64) against gtsv2StridedBatch.
+ * gtsv2_nopivot, one system of n = 2^10 .. 2^26 rows, double and float; then a few systems
+ * (nsys 2 .. 64, up to 2^26 rows in all) against gtsv2StridedBatch. Ends with the issue's targets,
+ * counted over the tables: >= 3x the faster cuSPARSE at n >= 2^20 (one system), >= 50 % of copy
+ * at >= 2^24 rows, and the points where auto is slower than cuSPARSE.
  *
  * Method: random diagonally dominant systems (never zeros; a[0] = c[n-1] = 0 as cuSPARSE wants);
  * device pointers; CUDA events around each solve (launches included), one warm-up solve, then
@@ -31,6 +33,9 @@ static size_t g_l2 = 50u << 20;
 static double g_copy_gbs = 0.0;
 static int g_failures = 0;
 static cusparseHandle_t g_sp;
+/* The issue's targets, counted over the tables (run_table) */
+static int g_t3_pts = 0, g_t3_met = 0, g_bw_pts = 0, g_bw_met = 0;
+static std::string g_t3_miss, g_bw_miss, g_slower;
 
 /* ---- one point: pristine copies, reference, workspace ------------------------------------- */
 template <typename T> struct Point {
@@ -279,6 +284,23 @@ static void run_table(const std::vector<std::pair<int, int>> &shapes, const std:
         emit("| %d | %d | 2^%.1f | ", P.nsys, P.n, std::log2((double)P.N));
         for (Solver s : sv) emit("%s | ", fmt_ms(ms[s]).c_str());
         emit("%.0f (%.0f %%) | %.2f× |", gbs, 100.0 * gbs / g_copy_gbs, best_sp / ms[S_CHUNKED]);
+        {
+            char pt[96];
+            snprintf(pt, sizeof pt, " %s nsys=%d n=2^%.1f", dbl ? "double" : "float", P.nsys,
+                     std::log2((double)P.n));
+            const double best_ours = std::fmin(ms[S_CHUNKED], ms[S_AUTO]);
+            if (P.nsys == 1 && P.n >= (1 << 20)) {
+                ++g_t3_pts;
+                if (best_sp / best_ours >= 3.0) ++g_t3_met;
+                else g_t3_miss += std::string(pt) + " (" + std::to_string(best_sp / best_ours).substr(0, 4) + "×)";
+            }
+            if (P.N >= ((size_t)1 << 24)) {
+                ++g_bw_pts;
+                if (100.0 * gbs / g_copy_gbs >= 50.0) ++g_bw_met;
+                else g_bw_miss += std::string(pt) + " (" + std::to_string((int)(100.0 * gbs / g_copy_gbs)) + " %)";
+            }
+            if (ms[S_AUTO] > best_sp) g_slower += std::string(pt) + " (auto " + fmt_ms(ms[S_AUTO]) + " vs " + fmt_ms(best_sp) + " ms)";
+        }
         if (dbl)
             emit(" %s | %s |", fmt_ms(time_cpu(false, P.nsys, P.n, h)).c_str(),
                  fmt_ms(time_cpu(true, P.nsys, P.n, h)).c_str());
@@ -520,13 +542,14 @@ int main(int argc, char **argv)
          "inputs never in L2; every result checked against the CPU Thomas solve (1e-12 double, "
          "1e-5 float). GB/s: 5 compulsory arrays (a, b, c, d read, x written). `chunked` and "
          "`scan` take their workspace from the caller; `auto` is the variant call (library workspace; `warp` "
-         "or `warp_staged` up to 1024 rows, and up to 2048 for one system); `flat` (one thread) only up to 2^14 rows.\n",
+         "or `warp_staged` up to 1024 rows, `chunked` above); `flat` (one thread) only up to 2^14 rows.\n",
          g_reps);
 
     std::vector<std::pair<int, int>> one, few;
-    for (int e = 10; e <= (g_quick ? 14 : 24); e += (g_quick ? 4 : 1)) one.push_back({1, 1 << e});
+    for (int e = 10; e <= (g_quick ? 14 : 26); e += (g_quick ? 4 : 1)) one.push_back({1, 1 << e});
     if (g_quick) few = {{4, 3000}};
-    else few = {{4, 1 << 20}, {16, 1 << 16}, {64, 1 << 14}, {64, 1 << 18}};
+    else few = {{2, 1 << 20}, {4, 1 << 20}, {8, 1 << 20}, {16, 1 << 16}, {32, 1 << 18},
+                {64, 1 << 14}, {64, 1 << 18}, {64, 1 << 20}};
     const std::vector<Solver> s1 = {S_CHUNKED, S_SCAN, S_AUTO, S_FLAT, S_GTSV2, S_GTSV2_NOPIVOT};
     const std::vector<Solver> s2 = {S_CHUNKED, S_SCAN, S_AUTO, S_GTSV2_STRIDED};
 
@@ -550,6 +573,12 @@ int main(int argc, char **argv)
          "CPU OpenMP [ms] |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int k = 2; k <= 4; ++k) run_block(k, g_quick ? 1000 : 16384, g_quick ? 9 : 64, 500 + k);
 
+    emit("\n### Targets (issue 29)\n\n");
+    emit("- >= 3× the faster cuSPARSE, one system, n >= 2^20 (best of chunked and auto): met at %d of %d points%s%s\n",
+         g_t3_met, g_t3_pts, g_t3_miss.empty() ? "" : "; missed:", g_t3_miss.c_str());
+    emit("- >= 50 %% of copy (5 arrays, chunked) at >= 2^24 rows: met at %d of %d points%s%s\n", g_bw_met,
+         g_bw_pts, g_bw_miss.empty() ? "" : "; missed:", g_bw_miss.c_str());
+    emit("- auto slower than the faster cuSPARSE at: %s\n", g_slower.empty() ? "no point" : g_slower.c_str());
     emit("\nChecks failed: %d\n", g_failures);
     if (g_out) fclose(g_out);
     CUSPARSE_CHECK(cusparseDestroy(g_sp));

@@ -209,6 +209,14 @@ START_TEST(test_warp_emul)
     }
     const double weak = run_emul(1, 300007, 16, 4096, 1e-8);
     ck_assert_msg(weak <= 1e-9, "emul near-singular: rel err %.3e", weak);
+    {
+        const int n = 100003;
+        double *a = td_alloc(n), *b = td_alloc(n), *c = td_alloc(n), *d = td_alloc(n);
+        td_gen(1, n, a, b, c, d);
+        a[n / 3] = b[n / 3] = c[n / 3] = 0.0; /* a zero row: singular */
+        ck_assert_int_eq(cs_thomas_solve_warp_emul(1, n, 16, 4096, a, b, c, d), CS_SOLVER_ERR_SINGULAR);
+        free(a), free(b), free(c), free(d);
+    }
     double x = 1.0, z = 0.0, one = 1.0;
     ck_assert_int_eq(cs_thomas_solve_warp_emul(1, 1, 16, 4096, &z, &z, &z, &x), CS_SOLVER_ERR_SINGULAR);
     ck_assert_int_eq(cs_thomas_solve_warp_emul(1, 1, 1, 4096, &z, &one, &z, &x), CS_SOLVER_ERR_INVALID);

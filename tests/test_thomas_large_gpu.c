@@ -1,4 +1,4 @@
-/* The GPU solvers for one large tridiagonal system, the chunked hybrid (solver/cs_thomas_large_gpu.cu)
+/* The GPU solvers for one large tridiagonal system, the chunked hybrid (solver/cs_thomas_large_warp_gpu.cu)
  * and the scans (solver/cs_thomas_scan_gpu.cu, CUB), against
  * the serial Thomas reference on random diagonally dominant systems (tests/test_tridiag.h):
  * max|x - x_ref| / max|x_ref| <= 1e-12 in double, <= 1e-5 in float (float against the double
@@ -6,8 +6,9 @@
  * Through cs_thomas_gpu_chunked_d/_f and cs_thomas_gpu_scan_d/_f (device pointers, the caller's
  * workspace, the default stream and a stream of its own) and through the variant call (chunked,
  * scan and auto, host pointers). Shapes:
- * n = 1, 2, 3, the base level's edge (1024 ± 1), the tile's edge (2048 ± 1), 16·1024 + 1,
- * non-powers of two, 2^20 and 2^22 rows; nsys = 1 .. 1000 (the batch is one system, so tiles and
+ * n = 1, 2, 3, 1024 ± 1, the tile's edge (2048 ± 1), the base level's edge (4096 + 1), 16·1024 + 1
+ * (one reduced level, a partial tile), non-powers of two, 2^20 and 2^22 rows and 3 × 3000007
+ * (two reduced levels, the second with a partial tile); nsys = 1 .. 1000 (the batch is one system, so tiles and
  * chunks straddle system boundaries, or meet them exactly: 2 × 2048, 5 × 16). Also: a too small workspace gives CS_SOLVER_ERR_INVALID, and
  * a singular matrix (a zero row) through host pointers CS_SOLVER_ERR_SINGULAR. Near-singular
  * (weakly dominant) systems in double: <= 1e-9.
@@ -29,7 +30,7 @@ static const int k_shapes[][2] = {{1, 1},    {1, 2},     {1, 3},     {1, 1023}, 
                                   {1, 1025}, {1, 2047},  {1, 2048},  {1, 2049},  {1, 16385},
                                   {1, 100003}, {3, 1},   {3, 5},     {3, 1025},  {7, 4097},
                                   {64, 4097}, {1000, 3}, {2, 2048}, {5, 16},  {1, 1 << 20},
-                                  {1, 1 << 22}};
+                                  {1, 1 << 22}, {3, 3000007}};
 #define N_SHAPES ((int)(sizeof k_shapes / sizeof k_shapes[0]))
 static int g_small;
 static int skip_shape(int k) { return g_small && (long long)k_shapes[k][0] * k_shapes[k][1] > 20000; }
