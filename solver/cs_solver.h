@@ -101,6 +101,14 @@ cs_solver_status cs_block_thomas_solve_serial(int k, int nsys, int nb, const dou
 /* OpenMP across systems: the same per-system routine, bit-identical to the serial one. */
 cs_solver_status cs_block_thomas_solve_omp(int k, int nsys, int nb, const double *A,
                                            const double *B, double *C, double *d);
+/* One large block-tridiagonal system, or a few (the batch counts as one system of nsys·nb block
+ * rows, cut at the system boundaries): the chunked hybrid (solver/cs_block_chunked_cpu.c;
+ * chunks of 16 block rows, block Thomas inside, the chunks' end rows a smaller block system
+ * solved the same way down to 64 rows, then substitution), OpenMP over chunks. The reference of
+ * the GPU's cs_block_thomas_gpu_chunked_d. Same arguments and results as the serial solve
+ * (C overwritten, d the solution; a singular pivot block gives CS_SOLVER_ERR_SINGULAR). */
+cs_solver_status cs_block_thomas_solve_chunked_omp(int k, int nsys, int nb, const double *A,
+                                                   const double *B, double *C, double *d);
 
 #ifdef __cplusplus
 }

@@ -105,6 +105,57 @@ START_TEST(test_singular_and_invalid)
 }
 END_TEST
 
+/* The chunked hybrid for one large block system (cs_block_thomas_solve_chunked_omp: chunks of 16
+ * block rows, levels down to 64) against dgbsv at TOL, and against the serial block Thomas at
+ * TOL: k = 1..4; one system of 1, 2, 64 (the base), 65, 100, 1000 and 5003 block rows (2 and 3
+ * levels), 3 systems of 777 and 64 of 17 (chunks straddle the cuts between systems); one system
+ * of 100003 rows for k = 2; near-singular (margin 1e-6, 2000 rows) against dgbsv at 1e-7; a
+ * singular pivot block gives CS_SOLVER_ERR_SINGULAR. */
+START_TEST(test_chunked)
+{
+    static const int shapes[][2] = {{1, 1}, {1, 2}, {1, 64}, {1, 65}, {1, 100}, {1, 1000},
+                                    {1, 5003}, {3, 777}, {64, 17}, {1, 100003}};
+    double worst[5] = {0}, worst_near = 0.0;
+    for (int k = 1; k <= 4; ++k)
+        for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
+            const int nsys = shapes[i][0], nb = shapes[i][1];
+            if (nb > 10000 && k != 2) continue;
+            for (int near = 0; near < 2; ++near) {
+                if (near && nb != 1000) continue;
+                const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
+                double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
+                double *C2 = td_alloc(nblk), *d2 = td_alloc(nvec), *ref = td_alloc(nvec);
+                if (near) blk_gen_near(k, nsys, nb, 1e-6, A, B, C, d);
+                else blk_gen(k, nsys, nb, A, B, C, d);
+                ck_assert_int_eq(blk_reference(k, nsys, nb, A, B, C, d, ref), 0);
+                memcpy(C2, C, nblk * sizeof *C), memcpy(d2, d, nvec * sizeof *d);
+                ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(k, nsys, nb, A, B, C, d), CS_SOLVER_OK);
+                ck_assert_int_eq(cs_block_thomas_solve_serial(k, nsys, nb, A, B, C2, d2), CS_SOLVER_OK);
+                const double e = td_rel_err(nvec, d, ref), es = td_rel_err(nvec, d, d2);
+                const double tol = near ? 1e-7 : TOL;
+                ck_assert_msg(e <= tol && es <= tol, "chunked k=%d nsys=%d nb=%d%s: rel err %.3e vs dgbsv, %.3e vs serial",
+                              k, nsys, nb, near ? " near-singular" : "", e, es);
+                if (near) worst_near = e > worst_near ? e : worst_near;
+                else if (e > worst[k]) worst[k] = e;
+                free(A), free(B), free(C), free(d), free(C2), free(d2), free(ref);
+            }
+        }
+    {
+        const int k = 3, nb = 5000;
+        const size_t nblk = (size_t)nb * k * k, nvec = (size_t)nb * k;
+        double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
+        blk_gen(k, 1, nb, A, B, C, d);
+        memset(A + 2345 * k * k, 0, k * k * sizeof *A), memset(B + 2345 * k * k, 0, k * k * sizeof *B);
+        memset(C + 2345 * k * k, 0, k * k * sizeof *C);
+        ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(k, 1, nb, A, B, C, d), CS_SOLVER_ERR_SINGULAR);
+        ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(5, 1, nb, A, B, C, d), CS_SOLVER_ERR_INVALID);
+        free(A), free(B), free(C), free(d);
+    }
+    printf("block chunked vs dgbsv: worst rel err k=1 %.2e, k=2 %.2e, k=3 %.2e, k=4 %.2e (tol %.0e); "
+           "near-singular 1e-6: %.2e (tol 1e-7)\n", worst[1], worst[2], worst[3], worst[4], TOL, worst_near);
+}
+END_TEST
+
 int main(void)
 {
 #ifdef CS_NO_LAPACK
@@ -118,6 +169,7 @@ int main(void)
     tcase_add_test(tc, test_pivoting);
     tcase_add_test(tc, test_near_singular);
     tcase_add_test(tc, test_singular_and_invalid);
+    tcase_add_test(tc, test_chunked);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
