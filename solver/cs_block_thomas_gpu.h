@@ -51,6 +51,17 @@ cs_solver_status cs_block_thomas_gpu_solve_d(cs_block_gpu_variant v, int k, int 
                                              const double *A, const double *B, double *C,
                                              double *d, cs_thomas_gpu_mem mem);
 
+/* One large block system, or a few (Flat layout; the batch is one system of nsys·nb block rows
+ * cut at the system boundaries): the chunked hybrid of cs_block_thomas_solve_chunked_omp
+ * (solver/cs_block_large_gpu.cu: one thread per chunk of 16 block rows, the chunks' end rows
+ * solved the same way down to 64 rows, then substitution). Same arguments, memory modes and
+ * errors as cs_block_thomas_gpu_solve_d; a singular pivot block fills d with NaN and, with host
+ * pointers, gives CS_SOLVER_ERR_SINGULAR. Device pointers: synchronous (the call allocates and
+ * frees its workspace). */
+cs_solver_status cs_block_thomas_gpu_chunked_d(int k, int nsys, int nb, const double *A,
+                                               const double *B, double *C, double *d,
+                                               cs_thomas_gpu_mem mem);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,14 @@ cs_solver_status cs_block_thomas_gpu_solve_d(cs_block_gpu_variant v, int k, int 
     return CS_SOLVER_ERR_UNAVAILABLE;
 }
 
+cs_solver_status cs_block_thomas_gpu_chunked_d(int k, int nsys, int nb, const double *A,
+                                               const double *B, double *C, double *d,
+                                               cs_thomas_gpu_mem mem)
+{
+    (void)k, (void)nsys, (void)nb, (void)A, (void)B, (void)C, (void)d, (void)mem;
+    return CS_SOLVER_ERR_UNAVAILABLE;
+}
+
 #else
 typedef int cs__block_thomas_gpu_stub_unused; /* ISO C forbids an empty translation unit */
 #endif

@@ -185,6 +185,66 @@ START_TEST(test_near_singular_and_singular)
 }
 END_TEST
 
+/* The chunked hybrid for one large block system (cs_block_thomas_gpu_chunked_d) against the CPU
+ * chunked hybrid (cs_block_thomas_solve_chunked_omp, the same levels and arithmetic; itself
+ * checked against dgbsv in test_block_tridiag_cpu) at TOL: k = 1..4, one system of 1, 64, 65,
+ * 1000 and 5003 block rows, 3 systems of 777, one of 200003 for k = 2; host pointers, and
+ * device pointers once; a singular pivot block gives CS_SOLVER_ERR_SINGULAR. CS_TEST_SMALL=1:
+ * up to 5003 rows (for compute-sanitizer). */
+START_TEST(test_chunked)
+{
+    static const int shapes[][2] = {{1, 1}, {1, 64}, {1, 65}, {1, 1000}, {1, 5003}, {3, 777}, {1, 200003}};
+    const char *sm = getenv("CS_TEST_SMALL");
+    const int small = sm && sm[0] && sm[0] != '0';
+    double worst[5] = {0};
+    for (int k = 1; k <= 4; ++k)
+        for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
+            const int nsys = shapes[i][0], nb = shapes[i][1];
+            if (nb > 10000 && (k != 2 || small)) continue;
+            const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
+            double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
+            double *C2 = td_alloc(nblk), *d2 = td_alloc(nvec);
+            blk_gen(k, nsys, nb, A, B, C, d);
+            memcpy(C2, C, nblk * sizeof *C), memcpy(d2, d, nvec * sizeof *d);
+            ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(k, nsys, nb, A, B, C2, d2), CS_SOLVER_OK);
+            if (k == 3 && nb == 1000) { /* device pointers */
+                double *dev[4];
+                const size_t sz[4] = {nblk, nblk, nblk, nvec};
+                double *h[4] = {A, B, C, d};
+                for (int j = 0; j < 4; ++j) {
+                    GPU_OK(cs_thomas_gpu_malloc((void **)&dev[j], sz[j] * sizeof(double)));
+                    GPU_OK(cs_thomas_gpu_to_device(dev[j], h[j], sz[j] * sizeof(double)));
+                }
+                GPU_OK(cs_block_thomas_gpu_chunked_d(k, nsys, nb, dev[0], dev[1], dev[2], dev[3],
+                                                     CS_THOMAS_GPU_DEVICE_PTRS));
+                GPU_OK(cs_thomas_gpu_to_host(d, dev[3], nvec * sizeof(double)));
+                for (int j = 0; j < 4; ++j) GPU_OK(cs_thomas_gpu_free(dev[j]));
+            } else {
+                GPU_OK(cs_block_thomas_gpu_chunked_d(k, nsys, nb, A, B, C, d, CS_THOMAS_GPU_HOST_PTRS));
+            }
+            const double e = td_rel_err(nvec, d, d2);
+            ck_assert_msg(e <= TOL, "block chunked k=%d nsys=%d nb=%d: rel err %.3e vs the CPU", k, nsys, nb, e);
+            if (e > worst[k]) worst[k] = e;
+            free(A), free(B), free(C), free(d), free(C2), free(d2);
+        }
+    {
+        const int k = 2, nb = 3000;
+        const size_t nblk = (size_t)nb * k * k, nvec = (size_t)nb * k;
+        double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
+        blk_gen(k, 1, nb, A, B, C, d);
+        memset(A + 1234 * k * k, 0, k * k * sizeof *A), memset(B + 1234 * k * k, 0, k * k * sizeof *B);
+        memset(C + 1234 * k * k, 0, k * k * sizeof *C);
+        ck_assert_int_eq(cs_block_thomas_gpu_chunked_d(k, 1, nb, A, B, C, d, CS_THOMAS_GPU_HOST_PTRS),
+                         CS_SOLVER_ERR_SINGULAR);
+        ck_assert_int_eq(cs_block_thomas_gpu_chunked_d(0, 1, nb, A, B, C, d, CS_THOMAS_GPU_HOST_PTRS),
+                         CS_SOLVER_ERR_INVALID);
+        free(A), free(B), free(C), free(d);
+    }
+    printf("block chunked (GPU) vs the CPU chunked hybrid: worst rel err k=1 %.2e, k=2 %.2e, k=3 %.2e, "
+           "k=4 %.2e (tol %.0e)\n", worst[1], worst[2], worst[3], worst[4], TOL);
+}
+END_TEST
+
 int main(void)
 {
     const int skip = gpu_exit_code();
@@ -195,6 +255,7 @@ int main(void)
     tcase_add_loop_test(tc, test_host, 0, CS_BLOCK_GPU_NVARIANTS);
     tcase_add_test(tc, test_device);
     tcase_add_test(tc, test_near_singular_and_singular);
+    tcase_add_test(tc, test_chunked);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -93,6 +93,7 @@ _proto(_solver, "cs_hines_solve_omp", c_int, c_int, _ip, _ip, _dp, _dp, _dp)
 _proto(_solver, "cs_thomas_solve_chunked_omp", c_int, c_int, c_int, c_int, _dp, _dp, _dp, _dp)
 _proto(_solver, "cs_thomas_solve_scan_omp", c_int, c_int, c_int, _dp, _dp, _dp, _dp)
 _proto(_solver, "cs_block_thomas_solve_omp", c_int, c_int, c_int, c_int, _dp, _dp, _dp, _dp)
+_proto(_solver, "cs_block_thomas_solve_chunked_omp", c_int, c_int, c_int, c_int, _dp, _dp, _dp, _dp)
 # GPU entry points (answer CS_SOLVER_ERR_UNAVAILABLE in a build without CUDA); device pointers
 _proto(_solver, "cs_thomas_gpu_solve_d", c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_int)
 _proto(_solver, "cs_thomas_gpu_solve_f", c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p, c_void_p, c_int)
@@ -104,6 +105,8 @@ _proto(_solver, "cs_thomas_gpu_variant_name", c_char_p, c_int)
 _proto(_solver, "cs_thomas_gpu_choose", c_int, c_int, c_int, c_int)
 _proto(_solver, "cs_block_gpu_variant_name", c_char_p, c_int)
 _proto(_solver, "cs_block_thomas_gpu_solve_d", c_int, c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p,
+       c_void_p, c_int)
+_proto(_solver, "cs_block_thomas_gpu_chunked_d", c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p,
        c_void_p, c_int)
 _proto(_solver, "cs_thomas_gpu_bridge_workspace", c_size_t, c_int, c_int, c_int)
 _proto(_solver, "cs_thomas_gpu_bridge_d", c_int, c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p,

@@ -120,10 +120,13 @@ def block_thomas_batch(A: Any, B: Any, C: Any, d: Any, variant: str = "auto") ->
     pivot block factorised by LU with partial pivoting inside the block (stable for block
     diagonally dominant systems). NumPy arrays: CPU, float64, OpenMP across systems. CuPy arrays
     (float64): GPU, ``variant`` "flat", "interleaved" or "auto" (= interleaved, the faster one
-    measured; the transposes are done here). A singular pivot block raises CablesimError.
-    Returns x, shaped as d."""
-    if variant not in ("auto", "flat", "interleaved"):
-        raise CablesimError(f"block_thomas_batch: variant {variant!r} is not one of auto, flat, interleaved", -3)
+    measured; the transposes are done here). ``variant="chunked"``: one large system (or a few):
+    the chunked hybrid (chunks of 16 block rows, their end rows solved the same way, then
+    substitution; OpenMP over chunks on the CPU, a thread per chunk on the GPU). A singular pivot
+    block raises CablesimError. Returns x, shaped as d."""
+    if variant not in ("auto", "flat", "interleaved", "chunked"):
+        raise CablesimError(f"block_thomas_batch: variant {variant!r} is not one of auto, flat, interleaved, "
+                            "chunked", -3)
     if any(_is_cupy(x) for x in (A, B, C, d)):
         return _block_gpu(A, B, C, d, "interleaved" if variant == "auto" else variant)
     Ab, Bb = (np.ascontiguousarray(x, dtype=np.float64) for x in (A, B))
@@ -131,7 +134,8 @@ def block_thomas_batch(A: Any, B: Any, C: Any, d: Any, variant: str = "auto") ->
     nsys, nb, k = _block_shape(Ab, Bb, Cb, db)
     if nsys == 0:
         return db
-    st = _lib.solver.cs_block_thomas_solve_omp(k, nsys, nb, *(x.ctypes.data_as(_lib._dp) for x in (Ab, Bb, Cb, db)))
+    fn = _lib.solver.cs_block_thomas_solve_chunked_omp if variant == "chunked" else _lib.solver.cs_block_thomas_solve_omp
+    st = fn(k, nsys, nb, *(x.ctypes.data_as(_lib._dp) for x in (Ab, Bb, Cb, db)))
     if st != 0:
         raise _solver_error(st)
     return db
@@ -151,9 +155,15 @@ def _block_gpu(A: Any, B: Any, C: Any, d: Any, variant: str) -> Any:
         cupy.cuda.get_current_stream().synchronize()
     else:
         x_ = d_
-    v = 1 if il else 0  # CS_BLOCK_GPU_INTERLEAVED, CS_BLOCK_GPU_FLAT
-    st = _lib.solver.cs_block_thomas_gpu_solve_d(v, k, nsys, nb, A_.data.ptr, B_.data.ptr, C_.data.ptr,
-                                                 x_.data.ptr, _DEVICE_PTRS)
+    if variant == "chunked":  # Flat; C is overwritten, so it works on a copy
+        x_, C_ = d_.copy(), C_.copy()
+        cupy.cuda.get_current_stream().synchronize()
+        st = _lib.solver.cs_block_thomas_gpu_chunked_d(k, nsys, nb, A_.data.ptr, B_.data.ptr, C_.data.ptr,
+                                                       x_.data.ptr, _DEVICE_PTRS)
+    else:
+        v = 1 if il else 0  # CS_BLOCK_GPU_INTERLEAVED, CS_BLOCK_GPU_FLAT
+        st = _lib.solver.cs_block_thomas_gpu_solve_d(v, k, nsys, nb, A_.data.ptr, B_.data.ptr, C_.data.ptr,
+                                                     x_.data.ptr, _DEVICE_PTRS)
     if st == 0:
         st = _lib.solver.cs_thomas_gpu_synchronize()
     if st != 0:

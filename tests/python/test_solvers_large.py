@@ -256,3 +256,25 @@ def test_bridge_cupy():
     x = solvers.thomas_bridge(*(cupy.asarray(v) for v in (a, b, c, d)), parts=4)
     assert isinstance(x, cupy.ndarray) and x.shape == d.shape
     assert rel_err(cupy.asnumpy(x), tri_reference(a, b, c, d)) <= TOL
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_block_thomas_chunked_matches_solve_banded(k):
+    # one large system (and a few: chunks straddle the systems' cuts) through the chunked hybrid
+    A, B, C, d = blocks(1, 3001, k)
+    x = solvers.block_thomas_batch(A, B, C, d, variant="chunked")
+    assert rel_err(x, block_reference(A, B, C, d)) <= TOL
+    A, B, C, d = blocks(3, 257, k)
+    assert rel_err(solvers.block_thomas_batch(A, B, C, d, variant="chunked"), block_reference(A, B, C, d)) <= TOL
+    A[1, 100] = B[1, 100] = C[1, 100] = 0.0
+    with pytest.raises(cablesim.CablesimError, match="zero pivot|singular"):
+        solvers.block_thomas_batch(A, B, C, d, variant="chunked")
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_block_thomas_chunked_cupy(k):
+    cupy = cupy_or_skip()
+    A, B, C, d = blocks(1, 5003, k)
+    x = solvers.block_thomas_batch(*(cupy.asarray(v) for v in (A, B, C, d)), variant="chunked")
+    assert isinstance(x, cupy.ndarray) and x.shape == d.shape
+    assert rel_err(cupy.asnumpy(x), block_reference(A, B, C, d)) <= TOL
