@@ -81,8 +81,9 @@ cs_solver_status cs_thomas_solve_scan_omp(int nsys, int n, const double *a, doub
                                           double *d);
 
 /* Host emulation of the GPU chunked variant (warp-chunked hybrid; solver/cs_thomas_warp_emul.c):
- * lanes of k rows, warps of 32 lanes combined in a tree, levels of at most `base` rows by PCR;
- * the GPU uses k = 16, base = 4096. a, b, c are not written; d becomes the solution. For the
+ * lanes of k rows, warps of 32 lanes combined in a tree; a level of at most `base` rows is
+ * reduced once more and its warps' rows solved by PCR (the GPU's one-block base kernel); the GPU
+ * uses k = 16, base = 4096. a, b, c are not written; d becomes the solution. For the
  * tests: not meant to be fast. */
 cs_solver_status cs_thomas_solve_warp_emul(int nsys, int n, int k, int base, const double *a,
                                            const double *b, const double *c, double *d);
