@@ -7,7 +7,8 @@
 #             plus their CPU counterparts (with the host emulation of chunked's warp kernels);
 #   sanitize  compute-sanitizer memcheck on test_thomas_large_gpu at small sizes
 #             (CS_TEST_SMALL: chunked's reduce, substitute and base kernels, double and float;
-#             scan; the variant calls), ~1 minute;
+#             scan; the variant calls) and on test_block_tridiag_gpu (the block chunked
+#             kernels at up to 5003 block rows), ~1-2 minutes;
 #   race      on request only (PARTS="... race"): racecheck on the same, and memcheck/racecheck
 #             on the bridge test and the benchmark's --quick run (up to ~8 more minutes);
 #   bench     bench_tridiag_large: one system n = 2^10..2^26 and a few systems (nsys 2..64),
@@ -38,8 +39,10 @@ fi
 
 if gpu_part sanitize; then
   export CS_TEST_SMALL=1 CK_FORK=no
-  gpu_sanitize memcheck 180 "$out/memcheck-test_thomas_large_gpu.log" "memcheck test_thomas_large_gpu (small)" \
+  gpu_sanitize memcheck 120 "$out/memcheck-test_thomas_large_gpu.log" "memcheck test_thomas_large_gpu (small)" \
     "$bld/tests/test_thomas_large_gpu"
+  gpu_sanitize memcheck 90 "$out/memcheck-test_block_tridiag_gpu.log" "memcheck test_block_tridiag_gpu (small)" \
+    "$bld/tests/test_block_tridiag_gpu"
   unset CS_TEST_SMALL CK_FORK
 fi
 
