@@ -37,6 +37,19 @@ static cusparseHandle_t g_sp;
 static int g_t3_pts = 0, g_t3_met = 0, g_bw_pts = 0, g_bw_met = 0;
 static std::string g_t3_miss, g_bw_miss, g_slower;
 
+/* max|x - ref| over n entries, on the device (err_kernel), through the caller's scratch derr. */
+template <typename T>
+static double max_err_dev(size_t n, const T *x, const T *ref, unsigned long long *derr)
+{
+    CUDA_CHECK(cudaMemset(derr, 0, sizeof *derr));
+    err_kernel<T><<<1024, 256>>>(n, x, ref, derr);
+    unsigned long long bits = 0;
+    CUDA_CHECK(cudaMemcpy(&bits, derr, sizeof bits, cudaMemcpyDeviceToHost));
+    double e;
+    memcpy(&e, &bits, sizeof e);
+    return e;
+}
+
 /* ---- one point: pristine copies, reference, workspace ------------------------------------- */
 template <typename T> struct Point {
     int nsys = 0, n = 0;
@@ -211,12 +224,7 @@ template <typename T> static double time_solver(Point<T> &P, Solver s)
         float ms = 0.f;
         CUDA_CHECK(cudaEventElapsedTime(&ms, ev[2 * k], ev[2 * k + 1]));
         if (k > 0) t.push_back(ms);
-        CUDA_CHECK(cudaMemset(P.derr, 0, sizeof *P.derr));
-        err_kernel<T><<<1024, 256>>>(N, P.arr(k, 3), P.ref, P.derr);
-        unsigned long long bits = 0;
-        CUDA_CHECK(cudaMemcpy(&bits, P.derr, sizeof bits, cudaMemcpyDeviceToHost));
-        double e;
-        memcpy(&e, &bits, sizeof e);
+        double e = max_err_dev<T>(N, P.arr(k, 3), P.ref, P.derr);
         e = P.ref_max > 0 ? e / P.ref_max : e;
         if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
     }
@@ -344,12 +352,7 @@ static double time_bridge(Point<double> &P, int D, cs_thomas_bridge_sync sync)
         float ms = 0.f;
         CUDA_CHECK(cudaEventElapsedTime(&ms, ev[2 * k], ev[2 * k + 1]));
         if (k > 0) t.push_back(ms);
-        CUDA_CHECK(cudaMemset(P.derr, 0, sizeof *P.derr));
-        err_kernel<double><<<1024, 256>>>(P.N, P.arr(k, 3), P.ref, P.derr);
-        unsigned long long bits = 0;
-        CUDA_CHECK(cudaMemcpy(&bits, P.derr, sizeof bits, cudaMemcpyDeviceToHost));
-        double e;
-        memcpy(&e, &bits, sizeof e);
+        double e = max_err_dev<double>(P.N, P.arr(k, 3), P.ref, P.derr);
         e /= P.ref_max;
         if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
     }
@@ -480,12 +483,7 @@ static void run_block(int k, int nsys, int nb, uint64_t seed)
             float f = 0.f;
             CUDA_CHECK(cudaEventElapsedTime(&f, ev[2 * r], ev[2 * r + 1]));
             if (r > 0) t.push_back(f);
-            CUDA_CHECK(cudaMemset(derr, 0, sizeof *derr));
-            err_kernel<double><<<1024, 256>>>(nvec, sl[l] + r * set + 3 * nblk, ref[l], derr);
-            unsigned long long bits = 0;
-            CUDA_CHECK(cudaMemcpy(&bits, derr, sizeof bits, cudaMemcpyDeviceToHost));
-            double e;
-            memcpy(&e, &bits, sizeof e);
+            double e = max_err_dev<double>(nvec, sl[l] + r * set + 3 * nblk, ref[l], derr);
             e /= ref_max;
             if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
         }
@@ -562,12 +560,7 @@ static void run_block_large(int k, int nb, uint64_t seed)
         float f = 0.f;
         CUDA_CHECK(cudaEventElapsedTime(&f, ev[2 * r], ev[2 * r + 1]));
         if (r > 0) t.push_back(f);
-        CUDA_CHECK(cudaMemset(derr, 0, sizeof *derr));
-        err_kernel<double><<<1024, 256>>>(nvec, sl + (size_t)r * set + 3 * nblk, ref, derr);
-        unsigned long long bits = 0;
-        CUDA_CHECK(cudaMemcpy(&bits, derr, sizeof bits, cudaMemcpyDeviceToHost));
-        double e;
-        memcpy(&e, &bits, sizeof e);
+        double e = max_err_dev<double>(nvec, sl + (size_t)r * set + 3 * nblk, ref, derr);
         e /= ref_max;
         if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
     }
