@@ -318,6 +318,27 @@ static void run_table(const std::vector<std::pair<int, int>> &shapes, const std:
     }
 }
 
+/* chunked with and without programmatic dependent launch (CS_THOMAS_PDL=0 turns it off in the
+ * library), one system, double: what launching each kernel while its predecessor runs saves. */
+static void run_pdl(const std::vector<int> &ns)
+{
+    emit("\n### chunked with and without programmatic dependent launch, one system, double\n\n");
+    emit("Each kernel after the first is launched while its predecessor runs and waits for it on the "
+         "device (griddepcontrol); the substitution loads and eliminates its tile before it waits.\n\n");
+    emit("| n | chunked, PDL [ms] | chunked, plain launches [ms] | saved [µs] |\n|---:|---:|---:|---:|\n");
+    for (int n : ns) {
+        Point<double> P = make_point<double>(1, n, 800 + n % 89, nullptr);
+        const double on = time_solver<double>(P, S_CHUNKED);
+        setenv("CS_THOMAS_PDL", "0", 1);
+        const double off = time_solver<double>(P, S_CHUNKED);
+        unsetenv("CS_THOMAS_PDL");
+        emit("| 2^%.0f | %s | %s | %.1f |\n", std::log2((double)n), fmt_ms(on).c_str(), fmt_ms(off).c_str(),
+             (off - on) * 1e3);
+        fflush(stdout);
+        free_point(P);
+    }
+}
+
 /* ---- the bridge: one system over D partitions on D streams ------------------------------- */
 /* Median time [ms] of cs_thomas_gpu_bridge_d on P (double) with D partitions; events on the
  * default stream around the call, the partition streams joined back into it. */
@@ -637,6 +658,9 @@ int main(int argc, char **argv)
     run_table<double>(few, s2, 300);
     emit("\n### A few systems, float\n");
     run_table<float>(few, s2, 400);
+
+    if (g_quick) run_pdl({5000});
+    else run_pdl({1 << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24});
 
     if (g_quick) run_bridge({5000});
     else run_bridge({1 << 16, 1 << 20, 1 << 24});

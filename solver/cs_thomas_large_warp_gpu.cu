@@ -30,6 +30,7 @@
 #include <mutex>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cs_thomas_gpu.h"
 #include "cs_thomas_gpu_impl.cuh"
@@ -169,6 +170,25 @@ __device__ __forceinline__ void cs__wtree_down(const cs_seg_node<T> *nd, int lan
     }
 }
 
+/* Programmatic dependent launch (Hopper): each kernel after the first is launched while its
+ * predecessor runs (cs__wlaunch); pdl_wait blocks until the predecessor has completed and its
+ * writes are visible (a no-op for a plain launch), pdl_trigger lets the successor be scheduled.
+ * Every kernel triggers only after its wait, so when a kernel starts, all kernels before its
+ * predecessor have completed: the substitution loads its tile (written earlier) and eliminates
+ * before it waits for the reduced solution. */
+__device__ __forceinline__ void cs__pdl_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cs__pdl_trigger(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
 /* ---- kernels ----------------------------------------------------------------------------- */
 /* A level of m rows -> its 2·ceil(m/512) reduced rows (ra, rb, rc, rd). */
 template <typename T>
@@ -179,6 +199,8 @@ cs__wreduce_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
     cs__wsmem<T, CS__WT> s(cs__raw);
+    cs__pdl_wait(); /* the level's rows come from the previous reduce */
+    cs__pdl_trigger();
     const size_t t0 = (size_t)blockIdx.x * (CS__WK * CS__WT);
     cs__wload<T, CS__WT>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
@@ -207,6 +229,8 @@ cs__wsubst_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T 
     cs_seg_node<T> nd[5];
     sum = cs__wtree_up<T>(sum, lane, nd);
     const size_t wq = (t0 + (size_t)(threadIdx.x - lane) * CS__WK) / CS__WROWS;
+    cs__pdl_wait(); /* x: the next level's solution */
+    cs__pdl_trigger();
     T xf = T(0), xl = T(0);
     if (lane == 0 && wq * CS__WROWS < m) xf = x[2 * wq], xl = x[2 * wq + 1];
     cs__wtree_down<T>(nd, lane, xf, xl);
@@ -227,6 +251,8 @@ cs__wbase_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T *
     extern __shared__ __align__(16) unsigned char cs__raw[];
     cs__wsmem<T, CS__WBT> s(cs__raw);
     __shared__ T red[3][2 * CS__WBW]; /* the warps' rows: a, c, d (b = 1), then the solution */
+    cs__pdl_wait(); /* the level's rows come from the last reduce */
+    cs__pdl_trigger();
     cs__wload<T, CS__WBT>(0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 1);
@@ -300,6 +326,33 @@ template <typename T> static cs_solver_status cs__wattr(void)
     return CS_SOLVER_OK;
 }
 
+/* Programmatic dependent launch on unless CS_THOMAS_PDL=0 (for the benchmark's comparison). */
+static bool cs__pdl_on(void)
+{
+    const char *e = getenv("CS_THOMAS_PDL");
+    return !(e && e[0] == '0');
+}
+
+/* kernel<<<g, b, smem, st>>>(args...), with pdl: as a programmatic dependent launch (falls back
+ * to a plain launch where the attribute is refused). */
+template <typename... P, typename... A>
+static cudaError_t cs__wlaunch(bool pdl, void (*kernel)(P...), unsigned g, unsigned b, size_t smem,
+                               cudaStream_t st, A... args)
+{
+    if (pdl) {
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(g), cfg.blockDim = dim3(b), cfg.dynamicSmemBytes = smem, cfg.stream = st;
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = at, cfg.numAttrs = 1;
+        if (cudaLaunchKernelEx(&cfg, kernel, args...) == cudaSuccess) return cudaSuccess;
+        (void)cudaGetLastError();
+    }
+    kernel<<<g, b, smem, st>>>(args...);
+    return cudaGetLastError();
+}
+
 static int cs__wvec(const void *a, const void *b, const void *c, const void *d, size_t al)
 {
     return (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c | (uintptr_t)d) % al) == 0;
@@ -318,6 +371,7 @@ static cs_solver_status cs__wchunked_run(int nsys, int n, const T *a, const T *b
     int lv[CS__WMAX_LEVELS];
     la[0] = a, lb[0] = b, lc[0] = c, ld[0] = d, lm[0] = N, ln[0] = (size_t)n;
     lv[0] = cs__wvec(a, b, c, d, 2 * sizeof(T));
+    const bool pdl = cs__pdl_on(); /* the first kernel is a plain launch: it waits for the inputs */
     int L = 0;
     while (lm[L] > CS__WBASE) {
         if (L + 1 >= CS__WMAX_LEVELS) CS__TG_INVALID("chunked: too many levels for %zu rows", N);
@@ -325,21 +379,20 @@ static cs_solver_status cs__wchunked_run(int nsys, int n, const T *a, const T *b
         T *ra = work, *rb = work + r, *rc = work + 2 * r, *rd = work + 3 * r;
         work += 4 * r;
         const size_t blocks = (lm[L] + CS__WK * CS__WT - 1) / (CS__WK * CS__WT);
-        cs__wreduce_kernel<T><<<(unsigned)blocks, CS__WT, CS__WSMEM(T, CS__WT), stream>>>(
-            lm[L], ln[L], lv[L], la[L], lb[L], lc[L], ld[L], ra, rb, rc, rd);
-        CS__TG_CUDA(cudaGetLastError());
+        CS__TG_CUDA(cs__wlaunch(pdl && L > 0, cs__wreduce_kernel<T>, (unsigned)blocks, CS__WT,
+                                CS__WSMEM(T, CS__WT), stream, lm[L], ln[L], lv[L], la[L], lb[L],
+                                lc[L], (const T *)ld[L], ra, rb, rc, rd));
         ++L;
         la[L] = ra, lb[L] = rb, lc[L] = rc, ld[L] = rd, lm[L] = m, ln[L] = m;
         lv[L] = cs__wvec(ra, rb, rc, rd, 2 * sizeof(T));
     }
-    cs__wbase_kernel<T><<<1, CS__WBT, CS__WSMEM(T, CS__WBT), stream>>>(lm[L], ln[L], lv[L], la[L], lb[L],
-                                                                       lc[L], ld[L]);
-    CS__TG_CUDA(cudaGetLastError());
+    CS__TG_CUDA(cs__wlaunch(pdl && L > 0, cs__wbase_kernel<T>, 1u, CS__WBT, CS__WSMEM(T, CS__WBT),
+                            stream, lm[L], ln[L], lv[L], la[L], lb[L], lc[L], ld[L]));
     for (int l = L - 1; l >= 0; --l) {
         const size_t blocks = (lm[l] + CS__WK * CS__WT - 1) / (CS__WK * CS__WT);
-        cs__wsubst_kernel<T><<<(unsigned)blocks, CS__WT, CS__WSMEM(T, CS__WT), stream>>>(
-            lm[l], ln[l], lv[l], la[l], lb[l], lc[l], ld[l], ld[l + 1]);
-        CS__TG_CUDA(cudaGetLastError());
+        CS__TG_CUDA(cs__wlaunch(pdl, cs__wsubst_kernel<T>, (unsigned)blocks, CS__WT,
+                                CS__WSMEM(T, CS__WT), stream, lm[l], ln[l], lv[l], la[l], lb[l],
+                                lc[l], ld[l], (const T *)ld[l + 1]));
     }
     return CS_SOLVER_OK;
 }
