@@ -54,8 +54,9 @@ template <> struct cs__vec2<float> { typedef float2 t; };
 
 /* Rows [t0, t0 + NT·K) of a level of m rows made of systems of n rows, into shared memory
  * (NT threads); rows at or past m are identity rows. vec: the arrays are 2-element aligned
- * (16-byte loads of double). */
-template <typename T, int NT>
+ * (16-byte loads of double). LAST: the rows' last use (the substitution): loaded evict-first, so
+ * they do not push out of L2 the tiles the reduction left there that it has still to read. */
+template <typename T, int NT, bool LAST = false>
 __device__ __forceinline__ void cs__wload(size_t t0, size_t m, size_t n, int vec,
                                           const T *__restrict__ a, const T *__restrict__ b,
                                           const T *__restrict__ c, const T *__restrict__ d, T *sa,
@@ -69,7 +70,9 @@ __device__ __forceinline__ void cs__wload(size_t t0, size_t m, size_t n, int vec
 #pragma unroll
         for (int i = 0; i < TILE / (2 * NT); ++i) {
             const int p = threadIdx.x + i * NT;
-            const V xa = __ldg(va + p), xb = __ldg(vb + p), xc = __ldg(vc + p), xd = vd[p];
+            V xa, xb, xc, xd;
+            if (LAST) xa = __ldcs(va + p), xb = __ldcs(vb + p), xc = __ldcs(vc + p), xd = __ldcs(vd + p);
+            else xa = __ldg(va + p), xb = __ldg(vb + p), xc = __ldg(vc + p), xd = vd[p];
             const int s0 = cs__wslot(2 * p), s1 = cs__wslot(2 * p + 1);
             sa[s0] = xa.x, sa[s1] = xa.y, sb[s0] = xb.x, sb[s1] = xb.y;
             sc[s0] = xc.x, sc[s1] = xc.y, sd[s0] = xd.x, sd[s1] = xd.y;
@@ -96,7 +99,7 @@ __device__ __forceinline__ void cs__wload(size_t t0, size_t m, size_t n, int vec
     __syncthreads();
 }
 
-/* The tile's solution (in sd) back to d[t0 ..), coalesced. */
+/* The tile's solution (in sd) back to d[t0 ..), coalesced, as streaming (evict-first) stores. */
 template <typename T, int NT>
 __device__ __forceinline__ void cs__wstore(size_t t0, size_t m, int vec, const T *sd, T *d)
 {
@@ -109,7 +112,7 @@ __device__ __forceinline__ void cs__wstore(size_t t0, size_t m, int vec, const T
             const int p = threadIdx.x + i * NT;
             V xv;
             xv.x = sd[cs__wslot(2 * p)], xv.y = sd[cs__wslot(2 * p + 1)];
-            vd[p] = xv;
+            __stcs(vd + p, xv);
         }
     } else {
         for (int e = threadIdx.x; e < TILE; e += NT) {
@@ -223,7 +226,7 @@ cs__wsubst_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T 
     extern __shared__ __align__(16) unsigned char cs__raw[];
     cs__wsmem<T, CS__WT> s(cs__raw);
     const size_t t0 = (size_t)(gridDim.x - 1 - blockIdx.x) * (CS__WK * CS__WT);
-    cs__wload<T, CS__WT>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
+    cs__wload<T, CS__WT, true>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
     cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 1);
     cs_seg_node<T> nd[5];
