@@ -34,12 +34,13 @@ cs_solver_status cs__thomas_cuda_fail(cudaError_t e, const char *file, int line,
 cs_solver_status cs__thomas_ws_lock(size_t need, void **ws);
 void cs__thomas_ws_unlock(void);
 
-/* The chunked hybrid's kernels on a row range, for the bridge (cs_thomas_large_gpu.cu; T = double).
+/* The per-thread chunk kernels on a row range, for the bridge (cs_thomas_large_gpu.cu; T = double;
+ * the chunked variant itself has warp-wide chunks: cs_thomas_large_warp_gpu.cu).
  * A level of m rows (systems of n rows: couplings across multiples of n are zero) is reduced to
  * 2·ceil(m/K) rows; rows [r0, r1) of it (r0 a multiple of K) go to rows [2·r0/K, 2·ceil(r1/K))
  * of the reduced level; the substitution writes rows [r0, r1) of d from the reduced solution x. */
 #define CS__CHUNK_K 16      /* rows per chunk */
-#define CS__CHUNK_BASE 1024 /* largest level solved in one block */
+#define CS__CHUNK_BASE 1024 /* the bridge's largest level solved in one block */
 template <typename T>
 cs_solver_status cs__chunk_reduce_launch(size_t r0, size_t r1, size_t m, size_t n, const T *a,
                                          const T *b, const T *c, const T *d, T *ra, T *rb, T *rc,

@@ -57,7 +57,7 @@ def thomas_large(a: Any, b: Any, c: Any, d: Any, variant: str = "auto") -> Any:
     (it counts as one system of nsys·n rows). ``variant``: "chunked" (Thomas inside chunks, the
     chunks' end rows solved recursively, substitution back), "scan" (the recurrences as scans) or
     "auto": on the GPU the C API's choice (``gpu_variant``: the warp variants up to 1024 rows,
-    or 2048 for one system, chunked above); on the CPU chunked above 1024 rows, else the batched Thomas across systems.
+    chunked above); on the CPU chunked above 1024 rows, else the batched Thomas across systems.
     NumPy arrays: CPU, float64, OpenMP. CuPy arrays (float64 or float32): GPU. No pivoting
     (diagonally dominant systems); a zero pivot raises CablesimError. Returns x, shaped as d."""
     if variant not in ("auto", "chunked", "scan"):
