@@ -89,34 +89,35 @@ bool make_plan(size_t N, size_t n, int D, Plan *P)
 
 /* Step 2: the top level of one partition, m <= TOP rows starting at global row g0 of a level
  * whose systems have n rows. Writes y, v, w (m each) and the bridge rows 2p, 2p+1. */
+template <typename T>
 __global__ void __launch_bounds__(TOP)
-end_reduce_kernel(int m, size_t g0, size_t n, const double *__restrict__ a,
-                  const double *__restrict__ b, const double *__restrict__ c,
-                  const double *__restrict__ d, double *__restrict__ y, double *__restrict__ v,
-                  double *__restrict__ w, double *__restrict__ brow, int R, int p)
+end_reduce_kernel(int m, size_t g0, size_t n, const T *__restrict__ a,
+                  const T *__restrict__ b, const T *__restrict__ c,
+                  const T *__restrict__ d, T *__restrict__ y, T *__restrict__ v,
+                  T *__restrict__ w, T *__restrict__ brow, int R, int p)
 {
-    __shared__ double s_al[TOP], s_be[TOP], s_ga[TOP], s_y[TOP], s_v[TOP], s_w[TOP];
+    __shared__ T s_al[TOP], s_be[TOP], s_ga[TOP], s_y[TOP], s_v[TOP], s_w[TOP];
     const int i = threadIdx.x;
-    double ai = 0, bi = 1, ci = 0, di = 0;
+    T ai = 0, bi = 1, ci = 0, di = 0;
     if (i < m) {
-        ai = ((g0 + i) % n == 0) ? 0.0 : a[i];
+        ai = ((g0 + i) % n == 0) ? T(0) : a[i];
         bi = b[i];
-        ci = ((g0 + i) % n == n - 1) ? 0.0 : c[i];
+        ci = ((g0 + i) % n == n - 1) ? T(0) : c[i];
         di = d[i];
     }
     /* the interior rows 1..m-2; the ends and rows past m are identity rows with zero sides */
     const bool in = (i >= 1 && i <= m - 2);
-    double al = in && i > 1 ? ai : 0.0, be = in ? bi : 1.0, ga = in && i < m - 2 ? ci : 0.0;
-    double ry = in ? di : 0.0, rv = in && i == 1 ? ai : 0.0, rw = in && i == m - 2 ? ci : 0.0;
+    T al = in && i > 1 ? ai : T(0), be = in ? bi : T(1), ga = in && i < m - 2 ? ci : T(0);
+    T ry = in ? di : T(0), rv = in && i == 1 ? ai : T(0), rw = in && i == m - 2 ? ci : T(0);
     for (int k = 1; k < m; k <<= 1) {
         s_al[i] = al, s_be[i] = be, s_ga[i] = ga, s_y[i] = ry, s_v[i] = rv, s_w[i] = rw;
         __syncthreads();
-        double alm = 0, bem = 1, gam = 0, ym = 0, vm = 0, wm = 0;
-        double alp = 0, bep = 1, gap = 0, yp = 0, vp = 0, wp = 0;
+        T alm = 0, bem = 1, gam = 0, ym = 0, vm = 0, wm = 0;
+        T alp = 0, bep = 1, gap = 0, yp = 0, vp = 0, wp = 0;
         if (i >= k) alm = s_al[i - k], bem = s_be[i - k], gam = s_ga[i - k], ym = s_y[i - k], vm = s_v[i - k], wm = s_w[i - k];
         if (i + k < TOP) alp = s_al[i + k], bep = s_be[i + k], gap = s_ga[i + k], yp = s_y[i + k], vp = s_v[i + k], wp = s_w[i + k];
         __syncthreads();
-        const double k1 = al / bem, k2 = ga / bep;
+        const T k1 = al / bem, k2 = ga / bep;
         ry -= ym * k1 + yp * k2, rv -= vm * k1 + vp * k2, rw -= wm * k1 + wp * k2;
         be -= gam * k1 + alp * k2;
         al = -alm * k1, ga = -gap * k2;
@@ -128,60 +129,63 @@ end_reduce_kernel(int m, size_t g0, size_t n, const double *__restrict__ a,
     __syncthreads();
     if (i == 0) {
         /* x_1 = y_1 - v_1·F - w_1·L, or x_1 = L when m = 2 */
-        const double y1 = m > 2 ? s_y[1] : 0.0, v1 = m > 2 ? s_v[1] : 0.0, w1 = m > 2 ? s_w[1] : -1.0;
-        const double a0 = s_al[0], b0 = s_be[0], c0 = s_ga[0], d0 = d[0];
-        const double pf = b0 - c0 * v1;
+        const T y1 = m > 2 ? s_y[1] : T(0), v1 = m > 2 ? s_v[1] : T(0), w1 = m > 2 ? s_w[1] : T(-1);
+        const T a0 = s_al[0], b0 = s_be[0], c0 = s_ga[0], d0 = d[0];
+        const T pf = b0 - c0 * v1;
         /* x_{m-2} = y - v·F - w·L, or x_{m-2} = F when m = 2 */
-        const double ym2 = m > 2 ? s_y[m - 2] : 0.0, vm2 = m > 2 ? s_v[m - 2] : -1.0;
-        const double wm2 = m > 2 ? s_w[m - 2] : 0.0;
-        const double aL = s_al[m - 1], bL = s_be[m - 1], cL = s_ga[m - 1], dL = d[m - 1];
-        const double pl = bL - aL * wm2;
-        double *ra = brow, *rb = brow + R, *rc = brow + 2 * R, *rd = brow + 3 * R;
-        ra[2 * p] = a0 / pf, rb[2 * p] = 1.0, rc[2 * p] = -c0 * w1 / pf, rd[2 * p] = (d0 - c0 * y1) / pf;
-        ra[2 * p + 1] = -aL * vm2 / pl, rb[2 * p + 1] = 1.0, rc[2 * p + 1] = cL / pl;
+        const T ym2 = m > 2 ? s_y[m - 2] : T(0), vm2 = m > 2 ? s_v[m - 2] : T(-1);
+        const T wm2 = m > 2 ? s_w[m - 2] : T(0);
+        const T aL = s_al[m - 1], bL = s_be[m - 1], cL = s_ga[m - 1], dL = d[m - 1];
+        const T pl = bL - aL * wm2;
+        T *ra = brow, *rb = brow + R, *rc = brow + 2 * R, *rd = brow + 3 * R;
+        ra[2 * p] = a0 / pf, rb[2 * p] = T(1), rc[2 * p] = -c0 * w1 / pf, rd[2 * p] = (d0 - c0 * y1) / pf;
+        ra[2 * p + 1] = -aL * vm2 / pl, rb[2 * p + 1] = T(1), rc[2 * p + 1] = cL / pl;
         rd[2 * p + 1] = (dL - aL * ym2) / pl;
     }
 }
 
 /* The bridge: R = 2D rows, serial Thomas on one thread (R <= 2·MAXD). */
-__global__ void bridge_solve_kernel(const double *__restrict__ brow, int R, double *__restrict__ x)
+template <typename T>
+__global__ void bridge_solve_kernel(const T *__restrict__ brow, int R, T *__restrict__ x)
 {
-    const double *a = brow, *b = brow + R, *c = brow + 2 * R, *d = brow + 3 * R;
-    double cp[2 * MAXD], dp = 0.0, cprev = 0.0;
+    const T *a = brow, *b = brow + R, *c = brow + 2 * R, *d = brow + 3 * R;
+    T cp[2 * MAXD], dp = T(0), cprev = T(0);
     for (int i = 0; i < R; ++i) {
-        const double ai = i ? a[i] : 0.0, piv = b[i] - ai * cprev;
-        cprev = cp[i] = (i < R - 1 ? c[i] : 0.0) / piv;
+        const T ai = i ? a[i] : T(0), piv = b[i] - ai * cprev;
+        cprev = cp[i] = (i < R - 1 ? c[i] : T(0)) / piv;
         dp = x[i] = (d[i] - ai * dp) / piv;
     }
     for (int i = R - 2; i >= 0; --i) x[i] -= cp[i] * x[i + 1];
 }
 
 /* Step 3 on top: z_0 = F, z_{m-1} = L, the interior from y, v, w; into the top level's d. */
-__global__ void end_subst_kernel(int m, const double *__restrict__ y, const double *__restrict__ v,
-                                 const double *__restrict__ w, const double *__restrict__ x, int p,
-                                 double *__restrict__ d)
+template <typename T>
+__global__ void end_subst_kernel(int m, const T *__restrict__ y, const T *__restrict__ v,
+                                 const T *__restrict__ w, const T *__restrict__ x, int p,
+                                 T *__restrict__ d)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m) return;
-    const double F = x[2 * p], L = x[2 * p + 1];
+    const T F = x[2 * p], L = x[2 * p + 1];
     d[i] = (i == 0) ? F : (i == m - 1) ? L : y[i] - v[i] * F - w[i] * L;
 }
 
-struct Level {
-    const double *a, *b, *c;
-    double *d;
+template <typename T> struct Level {
+    const T *a, *b, *c;
+    T *d;
 };
 
-cs_solver_status run(const Plan &P, const double *a, const double *b, const double *c, double *d,
-                     double *work, cudaStream_t const *st, cs_thomas_bridge_sync sync)
+template <typename T>
+cs_solver_status run(const Plan &P, const T *a, const T *b, const T *c, T *d,
+                     T *work, cudaStream_t const *st, cs_thomas_bridge_sync sync)
 {
     const int D = P.D, L = P.L, R = 2 * D;
-    Level lv[MAXL + 1];
-    lv[0] = Level{a, b, c, d};
+    Level<T> lv[MAXL + 1];
+    lv[0] = Level<T>{a, b, c, d};
     for (int l = 1; l <= L; ++l) {
-        double *q = work + P.lev[l];
+        T *q = work + P.lev[l];
         const size_t r = r32(P.m[l]);
-        lv[l] = Level{q, q + r, q + 2 * r, q + 3 * r};
+        lv[l] = Level<T>{q, q + r, q + 2 * r, q + 3 * r};
     }
     cudaEvent_t ev[MAXD];
     for (int p = 0; p < D; ++p) CS__TG_CUDA(cudaEventCreateWithFlags(&ev[p], cudaEventDisableTiming));
@@ -189,16 +193,16 @@ cs_solver_status run(const Plan &P, const double *a, const double *b, const doub
     /* step 1 and 2 */
     for (int p = 0; p < D && s == CS_SOLVER_OK; ++p) {
         for (int l = 0; l < L && s == CS_SOLVER_OK; ++l) {
-            const Level &x = lv[l], &r = lv[l + 1];
-            s = cs__chunk_reduce_launch<double>(P.lo[p][l], P.lo[p + 1][l], P.m[l],
+            const Level<T> &x = lv[l], &r = lv[l + 1];
+            s = cs__chunk_reduce_launch<T>(P.lo[p][l], P.lo[p + 1][l], P.m[l],
                                                 l ? P.m[l] : P.n0, x.a, x.b, x.c, x.d,
-                                                (double *)r.a, (double *)r.b, (double *)r.c, r.d, st[p]);
+                                                (T *)r.a, (T *)r.b, (T *)r.c, r.d, st[p]);
         }
         if (s != CS_SOLVER_OK) break;
         const size_t t0 = P.lo[p][L];
         const int mt = (int)(P.lo[p + 1][L] - t0);
-        const Level &t = lv[L];
-        end_reduce_kernel<<<1, TOP, 0, st[p]>>>(mt, t0, L ? P.m[L] : P.n0, t.a + t0, t.b + t0, t.c + t0,
+        const Level<T> &t = lv[L];
+        end_reduce_kernel<T><<<1, TOP, 0, st[p]>>>(mt, t0, L ? P.m[L] : P.n0, t.a + t0, t.b + t0, t.c + t0,
                                                 t.d + t0, work + P.y + t0, work + P.v + t0,
                                                 work + P.w + t0, work + P.brow, R, p);
         if (cudaPeekAtLastError() != cudaSuccess) s = cs__thomas_cuda_fail(cudaGetLastError(), __FILE__, __LINE__, "end_reduce_kernel");
@@ -207,19 +211,22 @@ cs_solver_status run(const Plan &P, const double *a, const double *b, const doub
     }
     /* the bridge */
     if (s == CS_SOLVER_OK && sync == CS_THOMAS_BRIDGE_HOST) {
-        double h[4 * 2 * MAXD], x[2 * MAXD];
+        T h[4 * 2 * MAXD], x[2 * MAXD];
+        double hd[4 * 2 * MAXD], xd[2 * MAXD]; /* the host's serial Thomas is double */
         cudaError_t e = cudaSuccess;
         for (int p = 0; p < D && e == cudaSuccess; ++p) e = cudaEventSynchronize(ev[p]);
         for (int j = 0; j < 4 && e == cudaSuccess; ++j)
-            e = cudaMemcpy(h + j * R, work + P.brow + j * R, R * sizeof(double), cudaMemcpyDeviceToHost);
+            e = cudaMemcpy(h + j * R, work + P.brow + j * R, R * sizeof(T), cudaMemcpyDeviceToHost);
         if (e != cudaSuccess) s = cs__thomas_cuda_fail(e, __FILE__, __LINE__, "bridge: to the host");
         if (s == CS_SOLVER_OK) {
-            for (int i = 0; i < R; ++i) x[i] = h[3 * R + i];
-            if (cs_thomas_solve_serial(1, R, h, h + R, h + 2 * R, x) != CS_SOLVER_OK)
+            for (int i = 0; i < 4 * R; ++i) hd[i] = (double)h[i];
+            for (int i = 0; i < R; ++i) xd[i] = hd[3 * R + i];
+            if (cs_thomas_solve_serial(1, R, hd, hd + R, hd + 2 * R, xd) != CS_SOLVER_OK)
                 s = cs__thomas_gpu_fail(CS_SOLVER_ERR_SINGULAR, __FILE__, __LINE__, "bridge: singular", NULL);
+            for (int i = 0; i < R; ++i) x[i] = (T)xd[i];
         }
         if (s == CS_SOLVER_OK) {
-            e = cudaMemcpy(work + P.bx, x, R * sizeof(double), cudaMemcpyHostToDevice);
+            e = cudaMemcpy(work + P.bx, x, R * sizeof(T), cudaMemcpyHostToDevice);
             /* a copy from pageable memory may still be in flight when cudaMemcpy returns */
             if (e == cudaSuccess) e = cudaDeviceSynchronize();
             if (e != cudaSuccess) s = cs__thomas_cuda_fail(e, __FILE__, __LINE__, "bridge: to the device");
@@ -227,22 +234,22 @@ cs_solver_status run(const Plan &P, const double *a, const double *b, const doub
     }
     /* step 3 */
     for (int p = 0; p < D && s == CS_SOLVER_OK; ++p) {
-        double *xb = work + P.bx;
+        T *xb = work + P.bx;
         if (sync == CS_THOMAS_BRIDGE_DEVICE) {
             for (int q = 0; q < D && s == CS_SOLVER_OK; ++q)
                 if (q != p && cudaStreamWaitEvent(st[p], ev[q], 0) != cudaSuccess)
                     s = cs__thomas_cuda_fail(cudaGetLastError(), __FILE__, __LINE__, "cudaStreamWaitEvent");
             xb += (size_t)p * r32(R);
-            bridge_solve_kernel<<<1, 1, 0, st[p]>>>(work + P.brow, R, xb);
+            bridge_solve_kernel<T><<<1, 1, 0, st[p]>>>(work + P.brow, R, xb);
         }
         const size_t t0 = P.lo[p][L];
         const int mt = (int)(P.lo[p + 1][L] - t0);
-        end_subst_kernel<<<(mt + 255) / 256, 256, 0, st[p]>>>(mt, work + P.y + t0, work + P.v + t0,
+        end_subst_kernel<T><<<(mt + 255) / 256, 256, 0, st[p]>>>(mt, work + P.y + t0, work + P.v + t0,
                                                                work + P.w + t0, xb, p, lv[L].d + t0);
         if (cudaPeekAtLastError() != cudaSuccess) s = cs__thomas_cuda_fail(cudaGetLastError(), __FILE__, __LINE__, "end_subst_kernel");
         for (int l = L - 1; l >= 0 && s == CS_SOLVER_OK; --l) {
-            const Level &x = lv[l];
-            s = cs__chunk_subst_launch<double>(P.lo[p][l], P.lo[p + 1][l], P.m[l], l ? P.m[l] : P.n0,
+            const Level<T> &x = lv[l];
+            s = cs__chunk_subst_launch<T>(P.lo[p][l], P.lo[p + 1][l], P.m[l], l ? P.m[l] : P.n0,
                                                x.a, x.b, x.c, x.d, lv[l + 1].d, st[p]);
         }
     }
@@ -251,6 +258,32 @@ cs_solver_status run(const Plan &P, const double *a, const double *b, const doub
 }
 
 } // namespace
+
+template <typename T>
+static cs_solver_status bridge_checked(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
+                                       const T *a, T *b, const T *c, T *d, void *work,
+                                       size_t work_bytes, void *const *streams)
+{
+    if (nsys < 0 || n < 1) CS__TG_INVALID("bridge: bad batch shape nsys=%d n=%d", nsys, n);
+    if (parts < 1 || parts > MAXD) CS__TG_INVALID("bridge: %d partitions (1..%d)", parts, MAXD);
+    if (sync != CS_THOMAS_BRIDGE_HOST && sync != CS_THOMAS_BRIDGE_DEVICE)
+        CS__TG_INVALID("bridge: bad synchronisation %d", (int)sync);
+    if (nsys == 0) return CS_SOLVER_OK;
+    if (!a || !b || !c || !d || !streams) CS__TG_INVALID("bridge: NULL array or stream list");
+    Plan *P = (Plan *)malloc(sizeof(Plan));
+    if (!P) return cs__thomas_gpu_fail(CS_SOLVER_ERR_NOMEM, __FILE__, __LINE__, "bridge: plan", NULL);
+    cs_solver_status s = CS_SOLVER_OK;
+    if (!make_plan((size_t)nsys * n, (size_t)n, parts, P))
+        s = cs__thomas_gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__,
+                                "bridge: too few rows for the partitions (2 per partition at least)", NULL);
+    else if (!work || work_bytes < P->total * sizeof(T) || ((uintptr_t)work & 15))
+        s = cs__thomas_gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__,
+                                "bridge: workspace missing, too small or not 16-byte aligned", NULL);
+    else
+        s = run<T>(*P, a, b, c, d, (T *)work, (cudaStream_t const *)streams, sync);
+    free(P);
+    return s;
+}
 
 extern "C" {
 
@@ -269,25 +302,14 @@ cs_solver_status cs_thomas_gpu_bridge_d(int nsys, int n, int parts, cs_thomas_br
                                         const double *a, double *b, const double *c, double *d,
                                         void *work, size_t work_bytes, void *const *streams)
 {
-    if (nsys < 0 || n < 1) CS__TG_INVALID("bridge: bad batch shape nsys=%d n=%d", nsys, n);
-    if (parts < 1 || parts > MAXD) CS__TG_INVALID("bridge: %d partitions (1..%d)", parts, MAXD);
-    if (sync != CS_THOMAS_BRIDGE_HOST && sync != CS_THOMAS_BRIDGE_DEVICE)
-        CS__TG_INVALID("bridge: bad synchronisation %d", (int)sync);
-    if (nsys == 0) return CS_SOLVER_OK;
-    if (!a || !b || !c || !d || !streams) CS__TG_INVALID("bridge: NULL array or stream list");
-    Plan *P = (Plan *)malloc(sizeof(Plan));
-    if (!P) return cs__thomas_gpu_fail(CS_SOLVER_ERR_NOMEM, __FILE__, __LINE__, "bridge: plan", NULL);
-    cs_solver_status s = CS_SOLVER_OK;
-    if (!make_plan((size_t)nsys * n, (size_t)n, parts, P))
-        s = cs__thomas_gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__,
-                                "bridge: too few rows for the partitions (2 per partition at least)", NULL);
-    else if (!work || work_bytes < P->total * sizeof(double) || ((uintptr_t)work & 15))
-        s = cs__thomas_gpu_fail(CS_SOLVER_ERR_INVALID, __FILE__, __LINE__,
-                                "bridge: workspace missing, too small or not 16-byte aligned", NULL);
-    else
-        s = run(*P, a, b, c, d, (double *)work, (cudaStream_t const *)streams, sync);
-    free(P);
-    return s;
+    return bridge_checked<double>(nsys, n, parts, sync, a, b, c, d, work, work_bytes, streams);
+}
+
+cs_solver_status cs_thomas_gpu_bridge_f(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
+                                        const float *a, float *b, const float *c, float *d,
+                                        void *work, size_t work_bytes, void *const *streams)
+{
+    return bridge_checked<float>(nsys, n, parts, sync, a, b, c, d, work, work_bytes, streams);
 }
 
 } /* extern "C" */

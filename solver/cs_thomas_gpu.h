@@ -181,10 +181,15 @@ cs_solver_status cs_thomas_gpu_release_workspace(void);
  * workspace belongs to the call until every stream has finished it. */
 #define CS_THOMAS_BRIDGE_MAX_PARTS 64
 typedef enum { CS_THOMAS_BRIDGE_HOST = 0, CS_THOMAS_BRIDGE_DEVICE = 1 } cs_thomas_bridge_sync;
-/* Bytes of workspace (16-byte aligned); 0 when the shape cannot be split into `parts`. */
+/* Bytes of workspace (16-byte aligned; counted in double, so enough for float too); 0 when the
+ * shape cannot be split into `parts`. */
 size_t cs_thomas_gpu_bridge_workspace(int nsys, int n, int parts);
 cs_solver_status cs_thomas_gpu_bridge_d(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
                                         const double *a, double *b, const double *c, double *d,
+                                        void *work, size_t work_bytes, void *const *streams);
+/* float: the same (the host-driven bridge is solved in double on the host). */
+cs_solver_status cs_thomas_gpu_bridge_f(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
+                                        const float *a, float *b, const float *c, float *d,
                                         void *work, size_t work_bytes, void *const *streams);
 
 /* ---- set-up helpers: layout conversion on the device (device pointers, asynchronous) -- */

@@ -34,7 +34,8 @@ cs_solver_status cs__thomas_cuda_fail(cudaError_t e, const char *file, int line,
 cs_solver_status cs__thomas_ws_lock(size_t need, void **ws);
 void cs__thomas_ws_unlock(void);
 
-/* The per-thread chunk kernels on a row range, for the bridge (cs_thomas_large_gpu.cu; T = double;
+/* The per-thread chunk kernels on a row range, for the bridge (cs_thomas_large_gpu.cu; T = double
+ * or float;
  * the chunked variant itself has warp-wide chunks: cs_thomas_large_warp_gpu.cu).
  * A level of m rows (systems of n rows: couplings across multiples of n are zero) is reduced to
  * 2·ceil(m/K) rows; rows [r0, r1) of it (r0 a multiple of K) go to rows [2·r0/K, 2·ceil(r1/K))

@@ -126,6 +126,15 @@ cs_solver_status cs_thomas_gpu_bridge_d(int nsys, int n, int parts, cs_thomas_br
     return cs__stub_unavailable();
 }
 
+cs_solver_status cs_thomas_gpu_bridge_f(int nsys, int n, int parts, cs_thomas_bridge_sync sync,
+                                        const float *a, float *b, const float *c, float *d,
+                                        void *work, size_t work_bytes, void *const *streams)
+{
+    (void)nsys, (void)n, (void)parts, (void)sync, (void)a, (void)b, (void)c, (void)d;
+    (void)work, (void)work_bytes, (void)streams;
+    return cs__stub_unavailable();
+}
+
 cs_solver_status cs_thomas_gpu_release_workspace(void) { return CS_SOLVER_OK; }
 
 cs_solver_status cs_thomas_gpu_solve_d(cs_thomas_gpu_variant v, int nsys, int n, const double *a,

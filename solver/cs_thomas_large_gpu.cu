@@ -233,3 +233,8 @@ template cs_solver_status cs__chunk_reduce_launch<double>(size_t, size_t, size_t
     double *, cudaStream_t);
 template cs_solver_status cs__chunk_subst_launch<double>(size_t, size_t, size_t, size_t,
     const double *, const double *, const double *, double *, const double *, cudaStream_t);
+template cs_solver_status cs__chunk_reduce_launch<float>(size_t, size_t, size_t, size_t,
+    const float *, const float *, const float *, const float *, float *, float *, float *,
+    float *, cudaStream_t);
+template cs_solver_status cs__chunk_subst_launch<float>(size_t, size_t, size_t, size_t,
+    const float *, const float *, const float *, float *, const float *, cudaStream_t);

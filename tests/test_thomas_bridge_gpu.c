@@ -152,6 +152,59 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* float (cs_thomas_gpu_bridge_f): against the double Thomas solve of the float-rounded inputs at
+ * 1e-5, D = 1, 2, 4, 8, both synchronisations, n = 1025, 100003 and 3 × 10007 (up to 20000 rows
+ * with CS_TEST_SMALL). */
+START_TEST(test_float)
+{
+    static const int shapes[][2] = {{1, 1025}, {1, 100003}, {3, 10007}};
+    static const int parts[] = {1, 2, 4, 8};
+    double worst = 0.0;
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
+        const int nsys = shapes[i][0], n = shapes[i][1];
+        const size_t N = (size_t)nsys * n;
+        if (g_small && N > 20000) continue;
+        for (size_t j = 0; j < sizeof parts / sizeof *parts; ++j)
+            for (int sy = 0; sy < 2; ++sy) {
+                const int D = parts[j];
+                const size_t wb = cs_thomas_gpu_bridge_workspace(nsys, n, D);
+                if (wb == 0) continue;
+                double *h[4] = {td_alloc(N), td_alloc(N), td_alloc(N), td_alloc(N)}, *ref = td_alloc(N);
+                td_gen(nsys, n, h[0], h[1], h[2], h[3]);
+                float *hf = malloc(N * sizeof *hf);
+                ck_assert_ptr_nonnull(hf);
+                float *dev[4];
+                for (int k = 0; k < 4; ++k) {
+                    for (size_t r = 0; r < N; ++r) hf[r] = (float)h[k][r], h[k][r] = hf[r];
+                    GPU_OK(cs_thomas_gpu_malloc((void **)&dev[k], N * sizeof(float)));
+                    GPU_OK(cs_thomas_gpu_to_device(dev[k], hf, N * sizeof(float)));
+                }
+                td_reference(nsys, n, h[0], h[1], h[2], h[3], ref);
+                void *work = NULL, *streams[8];
+                GPU_OK(cs_thomas_gpu_malloc(&work, wb));
+                for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_create(&streams[p]));
+                GPU_OK(cs_thomas_gpu_bridge_f(nsys, n, D, sy ? CS_THOMAS_BRIDGE_DEVICE : CS_THOMAS_BRIDGE_HOST,
+                                              dev[0], dev[1], dev[2], dev[3], work, wb, streams));
+                for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_synchronize(streams[p]));
+                GPU_OK(cs_thomas_gpu_to_host(hf, dev[3], N * sizeof(float)));
+                for (size_t r = 0; r < N; ++r) h[3][r] = hf[r];
+                const double e = td_rel_err(N, h[3], ref);
+                ck_assert_msg(e <= 1e-5, "bridge float nsys=%d n=%d D=%d %s: rel err %.3e", nsys, n, D,
+                              sy ? "device" : "host", e);
+                if (e > worst) worst = e;
+                for (int p = 0; p < D; ++p) GPU_OK(cs_thomas_gpu_stream_destroy(streams[p]));
+                for (int k = 0; k < 4; ++k) {
+                    GPU_OK(cs_thomas_gpu_free(dev[k]));
+                    free(h[k]);
+                }
+                GPU_OK(cs_thomas_gpu_free(work));
+                free(ref), free(hf);
+            }
+    }
+    printf("  bridge float: worst rel err %.2e (tol 1e-5)\n", worst);
+}
+END_TEST
+
 int main(void)
 {
     const int skip = gpu_exit_code();
@@ -164,6 +217,7 @@ int main(void)
     tcase_add_loop_test(tc, test_bridge, 0, 2);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_near_singular_and_singular);
+    tcase_add_test(tc, test_float);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

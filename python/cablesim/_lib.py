@@ -111,6 +111,8 @@ _proto(_solver, "cs_block_thomas_gpu_chunked_d", c_int, c_int, c_int, c_int, c_v
 _proto(_solver, "cs_thomas_gpu_bridge_workspace", c_size_t, c_int, c_int, c_int)
 _proto(_solver, "cs_thomas_gpu_bridge_d", c_int, c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p,
        c_void_p, c_void_p, c_size_t, POINTER(c_void_p))
+_proto(_solver, "cs_thomas_gpu_bridge_f", c_int, c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p,
+       c_void_p, c_void_p, c_size_t, POINTER(c_void_p))
 _proto(_solver, "cs_thomas_gpu_malloc", c_int, POINTER(c_void_p), c_size_t)
 _proto(_solver, "cs_thomas_gpu_free", c_int, c_void_p)
 _proto(_solver, "cs_thomas_gpu_to_device", c_int, c_void_p, c_void_p, c_size_t)

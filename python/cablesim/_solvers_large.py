@@ -181,8 +181,10 @@ def thomas_bridge(a: Any, b: Any, c: Any, d: Any, parts: int, sync: str = "devic
     (``cs_thomas_gpu_bridge_d``). ``sync``: "device" (streams wait on each other's events and
     solve the bridge themselves) or "host" (the host waits, solves the bridge, launches the rest).
 
-    GPU only, float64: CuPy arrays are solved in place of copies on the device; NumPy arrays are
-    copied to the GPU and back. Raises CablesimError without a GPU, or for a singular matrix."""
+    GPU only, float64 or float32 (``cs_thomas_gpu_bridge_f``; CuPy arrays keep their dtype, NumPy
+    arrays are taken as float64): CuPy arrays are solved in place of copies on the device; NumPy
+    arrays are copied to the GPU and back. Raises CablesimError without a GPU, or for a singular
+    matrix."""
     if sync not in _SYNC:
         raise CablesimError(f"thomas_bridge: sync {sync!r} is not one of host, device", -3)
     parts = int(parts)
@@ -191,8 +193,8 @@ def thomas_bridge(a: Any, b: Any, c: Any, d: Any, parts: int, sync: str = "devic
     on_gpu = any(_is_cupy(x) for x in (a, b, c, d))
     if on_gpu:
         arrs = _gpu_arrays("thomas_bridge", (a, b, c, d))
-        if arrs[0].dtype != np.float64:
-            raise CablesimError("thomas_bridge: the bridge is float64 only", -3)
+        if arrs[0].dtype not in (np.float64, np.float32):
+            raise CablesimError("thomas_bridge: float64 or float32 arrays", -3)
     else:
         arrs = tuple(np.array(x, dtype=np.float64, order="C", copy=True) for x in (a, b, c, d))
     nsys, n, shape = _batch_shape("thomas_bridge", arrs)
@@ -233,7 +235,8 @@ def thomas_bridge(a: Any, b: Any, c: Any, d: Any, parts: int, sync: str = "devic
                 raise _gpu_error(st)
             streams[i] = sp.value
             made += 1
-        st = _lib.solver.cs_thomas_gpu_bridge_d(nsys, n, parts, _SYNC[sync], *ptrs, work, wb, streams)
+        fn = _lib.solver.cs_thomas_gpu_bridge_f if arrs[0].dtype == np.float32 else _lib.solver.cs_thomas_gpu_bridge_d
+        st = fn(nsys, n, parts, _SYNC[sync], *ptrs, work, wb, streams)
         for i in range(made):  # wait on every stream, even after a failure (the work may be queued)
             s2 = _lib.solver.cs_thomas_gpu_stream_synchronize(streams[i])
             st = st or s2

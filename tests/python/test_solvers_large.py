@@ -256,6 +256,11 @@ def test_bridge_cupy():
     x = solvers.thomas_bridge(*(cupy.asarray(v) for v in (a, b, c, d)), parts=4)
     assert isinstance(x, cupy.ndarray) and x.shape == d.shape
     assert rel_err(cupy.asnumpy(x), tri_reference(a, b, c, d)) <= TOL
+    # float32 (cs_thomas_gpu_bridge_f) against SciPy on the float-rounded inputs
+    a, b, c, d = (v.astype(np.float32) for v in tridiagonal(1, 30000))
+    x = solvers.thomas_bridge(*(cupy.asarray(v) for v in (a, b, c, d)), parts=3, sync="host")
+    assert x.dtype == np.float32
+    assert rel_err(cupy.asnumpy(x).astype(np.float64), tri_reference(*(v.astype(np.float64) for v in (a, b, c, d)))) <= 1e-5
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
