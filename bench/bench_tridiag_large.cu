@@ -660,7 +660,7 @@ int main(int argc, char **argv)
     run_table<float>(few, s2, 400);
 
     if (g_quick) run_pdl({5000});
-    else run_pdl({1 << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24});
+    else run_pdl({1 << 16, 1 << 20, 1 << 24});
 
     if (g_quick) run_bridge({5000});
     else run_bridge({1 << 16, 1 << 20, 1 << 24});

@@ -39,9 +39,9 @@ fi
 
 if gpu_part sanitize; then
   export CS_TEST_SMALL=1 CK_FORK=no
-  gpu_sanitize memcheck 120 "$out/memcheck-test_thomas_large_gpu.log" "memcheck test_thomas_large_gpu (small)" \
+  gpu_sanitize memcheck 90 "$out/memcheck-test_thomas_large_gpu.log" "memcheck test_thomas_large_gpu (small)" \
     "$bld/tests/test_thomas_large_gpu"
-  gpu_sanitize memcheck 90 "$out/memcheck-test_block_tridiag_gpu.log" "memcheck test_block_tridiag_gpu (small)" \
+  gpu_sanitize memcheck 60 "$out/memcheck-test_block_tridiag_gpu.log" "memcheck test_block_tridiag_gpu (small)" \
     "$bld/tests/test_block_tridiag_gpu"
   unset CS_TEST_SMALL CK_FORK
 fi
