@@ -369,6 +369,7 @@ done:
 void cs__hines_hplan_free(cs__hines_hplan *hp)
 {
     if (!hp) return;
+    cs__chunked_release(hp);
     free(hp->offset); free(hp->cell_base); free(hp->cell_map); free(hp->lmap); free(hp->lusrc); free(hp->lorder);
     free(hp->slot_base); free(hp->slot_n); free(hp->p_local); free(hp->group_base); free(hp->group_rows);
     free(hp->pack_base); free(hp->pack_type); free(hp->type_info); free(hp->level_start);
@@ -960,6 +961,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     hp->variant = variant;
     if (cs__hines_variant_is_fine(variant)) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);
     else if (variant == CS__HV_STAGED) st = cs__plan_staged(hp, p, sid, rep, &opt, nsm, msg, msglen);
+    else if (variant == CS__HV_CHUNKED) st = cs__plan_chunked(hp, p, &opt, nsm, msg, msglen);
     else if (variant >= 0 && variant < CS__HV_COUNT) st = cs__plan_cells(hp, p, sid, rep, &opt, msg, msglen);
     else { st = CS_SOLVER_ERR_INVALID; cs__msg(msg, msglen, "unknown variant %d", variant); }
     if (st != CS_SOLVER_OK) goto fail;

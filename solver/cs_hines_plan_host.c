@@ -47,6 +47,10 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
         cs__staged_solve_host(hp, d, u, rhs);
         return;
     }
+    if (hp->variant == CS__HV_CHUNKED) {
+        cs__chunked_solve_host(hp, d, u, rhs);
+        return;
+    }
     if (!cs__hines_variant_is_fine(hp->variant)) {
         for (int q = 0; q < hp->nslot; ++q) {
             int n = hp->slot_n[q];
