@@ -2,7 +2,7 @@
  *
  * Every variant (flat, interleaved, block_interleaved with BS 32 and 64, block_shared, variable,
  * fine with and without its set-up optimisations, fine in device memory, warp with its default
- * blocks and with 640-row blocks of unsplit branches, auto), in double and in
+ * blocks and with 640-row blocks of unsplit branches, staged, chunked with L = 16 and 4, auto), in double and in
  * float, through host pointers, device pointers and the internal-layout path (convert, solve,
  * convert back), on: random trees; the six Table 4.1 classes of seed 000 (random trees with their
  * sizes and branch counts); every real SWC cell of shared/data/morphologies (discretised with
@@ -721,6 +721,8 @@ static const config g_configs[] = {
     {"staged", 0, 0, 0, 0, 1},                        /* plans for the fused step (7-array rings) */
     {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 1},
     {"staged", 1, 0, 0, 0, 1},
+    {"chunked", 0, 0, 0, 0, 0},                       /* runs of 32+ rows cut into chunks of <= 16 */
+    {"chunked", 4, 0, 0, 0, 0},                       /* chunks of <= 4 interior rows: more, nested levels */
     {"auto", 0, 0, 0, 0, 0},
 };
 #define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
