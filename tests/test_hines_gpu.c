@@ -24,7 +24,8 @@
  * The host planner (layouts, re-rooting, splitting, packing, warp blocks) is also checked without a GPU,
  * through its host emulation, before the GPU part; then exit 77 (skipped) when CUDA is not
  * compiled in or no device is present. CS_TEST_SMALL=1 runs smaller batches (for
- * compute-sanitizer). CS_MORPH_DIR overrides the morphology folder. */
+ * compute-sanitizer). CS_MORPH_DIR overrides the morphology folder. CS_TEST_VARIANTS="chunked fine" runs
+ * only those variants' configurations on the GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <dirent.h>
@@ -1262,10 +1263,38 @@ static void check_gpu(const batch *b, const config *cf, const char *what)
     cs_hines_gpu_plan_destroy(pl);
 }
 
+/* CS_TEST_VARIANTS="chunked fine": only those variants on the GPU (while working on one) */
+static int variant_wanted(const char *v)
+{
+    const char *list = getenv("CS_TEST_VARIANTS");
+    if (!list || !*list) return 1;
+    const size_t n = strlen(v);
+    for (const char *q = strstr(list, v); q; q = strstr(q + 1, v))
+        if ((q == list || q[-1] == ' ') && (q[n] == 0 || q[n] == ' ')) return 1;
+    return 0;
+}
+
 static void check_all_configs(const batch *b, const char *what)
 {
-    for (int k = 0; k < NCONFIG; ++k) check_gpu(b, &g_configs[k], what);
+    for (int k = 0; k < NCONFIG; ++k)
+        if (variant_wanted(g_configs[k].variant)) check_gpu(b, &g_configs[k], what);
 }
+
+/* chunked on what it is for: an unbranched cable of 100 000 rows (four nested chunked levels)
+ * and large trees with few branches (long runs) */
+START_TEST(test_gpu_chunked_large)
+{
+    batch b;
+    batch_cap c = {0, 0};
+    memset(&b, 0, sizeof b);
+    g_rng = 77;
+    random_system(&b, &c, g_small ? 5000 : 100000, 1, 78);
+    for (int k = 0; k < (g_small ? 2 : 20); ++k) random_system(&b, &c, 10000, 41, 80 + k);
+    for (int k = 0; k < NCONFIG; ++k)
+        if (!strcmp(g_configs[k].variant, "chunked") && variant_wanted("chunked")) check_gpu(&b, &g_configs[k], "cable and long runs");
+    batch_free(&b);
+}
+END_TEST
 
 START_TEST(test_gpu_random)
 {
@@ -1414,6 +1443,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_mixed);
     tcase_add_test(tc, test_gpu_more_reg_steps);
     tcase_add_test(tc, test_gpu_two_way);
+    tcase_add_test(tc, test_gpu_chunked_large);
     suite_add_tcase(s, tc);
     return s;
 }
