@@ -270,13 +270,29 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
 void cs__staged_mark_current(cs__hines_hplan *hp, const unsigned char *flags);
 int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
 
-/* chunked (cs_hines_chunked_plan.c): the plan (its reduced tree planned by cs__hines_hplan_build
- * with nsm), the host emulation of its three phases, and the release of its own arrays (the sub
- * plan included). */
-cs_solver_status cs__plan_chunked(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt, int nsm,
-                                  char *msg, size_t msglen);
-void cs__chunked_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
+/* chunked (cs_hines_chunked_plan.c), in two steps around the reduced tree's plan, which
+ * cs__hines_hplan_build (cs_hines_plan.c) builds in between into hp->chk_sub (so that the
+ * chunked planner calls no planner back):
+ *   cs__chunked_reduce   the chunks and the reduced tree (red: its offsets, parents and the
+ *                        variant to plan it with: chunked while it has runs to cut, else fine);
+ *   cs__chunked_layout   the internal layout, maps and chunk records, once hp->chk_sub exists;
+ *   cs__chunked_reduced_free  red's arrays (after either step, on success or failure).
+ * cs__chunked_release frees the plan's chunk arrays (not chk_sub: cs__hines_hplan_free does).
+ * The host emulation's two chunk phases (the kernels' order of operations); the solve of the
+ * reduced tree between them (ur: a copy of u's first chk_nr rows) is cs__hines_hplan_solve_host's. */
+typedef struct {
+    int sub_variant;
+    int *offset_r, *p_r; /* [nsys + 1], [reduced rows] */
+    void *work;          /* the chunks found (private) */
+} cs__chk_reduced;
+cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt,
+                                    cs__chk_reduced *red, char *msg, size_t msglen);
+cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_options *opt, const cs__chk_reduced *red,
+                                    char *msg, size_t msglen);
+void cs__chunked_reduced_free(cs__chk_reduced *red);
 void cs__chunked_release(cs__hines_hplan *hp);
+void cs__chunked_p1_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs, double *ur);
+void cs__chunked_p3_host(const cs__hines_hplan *hp, const double *d, const double *u, double *rhs);
 
 /* Internal index of local row i of system s (the conversions' map). */
 long long cs__hines_hplan_internal_index(const cs__hines_hplan *hp, int s, int i);
