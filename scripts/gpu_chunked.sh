@@ -30,11 +30,11 @@ if gpu_part tests; then
   (cd "$bld/tests" && timeout 60 ./test_hines_chunked) >"$out/test_hines_chunked.log" 2>&1; rc_chunk=$?
   grep -E "^[0-9]+%|Failure|Error" "$out/test_hines_chunked.log"
   gpu_stamp "test_hines_gpu, chunked and fine"
-  (cd "$bld/tests" && CS_TEST_VARIANTS="chunked fine" timeout 200 ./test_hines_gpu) >"$out/test_hines_gpu.log" 2>&1; rc_hines=$?
+  (cd "$bld/tests" && CS_TEST_VARIANTS="chunked fine" timeout 150 ./test_hines_gpu) >"$out/test_hines_gpu.log" 2>&1; rc_hines=$?
   grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test_hines_gpu.log" | head -20
   gpu_stamp "test_backend_cuda.py, chunked and fine"
   export CS_TEST_VARIANTS="chunked fine"
-  CTEST_S=200 gpu_ctest "$bld" '^test_backend_cuda$' 'chunked'; rc_backend=$rc_tests
+  CTEST_S=150 gpu_ctest "$bld" '^test_backend_cuda$' 'chunked'; rc_backend=$rc_tests
   unset CS_TEST_VARIANTS
 fi
 
@@ -42,7 +42,7 @@ if gpu_part sanitize && command -v compute-sanitizer >/dev/null; then
   gpu_build "$bld" test_hines_gpu || exit 1
   gpu_stamp "memcheck, small chunked solves"
   (cd "$bld/tests" && export CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 CS_TEST_VARIANTS=chunked &&
-    gpu_sanitize memcheck 150 "$out/memcheck.log" memcheck ./test_hines_gpu)
+    gpu_sanitize memcheck 120 "$out/memcheck.log" memcheck ./test_hines_gpu)
   grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.log" && rc_mem=0 || rc_mem=1
 fi
 
@@ -55,7 +55,7 @@ if gpu_part bench; then
   grep -E "^\| (big|giant|single)" "$out/networks.md"
   solvers=$(echo ${SOLVERS:-chunked fine auto} | tr ' ' ',')
   rc_bench=0
-  for part in "big:^(big|giant):cuda" "single:^single:cpu,cuda"; do
+  for part in "single:^single:cpu,cuda" "big:^(big|giant):cuda"; do
     IFS=: read -r name re backends <<<"$part"
     gpu_stamp "bench $name"
     PYTHONUNBUFFERED=1 $py bench/real_cells.py run --models "$models" --cablesim "$cs" --only "$re" \
@@ -69,7 +69,7 @@ import json, os, sys
 out, bound = sys.argv[1], float(sys.argv[2])
 print("\n| network | compartments | run | solver | cs/s | % of %.3g | spikes |" % bound)
 print("|---|---:|---|---|---:|---:|---:|")
-for name in ("big", "single"):
+for name in ("single", "big"):
     p = os.path.join(out, "chunked-%s.json" % name)
     if not os.path.exists(p):
         continue
