@@ -67,7 +67,7 @@ if gpu_part bench; then
   $py - "$out" "${BOUND:-6.25e10}" <<'EOF'
 import json, os, sys
 out, bound = sys.argv[1], float(sys.argv[2])
-print("\n| network | compartments | run | solver | cs/s | % of %.3g | spikes |" % bound)
+print("\n| network | compartments | run | solver | cs/s | %% of %.3g | spikes |" % bound)
 print("|---|---:|---|---|---:|---:|---:|")
 for name in ("single", "big"):
     p = os.path.join(out, "chunked-%s.json" % name)
