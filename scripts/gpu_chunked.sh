@@ -34,7 +34,7 @@ if gpu_part tests; then
   grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test_hines_gpu.log" | head -20
   gpu_stamp "test_backend_cuda.py, chunked and fine"
   export CS_TEST_VARIANTS="chunked fine"
-  CTEST_S=150 gpu_ctest "$bld" '^test_backend_cuda$' 'chunked'; rc_backend=$rc_tests
+  CTEST_S=150 gpu_ctest "$bld" '^test_backend_cuda$'; rc_backend=$rc_tests
   unset CS_TEST_VARIANTS
 fi
 
