@@ -29,70 +29,21 @@
 
 #define TOL 1e-10
 
-typedef struct {
-    int nsys, nrows, cap_sys, cap_rows;
-    int *offset, *p;
-    double *d, *u, *rhs;
-} batch;
+#include "test_hines_batch.h"
 
-static void batch_free(batch *b)
-{
-    free(b->offset); free(b->p); free(b->d); free(b->u); free(b->rhs);
-    memset(b, 0, sizeof *b);
-}
-
-/* append a system of n rows with local parents lp (lp[0] = -1, lp[i] < i), random values */
-static void batch_add(batch *b, int n, const int *lp)
-{
-    if (b->nsys + 2 > b->cap_sys) {
-        b->cap_sys = 2 * b->cap_sys + 16;
-        b->offset = realloc(b->offset, sizeof(int) * b->cap_sys);
-        if (b->nsys == 0) b->offset[0] = 0;
-    }
-    if (b->nrows + n > b->cap_rows) {
-        b->cap_rows = 2 * b->cap_rows + n;
-        b->p = realloc(b->p, sizeof(int) * b->cap_rows);
-        b->d = realloc(b->d, sizeof(double) * b->cap_rows);
-        b->u = realloc(b->u, sizeof(double) * b->cap_rows);
-        b->rhs = realloc(b->rhs, sizeof(double) * b->cap_rows);
-    }
-    ck_assert(b->offset && b->p && b->d && b->u && b->rhs);
-    const int o = b->nrows;
-    for (int i = 0; i < n; ++i) {
-        b->p[o + i] = i ? lp[i] + o : -1;
-        b->u[o + i] = i ? -(0.1 + urand()) : 0.0;
-        b->d[o + i] = 0.05 + 0.5 * urand();
-    }
-    for (int i = 1; i < n; ++i) {
-        b->d[o + i] -= b->u[o + i];
-        b->d[o + lp[i]] -= b->u[o + i];
-    }
-    double *x = malloc(sizeof(double) * n);
-    for (int i = 0; i < n; ++i) x[i] = -70.0 + 10.0 * urand();
-    for (int i = 0; i < n; ++i) b->rhs[o + i] = b->d[o + i] * x[i];
-    for (int i = 1; i < n; ++i) {
-        b->rhs[o + i] += b->u[o + i] * x[lp[i]];
-        b->rhs[o + lp[i]] += b->u[o + i] * x[i];
-    }
-    free(x);
-    b->nrows += n;
-    b->nsys++;
-    b->offset[b->nsys] = b->nrows;
-}
-
-static void add_random_tree(batch *b, int n, int nbranch, uint64_t seed)
+static void add_random_tree(batch *b, batch_cap *c, int n, int nbranch, uint64_t seed)
 {
     int *lp = malloc(sizeof(int) * n);
     ck_assert_int_eq(cs_hines_random_tree(n, nbranch, seed, lp), 0);
-    batch_add(b, n, lp);
+    batch_add(b, c, n, lp, NULL, NULL);
     free(lp);
 }
 
-static void add_cable(batch *b, int n)
+static void add_cable(batch *b, batch_cap *c, int n)
 {
     int *lp = malloc(sizeof(int) * n);
     for (int i = 0; i < n; ++i) lp[i] = i - 1;
-    batch_add(b, n, lp);
+    batch_add(b, c, n, lp, NULL, NULL);
     free(lp);
 }
 
@@ -184,13 +135,15 @@ START_TEST(test_real_cells)
     ck_assert_int_eq(nn, 9);
     g_rng = 11;
     batch all = {0};
+    batch_cap ca = {0, 0};
     int chunks = 0;
     for (int k = 0; k < nn; ++k) {
         int *lp;
         const int n = load_cell(morph_dir(), names[k], &lp);
         batch one = {0};
-        batch_add(&one, n, lp);
-        batch_add(&all, n, lp);
+        batch_cap co = {0, 0};
+        batch_add(&one, &co, n, lp, NULL, NULL);
+        batch_add(&all, &ca, n, lp, NULL, NULL);
         chunks += check_chunked(&one, 0, names[k], NULL);
         batch_free(&one);
         free(lp);
@@ -206,12 +159,13 @@ START_TEST(test_random_trees)
 {
     g_rng = 12;
     batch b = {0};
-    add_random_tree(&b, 1000, 3, 101);
-    add_random_tree(&b, 10000, 41, 102);
-    add_random_tree(&b, 5000, 801, 103);
-    add_random_tree(&b, 1, 1, 104);
-    add_random_tree(&b, 37, 1, 105); /* one run of 37 rows: chunked at L = 16 */
-    add_random_tree(&b, 100000, 301, 106);
+    batch_cap c = {0, 0};
+    add_random_tree(&b, &c, 1000, 3, 101);
+    add_random_tree(&b, &c, 10000, 41, 102);
+    add_random_tree(&b, &c, 5000, 801, 103);
+    add_random_tree(&b, &c, 1, 1, 104);
+    add_random_tree(&b, &c, 37, 1, 105); /* one run of 37 rows: chunked at L = 16 */
+    add_random_tree(&b, &c, 100000, 301, 106);
     ck_assert_int_gt(check_chunked(&b, 0, "random trees to 100 000 rows", NULL), 0);
     check_chunked(&b, 8, "random trees, L = 8", NULL);
     check_chunked(&b, 32, "random trees, L = 32", NULL);
@@ -223,7 +177,8 @@ START_TEST(test_cable)
 {
     g_rng = 13;
     batch b = {0};
-    add_cable(&b, 100000);
+    batch_cap c = {0, 0};
+    add_cable(&b, &c, 100000);
     int levels = 0;
     ck_assert_int_eq(check_chunked(&b, 0, "one unbranched cable of 100 000 rows", &levels), 5556);
     ck_assert_int_ge(levels, 3);
@@ -235,8 +190,9 @@ START_TEST(test_no_chunk)
 {
     g_rng = 14;
     batch b = {0};
-    add_random_tree(&b, 500, 301, 201); /* runs of ~2 rows */
-    add_cable(&b, 31);                  /* 31 < 2·16 */
+    batch_cap c = {0, 0};
+    add_random_tree(&b, &c, 500, 301, 201); /* runs of ~2 rows */
+    add_cable(&b, &c, 31);                  /* 31 < 2·16 */
     int levels = 0;
     ck_assert_int_eq(check_chunked(&b, 0, "runs shorter than 2·L", &levels), 0);
     ck_assert_int_eq(levels, 1);
@@ -255,7 +211,8 @@ START_TEST(test_interleaved_chains)
     for (int i = 1; i < n; ++i) lp[i] = i <= 2 ? 0 : i - 2;
     lp[1500] = 601;
     batch b = {0};
-    batch_add(&b, n, lp);
+    batch_cap c = {0, 0};
+    batch_add(&b, &c, n, lp, NULL, NULL);
     ck_assert_int_gt(check_chunked(&b, 0, "interleaved chains", NULL), 0);
     batch_free(&b);
     free(lp);
@@ -266,7 +223,8 @@ START_TEST(test_bad_block_size)
 {
     g_rng = 16;
     batch b = {0};
-    add_cable(&b, 100);
+    batch_cap c = {0, 0};
+    add_cable(&b, &c, 100);
     for (int k = 0; k < 2; ++k) {
         cs_hines_gpu_options opt;
         cs_hines_gpu_options_default(&opt);
