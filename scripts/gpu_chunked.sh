@@ -11,8 +11,9 @@
 # Carry: .devlibs (scripts/devlibs.sh) and build-shared (mkdir -p build-shared && cp -r
 # ../shared/data build-shared/): the tests and the networks read the nine SWC cells there.
 # PARTS="tests sanitize bench" (default all), BIG_COMPARTMENTS=4e6, TFINAL=10 [ms],
-# SOLVERS="chunked fine auto", CS_CHUNKED_L (chunk length, default 16), BUDGET_S=470 [s] for the
-# whole script (no benchmark run starts after it).
+# SOLVERS="chunked fine auto", CS_CHUNKED_L (chunk length, default 16), ALSO_L="8" (chunked alone
+# again on the big networks with that chunk length; default none), BUDGET_S=470 [s] for the whole
+# script (no benchmark run starts after it).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
@@ -55,11 +56,15 @@ if gpu_part bench; then
   grep -E "^\| (big|giant|single)" "$out/networks.md"
   solvers=$(echo ${SOLVERS:-chunked fine auto} | tr ' ' ',')
   rc_bench=0
-  for part in "single:^single:cpu,cuda" "big:^(big|giant):cuda"; do
-    IFS=: read -r name re backends <<<"$part"
+  # ALSO_L="8": after the main runs, chunked alone again on the big networks with CS_CHUNKED_L=8
+  # (chunks of at most 8 interior rows, runs of 16+ cut: more of big10000's 13-35-row branches)
+  parts=("single:^single:cpu,cuda:$solvers" "big:^(big|giant):cuda:$solvers")
+  for l in ${ALSO_L:-}; do parts+=("big-L$l:^(big|giant):cuda:chunked:$l"); done
+  for part in "${parts[@]}"; do
+    IFS=: read -r name re backends solv chunk_l <<<"$part"
     gpu_stamp "bench $name"
-    PYTHONUNBUFFERED=1 $py bench/real_cells.py run --models "$models" --cablesim "$cs" --only "$re" \
-      --backends "$backends" --solvers "$solvers" --threads "$(nproc)" --reps 2 --rep-limit 2 --timeout 150 \
+    CS_CHUNKED_L=${chunk_l:-${CS_CHUNKED_L:-}} PYTHONUNBUFFERED=1 $py bench/real_cells.py run --models "$models" --cablesim "$cs" --only "$re" \
+      --backends "$backends" --solvers "$solv" --threads "$(nproc)" --reps 2 --rep-limit 2 --timeout 150 \
       --bound "${BOUND:-6.25e10}" --deadline "$deadline" --json "$out/chunked-$name.json" --md "$out/chunked-$name.md" \
       >"$out/chunked-$name.log" 2>&1 || rc_bench=1
     grep -E "cs/s|refused|error|skipped|MISMATCH" "$out/chunked-$name.log" | head -30
@@ -69,16 +74,15 @@ import json, os, sys
 out, bound = sys.argv[1], float(sys.argv[2])
 print("\n| network | compartments | run | solver | cs/s | %% of %.3g | spikes |" % bound)
 print("|---|---:|---|---|---:|---:|---:|")
-for name in ("single", "big"):
-    p = os.path.join(out, "chunked-%s.json" % name)
-    if not os.path.exists(p):
-        continue
+import glob
+for p in sorted(glob.glob(os.path.join(out, "chunked-*.json")), key=lambda p: (not p.endswith("single.json"), p)):
+    name = os.path.basename(p)[len("chunked-"):-len(".json")]
     for n in json.load(open(p))["networks"]:
         for r in n["runs"]:
             if r["status"] != "ok":
                 print("| %s | | %s | | %s | | |" % (n["name"], r["label"], r["status"]))
                 continue
-            print("| %s | %s | %s | %s | %.3g | %.1f | %d |" % (n["name"], n.get("compartments", "?"), r["label"],
+            print("| %s | %s | %s | %s | %.3g | %.1f | %d |" % (n["name"], n.get("compartments", "?"), r["label"] + (" " + name[4:] if name.startswith("big-") else ""),
                   r.get("solver", "-"), r["cs_per_s"], 100 * r["cs_per_s"] / bound, r["spikes"]))
 EOF
 fi
