@@ -20,7 +20,7 @@ output_dir.
 Both also write the soma report of v: bmtk's layout and node ids, and (ff) a median |v - v_bmtk|
 within TOL_V = 0.05 mV; and bmtk's own analysis reads cablesim's output (spikes by
 bmtk.analyzer.spike_trains with the config, the report by bmtk.utils.reports.CompartmentReport). Then the same circuits on other back ends:
-  - MPI (a binary linked with MPI, mpirun): the recurrent network on 2 and 4 ranks gives bitwise
+  - MPI (a binary linked with MPI, mpirun): the recurrent network on 1-4 ranks gives bitwise
     the spikes of one process;
   - GPU (a CUDA build on a machine with a GPU): the feed-forward network with NEURON's exp2syn.mod
     added to its mechanisms_dir (the built-in exp2syn has no GPU kernel; the catalogue's Exp2Syn
@@ -176,7 +176,7 @@ def main():
     else:
         cfg = os.path.join(a.work_dir, "recurrent", "config_cs.json")
         one = spikes(os.path.join(a.work_dir, "recurrent", "output_cs", "spikes.h5"))
-        for n in (2, 4):
+        for n in (1, 2, 3, 4):
             out = os.path.join(a.work_dir, f"mpi{n}.h5")
             r = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), a.cablesim, "run", cfg,
                                 "--backend", "cpu", "--threads", "1", "-q", "-o", out], env=env, capture_output=True,
