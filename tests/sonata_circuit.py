@@ -7,7 +7,8 @@ SONATA config without the reference venv (tests/test_mpi.py: 1-4 ranks against o
   edges: inp → net at explicit afferent_section_id/pos (exp2syn), net → net recurrent with bmtk's
        placement rule (target_sections + distance_range: the seeded generator), excitatory and
        inhibitory, and net → the IntFire1 cells.
-  reports: v on the soma of every biophysical cell, v on every section of a node set.
+  reports: v and hh's m (m_hh) on the soma of the cells of node type 100, v on every segment of two
+       cells (sections: all).
 write(d, h5py, np, output_dir) writes it into d and returns the simulation config's path.
 """
 import json
@@ -103,9 +104,13 @@ def write(d, h5py, np, output_dir="output"):
                         "edges": [{"edges_file": "$BASE/edges.h5", "edge_types_file": "$BASE/edge_types.csv"}]},
            "inputs": {"inp_spikes": {"input_type": "spikes", "module": "sonata", "input_file": "$BASE/inputs.h5",
                                      "node_set": "inp"}},
-           "node_sets": {"inp": {"population": "inp"}, "bio": {"population": "net", "node_type_id": [100, 101]}},
+           "node_sets": {"inp": {"population": "inp"}, "bio": {"population": "net", "node_type_id": [100]}},
            "reports": {"soma_v": {"cells": "bio", "variable_name": "v", "module": "membrane_report",
-                                  "sections": "soma"}},
+                                  "sections": "soma"},
+                       "soma_m": {"cells": "bio", "variable_name": "m_hh", "module": "membrane_report",
+                                  "sections": "soma"},
+                       "all_v": {"cells": {"population": "net", "node_id": [12, 9]}, "variable_name": "v",
+                                 "module": "membrane_report", "sections": "all"}},
            "output": {"output_dir": "$OUT", "spikes_file": "spikes.h5", "spikes_sort_order": "time"}}
     path = os.path.join(d, f"config_{output_dir}.json")
     with open(path, "w") as f:
