@@ -188,6 +188,17 @@ def build_allen(d):
     return ["inputs", "cortex"], ["inputs_cortex", "cortex_cortex"], 20, 300.0, 20.0
 
 
+# allen: v on every segment of two cells, and the soma's cai and v of the three others (two
+# reports on the same cells and sections)
+ALLEN_REPORTS = {
+    "all_v": {"cells": {"population": "cortex", "node_id": [0, 3]}, "variable_name": "v",
+              "module": "membrane_report", "sections": "all"},
+    "soma_cai": {"cells": {"population": "cortex", "node_id": [1, 2, 4]}, "variable_name": "cai",
+                 "module": "membrane_report", "sections": "soma"},
+    "soma_v": {"cells": {"population": "cortex", "node_id": [1, 2, 4]}, "variable_name": "v",
+               "module": "membrane_report", "sections": "soma"}}
+
+
 def build(kind, d, mechanisms):
     from bmtk.utils.reports.spike_trains import PoissonSpikeGenerator
     write_components(d, mechanisms)
@@ -220,8 +231,8 @@ def build(kind, d, mechanisms):
                 "edges": [{"edges_file": f"$NETWORK_DIR/{e}_edges.h5", "edge_types_file": f"$NETWORK_DIR/{e}_edge_types.csv"}
                           for e in edges]},
             "node_sets": {nodes[0]: {"population": nodes[0]}, "cells": {"population": nodes[1]}},
-            "reports": {} if allen else {"soma_v": {"cells": "cells", "variable_name": "v",
-                                                    "module": "membrane_report", "sections": "soma"}},
+            "reports": ALLEN_REPORTS if allen else {"soma_v": {"cells": "cells", "variable_name": "v",
+                                                               "module": "membrane_report", "sections": "soma"}},
         }
         with open(f"{d}/config_{tag}.json", "w") as f:
             json.dump(cfg, f, indent=2)
