@@ -224,6 +224,18 @@ def main():
                                            "node_type_id model_type model_template dynamics_params\n"
                                            "100 point_process nrn:NoSuchCell p.json\n200 virtual NULL NULL\n"),
          "NoSuchCell"),
+        ("a report of an unknown variable", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            variable_name="m_nosuch")), "reports.soma_v: population 'net[0]': unknown variable 'm_nosuch'"),
+        ("a report of a mechanism the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            variable_name="NaTs.m")), "reports.soma_v: population 'net[0]': variable 'NaTs.m': no mechanism"),
+        ("a report on sections the reader does not know", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            sections="basal")), "reports.soma_v: sections 'basal' (supported: soma, all)"),
+        ("two reports on the same cells, other sections", edit_json("config.json", lambda j: j["reports"].update(
+            all_v={"cells": {"population": "net", "node_id": [1]}, "variable_name": "v", "module": "membrane_report",
+                   "sections": "all"})), "reports.all_v: another report records cells of 'net[0]'"),
+        ("two reports of one variable on the same cells", edit_json("config.json", lambda j: j["reports"].update(
+            soma_v2={"cells": {"population": "net"}, "variable_name": "v", "module": "membrane_report"})),
+         "reports.soma_v2: variable 'v' of these cells is already in report 'soma_v'"),
         ("a .mod file the compiler refuses", write("comp/mechanisms/modfiles/bad.mod", "NEURON { SUFFIX bad }\nTABLE nonsense\n"),
          "mechanisms_dir"),
     ]
