@@ -197,6 +197,8 @@ typedef struct {
     cs_conn_weights *xweights;   /* connections with weight lists, by ascending conn */
     cs_catalogue_set catalogues; /* "catalogues": mechanisms compiled from NMODL */
     char report_dir[CS_PATH_MAX]; /* SONATA: where bmtk's report files go (output_dir); "" none */
+    int spikes_by_id;             /* SONATA spikes_sort_order "id": the file's spikes sorted by node id
+                                     after the run (else by time) */
 } cs_model;
 
 /* Default reversal potentials [mV] (NEURON's at its default concentrations): na 50, k -77,

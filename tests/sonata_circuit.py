@@ -9,7 +9,7 @@ SONATA config without the reference venv (tests/test_mpi.py: 1-4 ranks against o
        inhibitory, and net → the IntFire1 cells.
   reports: v and hh's m (m_hh) on the soma of the cells of node type 100, v on every segment of two
        cells (sections: all).
-write(d, h5py, np, output_dir) writes it into d and returns the simulation config's path.
+write(d, h5py, np, output_dir, sort_order) writes it into d and returns the simulation config's path.
 """
 import json
 import os
@@ -26,7 +26,7 @@ NBIO, NPOINT, NINP = 14, 2, 10
 TSTOP = 120.0  # [ms]
 
 
-def write(d, h5py, np, output_dir="output"):
+def write(d, h5py, np, output_dir="output", sort_order="time"):
     comp = os.path.join(d, "comp")
     os.makedirs(os.path.join(comp, "mechanisms"), exist_ok=True)
     with open(os.path.join(comp, "cell.swc"), "w") as f:
@@ -111,7 +111,7 @@ def write(d, h5py, np, output_dir="output"):
                                   "sections": "soma"},
                        "all_v": {"cells": {"population": "net", "node_id": [12, 9]}, "variable_name": "v",
                                  "module": "membrane_report", "sections": "all"}},
-           "output": {"output_dir": "$OUT", "spikes_file": "spikes.h5", "spikes_sort_order": "time"}}
+           "output": {"output_dir": "$OUT", "spikes_file": "spikes.h5", "spikes_sort_order": sort_order}}
     path = os.path.join(d, f"config_{output_dir}.json")
     with open(path, "w") as f:
         json.dump(cfg, f, indent=1)

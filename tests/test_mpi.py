@@ -258,6 +258,16 @@ def sonata_case(exe, work):
                     or got[k].shape != ref_rep[r][k].shape or got[k].tobytes() != ref_rep[r][k].tobytes()]
         check(not bad, f"sonata: {n} ranks: the spikes file ({nspk} spikes) and the reports {reports} bitwise "
                        f"those of one process{' differ: ' + ', '.join(bad) if bad else ''}")
+    # spikes_sort_order id (sorted on rank 0 after the collective file is closed): 3 ranks as one
+    runs = []
+    for n in (0, 3):
+        cfg = sonata_circuit.write(d, h5py, np, f"out_id{n}", sort_order="id")
+        runs.append(cablesim(exe, n, [cfg], d)[0])
+    paths = [os.path.join(d, f"out_id{n}", "spikes.h5") for n in (0, 3)]
+    bad, data = identical(*paths) if runs == [0, 0] else (["run"], {})
+    ids = data.get("spikes/net/node_ids", np.zeros(0))
+    check(not bad and len(ids) == nspk and bool(np.all(np.diff(ids.astype(np.int64)) >= 0)),
+          f"sonata: spikes_sort_order id on 3 ranks: bitwise one process's, sorted by node id {bad}")
 
 
 def main():

@@ -122,6 +122,37 @@ def allen_reports(py, d, n_ours, check):
               f"allen: bmtk's analysis reads cablesim's spikes ({got[0]} of {n_ours}) and {rep} ({got[1]} rows)")
 
 
+LIBSONATA_SPIKES = """
+import sys, libsonata
+p = libsonata.SpikeReader(sys.argv[1])[sys.argv[2]]
+print(p.sorting, repr(p.get()))
+"""
+
+
+def sorted_by_id(exe, py, d, env, check):
+    """spikes_sort_order "id" read by libsonata: sorting by_id, the spikes of the run sorted by time,
+    ordered by node id then time."""
+    import json
+    with open(os.path.join(d, "config_cs.json")) as f:
+        cfg = json.load(f)
+    cfg["output"].update(spikes_sort_order="id", output_dir="$BASE_DIR/output_cs_by_id")
+    path = os.path.join(d, "config_cs_by_id.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    r = subprocess.run([exe, "run", path, "--backend", "cpu", "-q"], env=env, capture_output=True, text=True)
+    got = {}
+    for tag, sub in (("id", "output_cs_by_id"), ("time", "output_cs")):
+        out = subprocess.run([py, "-c", LIBSONATA_SPIKES, os.path.join(d, sub, "spikes.h5"), "cortex"],
+                             capture_output=True, text=True)
+        lines = out.stdout.strip().splitlines()
+        got[tag] = (lines[-1].split(" ", 1)[0], eval(lines[-1].split(" ", 1)[1])) if out.returncode == 0 and lines \
+            else ("?", [])
+    (so, sp), (st, tp) = got["id"], got["time"]
+    ok = r.returncode == 0 and so == "by_id" and st == "by_time" and sp == sorted(tp) and len(sp) > 10
+    print(f"  ff spikes_sort_order id: libsonata reads sorting {so} (time: {st}), {len(sp)} spikes")
+    check(ok, f"ff: spikes_sort_order id, read by libsonata: by_id, the spikes by node id then time {r.stderr[-200:]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cablesim", required=True)
@@ -189,6 +220,8 @@ def main():
         if kind == "allen":
             allen_reports(py, d, n_ours, check)
             continue
+        if kind == "ff":
+            sorted_by_id(a.cablesim, py, d, env, check)
         import h5py
         with h5py.File(os.path.join(d, "output_bmtk/soma_v.h5"), "r") as fb, \
                 h5py.File(os.path.join(d, "output_cs/soma_v.h5"), "r") as fc:

@@ -132,6 +132,22 @@ def main():
             check(len(rep) == 1 and nids == [0, 1], f"the soma report covers the node set ({rep}, {nids})")
     else:
         check(False, "output at output_dir/spikes_file")
+    # spikes_sort_order "id": the same spikes, by node id then time, `sorting` by_id (1 in the enum)
+    srt = os.path.join(a.work_dir, "by_id")
+    shutil.copytree(d, srt, ignore=shutil.ignore_patterns("out"))
+    with open(f"{srt}/config.json") as fp:
+        j = json.load(fp)
+    j["output"]["spikes_sort_order"] = "id"
+    with open(f"{srt}/config.json", "w") as fp:
+        json.dump(j, fp)
+    r = run(srt)
+    ok = r.returncode == 0 and os.path.exists(out)
+    if ok:
+        with h5py.File(out, "r") as f, h5py.File(f"{srt}/out/spikes.h5", "r") as g:
+            a_ = sorted(zip(f["spikes/net/node_ids"][()].tolist(), f["spikes/net/timestamps"][()].tolist()))
+            b_ = list(zip(g["spikes/net/node_ids"][()].tolist(), g["spikes/net/timestamps"][()].tolist()))
+            ok = a_ == b_ and len(b_) >= 4 and int(g["spikes/net"].attrs["sorting"]) == 1
+    check(ok, f"spikes_sort_order id: the spikes sorted by node id, then time, sorting = by_id {r.stderr.strip()[-200:]}")
     r = run(d, "-o", f"{a.work_dir}/elsewhere.h5")
     check(r.returncode == 0 and os.path.exists(f"{a.work_dir}/elsewhere.h5"), "-o overrides the config's output")
     # with no output_dir yet and -o elsewhere, the run makes output_dir for its reports (as bmtk does)
@@ -236,6 +252,8 @@ def main():
         ("two reports of one variable on the same cells", edit_json("config.json", lambda j: j["reports"].update(
             soma_v2={"cells": {"population": "net"}, "variable_name": "v", "module": "membrane_report"})),
          "reports.soma_v2: variable 'v' of these cells is already in report 'soma_v'"),
+        ("an unknown spikes_sort_order", edit_json("config.json", lambda j: j["output"].update(
+            spikes_sort_order="random")), "output.spikes_sort_order 'random' (one of time, id, none)"),
         ("a .mod file the compiler refuses", write("comp/mechanisms/modfiles/bad.mod", "NEURON { SUFFIX bad }\nTABLE nonsense\n"),
          "mechanisms_dir"),
     ]

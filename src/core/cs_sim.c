@@ -867,6 +867,8 @@ static cs_status finish_output(cs_sim *s, int complete) {
     cs_status st2 = cs_output_close(s->out, complete && st == CS_OK);
     s->out = NULL;
     if (st == CS_OK && st2 == CS_OK && complete && s->rank == 0 && s->m->report_dir[0]) st = write_bmtk_reports(s);
+    if (st == CS_OK && st2 == CS_OK && complete && s->rank == 0 && s->m->spikes_by_id)
+        st = cs_output_sort_spikes_by_id(s->o.output_path);
     return st != CS_OK ? st : st2;
 }
 
