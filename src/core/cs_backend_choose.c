@@ -24,17 +24,28 @@ static const char *const gpu_candidates[] = {"auto", "staged", "warp", "fine", "
  * slower than staged. The cost where the CPU is truly faster by less: at most this factor. */
 #define CS_AUTO_CPU_MARGIN 1.10
 
+/* A candidate whose warm-up epoch is slower per step than this factor times the best timed so
+ * far is not timed further (its two timed epochs would only confirm it): on distinct big cells
+ * (session 16) `variable` ran 5-15× slower than `fine` and its epochs were most of the trial.
+ * The warm-up includes first-launch costs (graph capture, caches), hence the generous factor. */
+#define CS_AUTO_ABANDON 3.0
+
 typedef struct {
     char name[48];      /* "cpu" or "cuda <variant>" */
     double per_step;    /* [s] */
+    double setup;       /* [s] building the throw-away instance */
+    int abandoned;      /* 1: stopped after its warm-up, per_step is the warm-up's */
 } timing;
 
 /* Build one candidate, run a warm-up epoch and two timed ones, destroy it. *variant gets the
- * solver the instance resolved to (GPU), so duplicates of "auto" are not timed twice. */
+ * solver the instance resolved to (GPU), so duplicates of "auto" are not timed twice. Stops
+ * after the warm-up when that is CS_AUTO_ABANDON times slower per step than best (> 0). */
 static cs_status time_candidate(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p,
-                                int k, const timing *done, int ndone, timing *t) {
+                                int k, const timing *done, int ndone, double best_so_far, timing *t) {
     cs_backend *be = NULL;
+    double ts = cs_now();
     CS_TRY(ops->create(net, p, &be));
+    t->setup = cs_now() - ts;
     const char *variant = cs_backend_cuda_solver(ops, be);
     snprintf(t->name, sizeof t->name, "%s%s%s", ops->name, variant ? " " : "", variant ? variant : "");
     for (int j = 0; j < ndone; ++j)
@@ -54,6 +65,11 @@ static cs_status time_candidate(const cs_backend_ops *ops, const cs_network_desc
         if (st == CS_OK) st = ops->collect_epoch(be, &prof, &res);
         double el = cs_now() - t0;
         if (r > 0 && (best < 0 || el < best)) best = el; /* r = 0 warms up */
+        if (r == 0 && st == CS_OK && best_so_far > 0 && el / k > CS_AUTO_ABANDON * best_so_far) {
+            best = el;
+            t->abandoned = 1;
+            break;
+        }
     }
     ops->destroy(be);
     t->per_step = best / k;
@@ -139,8 +155,9 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
     for (int c = 0; c < n; ++c) {
         cs_backend_params q = *p;
         q.solver = names[c];
-        timing t = {"", -1};
-        cs_status st = time_candidate(ops[c], net, &q, trial_steps, done, ndone, &t);
+        timing t = {"", -1, 0, 0};
+        const double best_so_far = best < 0 ? -1 : weighed(&done[best]);
+        cs_status st = time_candidate(ops[c], net, &q, trial_steps, done, ndone, best_so_far, &t);
         if (st != CS_OK) { /* this candidate cannot run the network: leave it out */
             if (first_fail < 0) {
                 first_fail = c;
@@ -152,8 +169,10 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
             continue;
         }
         if (t.per_step < 0) continue; /* a duplicate */
-        append(out->report, sizeof out->report, " %s %.3g ms/step;", t.name, 1e3 * t.per_step);
-        if (best < 0 || weighed(&t) < weighed(&done[best])) {
+        append(out->report, sizeof out->report, " %s %.3g ms/step", t.name, 1e3 * t.per_step);
+        append(out->report, sizeof out->report, t.abandoned ? "%s (warm-up only, set-up %.2f s);" : "%s (set-up %.2f s);",
+               "", t.setup);
+        if (!t.abandoned && (best < 0 || weighed(&t) < weighed(&done[best]))) {
             best = ndone;
             best_solver = names[c];
         }

@@ -478,7 +478,7 @@ static cs_status choose_on_rank0(cs_sim *s, const cs_backend_params *bp, const c
     CS_TRY(cs_comm_bcast(&pick, sizeof pick, 0));
     if (s->rank == 0) {
         char r[sizeof s->choice.report];
-        snprintf(r, sizeof r, "rank 0's choice for all %d ranks (timed on its own share): %.560s", s->nrank,
+        snprintf(r, sizeof r, "rank 0's choice for all %d ranks (timed on its own share): %.940s", s->nrank,
                  s->choice.report);
         memcpy(s->choice.report, r, sizeof r);
         return CS_OK;
