@@ -1,10 +1,11 @@
 /* A SONATA simulation's "reports" (membrane reports, docs/sonata-input.md) as the populations'
- * probes: any probeable variable, on the soma or on every segment of every section, each
+ * probes: any probeable variable, on every segment of the sections of the given types, each
  * variable's columns marked with its report so that the run copies them into bmtk's layout
  * (output/cs_output_bmtk.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cs_geometry.h"
 #include "cs_model_json.h"
@@ -24,33 +25,55 @@ static void probe_name(const cs_population_spec *ps, const char *var, char *out,
         }
 }
 
-/* The probe locations of `sections` on a cell of population q: "soma", soma(0.5); "all", the
- * centre of every segment of every section in SONATA's section order, as bmtk records them. */
-static cs_status report_locs(const cs__circuit *c, const cs_population_spec *ps, int q, const char *sections,
+/* bmtk's `sections`: a name or a list of names of SWC types (its swc_type_maps), "all" every
+ * type; a mask of region tags, 0 for an unknown name (*bad names it). */
+static unsigned section_mask(const cJSON *sec, const char **bad) {
+    static const struct { const char *name; int tag; } types[] = {
+        {"soma", CS_TAG_SOMA}, {"somatic", CS_TAG_SOMA}, {"axon", CS_TAG_AXON}, {"axonal", CS_TAG_AXON},
+        {"dend", CS_TAG_DEND}, {"basal", CS_TAG_DEND}, {"basal dendrite", CS_TAG_DEND},
+        {"(basal) dendrite", CS_TAG_DEND}, {"apic", CS_TAG_APIC}, {"apical", CS_TAG_APIC},
+        {"apical denrite", CS_TAG_APIC}, {"undefined", CS_TAG_UNDEFINED}, {"custom", 5}, {"other", 5}};
+    unsigned mask = 0;
+    int n = cJSON_IsArray(sec) ? cJSON_GetArraySize(sec) : 1;
+    for (int k = 0; k < n; ++k) {
+        const cJSON *it = cJSON_IsArray(sec) ? cJSON_GetArrayItem(sec, k) : sec;
+        const char *name = cJSON_GetStringValue(it);
+        unsigned m = 0;
+        if (name && !strcasecmp(name, "all")) m = ~0u;
+        for (size_t j = 0; name && j < sizeof types / sizeof types[0]; ++j)
+            if (!strcasecmp(name, types[j].name)) m = 1u << types[j].tag;
+        if (!m) {
+            *bad = name ? name : "(not a string)";
+            return 0;
+        }
+        mask |= m;
+    }
+    return mask;
+}
+
+/* The probe locations of the sections of types `mask` on a cell of population q: the centre of
+ * every segment of each such section, in SONATA's section order, as bmtk records them
+ * (NEURON's seg.x with bmtk's dL rule; "soma": soma(0.5)). *nloc 0 when it has none. */
+static cs_status report_locs(const cs__circuit *c, const cs_population_spec *ps, int q, unsigned mask,
                              cs_location **locs, int **secs, int *nloc) {
     const struct cs__shape *sh = &c->shape[q];
     cs_geometry g;
-    int all = !strcmp(sections, "all"), n = 1;
-    if (all) {
-        CS_TRY(cs_discretize(&sh->morph, &ps->policy, &g));
-        n = 0;
-        for (int s = 0; s < sh->nsec; ++s) n += g.branch_ncv[sh->sec[s]];
-    }
-    *locs = malloc((size_t)n * sizeof **locs);
-    *secs = malloc((size_t)n * sizeof **secs);
+    CS_TRY(cs_discretize(&sh->morph, &ps->policy, &g));
+    int n = 0;
+    for (int s = 0; s < sh->nsec; ++s)
+        if (mask >> sh->morph.branches[sh->sec[s]].tag & 1u) n += g.branch_ncv[sh->sec[s]];
+    *locs = malloc((size_t)(n ? n : 1) * sizeof **locs);
+    *secs = malloc((size_t)(n ? n : 1) * sizeof **secs);
     if (!*locs || !*secs) {
-        if (all) cs_geometry_free(&g);
+        cs_geometry_free(&g);
         return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
     *nloc = n;
-    (*locs)[0] = (cs_location){sh->sec[0], 0.5};
-    (*secs)[0] = 0;
-    if (!all) return CS_OK;
     int k = 0;
     for (int s = 0; s < sh->nsec; ++s) {
         int b = sh->sec[s], ns = g.branch_ncv[b];
-        for (int i = 0; i < ns; ++i, ++k) {
-            (*locs)[k] = (cs_location){b, (i + 0.5) / ns}; /* NEURON's seg.x */
+        for (int i = 0; (mask >> sh->morph.branches[b].tag & 1u) && i < ns; ++i, ++k) {
+            (*locs)[k] = (cs_location){b, (i + 0.5) / ns};
             (*secs)[k] = s;
         }
     }
@@ -117,7 +140,7 @@ static cs_status add_probes(const cs__circuit *c, cs_model *m, const char *where
     return CS_OK;
 }
 
-/* A membrane report: variable_name on `sections` (soma, all) of a node set. */
+/* A membrane report: variable_name on `sections` (bmtk's default: all) of a node set. */
 static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJSON *r, cs_sonata_run *run) {
     char where[CS_NAME_MAX + 16];
     snprintf(where, sizeof where, "reports.%s", name);
@@ -126,11 +149,16 @@ static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJS
     const cJSON *sec = cJSON_GetObjectItemCaseSensitive(r, "sections");
     if (!cJSON_IsString(mod) || strcmp(mod->valuestring, "membrane_report"))
         return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: module must be membrane_report", c->path, where);
+    if (cJSON_IsArray(var))
+        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: variable_name is a list: give each variable a report of its own",
+                            c->path, where);
     if (!cJSON_IsString(var) || !var->valuestring[0])
         return cs_error_set(CS_ERR_PARSE, "%s: %s: needs \"variable_name\" (v, cai, m_hh, NaTs.m, ...)", c->path, where);
-    const char *sections = cJSON_IsString(sec) ? sec->valuestring : "soma";
-    if (strcmp(sections, "soma") && strcmp(sections, "all"))
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: sections '%s' (supported: soma, all)", c->path, where, sections);
+    const char *bad = NULL;
+    unsigned mask = sec ? section_mask(sec, &bad) : ~0u; /* bmtk's default: all */
+    if (!mask)
+        return cs_error_set(CS_ERR_PARSE, "%s: %s: sections '%s' (a name or a list of: all, soma, axon, dend or basal, "
+                            "apic or apical, custom)", c->path, where, bad);
     if (strlen(name) >= CS_NAME_MAX || strchr(name, '/'))
         return cs_error_set(CS_ERR_PARSE, "%s: %s: a report name must be shorter than %d characters, without '/'",
                             c->path, where, CS_NAME_MAX);
@@ -155,8 +183,11 @@ static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJS
         if (!cells) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
         if (st == CS_OK) {
             cs__cells_of(ps, ids, n, cells);
-            st = report_locs(c, ps, q, sections, &locs, &secs, &nloc);
+            st = report_locs(c, ps, q, mask, &locs, &secs, &nloc);
         }
+        if (st == CS_OK && !nloc)
+            st = cs_error_set(CS_ERR_PARSE, "%s: %s: the cells of '%s' have no section of these types", c->path, where,
+                              ps->name);
         if (st == CS_OK) /* takes cells, locs and secs over when it succeeds */
             st = add_probes(c, m, where, name, q, var->valuestring, cells, cnt, locs, secs, nloc);
         if (st != CS_OK) {

@@ -1,14 +1,15 @@
 """A small recurrent SONATA circuit written with h5py alone (no bmtk), for the tests that run a
 SONATA config without the reference venv (tests/test_mpi.py: 1-4 ranks against one process).
 
-  net: 14 biophysical cells of two node types (a ball-and-stick SWC with hh on the soma and pas
+  net: 14 biophysical cells of three node types (a ball-and-stick SWC with hh on the soma and pas
        on the dendrites, as bmtk's aibs_perisomatic processing builds it), then 2 nrn:IntFire1
        point cells; 10 virtual input nodes (inp) with SONATA spike times.
   edges: inp → net at explicit afferent_section_id/pos (exp2syn), net → net recurrent with bmtk's
        placement rule (target_sections + distance_range: the seeded generator), excitatory and
        inhibitory, and net → the IntFire1 cells.
   reports: v and hh's m (m_hh) on the soma of the cells of node type 100, v on every segment of two
-       cells (sections: all).
+       cells of node type 101 (sections: all), v on the dendrites of the cells of node type 103
+       (sections: [basal, apical]).
 write(d, h5py, np, output_dir, sort_order) writes it into d and returns the simulation config's path.
 """
 import json
@@ -45,6 +46,7 @@ def write(d, h5py, np, output_dir="output", sort_order="time"):
         f.write("node_type_id model_type model_template model_processing dynamics_params morphology\n"
                 "100 biophysical ctdb:Biophys1.hoc aibs_perisomatic fit.json cell.swc\n"
                 "101 biophysical ctdb:Biophys1.hoc aibs_perisomatic fit.json cell\n"
+                "103 biophysical ctdb:Biophys1.hoc aibs_perisomatic fit.json cell.swc\n"
                 "102 point_process nrn:IntFire1 NULL if1.json NULL\n"
                 "200 virtual NULL NULL NULL NULL\n")
     with open(os.path.join(d, "edge_types.csv"), "w") as f:
@@ -56,7 +58,7 @@ def write(d, h5py, np, output_dir="output", sort_order="time"):
                 "304 0.3 1.0 NULL inh_point.json NULL NULL\n")
     rng = np.random.default_rng(31)
     nnet = NBIO + NPOINT
-    types = np.array([100] * 7 + [101] * 7 + [102] * NPOINT, dtype=np.int64)
+    types = np.array([100] * 7 + [101] * 5 + [103] * 2 + [102] * NPOINT, dtype=np.int64)
     with h5py.File(os.path.join(d, "nodes.h5"), "w") as f:
         for pop, t in (("net", types), ("inp", np.full(NINP, 200, dtype=np.int64))):
             g = f.create_group(f"nodes/{pop}")
@@ -109,8 +111,10 @@ def write(d, h5py, np, output_dir="output", sort_order="time"):
                                   "sections": "soma"},
                        "soma_m": {"cells": "bio", "variable_name": "m_hh", "module": "membrane_report",
                                   "sections": "soma"},
-                       "all_v": {"cells": {"population": "net", "node_id": [12, 9]}, "variable_name": "v",
-                                 "module": "membrane_report", "sections": "all"}},
+                       "all_v": {"cells": {"population": "net", "node_id": [11, 9]}, "variable_name": "v",
+                                 "module": "membrane_report", "sections": "all"},
+                       "dend_v": {"cells": {"population": "net", "node_type_id": 103}, "variable_name": "v",
+                                  "module": "membrane_report", "sections": ["basal", "apical"]}},
            "output": {"output_dir": "$OUT", "spikes_file": "spikes.h5", "spikes_sort_order": sort_order}}
     path = os.path.join(d, f"config_{output_dir}.json")
     with open(path, "w") as f:

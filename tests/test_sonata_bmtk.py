@@ -13,8 +13,9 @@ output_dir.
   allen:     20 virtual inputs → the five Allen perisomatic cells of bmtk's bio_14cells (their
              fits, SWCs and mechanisms: tests/data/allen, tests/data/mod_bmtk) at explicit
              afferent sections, and two nrn:IntFire1 point cells driven by the inputs and the
-             Allen cells: spike counts equal and every spike within TOL_FF, as ff; three
-             reports (v on every segment of two cells, cai and v on the soma of three): bmtk's
+             Allen cells: spike counts equal and every spike within TOL_FF, as ff; four
+             reports (v on every segment of one cell, on the dendrites of another, cai and v on
+             the soma of three): bmtk's
              mapping, median |v - v_bmtk| within TOL_V, median |cai - cai_bmtk| within TOL_CAI
              (relative), read by bmtk's CompartmentReport;
   points:    20 virtual inputs and two nrn:NetStim nodes → two nrn:IntFire2 and two nrn:IntFire4
@@ -99,14 +100,15 @@ def report_columns(path):
 
 
 def allen_reports(py, d, n_ours, check):
-    """The allen network's three reports (tests/sonata/bmtk_network.py ALLEN_REPORTS: v on every
-    segment of two Allen cells, cai and v on the soma of the three others) against bmtk's files:
+    """The allen network's four reports (tests/sonata/bmtk_network.py ALLEN_REPORTS: v on every
+    segment of one Allen cell (bmtk's default sections), on the basal and apical dendrites of
+    another, cai and v on the soma of the three others) against bmtk's files:
     the same shape and, per cell, the same element ids and positions (bmtk lists the cells in
     another order: compared by node id); the samples where (node, section, position) coincide
     (all of them, where the segmentation agrees): median |v - v_bmtk| <= TOL_V, median
     |cai - cai_bmtk| <= TOL_CAI of the median cai; and bmtk's CompartmentReport reads each file."""
     import numpy as np
-    for rep, var in (("all_v", "v"), ("soma_cai", "cai"), ("soma_v", "v")):
+    for rep, var in (("all_v", "v"), ("dend_v", "v"), ("soma_cai", "cai"), ("soma_v", "v")):
         cb, mb, shb = report_columns(os.path.join(d, f"output_bmtk/{rep}.h5"))
         cc, mc, shc = report_columns(os.path.join(d, f"output_cs/{rep}.h5"))
         same_map = shb == shc and np.array_equal(mb["time"], mc["time"]) and set(cb) == set(cc)

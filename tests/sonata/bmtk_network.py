@@ -239,11 +239,13 @@ def build_points(d):
     return ["inputs", "points"], ["inputs_points", "points_points"], 20, 400.0, 15.0
 
 
-# allen: v on every segment of two cells, and the soma's cai and v of the three others (two
-# reports on the same cells and sections)
+# allen: v on every segment of one cell (no "sections": bmtk's default, all), v on the dendrites of
+# another (sections by type), and the soma's cai and v of the three others (two reports on the
+# same cells and sections)
 ALLEN_REPORTS = {
-    "all_v": {"cells": {"population": "cortex", "node_id": [0, 3]}, "variable_name": "v",
-              "module": "membrane_report", "sections": "all"},
+    "all_v": {"cells": {"population": "cortex", "node_id": [0]}, "variable_name": "v", "module": "membrane_report"},
+    "dend_v": {"cells": {"population": "cortex", "node_id": [3]}, "variable_name": "v",
+               "module": "membrane_report", "sections": ["basal", "apical"]},
     "soma_cai": {"cells": {"population": "cortex", "node_id": [1, 2, 4]}, "variable_name": "cai",
                  "module": "membrane_report", "sections": "soma"},
     "soma_v": {"cells": {"population": "cortex", "node_id": [1, 2, 4]}, "variable_name": "v",
