@@ -245,6 +245,16 @@ def main():
                                            "node_type_id model_type model_template dynamics_params\n"
                                            "100 point_process nrn:NoSuchCell p.json\n200 virtual NULL NULL\n"),
          "NoSuchCell"),
+        ("a point cell's unknown parameter", lambda d: (write("p.json", '{"taum": 10, "tauz": 1, "type": "x"}')(d),
+                                                        write("node_types.csv",
+                                           "node_type_id model_type model_template dynamics_params\n"
+                                           "100 point_process nrn:IntFire2 p.json\n200 virtual NULL NULL\n")(d)),
+         "p.json: dynamics_params: unknown parameter 'tauz' of mechanism 'IntFire2'"),
+        ("a NetStim with noise", lambda d: (write("p.json", '{"start": 5, "noise": 0.5}')(d),
+                                            write("node_types.csv",
+                                           "node_type_id model_type model_template dynamics_params\n"
+                                           "100 point_neuron nrn:NetStim p.json\n200 virtual NULL NULL\n")(d)),
+         "p.json: dynamics_params: parameter 'noise'"),
         ("a report of an unknown variable", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             variable_name="m_nosuch")), "reports.soma_v: population 'net[0]': unknown variable 'm_nosuch'"),
         ("a report of a mechanism the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
