@@ -20,7 +20,7 @@ import h5py
 import numpy as np
 
 VARIANTS = ["auto", "flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine", "warp", "staged",
-            "epoch"]
+            "chunked", "epoch"]
 if os.environ.get("CS_TEST_VARIANTS"):  # a subset, while working on one variant on the device
     VARIANTS = os.environ["CS_TEST_VARIANTS"].split()
 SPIKE_TOL = 1e-9  # [ms]

@@ -10,8 +10,10 @@
  * per-system step and identical cells' shared constants), then the variants that won on some
  * network of the benchmarks. interleaved is left out: on mixed cells it pads every cell to the
  * largest (2.5× the memory on the real-cell network) and variable covers it on uniform ones.
- * epoch (one kernel per epoch) wins where launches bound the step: small networks. */
-static const char *const gpu_candidates[] = {"auto", "staged", "warp", "fine", "variable", "epoch"};
+ * epoch (one kernel per epoch) wins where launches bound the step: small networks. chunked
+ * (long unbranched runs cut into chunks solved in parallel) is tried beside fine, for networks of
+ * distinct large cells (issue 28). */
+static const char *const gpu_candidates[] = {"auto", "staged", "warp", "fine", "chunked", "variable", "epoch"};
 #define NGPU_CAND (sizeof gpu_candidates / sizeof gpu_candidates[0])
 /* Above this many compartments "auto" does not time the CPU: its set-up alone took seconds, and
  * on every such benchmark network the GPU was 10-20× faster (bench/NOTES.md, session 11; the

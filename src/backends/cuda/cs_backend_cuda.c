@@ -612,6 +612,9 @@ static cs_status setup(cs_backend *be) {
         const char *fuse = getenv("CS_CUDA_FUSED");
         opt.fused_step = !(fuse && !strcmp(fuse, "0"));
         opt.device = be->p.device;
+        /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
+        const char *chunk_l = getenv("CS_CHUNKED_L");
+        if (chunk_l && be->p.solver && !strcmp(be->p.solver, "chunked")) opt.block_size = atoi(chunk_l);
         cs_solver_status ss = cs_hines_gpu_plan_create(ncell, be->cell_first, parent, &opt, &be->plan);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);
