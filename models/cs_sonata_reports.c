@@ -167,7 +167,10 @@ static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJS
     int pop;
     int64_t *ids;
     size_t n;
-    CS_TRY(cs__node_set(c, where, cJSON_GetObjectItemCaseSensitive(r, "cells"), &pop, &ids, &n));
+    const cJSON *cells = cJSON_GetObjectItemCaseSensitive(r, "cells");
+    if (!cells) /* bmtk's default, every biophysical cell of every population, has no one population */
+        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: needs \"cells\", a node set of one population", c->path, where);
+    CS_TRY(cs__node_set(c, where, cells, &pop, &ids, &n));
     const cs__npop *p = &c->pops[pop];
     cs_status st = CS_OK;
     for (int q = p->pop0; st == CS_OK && q < p->pop1; ++q) {

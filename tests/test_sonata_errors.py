@@ -261,6 +261,8 @@ def main():
             variable_name="NaTs.m")), "reports.soma_v: population 'net[0]': variable 'NaTs.m': no mechanism"),
         ("a report on sections the reader does not know", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             sections=["soma", "dendrites"])), "reports.soma_v: sections 'dendrites' (a name or a list of: all, soma"),
+        ("a report without cells", edit_json("config.json", lambda j: j["reports"]["soma_v"].pop("cells")),
+         "reports.soma_v: needs \"cells\", a node set of one population"),
         ("a report of a list of variables", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             variable_name=["v", "cai"])), "reports.soma_v: variable_name is a list"),
         ("a report on sections the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
