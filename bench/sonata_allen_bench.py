@@ -37,7 +37,8 @@ def machine():
     if shutil.which("nvidia-smi"):
         r = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True)
         gpu = r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else ""
-    return {"host": platform.node(), "cores": os.cpu_count(), "cpu": cpu, "gpu": gpu}
+    return {"host": platform.node(), "cores": os.cpu_count(), "cpu": cpu, "gpu": gpu,
+            "load_avg": round(os.getloadavg()[0], 2)}  # the machine's load as the run starts: a shared one slows it
 
 
 def node_types(net):
@@ -75,7 +76,7 @@ def save(net, label, entry):
     with open(os.path.join(net, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
     print(f"{label}: simulation {entry['sim_s']:.2f} s, {entry['ms_per_s']:.3g} simulated ms per s, "
-          f"{entry['spikes']} spikes; " + ", ".join(f"{t} {v['rate_hz']:.1f} Hz" for t, v in entry["by_type"].items()))
+          f"{entry['spikes']} spikes; " + ", ".join(f"{t} {v['rate_hz']:.1f} Hz" for t, v in (entry["by_type"] or {}).items()))
 
 
 def tstop_of(net, tag):
@@ -101,6 +102,7 @@ def cmd_neuron(a):
         cmd = [py, os.path.join(HERE, "sonata_allen_network.py"), "run", os.path.join(net, "config_bmtk.json"), timing]
         if n > 1:
             cmd = [shutil.which("mpirun") or "mpirun", "--oversubscribe", "-np", str(n)] + cmd
+        where = machine()
         t0 = time.time()
         with open(os.path.join(net, f"neuron-{n}.log"), "w") as log:
             r = subprocess.run(cmd, cwd=net, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -110,8 +112,9 @@ def cmd_neuron(a):
         t = json.load(open(timing))
         spikes = os.path.join(net, f"spikes-neuron-{n}.h5")
         shutil.copy(os.path.join(net, "output_bmtk", "spikes.h5"), spikes)
-        entry = {"who": "NEURON", "ranks": n, "machine": machine(), "tstop_ms": tstop, "sim_s": t["run_s"],
-                 "build_s": t["build_s"], "total_s": time.time() - t0, "ms_per_s": tstop / t["run_s"]}
+        entry = {"who": "NEURON", "ranks": n, "machine": where, "tstop_ms": tstop, "sim_s": t["run_s"],
+                 "sim_cpu_s": t["run_cpu_s"], "build_s": t["build_s"], "total_s": time.time() - t0,
+                 "ms_per_s": tstop / t["run_s"]}
         entry.update(rates(net, spikes, tstop))
         save(net, f"neuron-{n}", entry)
     return 0
@@ -128,6 +131,7 @@ def cmd_cablesim(a):
     subprocess.run(base + ["--tfinal", "1", "--no-output", "-q"], env=env, check=True, stdout=subprocess.DEVNULL)
     label = a.label or f"cablesim-{a.backend}-{a.threads or os.cpu_count()}"
     out = os.path.join(net, f"spikes-{label}.h5")
+    where = machine()
     t0 = time.time()
     r = subprocess.run(base + ["-o", out], env=env, capture_output=True, text=True)
     total = time.time() - t0
@@ -139,7 +143,7 @@ def cmd_cablesim(a):
     m = re.search(r"run time ([0-9.]+) s: ([0-9.e+]+) compartment-steps", r.stdout)
     comp = re.search(r"(\d+) cells, (\d+) compartments", r.stdout)
     solver = re.search(r"Hines solve[^\n]*|solver[: ]+\S+", r.stdout)
-    entry = {"who": "cablesim", "backend": a.backend, "threads": a.threads or os.cpu_count(), "machine": machine(),
+    entry = {"who": "cablesim", "backend": a.backend, "threads": a.threads or os.cpu_count(), "machine": where,
              "tstop_ms": tstop, "sim_s": float(m.group(1)), "cs_per_s": float(m.group(2)), "total_s": total,
              "ms_per_s": tstop / float(m.group(1)), "cells": int(comp.group(1)), "compartments": int(comp.group(2)),
              "solver": solver.group(0) if solver else ""}
@@ -148,41 +152,81 @@ def cmd_cablesim(a):
     return 0
 
 
+def cmd_neuron_scaled(a):
+    """NEURON's entries of a smaller network of the same density (--from), scaled by the number of
+    cells: an estimate, where bmtk cannot build the large network in the time or memory at hand."""
+    net, small = os.path.abspath(a.net), os.path.abspath(a.source)
+    big_n = json.load(open(os.path.join(net, "network_info.json")))["cells"]
+    small_n = json.load(open(os.path.join(small, "network_info.json")))["cells"]
+    for label, e in load(small).items():
+        if e["who"] != "NEURON":
+            continue
+        f = big_n / small_n
+        est = dict(e, estimated_from=f"{small_n} cells × {f:g}", sim_s=e["sim_s"] * f,
+                   sim_cpu_s=e["sim_cpu_s"] * f, ms_per_s=e["ms_per_s"] / f, spikes=None, by_type=None,
+                   build_s=None, total_s=None)
+        save(net, label + "-est", est)
+    return 0
+
+
 def cmd_table(a):
     net = os.path.abspath(a.net)
     res = load(net)
     info = json.load(open(os.path.join(net, "network_info.json")))
-    ref = res.get("neuron-1")
     types = list(info["types"])
+    speed_ref = res.get("neuron-1") or res.get("neuron-1-est")          # NEURON, 1 core
+    multi = [e for k, e in res.items() if e["who"] == "NEURON" and e["ranks"] > 1]
+    many = max(multi, key=lambda e: e["ranks"]) if multi else None     # NEURON on all cores of its machine
+    # rates: against NEURON on this very network, else against cablesim's CPU (a GPU run on a
+    # network too large for bmtk here: the CPU's rates were checked against NEURON on a smaller one)
+    rate_label = "neuron-1" if "neuron-1" in res else next((k for k, e in res.items() if e.get("backend") == "cpu"), None)
+    rate_ref = res.get(rate_label)
     rows, bad = [], []
-    head = ["run", "machine", "simulation [s]", "whole run [s]", "sim. ms per wall s", "× real time",
-            "vs NEURON 1 core", "spikes"] + [f"{t} [Hz]" for t in types]
+    head = ["run", "machine", "simulation [s]", "sim. ms per wall s", "× real time", "vs NEURON 1 core",
+            "spikes"] + [f"{t} [Hz]" for t in types]
     for label, e in res.items():
         m = e["machine"]
-        where = f"{m['gpu'] + ', ' if e.get('backend') == 'cuda' else ''}{m['cores']} cores"
-        what = (f"bmtk + NEURON, {e['ranks']} rank{'s' if e['ranks'] > 1 else ''}" if e["who"] == "NEURON"
-                else f"cablesim {e['backend']}" + (f", {e['threads']} threads" if e["backend"] == "cpu" else ""))
+        where = (f"{m['gpu']}, " if e.get("backend") == "cuda" else "") + f"{m['cores']} cores (load {m.get('load_avg', '?')})"
+        if e["who"] == "NEURON":
+            what = f"bmtk + NEURON, {e['ranks']} rank{'s' if e['ranks'] > 1 else ''}"
+            if e.get("estimated_from"):
+                what += f" (**estimate**: {e['estimated_from']})"
+        else:
+            what = f"cablesim {e['backend']}" + (f", {e['threads']} threads" if e["backend"] == "cpu" else "")
         cells = []
         for t in types:
+            if not e.get("by_type"):
+                cells.append("-")
+                continue
             r = e["by_type"][t]["rate_hz"]
             cell = f"{r:.1f}"
-            if ref and e["who"] == "cablesim":
-                r0 = ref["by_type"][t]["rate_hz"]
+            if rate_ref and e["who"] == "cablesim" and label != rate_label:
+                r0 = rate_ref["by_type"][t]["rate_hz"]
                 rel = (r - r0) / r0 if r0 else float("inf")
                 cell += f" ({100 * rel:+.1f} %)"
                 if abs(rel) > TOL_RATE:
-                    bad.append(f"{label} {t}: {r:.2f} Hz against NEURON's {r0:.2f} ({100 * rel:+.1f} %)")
+                    bad.append(f"{label} {t}: {r:.2f} Hz against {r0:.2f} ({rate_label}; {100 * rel:+.1f} %)")
             cells.append(cell)
-        rows.append([what, where, f"{e['sim_s']:.3g}", f"{e['total_s']:.3g}", f"{e['ms_per_s']:.3g}",
-                     f"{e['ms_per_s'] / 1000:.3g}", f"{ref['sim_s'] / e['sim_s']:.3g}×" if ref else "-",
-                     str(e["spikes"])] + cells)
+        rows.append([what, where, f"{e['sim_s']:.3g}", f"{e['ms_per_s']:.3g}", f"{e['ms_per_s'] / 1000:.3g}",
+                     f"{speed_ref['sim_s'] / e['sim_s']:.3g}×" if speed_ref else "-",
+                     "-" if e["spikes"] is None else str(e["spikes"])] + cells)
     md = [f"Network: {info['cells']} cells ({', '.join(f'{t} {n}' for t, n in info['types'].items())}), "
-          f"{info['inputs']} virtual inputs, edges {info.get('edges', {})}; tstop {info['tstop_ms']:g} ms, dt 0.025 ms; "
-          f"{info.get('carried_mb', '?')} MB on disk.", "",
+          f"{info['inputs']} virtual inputs, edges {info.get('edges', {})}; tstop {info['tstop_ms']:g} ms, "
+          f"dt 0.025 ms; {info.get('carried_mb', '?')} MB on disk.", "",
           "| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
     md += ["| " + " | ".join(r) + " |" for r in rows]
-    md += ["", f"Rates of cablesim against NEURON (1 rank) within {100 * TOL_RATE:.0f} %: "
-           + ("yes" if not bad and ref else ("no NEURON run" if not ref else "NO: " + "; ".join(bad)))]
+    md += ["", f"Rates (in brackets: against {rate_label}) within {100 * TOL_RATE:.0f} %: "
+           + ("yes" if not bad and rate_ref else ("no reference" if not rate_ref else "**NO**: " + "; ".join(bad)))]
+    for label, e in res.items():
+        if e.get("backend") != "cuda" or not speed_ref:
+            continue
+        line = f"{label}: {speed_ref['sim_s'] / e['sim_s']:.0f}× NEURON on 1 core (target 1 000×)"
+        if many:
+            # NEURON on 16 cores, estimated from its run on `many` ranks at perfect scaling (its best case)
+            t16 = many["sim_s"] * many["ranks"] / 16
+            line += (f"; ~{t16 / e['sim_s']:.0f}× NEURON on 16 cores (target 100×; estimated as NEURON on "
+                     f"{many['ranks']} ranks × {many['ranks']}/16, perfect scaling)")
+        md.append(line + f"; {e['ms_per_s'] / 1000:.3g}× real time")
     text = "\n".join(md) + "\n"
     print(text)
     if a.md:
@@ -199,6 +243,9 @@ def main():
     n.add_argument("--net", required=True)
     n.add_argument("--ranks", default="1")
     n.add_argument("--ref-python")
+    s = sub.add_parser("neuron-scaled")
+    s.add_argument("--net", required=True)
+    s.add_argument("--from", dest="source", required=True)
     c = sub.add_parser("cablesim")
     c.add_argument("--net", required=True)
     c.add_argument("--cablesim", required=True)
@@ -212,7 +259,8 @@ def main():
     t.add_argument("--md")
     t.add_argument("--json")
     a = ap.parse_args()
-    return {"neuron": cmd_neuron, "cablesim": cmd_cablesim, "table": cmd_table}[a.cmd](a)
+    return {"neuron": cmd_neuron, "neuron-scaled": cmd_neuron_scaled, "cablesim": cmd_cablesim,
+            "table": cmd_table}[a.cmd](a)
 
 
 if __name__ == "__main__":
