@@ -4,7 +4,7 @@ big cells, written as cablesim models, and a runner that times them on the CPU a
 with every GPU solver.
 
   real_cells.py generate --out DIR [--morph-dir DIR] [--alone N] [--mixed 128,2048] [--largest K]
-                         [--big-compartments C] [--cablesim EXE]
+                         [--big-compartments C] [--single 100000] [--cablesim EXE]
   real_cells.py run --models DIR --cablesim EXE [--backends cpu,cuda] [--solvers auto,...]
                     [--threads N] [--tfinal MS] [--reps R] [--bound CS_PER_S]
                     [--json OUT.json] [--md OUT.md] [--only REGEX]
@@ -77,6 +77,12 @@ BIG = [
     (10000, [400.0, 100.0], [35, 13],  0.5),
     (30000, [600.0, 200.0], [110, 40], 0.5),
 ]   # 0.5 nA: cell 0 of each fires 2 spikes in 20 ms alone (0.3-1 nA too); in the networks 1-2 per cell
+# Single very large cells (issue 28: one cell of 100 000+ compartments over the whole GPU), the same
+# generator with longer branches (~5× big30000's CVs: 118 000 compartments; the cablesim
+# summary gives the count). Written by `generate --single`, one cell per network.
+SINGLE = [
+    (100000, [2800.0, 1000.0], [560, 200], 0.5),
+]
 GIANT_AMPLITUDE = 1.0e4  # [nA] the unscaled FlyWire cell (29 050 compartments; its soma, radius 1 467 µm, has
                          # 2.7e7 µm² of membrane): 2 spikes
 
@@ -135,7 +141,7 @@ def swc_population(key, count, morph_dir, scale=None, amplitude=None, name=None)
 
 
 def big_population(target, count):
-    _, length, cvs, amp = next(b for b in BIG if b[0] == target)
+    _, length, cvs, amp = next(b for b in BIG + SINGLE if b[0] == target)
     pop = {"name": "big%d" % target, "count": count,
            "morphology": {"generator": "random_tree", "soma_radius": 10.0, "dend_radius": 0.5,
                           "depth": 10, "branch_probability": [1.0, 0.7], "length": length, "cvs": cvs},
@@ -241,6 +247,10 @@ def cmd_generate(a):
         pop["count"] = count
         add("giant-flywire-unscaled-%d" % count, "big", network([pop], a.tfinal), comp * count,
             "SYNTHETIC giant: the FlyWire file read as µm (it is in nm), %d compartments each" % comp)
+    # (d) single very large cells
+    for target in csv_ints(a.single) if a.single else []:
+        add("single%d" % target, "single", network([big_population(target, 1)], a.tfinal), None,
+            "one synthetic random tree of ~%d compartments" % target)
     for n in nets:
         if a.cablesim and (n["compartments"] is None or n["compartments"] <= a.check_limit):
             cells, comp = cablesim_count(a.cablesim, os.path.join(out, n["file"]), a.threads)
@@ -639,6 +649,7 @@ def main():
     g.add_argument("--big-compartments", type=float, default=8e6,
                    help="compartments of each big-cell network (cells = this / cell size; 0: none)")
     g.add_argument("--big-sizes", help="comma list of the big-cell sizes to write (default all: 2000,5000,10000,30000)")
+    g.add_argument("--single", help="comma list of single-cell sizes to write (of %s)" % ",".join(str(s[0]) for s in SINGLE))
     g.add_argument("--tfinal", type=float, default=TFINAL)
     g.add_argument("--cablesim", help="count compartments with cablesim too (needed for the random trees)")
     g.add_argument("--check-limit", type=float, default=2e6,

@@ -8,7 +8,10 @@
  *                      d, u, rhs staged in shared memory (or worked on in place when too large)
  *   cs__k_warp         one warp per pack (one cell, or a few small ones), packs of one type per
  *                      block, the type's schedule and each pack's rows staged in shared memory
- *   cs__k_convert      tree order ↔ internal layout, one warp per system */
+ *   cs__k_convert      tree order ↔ internal layout, one warp per system
+ * "staged" and "chunked" have kernels of their own (cs_hines_staged_gpu.cu, cs_hines_chunked_gpu.cu);
+ * a chunked plan holds the plan of its reduced tree (pl->sub) and solves it between its two
+ * chunk kernels. */
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_hines_chunked_gpu.h"
 #include "cs_hines_gpu_impl.h"
 #include "cs_hines_staged_gpu.h"
 
@@ -479,6 +483,10 @@ struct cs_hines_plan {
     size_t buf_tree_bytes;
     void *buf_int;          /* 3 internal arrays */
     size_t buf_int_bytes;
+    cs_hines_plan *sub;     /* chunked: the reduced tree's plan (its host plan moved out of hp.chk_sub) */
+    int4 *d_chk_chunk;      /* chunked: hp.chk_chunk */
+    int2 *d_chk_group;      /* chunked: hp.chk_group */
+    void *chk_ur;           /* chunked: the reduced tree's u (hp.chk_nr doubles), u'_ab written per solve */
 };
 
 template <class T>
@@ -498,7 +506,7 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
                     pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
                     pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children, pl->d_block_first,
                     pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_stg_next, pl->d_stype, pl->d_sched,
-                    pl->buf_tree, pl->buf_int};
+                    pl->buf_tree, pl->buf_int, pl->d_chk_chunk, pl->d_chk_group, pl->chk_ur};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
         if (ptrs[i]) cudaFree(ptrs[i]);
     if (pl->launch_stream) {
@@ -508,6 +516,7 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
         cudaEventDestroy(pl->ev_fork);
         cudaEventDestroy(pl->ev_join);
     }
+    cs_hines_gpu_plan_destroy(pl->sub);
     cs__hines_hplan_free(&pl->hp);
     free(pl->stg_blocks);
     free(pl);
@@ -589,6 +598,8 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
     return CS_SOLVER_OK;
 }
 
+static cs_solver_status cs__plan_finish(cs_hines_plan *pl);
+
 static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
 {
     const cs__hines_hplan *hp = &pl->hp;
@@ -606,6 +617,21 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         CS__TRY(cs__upload(&pl->d_level_start, hp->level_start, (size_t)hp->nlevel_start));
         CS__TRY(cs__upload(&pl->d_tasks, (const int4 *)hp->tasks, (size_t)hp->ntask));
         CS__TRY(cs__upload(&pl->d_children, hp->children, (size_t)(hp->nchild > 0 ? hp->nchild : 1)));
+    } else if (hp->variant == CS__HV_CHUNKED) {
+        CS__TRY(cs__upload(&pl->d_chk_chunk, (const int4 *)hp->chk_chunk, (size_t)hp->chk_nchunk));
+        CS__TRY(cs__upload(&pl->d_chk_group, (const int2 *)hp->chk_group, (size_t)hp->chk_ngroup));
+        CS__CU(cudaMalloc(&pl->chk_ur, sizeof(double) * (size_t)(hp->chk_nr > 0 ? hp->chk_nr : 1)));
+        cs_hines_plan *sub = (cs_hines_plan *)calloc(1, sizeof *sub);
+        if (!sub) { cs__gpu_err("cs_hines_gpu_plan_create: out of memory"); return CS_SOLVER_ERR_NOMEM; }
+        sub->hp = *pl->hp.chk_sub; /* moved: the sub plan frees it */
+        free(pl->hp.chk_sub);
+        pl->hp.chk_sub = NULL;
+        sub->device = pl->device;
+        sub->smem_optin = pl->smem_optin;
+        sub->nsm = pl->nsm;
+        sub->stream = pl->stream;
+        pl->sub = sub;
+        CS__TRY(cs__plan_finish(sub));
     } else if (hp->variant == CS__HV_STAGED) {
         CS__TRY(cs__upload(&pl->d_group_base, hp->group_base, (size_t)hp->ngroup));
         CS__TRY(cs__upload(&pl->d_group_type, hp->group_type, (size_t)hp->ngroup));
@@ -639,7 +665,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
     int variant = cs__hines_variant_lookup(opt.variant);
     if (variant < 0) {
         cs__gpu_err("cs_hines_gpu_plan_create: unknown variant \"%s\" (flat, interleaved, block_interleaved, "
-                    "block_shared, variable, fine, warp, staged, auto)", opt.variant);
+                    "block_shared, variable, fine, warp, staged, chunked, auto)", opt.variant);
         return CS_SOLVER_ERR_INVALID;
     }
     if (cs_hines_gpu_device_count() <= opt.device) {
@@ -661,13 +687,20 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
         free(pl);
         return st;
     }
-    if ((st = cs__plan_upload(pl)) != CS_SOLVER_OK || (st = cs__set_attrs<double>(pl)) != CS_SOLVER_OK ||
-        (st = cs__set_attrs<float>(pl)) != CS_SOLVER_OK) {
+    if ((st = cs__plan_finish(pl)) != CS_SOLVER_OK) {
         cs_hines_gpu_plan_destroy(pl);
         return st;
     }
     *out = pl;
     return CS_SOLVER_OK;
+}
+
+/* the device side of a host plan: uploads and kernel attributes (a chunked plan's sub plan too) */
+static cs_solver_status cs__plan_finish(cs_hines_plan *pl)
+{
+    CS__TRY(cs__plan_upload(pl));
+    CS__TRY(cs__set_attrs<double>(pl));
+    return cs__set_attrs<float>(pl);
 }
 
 extern "C" const char *cs_hines_gpu_plan_variant(const cs_hines_plan *pl)
@@ -691,7 +724,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_row_map(const cs_hines_plan *pl, i
 extern "C" cs_solver_status cs_hines_gpu_set_stream(cs_hines_plan *pl, void *stream)
 {
     if (!pl) { cs__gpu_err("cs_hines_gpu_set_stream: NULL plan"); return CS_SOLVER_ERR_INVALID; }
-    pl->stream = (cudaStream_t)stream;
+    for (cs_hines_plan *q = pl; q; q = q->sub) q->stream = (cudaStream_t)stream;
     return CS_SOLVER_OK;
 }
 
@@ -821,6 +854,15 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
     case CS__HV_STAGED:
         CS__TRY(cs__staged_launches<T>(pl, d, u, rhs));
         break;
+    case CS__HV_CHUNKED: { /* P1, the reduced tree (u'_ab in a copy of its u), P3 */
+        const cs__chunked_dev cd = {hp->chk_nchunk, hp->chk_L, pl->d_chk_chunk, pl->d_chk_group};
+        T *ur = (T *)pl->chk_ur;
+        CS__CU(cudaMemcpyAsync(ur, u, sizeof(T) * (size_t)hp->chk_nr, cudaMemcpyDeviceToDevice, pl->stream));
+        CS__CU(cs__chunked_launch_p1<T>(cd, d, u, rhs, ur, pl->stream));
+        CS__TRY(cs__solve_internal<T>(pl->sub, d, (const T *)ur, rhs));
+        CS__CU(cs__chunked_launch_p3<T>(cd, d, u, rhs, pl->stream));
+        break;
+    }
     case CS__HV_FINE:
         if (cs__fine_smem(pl, sizeof(T)))
             cs__k_fine<T, true><<<hp->npack, hp->threads, (size_t)hp->max_pack_rows * 3 * sizeof(T), pl->stream>>>(

@@ -46,6 +46,16 @@
  *                        forces C; CS_HINES_FINE_NO_REROOT, CS_HINES_STAGED_NO_REG_STEPS and
  *                        CS_HINES_STAGED_NO_TWO_WAY turn parts off. Cells too large for shared
  *                        memory are refused
+ *   "chunked"            a partition ("multisplit") solve for long unbranched sections: every run of
+ *                        at least 2·L rows is cut into chunks of at most L interior rows (L =
+ *                        block_size, 0 → 16, 4..32), one thread per chunk eliminates its interior
+ *                        into its two end rows (a grid-wide kernel), the remaining reduced tree is
+ *                        solved by a "fine" plan (or a chunked one again while it still has such
+ *                        runs: a 100 000-row cable takes four levels), then one thread per chunk
+ *                        recomputes its interior from the two ends. Interiors are stored 32 chunks
+ *                        interleaved (coalesced); the plan holds a workspace for the reduced
+ *                        tree's couplings. Accepts every batch fine accepts (without a run to cut
+ *                        it is fine plus a copy of u). Not chosen by "auto"
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
  *                        for the solve alone staged below 1024 cells per multiprocessor, and
  *                        above whenever its lanes are at least half busy (every class of Table
@@ -56,7 +66,7 @@
  *                        when the cells are too large to stage, or for the fused step from
  *                        CS_HINES_FUSED_MIN_PER_SM systems per multiprocessor
  * The per-system variants use no workspace beyond the system itself; "fine", "warp" and "staged"
- * use none either (their shared-memory staging is on chip; staged's plan holds one group counter
+ * use none either ("chunked" holds one array of its reduced tree's couplings in its plan) (their shared-memory staging is on chip; staged's plan holds one group counter
  * per launch). Padding rows of an internal layout are
  * never read, except by "staged": the padding cells of a group's last, partly filled rows are
  * computed on (the results are written there and never used), and its internal-layout pointers
@@ -67,7 +77,7 @@
  * cs_hines_gpu_plan_internal_size() elements per array (>= the number of rows; padding rows are
  * never read). A simulator that keeps its state on the device in that order converts once with
  * cs_hines_gpu_to_internal_*() and then calls cs_hines_gpu_solve_internal_*() every step.
- * Re-rooting ("fine", "warp", "staged") changes which coupling a row of the internal u holds, so u converts with
+ * Re-rooting ("fine", "warp", "staged", and "chunked"'s reduced tree) changes which coupling a row of the internal u holds, so u converts with
  * CS_HINES_COUPLING and node arrays (d, rhs, voltages) with CS_HINES_NODE.
  *
  * Pointers. The tree-order solves accept host or device pointers (told apart with
@@ -110,7 +120,8 @@ typedef struct {
     const char *variant; /* a name above; NULL means "auto" */
     int block_size;      /* BS: block_interleaved (0 → 64), block_shared (0 → 64: threads per block),
                             variable (0 → 32: systems per padded group), staged (0 → chosen: 4, 2
-                            or 1 cells per warp) */
+                            or 1 cells per warp), chunked (0 → 16: most interior rows of a chunk,
+                            4..32) */
     int threads;         /* CUDA threads per block: per-system variants (0 → 128), fine (0 → 128) */
     int fine_flags;      /* CS_HINES_FINE_* (fine and warp), CS_HINES_STAGED_* (staged) */
     int fine_pack_rows;  /* fine: most rows in one pack (0 → 1536, i.e. 36 KB of shared memory in

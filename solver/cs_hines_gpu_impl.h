@@ -17,7 +17,8 @@ extern "C" {
     X(CS__HV_VARIABLE, "variable")                 \
     X(CS__HV_FINE, "fine")                         \
     X(CS__HV_WARP, "warp")                         \
-    X(CS__HV_STAGED, "staged")
+    X(CS__HV_STAGED, "staged")                     \
+    X(CS__HV_CHUNKED, "chunked")
 
 typedef enum {
 #define CS__HV_ENUM(e, name) e,
@@ -104,9 +105,18 @@ enum {
 /* fields of a staged launch */
 enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_TW, CS__SL_N };
 
+/* chunked (cs_hines_chunked_plan.c): unbranched runs of at least 2·L rows are cut into chunks
+ * (top row a, interior rows, bottom row b) of at most L interior rows; L = opt.block_size (0 →
+ * CS__CHK_DEFAULT_L), CS__CHK_MIN_L..CS__CHK_MAX_L. The kernels keep one chunk's interior in
+ * registers (CS__CHK_MAX_L rows at most). */
+#define CS__CHK_DEFAULT_L 16
+#define CS__CHK_MIN_L 4
+#define CS__CHK_MAX_L 32
+#define CS__CHK_LANES 32 /* chunks of one group: row j of a group's chunk q at base + j·32 + q */
+
 /* The host plan. All indices are int (the create function refuses batches whose internal size
  * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
-typedef struct {
+typedef struct cs__hines_hplan {
     int variant;
     int nsys, nrows;
     int internal_size;
@@ -189,6 +199,16 @@ typedef struct {
     int stg_nslot;
     int *stg_sched;    /* [2·stg_nslot] */
     int stg_fused;     /* built for the fused step (opt.fused_step): rings sized for its 7 arrays */
+    /* chunked: the internal layout is [the reduced tree's, in chk_sub's layout (chk_nr rows)]
+     * [the chunks' interiors: groups of CS__CHK_LANES chunks, a group's rows bottom-aligned, so
+     * that row j of chunk q of group g (m interior rows, M the group's most) is at
+     * chk_group[2g] + (M - m + j)·32 + q, j = 0 the row below a]. Chunks sorted by m, descending. */
+    int chk_L;
+    int chk_nchunk, chk_ngroup, chk_nr;
+    int *chk_chunk;    /* [4·nchunk] {internal a, internal b, the u slot of the edge (a, b) in the
+                          reduced layout (it holds b's own coupling in the caller's u), m} */
+    int *chk_group;    /* [2·ngroup] {internal index of row 0 of the group, its rows M} */
+    struct cs__hines_hplan *chk_sub; /* the reduced tree's plan (fine, or chunked again) */
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
     int max_levels;    /* most levels of one type */
@@ -249,6 +269,30 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
  * reads the marks, not st->flags. Returns 0, or -1 when out of memory. */
 void cs__staged_mark_current(cs__hines_hplan *hp, const unsigned char *flags);
 int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
+
+/* chunked (cs_hines_chunked_plan.c), in two steps around the reduced tree's plan, which
+ * cs__hines_hplan_build (cs_hines_plan.c) builds in between into hp->chk_sub (so that the
+ * chunked planner calls no planner back):
+ *   cs__chunked_reduce   the chunks and the reduced tree (red: its offsets, parents and the
+ *                        variant to plan it with: chunked while it has runs to cut, else fine);
+ *   cs__chunked_layout   the internal layout, maps and chunk records, once hp->chk_sub exists;
+ *   cs__chunked_reduced_free  red's arrays (after either step, on success or failure).
+ * cs__chunked_release frees the plan's chunk arrays (not chk_sub: cs__hines_hplan_free does).
+ * The host emulation's two chunk phases (the kernels' order of operations); the solve of the
+ * reduced tree between them (ur: a copy of u's first chk_nr rows) is cs__hines_hplan_solve_host's. */
+typedef struct {
+    int sub_variant;
+    int *offset_r, *p_r; /* [nsys + 1], [reduced rows] */
+    void *work;          /* the chunks found (private) */
+} cs__chk_reduced;
+cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt,
+                                    cs__chk_reduced *red, char *msg, size_t msglen);
+cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_options *opt, const cs__chk_reduced *red,
+                                    char *msg, size_t msglen);
+void cs__chunked_reduced_free(cs__chk_reduced *red);
+void cs__chunked_release(cs__hines_hplan *hp);
+void cs__chunked_p1_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs, double *ur);
+void cs__chunked_p3_host(const cs__hines_hplan *hp, const double *d, const double *u, double *rhs);
 
 /* Internal index of local row i of system s (the conversions' map). */
 long long cs__hines_hplan_internal_index(const cs__hines_hplan *hp, int s, int i);

@@ -369,6 +369,11 @@ done:
 void cs__hines_hplan_free(cs__hines_hplan *hp)
 {
     if (!hp) return;
+    cs__chunked_release(hp);
+    if (hp->chk_sub) {
+        cs__hines_hplan_free(hp->chk_sub);
+        free(hp->chk_sub);
+    }
     free(hp->offset); free(hp->cell_base); free(hp->cell_map); free(hp->lmap); free(hp->lusrc); free(hp->lorder);
     free(hp->slot_base); free(hp->slot_n); free(hp->p_local); free(hp->group_base); free(hp->group_rows);
     free(hp->pack_base); free(hp->pack_type); free(hp->type_info); free(hp->level_start);
@@ -837,6 +842,27 @@ static int cs__hplan_order_maps(cs__hines_hplan *hp)
     return 0;
 }
 
+/* chunked: its chunks and reduced tree (cs_hines_chunked_plan.c), the reduced tree's own plan
+ * (this function again: fine, or chunked while it has runs to cut, with fewer rows each time),
+ * then the layout around it */
+static cs_solver_status cs__plan_chunked_tree(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt, int nsm,
+                                              char *msg, size_t msglen)
+{
+    cs__chk_reduced red;
+    cs_solver_status st = cs__chunked_reduce(hp, p, opt, &red, msg, msglen);
+    if (st == CS_SOLVER_OK) {
+        hp->chk_sub = calloc(1, sizeof *hp->chk_sub);
+        if (!hp->chk_sub) { st = CS_SOLVER_ERR_NOMEM; cs__msg(msg, msglen, "out of memory"); }
+    }
+    if (st == CS_SOLVER_OK) {
+        st = cs__hines_hplan_build(hp->nsys, red.offset_r, red.p_r, red.sub_variant, opt, nsm, hp->chk_sub, msg, msglen);
+        if (st != CS_SOLVER_OK) { free(hp->chk_sub); hp->chk_sub = NULL; }
+    }
+    if (st == CS_SOLVER_OK) st = cs__chunked_layout(hp, opt, &red, msg, msglen);
+    cs__chunked_reduced_free(&red);
+    return st;
+}
+
 cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p, int variant,
                                        const cs_hines_gpu_options *opt_in, int nsm,
                                        cs__hines_hplan *hp, char *msg, size_t msglen)
@@ -960,6 +986,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     hp->variant = variant;
     if (cs__hines_variant_is_fine(variant)) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);
     else if (variant == CS__HV_STAGED) st = cs__plan_staged(hp, p, sid, rep, &opt, nsm, msg, msglen);
+    else if (variant == CS__HV_CHUNKED) st = cs__plan_chunked_tree(hp, p, &opt, nsm, msg, msglen);
     else if (variant >= 0 && variant < CS__HV_COUNT) st = cs__plan_cells(hp, p, sid, rep, &opt, msg, msglen);
     else { st = CS_SOLVER_ERR_INVALID; cs__msg(msg, msglen, "unknown variant %d", variant); }
     if (st != CS_SOLVER_OK) goto fail;

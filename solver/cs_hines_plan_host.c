@@ -47,6 +47,19 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
         cs__staged_solve_host(hp, d, u, rhs);
         return;
     }
+    if (hp->variant == CS__HV_CHUNKED) { /* P1, the reduced tree (u'_ab in a copy of its u), P3 */
+        double *ur = malloc(sizeof(double) * (size_t)(hp->chk_nr > 0 ? hp->chk_nr : 1));
+        if (!ur) {
+            for (int k = 0; k < hp->internal_size; ++k) rhs[k] = NAN; /* out of memory: no result */
+            return;
+        }
+        memcpy(ur, u, sizeof(double) * (size_t)hp->chk_nr);
+        cs__chunked_p1_host(hp, d, u, rhs, ur);
+        cs__hines_hplan_solve_host(hp->chk_sub, d, ur, rhs);
+        cs__chunked_p3_host(hp, d, u, rhs);
+        free(ur);
+        return;
+    }
     if (!cs__hines_variant_is_fine(hp->variant)) {
         for (int q = 0; q < hp->nslot; ++q) {
             int n = hp->slot_n[q];

@@ -2,7 +2,7 @@
  *
  * Every variant (flat, interleaved, block_interleaved with BS 32 and 64, block_shared, variable,
  * fine with and without its set-up optimisations, fine in device memory, warp with its default
- * blocks and with 640-row blocks of unsplit branches, auto), in double and in
+ * blocks and with 640-row blocks of unsplit branches, staged, chunked with L = 16 and 4, auto), in double and in
  * float, through host pointers, device pointers and the internal-layout path (convert, solve,
  * convert back), on: random trees; the six Table 4.1 classes of seed 000 (random trees with their
  * sizes and branch counts); every real SWC cell of shared/data/morphologies (discretised with
@@ -24,7 +24,8 @@
  * The host planner (layouts, re-rooting, splitting, packing, warp blocks) is also checked without a GPU,
  * through its host emulation, before the GPU part; then exit 77 (skipped) when CUDA is not
  * compiled in or no device is present. CS_TEST_SMALL=1 runs smaller batches (for
- * compute-sanitizer). CS_MORPH_DIR overrides the morphology folder. */
+ * compute-sanitizer). CS_MORPH_DIR overrides the morphology folder. CS_TEST_VARIANTS="chunked fine" runs
+ * only those variants' configurations on the GPU. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <dirent.h>
@@ -48,66 +49,7 @@ static int g_small;
 /* ---- data --------------------------------------------------------------------------------- */
 #include "test_rng.h"
 
-/* a batch: structure plus one set of values */
-typedef struct {
-    int nsys, nrows;
-    int *offset, *p;
-    double *d, *u, *rhs; /* the system (rhs = A·x_true) */
-} batch;
-
-static void batch_free(batch *b)
-{
-    free(b->offset); free(b->p); free(b->d); free(b->u); free(b->rhs);
-    memset(b, 0, sizeof *b);
-}
-
-/* append a system with local parents lp[n]; values: when g (µS) and cdt (µS) are given, the
- * cable matrix d = cdt + Σg, u = -g; otherwise random diagonally dominant values */
-typedef struct { int cap_sys, cap_rows; } batch_cap;
-
-static void batch_add(batch *b, batch_cap *c, int n, const int *lp, const double *g, const double *cdt)
-{
-    if (b->nsys + 2 > c->cap_sys) {
-        c->cap_sys = 2 * c->cap_sys + 16;
-        b->offset = realloc(b->offset, sizeof(int) * c->cap_sys);
-        if (b->nsys == 0) b->offset[0] = 0;
-    }
-    if (b->nrows + n > c->cap_rows) {
-        c->cap_rows = 2 * c->cap_rows + n + 1024;
-        b->p = realloc(b->p, sizeof(int) * c->cap_rows);
-        b->d = realloc(b->d, sizeof(double) * c->cap_rows);
-        b->u = realloc(b->u, sizeof(double) * c->cap_rows);
-        b->rhs = realloc(b->rhs, sizeof(double) * c->cap_rows);
-    }
-    ck_assert(b->offset && b->p && b->d && b->u && b->rhs);
-    int o = b->nrows;
-    for (int i = 0; i < n; ++i) {
-        b->p[o + i] = i ? lp[i] + o : -1;
-        if (g) {
-            b->u[o + i] = i ? -g[i] : 0.0;
-            b->d[o + i] = cdt[i];
-        } else {
-            b->u[o + i] = i ? -(0.1 + urand()) : 0.0;
-            b->d[o + i] = 0.05 + 0.5 * urand();
-        }
-    }
-    for (int i = 1; i < n; ++i) { /* Σ of the faces */
-        b->d[o + i] -= b->u[o + i];
-        b->d[o + lp[i]] -= b->u[o + i];
-    }
-    /* rhs = A·x with x a membrane potential-like vector [mV] */
-    double *x = malloc(sizeof(double) * n);
-    for (int i = 0; i < n; ++i) x[i] = -70.0 + 10.0 * urand();
-    for (int i = 0; i < n; ++i) b->rhs[o + i] = b->d[o + i] * x[i];
-    for (int i = 1; i < n; ++i) {
-        b->rhs[o + i] += b->u[o + i] * x[lp[i]];
-        b->rhs[o + lp[i]] += b->u[o + i] * x[i];
-    }
-    free(x);
-    b->nrows += n;
-    b->nsys++;
-    b->offset[b->nsys] = b->nrows;
-}
+#include "test_hines_batch.h"
 
 static void random_system(batch *b, batch_cap *c, int n, int nbranch, uint64_t seed)
 {
@@ -721,6 +663,8 @@ static const config g_configs[] = {
     {"staged", 0, 0, 0, 0, 1},                        /* plans for the fused step (7-array rings) */
     {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 1},
     {"staged", 1, 0, 0, 0, 1},
+    {"chunked", 0, 0, 0, 0, 0},                       /* runs of 32+ rows cut into chunks of <= 16 */
+    {"chunked", 4, 0, 0, 0, 0},                       /* chunks of <= 4 interior rows: more, nested levels */
     {"auto", 0, 0, 0, 0, 0},
 };
 #define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
@@ -1260,10 +1204,38 @@ static void check_gpu(const batch *b, const config *cf, const char *what)
     cs_hines_gpu_plan_destroy(pl);
 }
 
+/* CS_TEST_VARIANTS="chunked fine": only those variants on the GPU (while working on one) */
+static int variant_wanted(const char *v)
+{
+    const char *list = getenv("CS_TEST_VARIANTS");
+    if (!list || !*list) return 1;
+    const size_t n = strlen(v);
+    for (const char *q = strstr(list, v); q; q = strstr(q + 1, v))
+        if ((q == list || q[-1] == ' ') && (q[n] == 0 || q[n] == ' ')) return 1;
+    return 0;
+}
+
 static void check_all_configs(const batch *b, const char *what)
 {
-    for (int k = 0; k < NCONFIG; ++k) check_gpu(b, &g_configs[k], what);
+    for (int k = 0; k < NCONFIG; ++k)
+        if (variant_wanted(g_configs[k].variant)) check_gpu(b, &g_configs[k], what);
 }
+
+/* chunked on what it is for: an unbranched cable of 100 000 rows (four nested chunked levels)
+ * and large trees with few branches (long runs) */
+START_TEST(test_gpu_chunked_large)
+{
+    batch b;
+    batch_cap c = {0, 0};
+    memset(&b, 0, sizeof b);
+    g_rng = 77;
+    random_system(&b, &c, g_small ? 5000 : 100000, 1, 78);
+    for (int k = 0; k < (g_small ? 2 : 20); ++k) random_system(&b, &c, 10000, 41, 80 + k);
+    for (int k = 0; k < NCONFIG; ++k)
+        if (!strcmp(g_configs[k].variant, "chunked") && variant_wanted("chunked")) check_gpu(&b, &g_configs[k], "cable and long runs");
+    batch_free(&b);
+}
+END_TEST
 
 START_TEST(test_gpu_random)
 {
@@ -1412,6 +1384,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_mixed);
     tcase_add_test(tc, test_gpu_more_reg_steps);
     tcase_add_test(tc, test_gpu_two_way);
+    tcase_add_test(tc, test_gpu_chunked_large);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,8 +10,10 @@
  * per-system step and identical cells' shared constants), then the variants that won on some
  * network of the benchmarks. interleaved is left out: on mixed cells it pads every cell to the
  * largest (2.5× the memory on the real-cell network) and variable covers it on uniform ones.
- * epoch (one kernel per epoch) wins where launches bound the step: small networks. */
-static const char *const gpu_candidates[] = {"auto", "staged", "warp", "fine", "variable", "epoch"};
+ * epoch (one kernel per epoch) wins where launches bound the step: small networks. chunked
+ * (long unbranched runs cut into chunks solved in parallel) is tried beside fine, for networks of
+ * distinct large cells (issue 28). */
+static const char *const gpu_candidates[] = {"auto", "staged", "warp", "fine", "chunked", "variable", "epoch"};
 #define NGPU_CAND (sizeof gpu_candidates / sizeof gpu_candidates[0])
 /* Above this many compartments "auto" does not time the CPU: its set-up alone took seconds, and
  * on every such benchmark network the GPU was 10-20× faster (bench/NOTES.md, session 11; the
@@ -24,17 +26,28 @@ static const char *const gpu_candidates[] = {"auto", "staged", "warp", "fine", "
  * slower than staged. The cost where the CPU is truly faster by less: at most this factor. */
 #define CS_AUTO_CPU_MARGIN 1.10
 
+/* A candidate whose warm-up epoch is slower per step than this factor times the best timed so
+ * far is not timed further (its two timed epochs would only confirm it): on distinct big cells
+ * (session 16) `variable` ran 5-15× slower than `fine` and its epochs were most of the trial.
+ * The warm-up includes first-launch costs (graph capture, caches), hence the generous factor. */
+#define CS_AUTO_ABANDON 3.0
+
 typedef struct {
     char name[48];      /* "cpu" or "cuda <variant>" */
     double per_step;    /* [s] */
+    double setup;       /* [s] building the throw-away instance */
+    int abandoned;      /* 1: stopped after its warm-up, per_step is the warm-up's */
 } timing;
 
 /* Build one candidate, run a warm-up epoch and two timed ones, destroy it. *variant gets the
- * solver the instance resolved to (GPU), so duplicates of "auto" are not timed twice. */
+ * solver the instance resolved to (GPU), so duplicates of "auto" are not timed twice. Stops
+ * after the warm-up when that is CS_AUTO_ABANDON times slower per step than best (> 0). */
 static cs_status time_candidate(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p,
-                                int k, const timing *done, int ndone, timing *t) {
+                                int k, const timing *done, int ndone, double best_so_far, timing *t) {
     cs_backend *be = NULL;
+    double ts = cs_now();
     CS_TRY(ops->create(net, p, &be));
+    t->setup = cs_now() - ts;
     const char *variant = cs_backend_cuda_solver(ops, be);
     snprintf(t->name, sizeof t->name, "%s%s%s", ops->name, variant ? " " : "", variant ? variant : "");
     for (int j = 0; j < ndone; ++j)
@@ -54,6 +67,11 @@ static cs_status time_candidate(const cs_backend_ops *ops, const cs_network_desc
         if (st == CS_OK) st = ops->collect_epoch(be, &prof, &res);
         double el = cs_now() - t0;
         if (r > 0 && (best < 0 || el < best)) best = el; /* r = 0 warms up */
+        if (r == 0 && st == CS_OK && best_so_far > 0 && el / k > CS_AUTO_ABANDON * best_so_far) {
+            best = el;
+            t->abandoned = 1;
+            break;
+        }
     }
     ops->destroy(be);
     t->per_step = best / k;
@@ -139,8 +157,9 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
     for (int c = 0; c < n; ++c) {
         cs_backend_params q = *p;
         q.solver = names[c];
-        timing t = {"", -1};
-        cs_status st = time_candidate(ops[c], net, &q, trial_steps, done, ndone, &t);
+        timing t = {"", -1, 0, 0};
+        const double best_so_far = best < 0 ? -1 : weighed(&done[best]);
+        cs_status st = time_candidate(ops[c], net, &q, trial_steps, done, ndone, best_so_far, &t);
         if (st != CS_OK) { /* this candidate cannot run the network: leave it out */
             if (first_fail < 0) {
                 first_fail = c;
@@ -152,8 +171,10 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
             continue;
         }
         if (t.per_step < 0) continue; /* a duplicate */
-        append(out->report, sizeof out->report, " %s %.3g ms/step;", t.name, 1e3 * t.per_step);
-        if (best < 0 || weighed(&t) < weighed(&done[best])) {
+        append(out->report, sizeof out->report, " %s %.3g ms/step", t.name, 1e3 * t.per_step);
+        append(out->report, sizeof out->report, t.abandoned ? "%s (warm-up only, set-up %.2f s);" : "%s (set-up %.2f s);",
+               "", t.setup);
+        if (!t.abandoned && (best < 0 || weighed(&t) < weighed(&done[best]))) {
             best = ndone;
             best_solver = names[c];
         }

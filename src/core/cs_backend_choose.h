@@ -17,7 +17,7 @@
 typedef struct {
     const cs_backend_ops *ops; /* the backend chosen */
     char solver[32];           /* the GPU solver name to pass in cs_backend_params ("" on the CPU) */
-    char report[640];          /* one line: every candidate's time per step, or why none was timed */
+    char report[1024];          /* one line: every candidate's time per step, or why none was timed */
     double trial_seconds;      /* [s] wall time the trial took (0 when nothing was timed) */
 } cs_backend_choice;
 

@@ -1,0 +1,315 @@
+/* Host side of the "chunked" GPU Hines variant (plain C, no CUDA): a partition ("multisplit")
+ * solve that shortens the critical path of long unbranched sections.
+ *
+ * Every unbranched run of at least 2·L rows (a chain in which each row but the last has one
+ * child) is cut into consecutive chunks of at most L interior rows: a chunk is its top row a, its
+ * interior a+1 .. b-1 (along the chain) and its bottom row b; chunks of one run do not share rows,
+ * so every row outside the interiors is touched by one chunk at most. Eliminating a chunk's
+ * interior (a symmetric tridiagonal block) leaves the Schur complement on (a, b): new d_a, d_b,
+ * rhs_a, rhs_b and a coupling u'_ab between them. The rows that are not interiors form the
+ * REDUCED tree, in which b's parent is a: again a Hines tree (cs_solver.h), planned (by
+ * cs_hines_plan.c, between cs__chunked_reduce and cs__chunked_layout) as "fine", or as "chunked" again while it still has runs of 2·L rows (one long cable: 100 000 →
+ * ~11 000 → ~1 200 → ~140 rows). A solve is
+ *   P1  one thread per chunk: the interior eliminated from its bottom up, with the fill coupling
+ *       G to b carried along (the interior is read, not written): d_a, rhs_a, d_b, rhs_b updated
+ *       in place, u'_ab written to a copy of the reduced layout's u (u is const, and u'_ab
+ *       depends on d, which changes every step);
+ *   P2  the reduced tree solved by its own plan (x_a and x_b land in rhs);
+ *   P3  one thread per chunk: the interior again from the original d, u, rhs, now with x_b known
+ *       (bottom-up elimination kept in registers), then x from x_a downwards.
+ * Recomputing in P3 instead of storing the fill keeps the traffic of an interior row at 24 B read
+ * in P1 and 24 B read + 8 B written in P3 (bench/NOTES.md, "Session 16"). The kernels
+ * (cs_hines_chunked_gpu.cu) and the host emulation (cs__chunked_p1_host, cs__chunked_p3_host,
+ * around cs__hines_hplan_solve_host) run the same operations in the same order.
+ *
+ * Set-up only; nothing here runs per solve except the host emulation. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_hines_gpu_impl.h"
+
+static void cs__chk_msg(char *msg, size_t len, const char *fmt, ...)
+{
+    if (!msg || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+}
+
+typedef struct {
+    int a, b, m, first; /* global rows a, b; interior rows: rows[first .. first+m) from a's side */
+} cs__chunk;
+
+static int cs__chk_cmp(const void *x, const void *y)
+{
+    const int *a = x, *b = y; /* {m, index}: m descending, then the order found */
+    if (a[0] != b[0]) return a[0] > b[0] ? -1 : 1;
+    return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Children counts and the only child of every row (global parents p, nrows rows). */
+static void cs__chk_kids(int nrows, const int *p, int *nkid, int *kid)
+{
+    memset(nkid, 0, sizeof(int) * (size_t)nrows);
+    for (int r = 0; r < nrows; ++r)
+        if (p[r] >= 0) { nkid[p[r]]++; kid[p[r]] = r; }
+}
+
+/* The longest unbranched run of the batch (work: nkid, kid of nrows each). */
+static int cs__chk_longest_run(int nrows, const int *p, int *nkid, int *kid)
+{
+    cs__chk_kids(nrows, p, nkid, kid);
+    int best = 0;
+    for (int r = 0; r < nrows; ++r) {
+        if (p[r] >= 0 && nkid[p[r]] == 1) continue; /* not the start of a run */
+        int n = 1;
+        for (int c = r; nkid[c] == 1; c = kid[c]) ++n;
+        if (n > best) best = n;
+    }
+    return best;
+}
+
+void cs__chunked_release(cs__hines_hplan *hp)
+{
+    free(hp->chk_chunk); free(hp->chk_group);
+    hp->chk_chunk = hp->chk_group = NULL;
+}
+
+/* what cs__chunked_reduce found, for cs__chunked_layout */
+typedef struct {
+    cs__chunk *ch;
+    int nch, nrow_list, nr;
+    int *rows;    /* the chunks' interior rows (global), chunk by chunk */
+    int *newidx;  /* per global row: its reduced row, -2 for an interior row */
+    int *full_of; /* per reduced row: its global row */
+} cs__chk_work;
+
+void cs__chunked_reduced_free(cs__chk_reduced *red)
+{
+    cs__chk_work *w = red->work;
+    if (w) { free(w->ch); free(w->rows); free(w->newidx); free(w->full_of); free(w); }
+    free(red->offset_r); free(red->p_r);
+    memset(red, 0, sizeof *red);
+}
+
+cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt,
+                                    cs__chk_reduced *red, char *msg, size_t msglen)
+{
+    memset(red, 0, sizeof *red);
+    const int L = opt->block_size ? opt->block_size : CS__CHK_DEFAULT_L;
+    if (L < CS__CHK_MIN_L || L > CS__CHK_MAX_L) {
+        cs__chk_msg(msg, msglen, "chunked: block_size (interior rows per chunk) must be %d..%d, not %d", CS__CHK_MIN_L,
+                    CS__CHK_MAX_L, L);
+        return CS_SOLVER_ERR_INVALID;
+    }
+    const int nsys = hp->nsys, nrows = hp->nrows;
+    const int *offset = hp->offset;
+    cs_solver_status st = CS_SOLVER_ERR_NOMEM;
+    cs__chk_work *w = calloc(1, sizeof *w);
+    red->work = w;
+    int *nkid = malloc(sizeof(int) * (size_t)nrows), *kid = malloc(sizeof(int) * (size_t)nrows);
+    int *chain = malloc(sizeof(int) * (size_t)hp->max_n), *bottom_of = malloc(sizeof(int) * (size_t)nrows);
+    red->offset_r = malloc(sizeof(int) * ((size_t)nsys + 1));
+    red->p_r = malloc(sizeof(int) * (size_t)nrows);
+    if (!w || !nkid || !kid || !chain || !bottom_of || !red->offset_r || !red->p_r) goto done;
+    w->rows = malloc(sizeof(int) * (size_t)nrows);
+    w->newidx = malloc(sizeof(int) * (size_t)nrows);
+    w->full_of = malloc(sizeof(int) * (size_t)nrows);
+    if (!w->rows || !w->newidx || !w->full_of) goto done;
+    hp->chk_L = L;
+    /* chunks: runs found from their first row (a root, or the child of a row without one child) */
+    int cap = 0;
+    cs__chk_kids(nrows, p, nkid, kid);
+    for (int r = 0; r < nrows; ++r) w->newidx[r] = bottom_of[r] = -1;
+    for (int r = 0; r < nrows; ++r) {
+        if (p[r] >= 0 && nkid[p[r]] == 1) continue;
+        int n = 0;
+        chain[n++] = r;
+        for (int c = r; nkid[c] == 1; c = kid[c]) chain[n++] = kid[c];
+        if (n < 2 * L) continue;
+        const int k = (n + L + 1) / (L + 2); /* spans of at most L + 2 rows (at least 3 for L >= 4) */
+        for (int q = 0; q < k; ++q) {
+            const int s0 = (int)((long long)q * n / k), s1 = (int)((long long)(q + 1) * n / k);
+            if (w->nch == cap) {
+                cap = 2 * cap + 64;
+                cs__chunk *c2 = realloc(w->ch, sizeof *w->ch * (size_t)cap);
+                if (!c2) goto done;
+                w->ch = c2;
+            }
+            cs__chunk *c = &w->ch[w->nch];
+            c->a = chain[s0];
+            c->b = chain[s1 - 1];
+            c->m = s1 - s0 - 2;
+            c->first = w->nrow_list;
+            for (int j = 0; j < c->m; ++j) { w->rows[w->nrow_list++] = chain[s0 + 1 + j]; w->newidx[chain[s0 + 1 + j]] = -2; }
+            bottom_of[c->b] = w->nch++;
+        }
+    }
+    /* the reduced tree: the rows that are not interiors, in tree order; b hangs from a */
+    int nr = 0;
+    for (int s = 0; s < nsys; ++s) {
+        red->offset_r[s] = nr;
+        for (int r = offset[s]; r < offset[s + 1]; ++r) {
+            if (w->newidx[r] == -2) continue;
+            w->full_of[nr] = r;
+            w->newidx[r] = nr;
+            red->p_r[nr] = p[r] < 0 ? -1 : bottom_of[r] >= 0 ? w->newidx[w->ch[bottom_of[r]].a] : w->newidx[p[r]];
+            ++nr;
+        }
+    }
+    red->offset_r[nsys] = nr;
+    w->nr = nr;
+    /* chunked again while it has runs to cut (it then has fewer rows: the recursion ends) */
+    red->sub_variant = w->nch > 0 && cs__chk_longest_run(nr, red->p_r, nkid, kid) >= 2 * L ? CS__HV_CHUNKED : CS__HV_FINE;
+    st = CS_SOLVER_OK;
+done:
+    if (st == CS_SOLVER_ERR_NOMEM) cs__chk_msg(msg, msglen, "out of memory");
+    free(nkid); free(kid); free(chain); free(bottom_of);
+    return st;
+}
+
+cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_options *opt, const cs__chk_reduced *red,
+                                    char *msg, size_t msglen)
+{
+    const cs__chk_work *w = red->work;
+    const cs__hines_hplan *sub = hp->chk_sub;
+    const int nsys = hp->nsys, nrows = hp->nrows, nch = w->nch, NR = sub->internal_size;
+    const int *offset = hp->offset, *offset_r = red->offset_r;
+    cs_solver_status st = CS_SOLVER_ERR_NOMEM;
+    int *order = malloc(sizeof(int) * 2 * (size_t)(nch > 0 ? nch : 1));
+    int *slot_of_src = malloc(sizeof(int) * (size_t)(w->nr > 0 ? w->nr : 1));
+    if (!order || !slot_of_src) goto done;
+    /* groups of 32 chunks of similar length */
+    for (int c = 0; c < nch; ++c) { order[2 * c] = w->ch[c].m; order[2 * c + 1] = c; }
+    qsort(order, (size_t)nch, 2 * sizeof(int), cs__chk_cmp);
+    const int ngroup = (nch + CS__CHK_LANES - 1) / CS__CHK_LANES;
+    hp->chk_group = malloc(sizeof(int) * 2 * (size_t)(ngroup > 0 ? ngroup : 1));
+    hp->chk_chunk = malloc(sizeof(int) * 4 * (size_t)(nch > 0 ? nch : 1));
+    if (!hp->chk_group || !hp->chk_chunk) goto done;
+    long long size = NR;
+    for (int g = 0; g < ngroup; ++g) {
+        const int M = order[2 * (g * CS__CHK_LANES)]; /* the group's first chunk is its longest */
+        hp->chk_group[2 * g] = (int)(size < INT_MAX ? size : 0);
+        hp->chk_group[2 * g + 1] = M;
+        size += (long long)CS__CHK_LANES * M;
+    }
+    if (size > INT_MAX) {
+        st = CS_SOLVER_ERR_INVALID;
+        cs__chk_msg(msg, msglen, "chunked: the internal layout would need %lld rows (more than an int)", size);
+        goto done;
+    }
+    /* maps: one per system (its own lmap run); cell_base 0, lmap the absolute internal index */
+    hp->cell_base = calloc((size_t)nsys, sizeof(int));
+    hp->cell_map = malloc(sizeof(int) * (size_t)nsys);
+    hp->lmap = malloc(sizeof(int) * (size_t)nrows);
+    hp->lusrc = malloc(sizeof(int) * (size_t)nrows);
+    if (!hp->cell_base || !hp->cell_map || !hp->lmap || !hp->lusrc) goto done;
+    hp->nlmap = nrows;
+    hp->cell_stride = 1;
+    for (int s = 0; s < nsys; ++s) {
+        hp->cell_map[s] = offset[s];
+        const int o = offset_r[s], n = offset_r[s + 1] - o, sm = sub->cell_map[s];
+        for (int ri = 0; ri < n; ++ri) { /* the sub plan's map (cs__hines_hplan_internal_index) */
+            const int k = sub->cell_base[s] + (sm < 0 ? ri * sub->cell_stride : sub->lmap[sm + ri]);
+            const int src = sm < 0 ? (ri == 0 ? -1 : ri) : sub->lusrc[sm + ri]; /* reduced local row */
+            const int r = w->full_of[o + ri];
+            hp->lmap[r] = k;
+            hp->lusrc[r] = src < 0 ? -1 : w->full_of[o + src] - offset[s];
+            if (src >= 0) slot_of_src[o + src] = k;
+        }
+    }
+    for (int c = 0; c < nch; ++c) {
+        const cs__chunk *cc = &w->ch[order[2 * c + 1]];
+        const int g = c / CS__CHK_LANES, lane = c % CS__CHK_LANES, gb = hp->chk_group[2 * g], M = hp->chk_group[2 * g + 1];
+        int s = 0, lo = 0, hi = nsys - 1; /* the chunk's system */
+        while (lo <= hi) { const int mid = (lo + hi) / 2; if (offset[mid] <= cc->a) { s = mid; lo = mid + 1; } else hi = mid - 1; }
+        for (int j = 0; j < cc->m; ++j) {
+            const int r = w->rows[cc->first + j];
+            hp->lmap[r] = gb + (M - cc->m + j) * CS__CHK_LANES + lane;
+            hp->lusrc[r] = r - offset[s];
+        }
+        int *e = hp->chk_chunk + 4 * c;
+        e[0] = hp->lmap[cc->a];
+        e[1] = hp->lmap[cc->b];
+        e[2] = slot_of_src[w->newidx[cc->b]];
+        e[3] = cc->m;
+    }
+    hp->chk_nchunk = nch;
+    hp->chk_ngroup = ngroup;
+    hp->chk_nr = NR;
+    hp->internal_size = (int)size;
+    hp->threads = opt->threads ? opt->threads : 128;
+    hp->max_levels = sub->max_levels;
+    snprintf(hp->describe, sizeof hp->describe, "chunked L=%d: %d chunks (%d interior of %d rows, %d groups of 32), reduced %d rows: %.400s",
+             hp->chk_L, nch, w->nrow_list, nrows, ngroup, w->nr, sub->describe);
+    st = CS_SOLVER_OK;
+done:
+    if (st == CS_SOLVER_ERR_NOMEM) cs__chk_msg(msg, msglen, "out of memory");
+    free(order); free(slot_of_src);
+    return st; /* on failure the caller frees hp (cs__chunked_release through cs__hines_hplan_free) */
+}
+
+/* ---- host emulation (the kernels' order of operations) ------------------------------------ */
+/* P1 on chunk c: the interior eliminated upwards, the fill G to b carried; d, rhs of a and b
+ * updated in place, u'_ab into ur. */
+static void cs__chk_p1(const cs__hines_hplan *hp, int c, double *d, const double *u, double *rhs, double *ur)
+{
+    const int *e = hp->chk_chunk + 4 * c;
+    const int g = c / CS__CHK_LANES, lane = c % CS__CHK_LANES, gb = hp->chk_group[2 * g], M = hp->chk_group[2 * g + 1];
+    const int top = M - e[3];
+    double cd = 0.0, cr = 0.0, G = u[e[2]], db = 0.0, rb = 0.0;
+    for (int j = M - 1; j >= top; --j) {
+        const long long k = gb + (long long)j * CS__CHK_LANES + lane;
+        const double ek = u[k], D = d[k] - cd, R = rhs[k] - cr, inv = 1.0 / D;
+        const double gi = G * inv;
+        db += gi * G;
+        rb += gi * R;
+        const double f = ek * inv;
+        cd = f * ek;
+        cr = f * R;
+        G = -f * G;
+    }
+    d[e[0]] -= cd;
+    rhs[e[0]] -= cr;
+    d[e[1]] -= db;
+    rhs[e[1]] -= rb;
+    ur[e[2]] = G;
+}
+
+/* P3 on chunk c: x_a, x_b known; bottom-up elimination with x_b moved to the right-hand side,
+ * then x downwards from x_a. */
+static void cs__chk_p3(const cs__hines_hplan *hp, int c, const double *d, const double *u, double *rhs)
+{
+    const int *e = hp->chk_chunk + 4 * c;
+    const int g = c / CS__CHK_LANES, lane = c % CS__CHK_LANES, gb = hp->chk_group[2 * g], M = hp->chk_group[2 * g + 1];
+    const int m = e[3];
+    double A[CS__CHK_MAX_L], B[CS__CHK_MAX_L];
+    double cd = 0.0, cr = u[e[2]] * rhs[e[1]];
+    for (int q = 0; q < m; ++q) {
+        const long long k = gb + (long long)(M - 1 - q) * CS__CHK_LANES + lane;
+        const double ek = u[k], D = d[k] - cd, R = rhs[k] - cr, inv = 1.0 / D;
+        A[q] = ek * inv;
+        B[q] = R * inv;
+        cd = A[q] * ek;
+        cr = A[q] * R;
+    }
+    double x = rhs[e[0]];
+    for (int q = m - 1; q >= 0; --q) {
+        x = B[q] - A[q] * x;
+        rhs[gb + (long long)(M - 1 - q) * CS__CHK_LANES + lane] = x;
+    }
+}
+
+void cs__chunked_p1_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs, double *ur)
+{
+    for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p1(hp, c, d, u, rhs, ur);
+}
+
+void cs__chunked_p3_host(const cs__hines_hplan *hp, const double *d, const double *u, double *rhs)
+{
+    for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p3(hp, c, d, u, rhs);
+}

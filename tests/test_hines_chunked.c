@@ -1,0 +1,259 @@
+/* The "chunked" GPU Hines variant's arithmetic on the CPU (no GPU needed): its plan
+ * (solver/cs_hines_chunked_plan.c) and the host emulation of its three phases, in the kernels'
+ * order of operations, against the serial CPU Hines reference (cs_hines_solve_serial).
+ *
+ * Systems: diagonally dominant, random values (u in -[0.1, 1.1), d = 0.05..0.55 + Σ|u| of the
+ * row's couplings), rhs = A·x with x in [-70, -60) mV, on: the tree of every real SWC cell of
+ * shared/data/morphologies (10 µm CVs), alone and all in one batch; random trees of 1 000 to
+ * 100 000 rows with few branches (long runs); one unbranched cable of 100 000 rows (the reduced
+ * tree is chunked again: three levels at L = 16); a tree whose runs are all shorter than 2·L (no
+ * chunk: the plan is fine on the same tree); a tree whose chains are not contiguous in tree
+ * order; and L = 4, 8, 32. The solution through the plan's internal layout (conversions, solve,
+ * conversion back) must match at max|x - x_ref| / max|x_ref| <= 1e-10, and the coupling
+ * conversion must round-trip. A bad L is refused (CS_SOLVER_ERR_INVALID). */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_geometry.h"
+#include "cs_hines_gpu.h"
+#include "cs_hines_gpu_impl.h"
+#include "cs_morph.h"
+#include "cs_solver.h"
+#include "test_rng.h"
+
+#define TOL 1e-10
+
+#include "test_hines_batch.h"
+
+static void add_random_tree(batch *b, batch_cap *c, int n, int nbranch, uint64_t seed)
+{
+    int *lp = malloc(sizeof(int) * n);
+    ck_assert_int_eq(cs_hines_random_tree(n, nbranch, seed, lp), 0);
+    batch_add(b, c, n, lp, NULL, NULL);
+    free(lp);
+}
+
+static void add_cable(batch *b, batch_cap *c, int n)
+{
+    int *lp = malloc(sizeof(int) * n);
+    for (int i = 0; i < n; ++i) lp[i] = i - 1;
+    batch_add(b, c, n, lp, NULL, NULL);
+    free(lp);
+}
+
+/* the tree of a real SWC cell, 10 µm CVs */
+static int load_cell(const char *dir, const char *name, int **lp_out)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%.1000s/%.255s", dir, name);
+    cs_swc_options so = {1.0, 0.0, 0};
+    if (strstr(name, "flywire")) { so.scale = 0.001; so.min_radius = 0.1; }
+    cs_morph m;
+    ck_assert_msg(cs_morph_load_swc(path, &so, &m) == CS_OK, "%s: %s", path, cs_error_message());
+    cs_cv_policy pol = {10.0, 0, 0};
+    cs_geometry geo;
+    ck_assert_msg(cs_discretize(&m, &pol, &geo) == CS_OK, "%s: %s", path, cs_error_message());
+    int *lp = malloc(sizeof(int) * geo.ncv);
+    memcpy(lp, geo.parent, sizeof(int) * geo.ncv);
+    const int n = geo.ncv;
+    cs_geometry_free(&geo);
+    cs_morph_free(&m);
+    *lp_out = lp;
+    return n;
+}
+
+/* Plan the batch as chunked (L = block_size, 0: default), solve through the host emulation in
+ * the internal layout, compare with the serial reference. Returns the plan's chunks; *levels:
+ * the chunked plans nested (1: the reduced tree is fine). */
+static int check_chunked(const batch *b, int block_size, const char *what, int *levels)
+{
+    cs_hines_gpu_options opt;
+    cs_hines_gpu_options_default(&opt);
+    opt.variant = "chunked";
+    opt.block_size = block_size;
+    cs__hines_hplan hp;
+    char msg[256];
+    cs_solver_status st = cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_CHUNKED, &opt, 132, &hp, msg, sizeof msg);
+    ck_assert_msg(st == CS_SOLVER_OK, "%s: plan: %s", what, msg);
+    const int n = b->nrows, ni = hp.internal_size;
+    ck_assert_int_ge(ni, n);
+    double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));
+    double *x = malloc(sizeof(double) * n), *u2 = malloc(sizeof(double) * n), *dref = malloc(sizeof(double) * n);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->d, id);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_COUPLING, b->u, iu);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->rhs, ir);
+    memcpy(u2, b->u, sizeof(double) * n);
+    for (int s = 0; s < b->nsys; ++s) u2[b->offset[s]] = 12345.0; /* roots: left untouched */
+    cs__hines_hplan_from_internal_host(&hp, CS_HINES_COUPLING, iu, u2);
+    for (int r = 0; r < n; ++r) ck_assert_msg(u2[r] == (b->p[r] < 0 ? 12345.0 : b->u[r]), "%s: coupling of row %d", what, r);
+    cs__hines_hplan_solve_host(&hp, id, iu, ir);
+    cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, ir, x);
+    memcpy(dref, b->d, sizeof(double) * n);
+    memcpy(u2, b->rhs, sizeof(double) * n);
+    ck_assert_int_eq(cs_hines_solve_serial(b->nsys, b->offset, b->p, dref, b->u, u2), CS_SOLVER_OK);
+    double e = 0, mx = 0;
+    for (int r = 0; r < n; ++r) {
+        const double a = fabs(x[r] - u2[r]);
+        if (!(a <= e)) e = a;
+        if (fabs(u2[r]) > mx) mx = fabs(u2[r]);
+    }
+    const double rel = e / mx;
+    ck_assert_msg(rel <= TOL, "%s: max rel error %.3g > %.0e (%s)", what, rel, TOL, hp.describe);
+    int lev = 0, nch = hp.chk_nchunk;
+    for (const cs__hines_hplan *q = &hp; q && q->variant == CS__HV_CHUNKED; q = q->chk_sub) ++lev;
+    printf("%-40s rows %7d  rel %.2e  %s\n", what, n, rel, hp.describe);
+    if (levels) *levels = lev;
+    free(id); free(iu); free(ir); free(x); free(u2); free(dref);
+    cs__hines_hplan_free(&hp);
+    return nch;
+}
+
+static const char *morph_dir(void)
+{
+    const char *e = getenv("CS_MORPH_DIR");
+    return (e && *e) ? e : CS_SHARED_DIR "/data/morphologies";
+}
+
+START_TEST(test_real_cells)
+{
+    DIR *dir = opendir(morph_dir());
+    ck_assert_msg(dir != NULL, "cannot open %s", morph_dir());
+    char names[64][256];
+    int nn = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) && nn < 64) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && l < 256 && strcmp(e->d_name + l - 4, ".swc") == 0) snprintf(names[nn++], 256, "%.255s", e->d_name);
+    }
+    closedir(dir);
+    ck_assert_int_eq(nn, 9);
+    g_rng = 11;
+    batch all = {0};
+    batch_cap ca = {0, 0};
+    int chunks = 0;
+    for (int k = 0; k < nn; ++k) {
+        int *lp;
+        const int n = load_cell(morph_dir(), names[k], &lp);
+        batch one = {0};
+        batch_cap co = {0, 0};
+        batch_add(&one, &co, n, lp, NULL, NULL);
+        batch_add(&all, &ca, n, lp, NULL, NULL);
+        chunks += check_chunked(&one, 0, names[k], NULL);
+        batch_free(&one);
+        free(lp);
+    }
+    ck_assert_int_gt(chunks, 0);
+    check_chunked(&all, 0, "the nine cells in one batch", NULL);
+    check_chunked(&all, 4, "the nine cells, L = 4", NULL);
+    batch_free(&all);
+}
+END_TEST
+
+START_TEST(test_random_trees)
+{
+    g_rng = 12;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    add_random_tree(&b, &c, 1000, 3, 101);
+    add_random_tree(&b, &c, 10000, 41, 102);
+    add_random_tree(&b, &c, 5000, 801, 103);
+    add_random_tree(&b, &c, 1, 1, 104);
+    add_random_tree(&b, &c, 37, 1, 105); /* one run of 37 rows: chunked at L = 16 */
+    add_random_tree(&b, &c, 100000, 301, 106);
+    ck_assert_int_gt(check_chunked(&b, 0, "random trees to 100 000 rows", NULL), 0);
+    check_chunked(&b, 8, "random trees, L = 8", NULL);
+    check_chunked(&b, 32, "random trees, L = 32", NULL);
+    batch_free(&b);
+}
+END_TEST
+
+START_TEST(test_cable)
+{
+    g_rng = 13;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    add_cable(&b, &c, 100000);
+    int levels = 0;
+    ck_assert_int_eq(check_chunked(&b, 0, "one unbranched cable of 100 000 rows", &levels), 5556);
+    ck_assert_int_ge(levels, 3);
+    batch_free(&b);
+}
+END_TEST
+
+START_TEST(test_no_chunk)
+{
+    g_rng = 14;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    add_random_tree(&b, &c, 500, 301, 201); /* runs of ~2 rows */
+    add_cable(&b, &c, 31);                  /* 31 < 2·16 */
+    int levels = 0;
+    ck_assert_int_eq(check_chunked(&b, 0, "runs shorter than 2·L", &levels), 0);
+    ck_assert_int_eq(levels, 1);
+    batch_free(&b);
+}
+END_TEST
+
+/* two chains from the root, their rows interleaved in tree order (a row's only child is not the
+ * next row), and a third hanging from the middle of the first */
+START_TEST(test_interleaved_chains)
+{
+    g_rng = 15;
+    const int n = 2001;
+    int *lp = malloc(sizeof(int) * n);
+    lp[0] = -1;
+    for (int i = 1; i < n; ++i) lp[i] = i <= 2 ? 0 : i - 2;
+    lp[1500] = 601;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    batch_add(&b, &c, n, lp, NULL, NULL);
+    ck_assert_int_gt(check_chunked(&b, 0, "interleaved chains", NULL), 0);
+    batch_free(&b);
+    free(lp);
+}
+END_TEST
+
+START_TEST(test_bad_block_size)
+{
+    g_rng = 16;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    add_cable(&b, &c, 100);
+    for (int k = 0; k < 2; ++k) {
+        cs_hines_gpu_options opt;
+        cs_hines_gpu_options_default(&opt);
+        opt.block_size = k ? CS__CHK_MAX_L + 1 : CS__CHK_MIN_L - 1;
+        cs__hines_hplan hp;
+        char msg[256];
+        ck_assert_int_eq(cs__hines_hplan_build(b.nsys, b.offset, b.p, CS__HV_CHUNKED, &opt, 132, &hp, msg, sizeof msg),
+                         CS_SOLVER_ERR_INVALID);
+        ck_assert_msg(strstr(msg, "block_size") != NULL, "%s", msg);
+    }
+    batch_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("hines_chunked");
+    TCase *tc = tcase_create("host");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_real_cells);
+    tcase_add_test(tc, test_random_trees);
+    tcase_add_test(tc, test_cable);
+    tcase_add_test(tc, test_no_chunk);
+    tcase_add_test(tc, test_interleaved_chains);
+    tcase_add_test(tc, test_bad_block_size);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf ? 1 : 0;
+}
