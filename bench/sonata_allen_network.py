@@ -5,8 +5,8 @@ times. Run with the reference venv's python (scripts/ref-venv.sh: bmtk 1.2.0, NE
     python bench/sonata_allen_network.py build DIR [--cells 10000] [--tstop 100] [--seed 1]
         writes DIR/{network,components,inputs}/, DIR/config_bmtk.json (mechanisms compiled with
         nrnivmodl in DIR/nrn_mechanisms) and DIR/config_cs.json (the same but output_dir and the
-        mechanisms_dir: bmtk's channels plus NEURON's exp2syn.mod, so that the synapses also run
-        on the GPU); prints the network's size
+        mechanisms_dir: bmtk's channels plus NEURON's exp2syn.mod, so that the CPU and the GPU run
+        NEURON's own synapse code); prints the network's size
     [mpirun -np N] python bench/sonata_allen_network.py run DIR/config_bmtk.json TIMING.json
         bmtk + NEURON; TIMING.json gets the wall time of the build and of the run [s] (rank 0)
 
@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ALLEN_DIR = os.path.join(ROOT, "tests", "data", "allen")
 MOD_BMTK = os.path.join(ROOT, "tests", "data", "mod_bmtk")        # bmtk's channels + vecevent.mod
-EXP2SYN_MOD = os.path.join(ROOT, "tests", "data", "mod", "exp2syn.mod")  # NEURON's, for cablesim's GPU
+EXP2SYN_MOD = os.path.join(ROOT, "tests", "data", "mod", "exp2syn.mod")  # NEURON's
 
 # (pop_name, ei, share, morphology, fit): bmtk's bio_14cells / bio_450cells pairs
 TYPES = [("Scnn1a", "e", 0.27, "Scnn1a_473845048_m.swc", "472363762_fit.json"),
@@ -71,7 +71,7 @@ def write_components(d):
         with open(f"{c}/synaptic_models/{name}", "w") as f:
             json.dump(p, f)
     # cablesim's mechanisms_dir: bmtk's channels (not vecevent.mod: NEURON's VecStim) + NEURON's
-    # exp2syn.mod (the built-in exp2syn has no GPU kernel)
+    # exp2syn.mod, used for exp2syn on the CPU and the GPU alike
     for m in sorted(os.listdir(MOD_BMTK)):
         if m.endswith(".mod") and m != "vecevent.mod":
             shutil.copy(os.path.join(MOD_BMTK, m), f"{c}/mechanisms/modfiles/{m}")
