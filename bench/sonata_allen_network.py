@@ -216,6 +216,10 @@ def build(a):
 def run(a):
     """bmtk + NEURON, as tests/sonata/bmtk_network.py runs it (hh is not used by these cells)."""
     t0 = time.time()
+    if int(os.environ.get("OMPI_COMM_WORLD_SIZE", os.environ.get("PMI_SIZE", "1"))) > 1:
+        from mpi4py import MPI  # noqa: F401  MPI up first, then NEURON joins it (the wheel loads MPI on demand)
+        from neuron import h
+        h.nrnmpi_init()
     from bmtk.simulator import bionet
     conf = bionet.Config.from_json(a.config, validate=True)
     conf.build_env()
