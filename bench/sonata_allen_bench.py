@@ -128,7 +128,10 @@ def cmd_cablesim(a):
     base = [a.cablesim, "run", cfg, "--backend", a.backend] + (["--threads", str(a.threads)] if a.threads else []) \
         + (["--solver", a.solver] if a.solver else [])
     # the catalogue of mechanisms_dir is compiled on the first run: not part of the timing
-    subprocess.run(base + ["--tfinal", "1", "--no-output", "-q"], env=env, check=True, stdout=subprocess.DEVNULL)
+    r = subprocess.run(base + ["--tfinal", "1", "--no-output", "-q"], env=env, capture_output=True, text=True)
+    if r.returncode:
+        print(f"cablesim {a.backend}: the 1 ms warm-up failed (exit {r.returncode}): {r.stderr.strip()[-300:]}")
+        return 1
     label = a.label or f"cablesim-{a.backend}-{a.threads or os.cpu_count()}"
     out = os.path.join(net, f"spikes-{label}.h5")
     where = machine()
