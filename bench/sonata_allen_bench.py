@@ -188,7 +188,8 @@ def cmd_table(a):
     rate_label = "neuron-1" if "neuron-1" in res else next((k for k, e in res.items() if e.get("backend") == "cpu"), None)
     rate_ref = res.get(rate_label)
     rows, bad = [], []
-    head = ["run", "machine", "simulation [s] (NEURON: CPU time of the busiest rank)", "sim. ms per wall s", "× real time", "vs NEURON 1 core",
+    head = ["run", "machine", "simulation [s] (NEURON: CPU time of the busiest rank)",
+            "whole run [s] (bmtk: with its build)", "sim. ms per wall s", "× real time", "vs NEURON 1 core",
             "spikes"] + [f"{t} [Hz]" for t in types]
     for label, e in res.items():
         m = e["machine"]
@@ -214,7 +215,7 @@ def cmd_table(a):
                     bad.append(f"{label} {t}: {r:.2f} Hz against {r0:.2f} ({rate_label}; {100 * rel:+.1f} %)")
             cells.append(cell)
         sim = f"{e['sim_s']:.3g}" + (f" (CPU {e['sim_cpu_s']:.3g})" if e.get("sim_cpu_s") else "")
-        rows.append([what, where, sim, f"{e['ms_per_s']:.3g}", f"{e['ms_per_s'] / 1000:.3g}",
+        rows.append([what, where, sim, f"{e['total_s']:.3g}" if e.get("total_s") else "-", f"{e['ms_per_s']:.3g}", f"{e['ms_per_s'] / 1000:.3g}",
                      f"{t_ref / (e.get('sim_cpu_s') or e['sim_s']):.3g}×" if t_ref else "-",
                      "-" if e["spikes"] is None else str(e["spikes"])] + cells)
     md = [f"Network: {info['cells']} cells ({', '.join(f'{t} {n}' for t, n in info['types'].items())}), "
