@@ -10,7 +10,9 @@ bench/sonata_allen_network.py writes, run by bmtk + NEURON and by cablesim, side
         mechanisms_dir's catalogue (not timed)
     sonata_allen_bench.py table --net DIR [--md FILE] [--json FILE]
         every run so far as a markdown table, the speed-ups against NEURON and the rate check;
-        exit 1 when a population's rate in a cablesim run differs from NEURON's by > 10 %
+        exit 1 when a cell type's rate in a cablesim run differs from NEURON's by > 10 % (where
+        NEURON has >= 400 spikes of that type; on a network too large for bmtk here, from
+        cablesim's CPU run)
 
 Each run adds one entry to DIR/results.json (so NEURON's entries, measured where bmtk is, travel
 with DIR to the GPU machine): the machine (cores, CPU, GPU), the wall time of the simulation
@@ -28,6 +30,8 @@ import sys
 import time
 
 TOL_RATE = 0.10  # relative: a cablesim run's rate per cell type against NEURON's (1 rank)
+MIN_SPIKES = 400  # a type's rate is checked where the reference has this many spikes: the Poisson
+                  # spread of the count alone is then ≤ 5 %, half the tolerance
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -210,8 +214,9 @@ def cmd_table(a):
             if rate_ref and e["who"] == "cablesim" and label != rate_label:
                 r0 = rate_ref["by_type"][t]["rate_hz"]
                 rel = (r - r0) / r0 if r0 else float("inf")
-                cell += f" ({100 * rel:+.1f} %)"
-                if abs(rel) > TOL_RATE:
+                few = rate_ref["by_type"][t]["spikes"] < MIN_SPIKES
+                cell += f" ({100 * rel:+.1f} %{', not checked: < ' + str(MIN_SPIKES) + ' spikes' if few else ''})"
+                if abs(rel) > TOL_RATE and not few:
                     bad.append(f"{label} {t}: {r:.2f} Hz against {r0:.2f} ({rate_label}; {100 * rel:+.1f} %)")
             cells.append(cell)
         sim = f"{e['sim_s']:.3g}" + (f" (CPU {e['sim_cpu_s']:.3g})" if e.get("sim_cpu_s") else "")
@@ -223,7 +228,7 @@ def cmd_table(a):
           f"dt 0.025 ms; {info.get('carried_mb', '?')} MB on disk.", "",
           "| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
     md += ["| " + " | ".join(r) + " |" for r in rows]
-    md += ["", f"Rates (in brackets: against {rate_label}) within {100 * TOL_RATE:.0f} %: "
+    md += ["", f"Rates (in brackets: against {rate_label}; types with ≥ {MIN_SPIKES} spikes there) within {100 * TOL_RATE:.0f} %: "
            + ("yes" if not bad and rate_ref else ("no reference" if not rate_ref else "**NO**: " + "; ".join(bad)))]
     for label, e in res.items():
         if e.get("backend") != "cuda" or not speed_ref:
