@@ -9,13 +9,16 @@
 # Usage, from the project root: bench/runs/gpu_sonata_allen.sh [OUTDIR]
 # Carry: .devlibs (scripts/devlibs.sh) and the networks, written on the development machine with
 #   PY=$(scripts/ref-venv.sh | tail -n 1)
-#   $PY bench/sonata_allen_network.py build .bench-allen/n1000 --cells 1000     # NEURON runs on this one
+#   $PY bench/sonata_allen_network.py build .bench-allen/n300l --cells 300 --tstop 1000  # the rate check
+#   $PY bench/sonata_allen_network.py build .bench-allen/n1000 --cells 1000     # NEURON's speed
 #   $PY bench/sonata_allen_network.py build .bench-allen/n10000 --cells 10000
+#   /usr/bin/python3 bench/sonata_allen_bench.py neuron --net .bench-allen/n300l --ranks 1
 #   /usr/bin/python3 bench/sonata_allen_bench.py neuron --net .bench-allen/n1000 --ranks 1,2
 #   /usr/bin/python3 bench/sonata_allen_bench.py neuron-scaled --net .bench-allen/n10000 --from .bench-allen/n1000
-# i.e. carry ".devlibs .bench-allen/n1000 .bench-allen/n10000" (the networks ~12 MB: each folder's
-# results.json holds the runs so far, NEURON's included).
-# NETS: the network folders (default .bench-allen/n1000 .bench-allen/n10000).
+# i.e. carry ".devlibs .bench-allen/n300l .bench-allen/n1000 .bench-allen/n10000" (26 MB with
+# NEURON's compiled mechanisms and outputs: each folder's results.json holds the runs so far,
+# NEURON's included).
+# NETS: the network folders (default .bench-allen/n300l .bench-allen/n1000 .bench-allen/n10000).
 # Prints each network's table (bench/sonata_allen_bench.py table); OUTDIR gets the tables, the
 # results JSON and the runs' logs. Exit 1 when a rate check fails.
 set -uo pipefail
@@ -24,7 +27,7 @@ cd "$(dirname "$0")/../.." || exit 1
 gpu_start "${1:-${OUT:-$PWD/build-gpu/out-sonata-allen}}" cablesim_cli -DBUILD_TESTING=OFF || exit 1
 cache=${CABLESIM_CACHE_DIR:-$bld/catalogues}
 rc=0
-for net in ${NETS:-.bench-allen/n1000 .bench-allen/n10000}; do
+for net in ${NETS:-.bench-allen/n300l .bench-allen/n1000 .bench-allen/n10000}; do
   name=$(basename "$net")
   [ -f "$net/config_cs.json" ] || { echo "$net: no network (see this script's header)"; rc=1; continue; }
   gpu_stamp "$name: cablesim CPU, $(nproc) threads"
