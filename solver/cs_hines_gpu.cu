@@ -487,6 +487,8 @@ struct cs_hines_plan {
     int4 *d_chk_chunk;      /* chunked: hp.chk_chunk */
     int2 *d_chk_group;      /* chunked: hp.chk_group */
     void *chk_ur;           /* chunked: the reduced tree's u (hp.chk_nr doubles), u'_ab written per solve */
+    const void *chk_ur_src; /* chunked, const_coupling: the u chk_ur was copied from (NULL: none yet) */
+    int const_u;            /* opt.const_coupling (the top plan only: a sub plan's u changes every solve) */
 };
 
 template <class T>
@@ -620,7 +622,7 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
     } else if (hp->variant == CS__HV_CHUNKED) {
         CS__TRY(cs__upload(&pl->d_chk_chunk, (const int4 *)hp->chk_chunk, (size_t)hp->chk_nchunk));
         CS__TRY(cs__upload(&pl->d_chk_group, (const int2 *)hp->chk_group, (size_t)hp->chk_ngroup));
-        CS__CU(cudaMalloc(&pl->chk_ur, sizeof(double) * (size_t)(hp->chk_nr > 0 ? hp->chk_nr : 1)));
+        if (hp->chk_nchunk > 0) CS__CU(cudaMalloc(&pl->chk_ur, sizeof(double) * (size_t)(hp->chk_nr > 0 ? hp->chk_nr : 1)));
         cs_hines_plan *sub = (cs_hines_plan *)calloc(1, sizeof *sub);
         if (!sub) { cs__gpu_err("cs_hines_gpu_plan_create: out of memory"); return CS_SOLVER_ERR_NOMEM; }
         sub->hp = *pl->hp.chk_sub; /* moved: the sub plan frees it */
@@ -678,6 +680,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
     cs_hines_plan *pl = (cs_hines_plan *)calloc(1, sizeof *pl);
     if (!pl) { cs__gpu_err("cs_hines_gpu_plan_create: out of memory"); return CS_SOLVER_ERR_NOMEM; }
     pl->device = opt.device;
+    pl->const_u = opt.const_coupling != 0;
     pl->smem_optin = (int)prop.sharedMemPerBlockOptin;
     pl->nsm = prop.multiProcessorCount;
     char msg[256];
@@ -855,9 +858,18 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
         CS__TRY(cs__staged_launches<T>(pl, d, u, rhs));
         break;
     case CS__HV_CHUNKED: { /* P1, the reduced tree (u'_ab in a copy of its u), P3 */
+        if (hp->chk_nchunk == 0) { /* nothing cut (cs__chunked_pays): exactly the fine plan's solve */
+            CS__TRY(cs__solve_internal<T>(pl->sub, d, u, rhs));
+            break;
+        }
         const cs__chunked_dev cd = {hp->chk_nchunk, hp->chk_L, pl->d_chk_chunk, pl->d_chk_group};
         T *ur = (T *)pl->chk_ur;
-        CS__CU(cudaMemcpyAsync(ur, u, sizeof(T) * (size_t)hp->chk_nr, cudaMemcpyDeviceToDevice, pl->stream));
+        /* the copy holds u outside the chunk edges, which P1 rewrites every solve: with constant
+         * couplings (opt.const_coupling, the same u every solve) it is made once */
+        if (!pl->const_u || pl->chk_ur_src != (const void *)u) {
+            CS__CU(cudaMemcpyAsync(ur, u, sizeof(T) * (size_t)hp->chk_nr, cudaMemcpyDeviceToDevice, pl->stream));
+            pl->chk_ur_src = u;
+        }
         CS__CU(cs__chunked_launch_p1<T>(cd, d, u, rhs, ur, pl->stream));
         CS__TRY(cs__solve_internal<T>(pl->sub, d, (const T *)ur, rhs));
         CS__CU(cs__chunked_launch_p3<T>(cd, d, u, rhs, pl->stream));
@@ -1013,6 +1025,7 @@ static cs_solver_status cs__solve_tree(cs_hines_plan *pl, T *d, const T *u, T *r
     }
     const size_t nr = (size_t)hp->nrows, ni = (size_t)hp->internal_size;
     cudaStream_t st = pl->stream;
+    pl->chk_ur_src = NULL; /* u is converted anew into the plan's buffer: chunked copies it again */
     if (hp->variant == CS__HV_FLAT) { /* the internal layout is tree order */
         if (dd) {
             CS__TRY(cs__solve_internal(pl, d, u, rhs));

@@ -132,6 +132,10 @@ typedef struct {
                             the assembly it saves: per-system variants from CS_HINES_FUSED_MIN_PER_SM
                             systems per multiprocessor instead of warp; a staged plan is built for
                             the fused step (larger rings: it still solves) */
+    int const_coupling;  /* 1: every internal-layout solve passes the same u array with the same
+                            values (a simulator's constant couplings): "chunked" then copies the
+                            reduced tree's part of u once instead of at every solve (tree-order
+                            solves copy it every time). 0 (default): u may change between solves */
 } cs_hines_gpu_options;
 /* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step.
  * Measured on an H200 with the full step (bench/NOTES.md, "Full step", session 3): at 124 cells

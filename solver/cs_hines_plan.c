@@ -848,6 +848,9 @@ static int cs__hplan_order_maps(cs__hines_hplan *hp)
 static cs_solver_status cs__plan_chunked_tree(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt, int nsm,
                                               char *msg, size_t msglen)
 {
+    cs_hines_gpu_options o = *opt; /* L chosen once, here, for every level */
+    if (!o.block_size) o.block_size = cs__chunked_pick_L(hp->nrows, p);
+    opt = &o;
     cs__chk_reduced red;
     cs_solver_status st = cs__chunked_reduce(hp, p, opt, &red, msg, msglen);
     if (st == CS_SOLVER_OK) {
@@ -979,6 +982,11 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         }
         if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
             variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
+        /* chunked (issue 28, H100, session 16, bench/NOTES.md): on cells too large to stage, the
+         * level schedules of fine are latency-bound where unbranched runs are long: chunked ran
+         * big30000 (runs of 40-110 rows) 3.6× and the FlyWire cell 10.5× as fast as fine, big10000
+         * (13-35) 1.14×; with nothing to cut (big2000, 2-6) it lost 13 % (now it runs fine there) */
+        else if (!fits && cs__chunked_auto(hp->nrows, p, opt.block_size)) variant = CS__HV_CHUNKED;
         else if (hp->uniform && fits && (!large || max_n <= 128)) variant = CS__HV_WARP;
         else if (!hp->uniform && fits && !large) variant = CS__HV_FINE;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
