@@ -2,7 +2,8 @@
  * solve that shortens the critical path of long unbranched sections.
  *
  * Every unbranched run of at least 2·L rows (a chain in which each row but the last has one
- * child) is cut into consecutive chunks of at most L interior rows: a chunk is its top row a, its
+ * child) is cut, where cutting pays (cs__chunked_pays: otherwise a level cuts nothing and its
+ * solve is its fine plan's alone; L, when not given, from cs__chunked_pick_L), into consecutive chunks of at most L interior rows: a chunk is its top row a, its
  * interior a+1 .. b-1 (along the chain) and its bottom row b; chunks of one run do not share rows,
  * so every row outside the interiors is touched by one chunk at most. Eliminating a chunk's
  * interior (a symmetric tridiagonal block) leaves the Schur complement on (a, b): new d_a, d_b,

@@ -2,7 +2,7 @@
  *
  * Every variant (flat, interleaved, block_interleaved with BS 32 and 64, block_shared, variable,
  * fine with and without its set-up optimisations, fine in device memory, warp with its default
- * blocks and with 640-row blocks of unsplit branches, staged, chunked with L = 16 and 4, auto), in double and in
+ * blocks and with 640-row blocks of unsplit branches, staged, chunked with the automatic L, 32 and 4, auto), in double and in
  * float, through host pointers, device pointers and the internal-layout path (convert, solve,
  * convert back), on: random trees; the six Table 4.1 classes of seed 000 (random trees with their
  * sizes and branch counts); every real SWC cell of shared/data/morphologies (discretised with
@@ -663,7 +663,8 @@ static const config g_configs[] = {
     {"staged", 0, 0, 0, 0, 1},                        /* plans for the fused step (7-array rings) */
     {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 1},
     {"staged", 1, 0, 0, 0, 1},
-    {"chunked", 0, 0, 0, 0, 0},                       /* runs of 32+ rows cut into chunks of <= 16 */
+    {"chunked", 0, 0, 0, 0, 0},                       /* the automatic L (8, 16 or 32); cut where it pays */
+    {"chunked", 32, 0, 0, 0, 0},                      /* the largest chunks (P1/P3 at their most registers) */
     {"chunked", 4, 0, 0, 0, 0},                       /* chunks of <= 4 interior rows: more, nested levels */
     {"auto", 0, 0, 0, 0, 0},
 };
@@ -1221,6 +1222,47 @@ static void check_all_configs(const batch *b, const char *what)
         if (variant_wanted(g_configs[k].variant)) check_gpu(b, &g_configs[k], what);
 }
 
+/* chunked with const_coupling: the reduced u is copied at the first internal solve only; two
+ * solves with the same u (the second with rhs doubled: x doubled) must both match the serial
+ * solve, and a third with another u array (the same values) too */
+static void check_const_coupling(const batch *b)
+{
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.variant = "chunked";
+    o.const_coupling = 1;
+    cs_hines_plan *pl = NULL;
+    ck_assert_msg(cs_hines_gpu_plan_create(b->nsys, b->offset, b->p, &o, &pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    const int n = b->nrows;
+    const size_t ni = cs_hines_gpu_plan_internal_size(pl);
+    double *ref = reference(b), *x = malloc(sizeof(double) * n), *r2 = malloc(sizeof(double) * n);
+    double *dd = dalloc(sizeof(double) * n), *du = dalloc(sizeof(double) * n), *dr = dalloc(sizeof(double) * n);
+    double *id = dalloc(sizeof(double) * ni), *iu = dalloc(sizeof(double) * ni), *iu2 = dalloc(sizeof(double) * ni);
+    double *ir = dalloc(sizeof(double) * ni);
+    H2D(du, b->u, sizeof(double) * n);
+    ck_assert_int_eq(cs_hines_gpu_to_internal_d(pl, CS_HINES_COUPLING, du, iu), CS_SOLVER_OK);
+    ck_assert_int_eq(cs_hines_gpu_to_internal_d(pl, CS_HINES_COUPLING, du, iu2), CS_SOLVER_OK);
+    for (int i = 0; i < n; ++i) r2[i] = 2.0 * b->rhs[i];
+    for (int k = 0; k < 3; ++k) {
+        const double f = k == 1 ? 2.0 : 1.0;
+        H2D(dd, b->d, sizeof(double) * n);
+        H2D(dr, k == 1 ? r2 : b->rhs, sizeof(double) * n);
+        ck_assert_int_eq(cs_hines_gpu_to_internal_d(pl, CS_HINES_NODE, dd, id), CS_SOLVER_OK);
+        ck_assert_int_eq(cs_hines_gpu_to_internal_d(pl, CS_HINES_NODE, dr, ir), CS_SOLVER_OK);
+        ck_assert_int_eq(cs_hines_gpu_solve_internal_d(pl, id, k == 2 ? iu2 : iu, ir), CS_SOLVER_OK);
+        ck_assert_int_eq(cs_hines_gpu_from_internal_d(pl, CS_HINES_NODE, ir, dr), CS_SOLVER_OK);
+        ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        D2H(x, dr, sizeof(double) * n);
+        for (int i = 0; i < n; ++i) x[i] /= f;
+        const double e = relerr(n, x, ref);
+        ck_assert_msg(e <= TOL_D, "chunked const_coupling, solve %d: error %.3g", k, e);
+    }
+    void *frees[] = {dd, du, dr, id, iu, iu2, ir};
+    for (size_t k = 0; k < sizeof frees / sizeof frees[0]; ++k) cs_hines_gpu_free(frees[k]);
+    free(ref); free(x); free(r2);
+    cs_hines_gpu_plan_destroy(pl);
+}
+
 /* chunked on what it is for: an unbranched cable of 100 000 rows (four nested chunked levels)
  * and large trees with few branches (long runs) */
 START_TEST(test_gpu_chunked_large)
@@ -1233,6 +1275,7 @@ START_TEST(test_gpu_chunked_large)
     for (int k = 0; k < (g_small ? 2 : 20); ++k) random_system(&b, &c, 10000, 41, 80 + k);
     for (int k = 0; k < NCONFIG; ++k)
         if (!strcmp(g_configs[k].variant, "chunked") && variant_wanted("chunked")) check_gpu(&b, &g_configs[k], "cable and long runs");
+    if (variant_wanted("chunked")) check_const_coupling(&b);
     batch_free(&b);
 }
 END_TEST
