@@ -235,6 +235,11 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
                                        cs__hines_hplan *hp, char *msg, size_t msglen);
 void cs__hines_hplan_free(cs__hines_hplan *hp);
 
+/* fine and warp (cs_hines_plan_fine.c): the plan of a batch with distinct structures sid[s]
+ * (rep[id]: a system of structure id). */
+cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
+                               const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
+
 /* staged (cs_hines_staged.c): the plan, the shared memory of one warp for elements of `elem`
  * bytes, and the host emulation (the kernel's order of operations). */
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
