@@ -831,6 +831,7 @@ void cs_model_free(cs_model *m) {
         free(p->probes.cells);
         free(p->probes.locs);
         free(p->probes.vars);
+        free(p->probes.loc_section);
         free(p->cellsyn);
         for (int c = 0; p->play && c < p->count; ++c) free(p->play[c]);
         free(p->play);

@@ -100,6 +100,8 @@ typedef struct {
     int target;                 /* SYNAPSE / STIMULUS: index into syn / stim */
     int index;                  /* state index in type->states, or CS_ION_* */
     const char *unit;           /* "mV", the state's unit, "mA/cm2" (static or the type's) */
+    char report[CS_NAME_MAX];   /* "" or the SONATA report these columns belong to, copied to
+                                   model.report_dir/<report>.h5 after the run */
 } cs_probe_var;
 
 typedef struct {
@@ -110,6 +112,8 @@ typedef struct {
     double interval;            /* [ms] */
     int nvar;                   /* variables recorded (["v"] when "variables" is absent) */
     cs_probe_var *vars;
+    int *loc_section;           /* [nloc] or NULL: each location's SONATA section id (the
+                                   element_ids of a report in bmtk's layout) */
 } cs_probe_spec;
 
 typedef struct {
@@ -140,8 +144,6 @@ typedef struct {
     char output_name[CS_NAME_MAX];  /* "" or the population its spikes are written under (a SONATA
                                        population split by node type into several) */
     uint64_t output_id0;            /* node id of the first cell under output_name */
-    char report_name[CS_NAME_MAX];  /* "" or the SONATA report its probes belong to, copied to
-                                       model.report_dir/<report_name>.h5 after the run */
     double ion_ci[CS_NION][CS_NTAG]; /* [mM] initial inside concentration by region tag */
     double ion_co[CS_NION][CS_NTAG]; /* [mM] initial outside concentration by region tag */
     /* Artificial cells ("artificial" in the model, docs/model-format.md): when non-NULL, every
@@ -195,6 +197,8 @@ typedef struct {
     cs_conn_weights *xweights;   /* connections with weight lists, by ascending conn */
     cs_catalogue_set catalogues; /* "catalogues": mechanisms compiled from NMODL */
     char report_dir[CS_PATH_MAX]; /* SONATA: where bmtk's report files go (output_dir); "" none */
+    int spikes_by_id;             /* SONATA spikes_sort_order "id": the file's spikes sorted by node id
+                                     after the run (else by time) */
 } cs_model;
 
 /* Default reversal potentials [mV] (NEURON's at its default concentrations): na 50, k -77,

@@ -208,10 +208,11 @@ static cs_status read_run(cs__circuit *c, cs_model *m, cs_sonata_run *run) {
     if (sf[0] == '/') snprintf(run->spikes_file, sizeof run->spikes_file, "%s", sf);
     else if (snprintf(run->spikes_file, sizeof run->spikes_file, "%s/%s", run->output_dir, sf) >= CS_PATH_MAX)
         return cs_error_set(CS_ERR_PARSE, "%s: output path too long", c->path);
-    snprintf(run->sort_order, sizeof run->sort_order, "%s", so ? so : "time");
-    if (strcmp(run->sort_order, "time") && strcmp(run->sort_order, "none")) /* the writer sorts by time */
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: output.spikes_sort_order '%s' (supported: time, none)", c->path,
-                            run->sort_order);
+    /* bmtk's names; the writer sorts by time, "none" reads the same, "id" is sorted after the run */
+    so = !so || !strcmp(so, "by_time") ? "time" : !strcmp(so, "by_id") ? "id" : so;
+    if (strcmp(so, "time") && strcmp(so, "none") && strcmp(so, "id"))
+        return cs_error_set(CS_ERR_PARSE, "%s: output.spikes_sort_order '%s' (one of time, id, none)", c->path, so);
+    snprintf(run->sort_order, sizeof run->sort_order, "%s", so);
     component(c, "mechanisms_dir", run->mechanisms_dir);
     return CS_OK;
 }
@@ -293,6 +294,7 @@ cs_status cs_sonata_load(const char *config_path, const char *catalogue, cs_mode
     if (st == CS_OK) st = cs__read_edges(c, m);
     if (st == CS_OK) st = cs__read_reports(c, m, run);
     if (st == CS_OK) snprintf(m->report_dir, sizeof m->report_dir, "%s", run->output_dir);
+    if (st == CS_OK) m->spikes_by_id = !strcmp(run->sort_order, "id");
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
     cs__circuit_free(c);
     free(c);

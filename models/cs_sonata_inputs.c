@@ -1,5 +1,5 @@
 /* A SONATA simulation's "inputs" (spike trains of virtual nodes from SONATA HDF5 or CSV spike
- * files; current clamps) and "reports" (membrane reports), onto the model. */
+ * files; current clamps), onto the model. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,9 +104,7 @@ static cs_status spikes_input(cs__circuit *c, const char *name, const cJSON *in)
     return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: spikes module '%s' (expected sonata, h5 or csv)", c->path, where, m);
 }
 
-/* The cells of ps among the node ids ids[n] (of ps's SONATA population): their number, and
- * their indices in ps into out when out is not NULL. */
-static int cells_of(const cs_population_spec *ps, const int64_t *ids, size_t n, int *out) {
+int cs__cells_of(const cs_population_spec *ps, const int64_t *ids, size_t n, int *out) {
     int cnt = 0;
     for (size_t j = 0; j < n; ++j)
         if ((uint64_t)ids[j] >= ps->output_id0 && (uint64_t)ids[j] < ps->output_id0 + (uint64_t)ps->count) {
@@ -150,7 +148,7 @@ static cs_status clamp_input(cs__circuit *c, cs_model *m, const char *name, cons
         }
         for (int q = p->pop0; st == CS_OK && q < p->pop1; ++q) {
             cs_population_spec *ps = &m->pops[q];
-            int cnt = cells_of(ps, ids, n, NULL);
+            int cnt = cs__cells_of(ps, ids, n, NULL);
             if (!cnt) continue;
             if (ps->artificial) {
                 st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a current clamp on point cells (%s)", c->path, where,
@@ -170,7 +168,7 @@ static cs_status clamp_input(cs__circuit *c, cs_model *m, const char *name, cons
             s->ncells = cnt;
             s->cells = malloc((size_t)cnt * sizeof *s->cells);
             if (!s->cells) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-            else cells_of(ps, ids, n, s->cells);
+            else cs__cells_of(ps, ids, n, s->cells);
         }
     }
     free(ids);
@@ -189,69 +187,5 @@ cs_status cs__read_inputs(cs__circuit *c, cs_model *m) {
             return cs_error_set(CS_ERR_UNSUPPORTED, "%s: inputs.%s: input_type '%s' (supported: spikes, current_clamp)",
                                 c->path, in->string, type->valuestring);
     }
-    return CS_OK;
-}
-
-/* A membrane report of v on the soma (or every section's centres) of a node set. */
-static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJSON *r, cs_sonata_run *run) {
-    char where[CS_NAME_MAX + 16];
-    snprintf(where, sizeof where, "reports.%s", name);
-    const cJSON *mod = cJSON_GetObjectItemCaseSensitive(r, "module");
-    const cJSON *var = cJSON_GetObjectItemCaseSensitive(r, "variable_name");
-    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(r, "sections");
-    if (!cJSON_IsString(mod) || strcmp(mod->valuestring, "membrane_report"))
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: module must be membrane_report", c->path, where);
-    if (!cJSON_IsString(var) || strcmp(var->valuestring, "v"))
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: variable_name '%s' (supported: v)", c->path, where,
-                            cJSON_IsString(var) ? var->valuestring : "?");
-    const char *sections = cJSON_IsString(sec) ? sec->valuestring : "soma";
-    if (strcmp(sections, "soma"))
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: sections '%s' (supported: soma)", c->path, where, sections);
-    if (run->nreport == 16) return cs_error_set(CS_ERR_UNSUPPORTED, "%s: more than 16 reports", c->path);
-    snprintf(run->report_name[run->nreport++], CS_NAME_MAX, "%s", name);
-    int pop;
-    int64_t *ids;
-    size_t n;
-    CS_TRY(cs__node_set(c, where, cJSON_GetObjectItemCaseSensitive(r, "cells"), &pop, &ids, &n));
-    const cs__npop *p = &c->pops[pop];
-    cs_status st = CS_OK;
-    for (int q = p->pop0; st == CS_OK && q < p->pop1; ++q) {
-        cs_population_spec *ps = &m->pops[q];
-        int cnt = cells_of(ps, ids, n, NULL);
-        if (!cnt) continue;
-        if (ps->artificial) { /* bmtk reports no membrane of a point cell either */
-            st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a membrane report of point cells", c->path, where);
-            break;
-        }
-        if (ps->has_probes) {
-            st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a second report on the same cells", c->path, where);
-            break;
-        }
-        ps->has_probes = 1;
-        snprintf(ps->report_name, sizeof ps->report_name, "%s", name);
-        ps->probes.interval = m->dt;
-        ps->probes.ncells = cnt;
-        ps->probes.cells = malloc((size_t)cnt * sizeof *ps->probes.cells);
-        ps->probes.locs = malloc(sizeof *ps->probes.locs);
-        ps->probes.vars = calloc(1, sizeof *ps->probes.vars);
-        if (!ps->probes.cells || !ps->probes.locs || !ps->probes.vars) {
-            st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-            break;
-        }
-        ps->probes.nloc = 1;
-        ps->probes.locs[0] = (cs_location){c->shape[q].sec[0], 0.5};
-        ps->probes.nvar = 1;
-        snprintf(ps->probes.vars[0].name, sizeof ps->probes.vars[0].name, "v");
-        ps->probes.vars[0].kind = CS_PROBE_V;
-        ps->probes.vars[0].unit = "mV";
-        cells_of(ps, ids, n, ps->probes.cells);
-    }
-    free(ids);
-    return st;
-}
-
-cs_status cs__read_reports(cs__circuit *c, cs_model *m, cs_sonata_run *run) {
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(c->root, "reports");
-    for (const cJSON *r = rs ? rs->child : NULL; r; r = r->next) CS_TRY(report(c, m, r->string, r, run));
     return CS_OK;
 }

@@ -94,7 +94,10 @@ cs_status cs__node_set(const cs__circuit *c, const char *where, const cJSON *set
 cs_status cs__read_nodes(cs__circuit *c, cs_model *m);          /* cs_sonata_nodes.c */
 cs_status cs__read_inputs(cs__circuit *c, cs_model *m);         /* cs_sonata_inputs.c: spikes, clamps */
 cs_status cs__read_edges(cs__circuit *c, cs_model *m);          /* cs_sonata_edges.c */
-cs_status cs__read_reports(cs__circuit *c, cs_model *m, cs_sonata_run *run); /* cs_sonata_inputs.c */
+cs_status cs__read_reports(cs__circuit *c, cs_model *m, cs_sonata_run *run); /* cs_sonata_reports.c */
+/* The cells of ps among the node ids ids[n] (of ps's SONATA population): their number, and
+ * their indices in ps into out when out is not NULL. */
+int cs__cells_of(const cs_population_spec *ps, const int64_t *ids, size_t n, int *out);
 /* The biophysics of a node type (dynamics_params, model_processing) onto population ps. */
 cs_status cs__biophysics(const cs__circuit *c, cs_model *m, const char *where, const char *processing,
                          const char *dyn_path, const char *swc_path, cs_population_spec *ps); /* cs_sonata_dynamics.c */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_model_json.h"
 #include "cs_sonata_internal.h"
 
 /* Node properties bmtk reads per type; a node file that sets them per node is not supported. */
@@ -212,30 +213,52 @@ static cs_status biophysical(cs__circuit *c, cs_model *m, const cs__npop *p, int
     return CS_OK;
 }
 
-/* bmtk's point cell nrn:IntFire1: cablesim's artificial IntFire1, its dynamics_params tau and
- * refrac given in seconds (bmtk multiplies them by 1000). */
+/* A point cell nrn:IntFire1, nrn:IntFire2, nrn:IntFire4 or nrn:NetStim: cablesim's built-in
+ * artificial cell of that name. IntFire1's dynamics_params tau and refrac are in seconds, as
+ * bmtk's own IntFire1 loader reads them; bmtk has no loader for the others, so their
+ * dynamics_params are the NEURON object's parameters by name, in its units ([ms]), as a loader
+ * that sets them by name (tests/sonata/bmtk_network.py) gives NEURON. Keys that are not numbers
+ * (bmtk's "type") are ignored. */
 static cs_status point_cell(const cs__circuit *c, const cs__npop *p, int row, const char *where,
                             cs_population_spec *ps) {
+    static const char *const supported[] = {"IntFire1", "IntFire2", "IntFire4", "NetStim"};
     const char *tmpl = cs__csv_get(p->types, row, "model_template");
     const char *dyn = cs__csv_get(p->types, row, "dynamics_params");
-    if (!tmpl || strcmp(tmpl, "nrn:IntFire1"))
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: point cell model_template '%s' (supported: nrn:IntFire1)", where,
-                            tmpl ? tmpl : "(none)");
-    ps->artificial = cs_mech_find("IntFire1");
-    for (int k = 0; k < ps->artificial->nparam; ++k) ps->artificial_param[k] = ps->artificial->params[k].default_value;
-    if (!dyn) return cs_error_set(CS_ERR_PARSE, "%s: nrn:IntFire1 needs dynamics_params (tau, refrac [s])", where);
-    char path[CS_PATH_MAX];
-    cs__path(c->point_dir[0] ? c->point_dir : c->dir, dyn, path, sizeof path);
+    const char *name = tmpl && !strncmp(tmpl, "nrn:", 4) ? tmpl + 4 : "";
+    int known = 0;
+    for (int k = 0; k < 4; ++k) known |= !strcmp(name, supported[k]);
+    if (!known)
+        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: point cell model_template '%s' (supported: nrn:IntFire1, "
+                            "nrn:IntFire2, nrn:IntFire4, nrn:NetStim)", where, tmpl ? tmpl : "(none)");
+    int if1 = !strcmp(name, "IntFire1");
+    if (!dyn && if1) return cs_error_set(CS_ERR_PARSE, "%s: nrn:IntFire1 needs dynamics_params (tau, refrac [s])", where);
+    char path[CS_PATH_MAX] = "";
     cJSON *j = NULL;
-    CS_TRY(cs__read_json(path, &j));
-    const char *keys[2] = {"tau", "refrac"};
-    cs_status st = CS_OK;
-    for (int k = 0; k < 2 && st == CS_OK; ++k) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[k]);
-        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0))
-            st = cs_error_set(CS_ERR_PARSE, "%s: \"%s\" must be a number >= 0 [s]", path, keys[k]);
-        else ps->artificial_param[cs_mech_param_index(ps->artificial, keys[k])] = 1000.0 * v->valuedouble; /* [s] → [ms] */
+    if (dyn) {
+        cs__path(c->point_dir[0] ? c->point_dir : c->dir, dyn, path, sizeof path);
+        CS_TRY(cs__read_json(path, &j));
     }
+    /* {"mechanism": name, "params": the numbers of dynamics_params}, read as a model's "artificial" */
+    cJSON *a = cJSON_CreateObject(), *prm = cJSON_AddObjectToObject(a, "params");
+    cs_status st = a && prm && cJSON_AddStringToObject(a, "mechanism", name) ? CS_OK
+                                                                             : cs_error_set(CS_ERR_NOMEM, "out of memory");
+    for (const cJSON *it = j ? j->child : NULL; it && st == CS_OK; it = it->next) {
+        if (!cJSON_IsNumber(it)) continue;
+        int time = if1 && (!strcmp(it->string, "tau") || !strcmp(it->string, "refrac"));
+        if (if1 && !time) continue;
+        if (time && !(it->valuedouble >= 0)) st = cs_error_set(CS_ERR_PARSE, "%s: \"%s\" must be a number >= 0 [s]", path,
+                                                              it->string);
+        else if (!cJSON_AddNumberToObject(prm, it->string, time ? 1000.0 * it->valuedouble : it->valuedouble)) /* [s] → [ms] */
+            st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 0; if1 && st == CS_OK && k < 2; ++k)
+        if (!cJSON_GetObjectItemCaseSensitive(prm, k ? "refrac" : "tau"))
+            st = cs_error_set(CS_ERR_PARSE, "%s: \"%s\" must be a number >= 0 [s]", path, k ? "refrac" : "tau");
+    if (st == CS_OK) {
+        parse_ctx pc = {.file = path[0] ? path : c->path, .base_dir = c->dir};
+        st = cs__model_artificial(&pc, "dynamics_params", a, ps);
+    }
+    cJSON_Delete(a);
     cJSON_Delete(j);
     return st;
 }

@@ -42,8 +42,9 @@ def abi_version(include):
     die("%s: no CS_MECH_ABI_VERSION" % os.path.join(include, "cs_mech.h"))
 
 
-def generate(mods, out_dir, cuda, abi, builtin=False):
-    """Parse and translate; returns the list of generated sources and the mechanism names."""
+def generate(mods, out_dir, cuda, abi, builtin=False, cu=()):
+    """Parse and translate; returns the list of generated sources and the mechanism names. cu:
+    built-ins that also get their GPU half (NAME.cu, cs__gpu_NAME), for the CUDA backend."""
     names, srcs = {}, []
     for path in mods:
         try:
@@ -63,7 +64,7 @@ def generate(mods, out_dir, cuda, abi, builtin=False):
         g = Gen(m, builtin=builtin)
         c = cname(m.suffix)
         for fname, text in (("%s_body.h" % c, g.body_header()), ("%s.c" % c, g.c_file(cuda))) + (
-                (("%s.cu" % c, g.cu_file()),) if cuda and not nmodl_events.host_only(m) else ()):  # host only
+                (("%s.cu" % c, g.cu_file()),) if (cuda or c in cu) and not nmodl_events.host_only(m) else ()):
             with open(os.path.join(out_dir, fname), "w") as f:
                 f.write(text)
             if not fname.endswith(".h"):
@@ -108,6 +109,8 @@ def main():
     ap.add_argument("--gen-only", default=None, help="only generate the sources into this folder")
     ap.add_argument("--builtin", action="store_true",
                     help="with --gen-only: libcablesim's built-ins (types cs_mech_NAME, no CUDA, no entry points)")
+    ap.add_argument("--cu", action="append", default=[],
+                    help="with --builtin: also NAME.cu, the GPU half of built-in NAME (cs__gpu_NAME) for the CUDA backend")
     a = ap.parse_args()
     include = a.include or os.path.join(os.path.dirname(HERE), "mechanisms")
     if not os.path.isfile(os.path.join(include, "cs_mech.h")):
@@ -126,7 +129,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     try:
         try:
-            srcs, names = generate(mods, work, cuda, abi_version(include), a.builtin)
+            srcs, names = generate(mods, work, cuda, abi_version(include), a.builtin, tuple(a.cu))
         except NmodlError as e:
             die(str(e))
         if a.gen_only:

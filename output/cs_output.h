@@ -62,6 +62,10 @@ cs_status cs_output_add_variable_report(cs_output *o, const char *population, co
                                         const uint64_t *index_pointers, const uint32_t *element_ids, double tstart,
                                         double tstop, double dt);
 
+/* After the file is closed: every population's spikes sorted by node id, then time, in place,
+ * `sorting` by_id (SONATA's spikes_sort_order "id"; cs_output_sort.c). One process. */
+cs_status cs_output_sort_spikes_by_id(const char *path);
+
 /* Append spikes (times [ms], node ids within the population). */
 cs_status cs_output_append_spikes(cs_output *o, const char *population, size_t n,
                                   const double *times, const uint64_t *node_ids);

@@ -1,8 +1,8 @@
 /* A membrane report in bmtk's own file layout, from a finished run's file: bmtk writes each
  * report to output_dir/<report>.h5 with /report/<population>/{data, mapping/{node_ids,
  * element_ids, element_pos, index_pointer, time}}, rows t = 0, dt, ... below tstop. The run's
- * file holds the same columns under one report group per cablesim population (several for a
- * SONATA population of several node types); this concatenates them. */
+ * file holds the same columns under one report group per cablesim population and variable
+ * (several for a SONATA population of several node types); this concatenates them. */
 #include "cs_output_bmtk.h"
 
 #include <hdf5.h>
@@ -48,7 +48,7 @@ static void free_group(group *g) {
 }
 
 cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *population, int ngroup,
-                                const char *const *groups) {
+                                const cs_bmtk_group *groups) {
     cs_status st = CS_OK;
     group *g = calloc((size_t)(ngroup ? ngroup : 1), sizeof *g);
     if (!g) return cs_error_set(CS_ERR_NOMEM, "out of memory");
@@ -61,18 +61,20 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
             char name[512];
             hsize_t dim[2] = {0, 0};
             void *p;
-            snprintf(name, sizeof name, "/report/%s/data", groups[k]);
+            snprintf(name, sizeof name, "/report/%s/data", groups[k].name);
             if (read_ds(f, name, H5T_NATIVE_DOUBLE, (void **)&g[k].data, dim, 2)) goto bad;
             g[k].rows = (size_t)dim[0];
             g[k].ncol = (size_t)dim[1];
-            snprintf(name, sizeof name, "/report/%s/mapping/node_ids", groups[k]);
+            snprintf(name, sizeof name, "/report/%s/mapping/node_ids", groups[k].name);
             if (read_ds(f, name, H5T_NATIVE_UINT64, (void **)&g[k].ids, dim, 1)) goto bad;
             g[k].nnode = (size_t)dim[0];
-            snprintf(name, sizeof name, "/report/%s/mapping/element_ids", groups[k]);
-            if (read_ds(f, name, H5T_NATIVE_UINT32, (void **)&g[k].el, dim, 1) || dim[0] != g[k].ncol) goto bad;
-            snprintf(name, sizeof name, "/report/%s/mapping/index_pointers", groups[k]);
+            snprintf(name, sizeof name, "/report/%s/mapping/element_ids", groups[k].name);
+            if (read_ds(f, name, H5T_NATIVE_UINT32, (void **)&g[k].el, dim, 1) || dim[0] != g[k].ncol ||
+                groups[k].nloc < 1 || g[k].ncol % (size_t)groups[k].nloc)
+                goto bad;
+            snprintf(name, sizeof name, "/report/%s/mapping/index_pointers", groups[k].name);
             if (read_ds(f, name, H5T_NATIVE_UINT64, (void **)&g[k].ptr, dim, 1) || dim[0] != g[k].nnode + 1) goto bad;
-            snprintf(name, sizeof name, "/report/%s/mapping/time", groups[k]);
+            snprintf(name, sizeof name, "/report/%s/mapping/time", groups[k].name);
             if (read_ds(f, name, H5T_NATIVE_DOUBLE, &p, dim, 1) || dim[0] != 3) goto bad;
             memcpy(g[k].time, p, sizeof g[k].time);
             free(p);
@@ -81,7 +83,7 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
             nnode += g[k].nnode;
             continue;
         bad:
-            st = cs_error_set(CS_ERR_IO, "%s: report '%s' is missing or malformed (copying it to %s)", src, groups[k],
+            st = cs_error_set(CS_ERR_IO, "%s: report '%s' is missing or malformed (copying it to %s)", src, groups[k].name,
                               dst);
         }
         /* bmtk's rows: t < tstop (our file also holds the sample at tstop) */
@@ -101,10 +103,10 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
                 for (size_t r = 0; r < rows; ++r)
                     memcpy(data + r * ncol + c0, g[k].data + r * g[k].ncol, g[k].ncol * sizeof *data);
                 for (size_t j = 0; j < g[k].ncol; ++j) {
-                    /* bmtk's element: the section (0, the soma: SONATA reports are soma reports here) and
-                     * the position on it, not our CV */
-                    el[c0 + j] = 0;
-                    pos[c0 + j] = 0.5;
+                    /* bmtk's element: the SONATA section and the position on it, not our CV */
+                    size_t l = j % (size_t)groups[k].nloc;
+                    el[c0 + j] = groups[k].section ? (uint64_t)groups[k].section[l] : 0;
+                    pos[c0 + j] = groups[k].pos ? groups[k].pos[l] : 0.5;
                 }
                 for (size_t j = 0; j < g[k].nnode; ++j) {
                     ids[n0 + j] = g[k].ids[j];

@@ -6,7 +6,9 @@ a cell count not divisible by 3 run on 1, 2, 3 and 4 ranks; their spikes and tra
 dataset of the file but /profile) must be bitwise identical to the single-process run of the
 same binary. A failure seen by one rank (a voltage that blows up on a cell of the last rank; an
 unwritable output on rank 0) must end every rank, non-zero, with one line naming the rank,
-within a timeout. The partition must follow the estimated cost, not the cell count.
+within a timeout. The partition must follow the estimated cost, not the cell count. A SONATA
+circuit (tests/sonata_circuit.py) gives on 1-4 ranks the spikes and bmtk-layout reports of one
+process, bitwise.
 
 Skipped (exit 77) when the binary is not built with MPI or mpirun is absent.
 Usage: test_mpi.py --cablesim PATH --source-dir DIR --work-dir DIR
@@ -24,6 +26,7 @@ import h5py
 import numpy as np
 
 import full_disk
+import sonata_circuit
 
 TIMEOUT = 60.0  # [s] a run that takes longer has hung
 RANKS = (1, 2, 3, 4)
@@ -211,6 +214,62 @@ def full_disk_sweep(exe, work):
               f"layout and the profile): {sorted(seen)}")
 
 
+def bmtk_report(path):
+    """The datasets of a report in bmtk's layout (output_dir/<report>.h5)."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.__setitem__(n, o[()]) if isinstance(o, h5py.Dataset) else None)
+    return out
+
+
+def sonata_case(exe, work):
+    """A SONATA circuit (tests/sonata_circuit.py: 14 hh cells and 2 IntFire1 cells, recurrent,
+    bmtk's seeded synapse placement, virtual inputs) on 1-4 ranks: the spikes file and every
+    report file that the config asks for in output_dir (bmtk's layout) bitwise those of one
+    process."""
+    d = os.path.join(work, "sonata")
+    os.makedirs(d, exist_ok=True)
+    cfgs = {n: sonata_circuit.write(d, h5py, np, f"out_np{n}") for n in (0,) + RANKS}
+    rc, _, err = cablesim(exe, 0, [cfgs[0]], d)
+    check(rc == 0, f"sonata: single process runs (rc {rc}) {err.strip()[:200]}")
+    if rc != 0:
+        return
+    with open(cfgs[0]) as f:
+        reports = sorted(json.load(f)["reports"])
+    ref_dir = os.path.join(d, "out_np0")
+    ref_rep = {r: bmtk_report(os.path.join(ref_dir, f"{r}.h5")) for r in reports}
+    ref_data, _ = datasets(os.path.join(ref_dir, "spikes.h5"))
+    nspk = len(ref_data["spikes/net/timestamps"])
+    fired = len(set(ref_data["spikes/net/node_ids"].tolist()))
+    check(fired == sonata_circuit.NBIO + sonata_circuit.NPOINT,
+          f"sonata: every cell of the circuit fires ({fired} of {sonata_circuit.NBIO + sonata_circuit.NPOINT}, "
+          f"{nspk} spikes): the comparison is not vacuous")
+    for n in RANKS:
+        rc, _, err = cablesim(exe, n, [cfgs[n]], d)
+        if rc != 0:
+            check(False, f"sonata: {n} ranks run (rc {rc}): {err.strip()[:300]}")
+            continue
+        out_dir = os.path.join(d, f"out_np{n}")
+        bad, _ = identical(os.path.join(ref_dir, "spikes.h5"), os.path.join(out_dir, "spikes.h5"))
+        for r in reports:
+            got = bmtk_report(os.path.join(out_dir, f"{r}.h5"))
+            bad += [f"{r}.h5:{k}" for k in sorted(set(got) | set(ref_rep[r]))
+                    if k not in got or k not in ref_rep[r] or got[k].dtype != ref_rep[r][k].dtype
+                    or got[k].shape != ref_rep[r][k].shape or got[k].tobytes() != ref_rep[r][k].tobytes()]
+        check(not bad, f"sonata: {n} ranks: the spikes file ({nspk} spikes) and the reports {reports} bitwise "
+                       f"those of one process{' differ: ' + ', '.join(bad) if bad else ''}")
+    # spikes_sort_order id (sorted on rank 0 after the collective file is closed): 3 ranks as one
+    runs = []
+    for n in (0, 3):
+        cfg = sonata_circuit.write(d, h5py, np, f"out_id{n}", sort_order="id")
+        runs.append(cablesim(exe, n, [cfg], d)[0])
+    paths = [os.path.join(d, f"out_id{n}", "spikes.h5") for n in (0, 3)]
+    bad, data = identical(*paths) if runs == [0, 0] else (["run"], {})
+    ids = data.get("spikes/net/node_ids", np.zeros(0))
+    check(not bad and len(ids) == nspk and bool(np.all(np.diff(ids.astype(np.int64)) >= 0)),
+          f"sonata: spikes_sort_order id on 3 ranks: bitwise one process's, sorted by node id {bad}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cablesim", required=True)
@@ -378,6 +437,7 @@ def main():
     check(rc not in (0, "timeout") and len(lines) == 1 and "missing.json" in lines[0],
           f"2 ranks: a missing model ends every rank (rc {rc}): {lines[0][:160] if lines else err[-300:]}")
 
+    sonata_case(exe, work)
     full_disk_sweep(exe, work)
 
     print(f"{passed} passed, {failed} failed")

@@ -13,19 +13,29 @@ output_dir.
   allen:     20 virtual inputs → the five Allen perisomatic cells of bmtk's bio_14cells (their
              fits, SWCs and mechanisms: tests/data/allen, tests/data/mod_bmtk) at explicit
              afferent sections, and two nrn:IntFire1 point cells driven by the inputs and the
-             Allen cells: spike counts equal and every spike within TOL_FF, as ff;
+             Allen cells: spike counts equal and every spike within TOL_FF, as ff; four
+             reports (v on every segment of one cell, on the dendrites of another, cai and v on
+             the soma of three): bmtk's
+             mapping, median |v - v_bmtk| within TOL_V, median |cai - cai_bmtk| within TOL_CAI
+             (relative), read by bmtk's CompartmentReport;
+  points:    20 virtual inputs and two nrn:NetStim nodes → two nrn:IntFire2 and two nrn:IntFire4
+             cells (excitatory and inhibitory edges) → two hh cells, which drive the IntFire4
+             cells back (bmtk has no loader for these three: tests/sonata/bmtk_network.py
+             registers one that sets their dynamics_params by name): counts equal, every spike
+             within TOL_FF;
   recurrent: 40 virtual inputs → 30 exc + 10 inh cells, recurrent, synapses placed by bmtk's
              rule (target_sections + distance_range; our generator is not numpy's, so the
              places differ): each population's firing rate within TOL_RATE = 10 % of bmtk's.
 Both also write the soma report of v: bmtk's layout and node ids, and (ff) a median |v - v_bmtk|
 within TOL_V = 0.05 mV; and bmtk's own analysis reads cablesim's output (spikes by
 bmtk.analyzer.spike_trains with the config, the report by bmtk.utils.reports.CompartmentReport). Then the same circuits on other back ends:
-  - MPI (a binary linked with MPI, mpirun): the recurrent network on 2 and 4 ranks gives bitwise
+  - MPI (a binary linked with MPI, mpirun): the recurrent network on 1-4 ranks gives bitwise
     the spikes of one process;
   - GPU (a CUDA build on a machine with a GPU): the feed-forward network with NEURON's exp2syn.mod
     added to its mechanisms_dir (the built-in exp2syn has no GPU kernel; the catalogue's Exp2Syn
     is compiled for both), --backend cuda against --backend cpu: equal spike counts and times
-    within GPU_TOL = 1e-6 ms.
+    within TOL_CAI = 1e-3   # relative to the median cai: median |cai - cai_bmtk| (Allen cells' CaDynamics)
+GPU_TOL = 1e-6 ms.
 Each is reported as skipped where it cannot run. Prints the figures, then 'N passed, N failed'.
 
 Usage: test_sonata_bmtk.py --cablesim PATH --source-dir DIR --work-dir DIR
@@ -41,20 +51,16 @@ TOL_FF = 0.1     # [ms]
 TOL_RATE = 0.10  # relative
 TOL_V = 0.05     # [mV] the median over all samples of |v - v_bmtk| in the soma report (spikes shift by
                  # up to 2 dt, so single samples on a spike's flank differ by mV)
+TOL_CAI = 1e-3   # relative to the median cai: median |cai - cai_bmtk| (Allen cells' CaDynamics)
 GPU_TOL = 1e-6   # [ms] the GPU's sums run in another order than the CPU's
 
-ANALYSE_SPIKES = """
-import sys
-from bmtk.analyzer.spike_trains import to_dataframe
-print(len(to_dataframe(config_file=sys.argv[1])))
-"""
 ANALYSE = """
 import sys
 from bmtk.analyzer.spike_trains import to_dataframe
 from bmtk.utils.reports import CompartmentReport
 df = to_dataframe(config_file=sys.argv[1])
 r = CompartmentReport(sys.argv[2], mode="r")
-print(len(df), r.data(node_id=0, population=r.populations[0]).shape[0])
+print(len(df), r.data(node_id=int(sys.argv[3]) if len(sys.argv) > 3 else 0, population=r.populations[0]).shape[0])
 """
 
 
@@ -76,6 +82,82 @@ def spikes(path):
             for i, t in zip(g["node_ids"][()], g["timestamps"][()]):
                 out.setdefault((pop, int(i)), []).append(float(t))
     return out
+
+
+def report_columns(path):
+    """A report in bmtk's layout: {(node id, element id, element pos): samples}, the mapping's arrays."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        g = f["report"][list(f["report"])[0]]
+        m = {k: g["mapping/" + k][()] for k in ("node_ids", "index_pointer", "element_ids", "element_pos", "time")}
+        d = g["data"][()]
+    cols = {}
+    ids, ptr = m["node_ids"], m["index_pointer"]
+    for i, n in enumerate(ids):
+        for c in range(ptr[i], ptr[i + 1]):
+            cols[(int(n), int(m["element_ids"][c]), round(float(m["element_pos"][c]), 6))] = d[:, c]
+    return cols, m, d.shape
+
+
+def allen_reports(py, d, n_ours, check):
+    """The allen network's four reports (tests/sonata/bmtk_network.py ALLEN_REPORTS: v on every
+    segment of one Allen cell (bmtk's default sections), on the basal and apical dendrites of
+    another, cai and v on the soma of the three others) against bmtk's files:
+    the same shape and, per cell, the same element ids and positions (bmtk lists the cells in
+    another order: compared by node id); the samples where (node, section, position) coincide
+    (all of them, where the segmentation agrees): median |v - v_bmtk| <= TOL_V, median
+    |cai - cai_bmtk| <= TOL_CAI of the median cai; and bmtk's CompartmentReport reads each file."""
+    import numpy as np
+    for rep, var in (("all_v", "v"), ("dend_v", "v"), ("soma_cai", "cai"), ("soma_v", "v")):
+        cb, mb, shb = report_columns(os.path.join(d, f"output_bmtk/{rep}.h5"))
+        cc, mc, shc = report_columns(os.path.join(d, f"output_cs/{rep}.h5"))
+        same_map = shb == shc and np.array_equal(mb["time"], mc["time"]) and set(cb) == set(cc)
+        common = sorted(set(cb) & set(cc))
+        diff = np.concatenate([np.abs(cb[k] - cc[k]) for k in common]) if common else np.array([np.inf])
+        med = float(np.median(diff))
+        scale = float(np.median(np.concatenate([np.abs(cb[k]) for k in common]))) if common else 0.0
+        tol = TOL_V if var == "v" else TOL_CAI * scale
+        print(f"  allen {rep}: {shc} (bmtk {shb}), {len(common)} columns at the same (node, section, x); "
+              f"median |{var} - {var}_bmtk| = {med:.3g} (99th percentile {np.percentile(diff, 99):.3g}, "
+              f"median |{var}_bmtk| {scale:.3g})")
+        check(same_map, f"allen {rep}: bmtk's shape, time axis and (node id, element id, element pos) of every column")
+        check(med <= tol, f"allen {rep}: median |{var} - {var}_bmtk| {med:.3g} <= {tol:.3g}")
+        out = subprocess.run([py, "-c", ANALYSE, os.path.join(d, "config_cs.json"), os.path.join(d, f"output_cs/{rep}.h5"),
+                              str(int(mc["node_ids"][0]))], capture_output=True, text=True)
+        got = out.stdout.strip().splitlines()[-1].split() if out.returncode == 0 and out.stdout.strip() else ["-1", "-1"]
+        check(int(got[0]) == n_ours and int(got[1]) == shc[0],
+              f"allen: bmtk's analysis reads cablesim's spikes ({got[0]} of {n_ours}) and {rep} ({got[1]} rows)")
+
+
+LIBSONATA_SPIKES = """
+import sys, libsonata
+p = libsonata.SpikeReader(sys.argv[1])[sys.argv[2]]
+print(p.sorting, repr(p.get()))
+"""
+
+
+def sorted_by_id(exe, py, d, env, check):
+    """spikes_sort_order "id" read by libsonata: sorting by_id, the spikes of the run sorted by time,
+    ordered by node id then time."""
+    import json
+    with open(os.path.join(d, "config_cs.json")) as f:
+        cfg = json.load(f)
+    cfg["output"].update(spikes_sort_order="id", output_dir="$BASE_DIR/output_cs_by_id")
+    path = os.path.join(d, "config_cs_by_id.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    r = subprocess.run([exe, "run", path, "--backend", "cpu", "-q"], env=env, capture_output=True, text=True)
+    got = {}
+    for tag, sub in (("id", "output_cs_by_id"), ("time", "output_cs")):
+        out = subprocess.run([py, "-c", LIBSONATA_SPIKES, os.path.join(d, sub, "spikes.h5"), "cortex"],
+                             capture_output=True, text=True)
+        lines = out.stdout.strip().splitlines()
+        got[tag] = (lines[-1].split(" ", 1)[0], eval(lines[-1].split(" ", 1)[1])) if out.returncode == 0 and lines \
+            else ("?", [])
+    (so, sp), (st, tp) = got["id"], got["time"]
+    ok = r.returncode == 0 and so == "by_id" and st == "by_time" and sp == sorted(tp) and len(sp) > 10
+    print(f"  ff spikes_sort_order id: libsonata reads sorting {so} (time: {st}), {len(sp)} spikes")
+    check(ok, f"ff: spikes_sort_order id, read by libsonata: by_id, the spikes by node id then time {r.stderr[-200:]}")
 
 
 def main():
@@ -104,7 +186,7 @@ def main():
         print(("PASS " if ok else "FAIL ") + what)
         passed, failed = passed + ok, failed + (not ok)
 
-    for kind in ("ff", "allen", "recurrent"):
+    for kind in ("ff", "allen", "points", "recurrent"):
         d = os.path.join(a.work_dir, kind)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -118,8 +200,8 @@ def main():
         ref = spikes(os.path.join(d, "output_bmtk/spikes.h5"))
         ours = spikes(os.path.join(d, "output_cs/spikes.h5"))
         n_ours = sum(len(v) for v in ours.values())
-        if kind in ("ff", "allen"):
-            ncell = 10 if kind == "ff" else 7
+        if kind in ("ff", "allen", "points"):
+            ncell = {"ff": 10, "allen": 7, "points": 8}[kind]
             cells = sorted(set(ref) | set(ours))
             worst, counts_equal, fewest = 0.0, True, min(len(ref.get(c, [])) for c in cells) if cells else 0
             for c in cells:
@@ -142,12 +224,13 @@ def main():
                 rel = abs(r_ours - r_ref) / r_ref if r_ref else float("inf")
                 print(f"  recurrent {name}: bmtk {r_ref:.2f} Hz, cablesim {r_ours:.2f} Hz ({100 * rel:.1f} %)")
                 check(r_ref >= 2 and rel <= TOL_RATE, f"recurrent {name}: rate within {100 * TOL_RATE:.0f} % of bmtk's")
-        if kind == "allen":  # no report in this one
-            out = subprocess.run([py, "-c", ANALYSE_SPIKES, os.path.join(d, "config_cs.json")], capture_output=True,
-                                 text=True)
-            got = out.stdout.strip().splitlines()[-1] if out.returncode == 0 and out.stdout.strip() else "-1"
-            check(int(got) == n_ours, f"allen: bmtk's analysis reads cablesim's spikes ({got} of {n_ours})")
+        if kind == "allen":
+            allen_reports(py, d, n_ours, check)
             continue
+        if kind == "points":  # no report: bmtk reports no membrane of point cells
+            continue
+        if kind == "ff":
+            sorted_by_id(a.cablesim, py, d, env, check)
         import h5py
         with h5py.File(os.path.join(d, "output_bmtk/soma_v.h5"), "r") as fb, \
                 h5py.File(os.path.join(d, "output_cs/soma_v.h5"), "r") as fc:
@@ -176,7 +259,7 @@ def main():
     else:
         cfg = os.path.join(a.work_dir, "recurrent", "config_cs.json")
         one = spikes(os.path.join(a.work_dir, "recurrent", "output_cs", "spikes.h5"))
-        for n in (2, 4):
+        for n in (1, 2, 3, 4):
             out = os.path.join(a.work_dir, f"mpi{n}.h5")
             r = subprocess.run([mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), a.cablesim, "run", cfg,
                                 "--backend", "cpu", "--threads", "1", "-q", "-o", out], env=env, capture_output=True,

@@ -132,6 +132,22 @@ def main():
             check(len(rep) == 1 and nids == [0, 1], f"the soma report covers the node set ({rep}, {nids})")
     else:
         check(False, "output at output_dir/spikes_file")
+    # spikes_sort_order "id": the same spikes, by node id then time, `sorting` by_id (1 in the enum)
+    srt = os.path.join(a.work_dir, "by_id")
+    shutil.copytree(d, srt, ignore=shutil.ignore_patterns("out"))
+    with open(f"{srt}/config.json") as fp:
+        j = json.load(fp)
+    j["output"]["spikes_sort_order"] = "id"
+    with open(f"{srt}/config.json", "w") as fp:
+        json.dump(j, fp)
+    r = run(srt)
+    ok = r.returncode == 0 and os.path.exists(out)
+    if ok:
+        with h5py.File(out, "r") as f, h5py.File(f"{srt}/out/spikes.h5", "r") as g:
+            a_ = sorted(zip(f["spikes/net/node_ids"][()].tolist(), f["spikes/net/timestamps"][()].tolist()))
+            b_ = list(zip(g["spikes/net/node_ids"][()].tolist(), g["spikes/net/timestamps"][()].tolist()))
+            ok = a_ == b_ and len(b_) >= 4 and int(g["spikes/net"].attrs["sorting"]) == 1
+    check(ok, f"spikes_sort_order id: the spikes sorted by node id, then time, sorting = by_id {r.stderr.strip()[-200:]}")
     r = run(d, "-o", f"{a.work_dir}/elsewhere.h5")
     check(r.returncode == 0 and os.path.exists(f"{a.work_dir}/elsewhere.h5"), "-o overrides the config's output")
     # with no output_dir yet and -o elsewhere, the run makes output_dir for its reports (as bmtk does)
@@ -141,22 +157,27 @@ def main():
     check(r.returncode == 0 and os.path.exists(f"{fresh}/out/soma_v.h5"),
           f"output_dir is made for the reports when -o puts the file elsewhere {r.stderr.strip()[-200:]}")
 
-    # the GPU: the circuit with NEURON's exp2syn.mod in its mechanisms_dir (the built-in exp2syn is
-    # CPU only; the catalogue's Exp2Syn is compiled for both), --backend cuda against cpu
-    g = os.path.join(a.work_dir, "gpu")
-    shutil.copytree(d, g, ignore=shutil.ignore_patterns("out"))
-    shutil.copy(os.path.join(a.source_dir, "tests/data/mod/exp2syn.mod"), f"{g}/comp/mechanisms/modfiles/exp2syn.mod")
-    rg = run(g, "-o", f"{g}/gpu.h5", "--backend", "cuda")
-    if rg.returncode != 0 and ("no CUDA device" in rg.stderr or "no CUDA support" in rg.stderr):
-        print("skipped: GPU (" + rg.stderr.strip()[-100:] + ")")
-    else:
+    # the GPU, --backend cuda against cpu: the circuit's built-in exp2syn (its GPU half generated
+    # from the same mechanisms/exp2syn.mod), then with NEURON's exp2syn.mod in its mechanisms_dir
+    # (the catalogue's Exp2Syn, compiled for both)
+    for what, mod in (("the built-in exp2syn", None), ("NEURON's exp2syn.mod", "tests/data/mod/exp2syn.mod")):
+        g = os.path.join(a.work_dir, "gpu_builtin" if mod is None else "gpu")
+        shutil.copytree(d, g, ignore=shutil.ignore_patterns("out"))
+        if mod:
+            shutil.copy(os.path.join(a.source_dir, mod), f"{g}/comp/mechanisms/modfiles/exp2syn.mod")
+        rg = run(g, "-o", f"{g}/gpu.h5", "--backend", "cuda")
+        if rg.returncode != 0 and ("no CUDA device" in rg.stderr or "no CUDA support" in rg.stderr):
+            print(f"skipped: GPU, {what} (" + rg.stderr.strip()[-100:] + ")")
+            continue
         rc = run(g, "-o", f"{g}/cpu.h5")
-        ok = rg.returncode == 0 and rc.returncode == 0
+        ok, worst = rg.returncode == 0 and rc.returncode == 0, float("inf")
         if ok:
             (ig, tg), (ic, tc) = [(f["spikes/net/node_ids"][()], f["spikes/net/timestamps"][()])
                                   for f in (h5py.File(f"{g}/gpu.h5", "r"), h5py.File(f"{g}/cpu.h5", "r"))]
-            ok = np.array_equal(ig, ic) and len(tg) >= 3 and float(np.max(np.abs(tg - tc))) <= 1e-6
-        check(ok, f"the circuit on the GPU gives the CPU's spikes within 1e-6 ms {rg.stderr.strip()[-200:]}")
+            ok = np.array_equal(ig, ic) and len(tg) >= 3
+            worst = float(np.max(np.abs(tg - tc))) if ok else worst
+            ok = ok and worst <= 1e-6
+        check(ok, f"{what} on the GPU gives the CPU's spikes within 1e-6 ms (max {worst:.2g} ms) {rg.stderr.strip()[-200:]}")
 
     # broken one way at a time: (what, edit(d), text the one line must contain)
     def edit_json(path, fn):
@@ -224,6 +245,37 @@ def main():
                                            "node_type_id model_type model_template dynamics_params\n"
                                            "100 point_process nrn:NoSuchCell p.json\n200 virtual NULL NULL\n"),
          "NoSuchCell"),
+        ("a point cell's unknown parameter", lambda d: (write("p.json", '{"taum": 10, "tauz": 1, "type": "x"}')(d),
+                                                        write("node_types.csv",
+                                           "node_type_id model_type model_template dynamics_params\n"
+                                           "100 point_process nrn:IntFire2 p.json\n200 virtual NULL NULL\n")(d)),
+         "p.json: dynamics_params: unknown parameter 'tauz' of mechanism 'IntFire2'"),
+        ("a NetStim with noise", lambda d: (write("p.json", '{"start": 5, "noise": 0.5}')(d),
+                                            write("node_types.csv",
+                                           "node_type_id model_type model_template dynamics_params\n"
+                                           "100 point_neuron nrn:NetStim p.json\n200 virtual NULL NULL\n")(d)),
+         "p.json: dynamics_params: parameter 'noise'"),
+        ("a report of an unknown variable", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            variable_name="m_nosuch")), "reports.soma_v: population 'net[0]': unknown variable 'm_nosuch'"),
+        ("a report of a mechanism the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            variable_name="NaTs.m")), "reports.soma_v: population 'net[0]': variable 'NaTs.m': no mechanism"),
+        ("a report on sections the reader does not know", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            sections=["soma", "dendrites"])), "reports.soma_v: sections 'dendrites' (a name or a list of: all, soma"),
+        ("a report without cells", edit_json("config.json", lambda j: j["reports"]["soma_v"].pop("cells")),
+         "reports.soma_v: needs \"cells\", a node set of one population"),
+        ("a report of a list of variables", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            variable_name=["v", "cai"])), "reports.soma_v: variable_name is a list"),
+        ("a report on sections the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            sections="apical")), "reports.soma_v: the cells of 'net[0]' have no section of these types"),
+        ("two reports on the same cells, other sections", edit_json("config.json", lambda j: j["reports"].update(
+            all_v={"cells": {"population": "net", "node_id": [1]}, "variable_name": "v", "module": "membrane_report",
+                   "sections": "all"})), "reports.all_v: another report records cells of 'net[0]'"),
+        ("two reports of one variable on the same cells", edit_json("config.json", lambda j: j["reports"].update(
+            soma_v2={"cells": {"population": "net"}, "variable_name": "v", "module": "membrane_report",
+                     "sections": "soma"})),
+         "reports.soma_v2: variable 'v' of these cells is already in report 'soma_v'"),
+        ("an unknown spikes_sort_order", edit_json("config.json", lambda j: j["output"].update(
+            spikes_sort_order="random")), "output.spikes_sort_order 'random' (one of time, id, none)"),
         ("a .mod file the compiler refuses", write("comp/mechanisms/modfiles/bad.mod", "NEURON { SUFFIX bad }\nTABLE nonsense\n"),
          "mechanisms_dir"),
     ]

@@ -816,22 +816,45 @@ static cs_status advance(cs_sim *s, int64_t target) {
 }
 
 /* SONATA reports, copied from the finished file into bmtk's layout: output_dir/<report>.h5,
- * the populations of one report together under their SONATA population (rank 0). */
+ * the columns of one report (one variable of several cablesim populations) together under
+ * their SONATA population (rank 0). */
 static cs_status write_bmtk_reports(const cs_sim *s) {
     const cs_model *m = s->m;
-    for (int p = 0; p < m->npop; ++p) {
-        const cs_population_spec *ps = &m->pops[p];
-        int first = 1;
-        for (int q = 0; q < p && first; ++q) first = strcmp(m->pops[q].report_name, ps->report_name) != 0;
-        if (!ps->report_name[0] || !ps->has_probes || !first) continue;
-        const char *groups[64];
-        int n = 0;
-        for (int q = p; q < m->npop && n < 64; ++q)
-            if (m->pops[q].has_probes && !strcmp(m->pops[q].report_name, ps->report_name)) groups[n++] = m->pops[q].name;
-        char dst[CS_PATH_MAX + CS_NAME_MAX + 8];
-        snprintf(dst, sizeof dst, "%s/%s.h5", m->report_dir, ps->report_name);
-        CS_TRY(cs_output_bmtk_report(s->o.output_path, dst, output_name(m, p), n, groups));
-    }
+    for (int p = 0; p < m->npop; ++p)
+        for (int v = 0; m->pops[p].has_probes && v < m->pops[p].probes.nvar; ++v) {
+            const char *rep = m->pops[p].probes.vars[v].report;
+            int first = rep[0] != 0;
+            for (int q = 0; q <= p && first; ++q)
+                for (int w = 0; m->pops[q].has_probes && w < (q == p ? v : m->pops[q].probes.nvar); ++w)
+                    if (!strcmp(m->pops[q].probes.vars[w].report, rep)) first = 0;
+            if (!first) continue;
+            enum { MAXG = 64 };
+            cs_bmtk_group groups[MAXG];
+            char names[MAXG][2 * CS_NAME_MAX + 2];
+            double *pos[MAXG];
+            int n = 0;
+            cs_status st = CS_OK;
+            for (int q = p; q < m->npop && n < MAXG && st == CS_OK; ++q)
+                for (int w = 0; m->pops[q].has_probes && w < m->pops[q].probes.nvar && n < MAXG; ++w) {
+                    const cs_probe_spec *pr = &m->pops[q].probes;
+                    if (strcmp(pr->vars[w].report, rep)) continue;
+                    pos[n] = malloc((size_t)pr->nloc * sizeof *pos[n]);
+                    if (!pos[n]) {
+                        st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                    for (int l = 0; l < pr->nloc; ++l) pos[n][l] = pr->locs[l].pos;
+                    if (pr->vars[w].kind == CS_PROBE_V) snprintf(names[n], sizeof names[n], "%s", m->pops[q].name);
+                    else snprintf(names[n], sizeof names[n], "%s/%s", m->pops[q].name, pr->vars[w].name);
+                    groups[n] = (cs_bmtk_group){names[n], pr->nloc, pr->loc_section, pos[n]};
+                    ++n;
+                }
+            char dst[CS_PATH_MAX + CS_NAME_MAX + 8];
+            snprintf(dst, sizeof dst, "%s/%s.h5", m->report_dir, rep);
+            if (st == CS_OK) st = cs_output_bmtk_report(s->o.output_path, dst, output_name(m, p), n, groups);
+            for (int k = 0; k < n; ++k) free(pos[k]);
+            CS_TRY(st);
+        }
     return CS_OK;
 }
 
@@ -844,6 +867,8 @@ static cs_status finish_output(cs_sim *s, int complete) {
     cs_status st2 = cs_output_close(s->out, complete && st == CS_OK);
     s->out = NULL;
     if (st == CS_OK && st2 == CS_OK && complete && s->rank == 0 && s->m->report_dir[0]) st = write_bmtk_reports(s);
+    if (st == CS_OK && st2 == CS_OK && complete && s->rank == 0 && s->m->spikes_by_id)
+        st = cs_output_sort_spikes_by_id(s->o.output_path);
     return st != CS_OK ? st : st2;
 }
 

@@ -1,7 +1,7 @@
 """Small SONATA networks built with bmtk's NetworkBuilder, and bmtk + NEURON runs of them, for
 tests/test_sonata_bmtk.py (run with the reference venv's python: scripts/ref-venv.sh).
 
-    python bmtk_network.py build ff|recurrent DIR MECHS
+    python bmtk_network.py build ff|recurrent|allen|points DIR MECHS
                                                      writes DIR/{network,components,inputs}/ and
                                                      DIR/config_bmtk.json, DIR/config_cs.json
     python bmtk_network.py run DIR/config_bmtk.json  bmtk + NEURON (hh without its rate tables)
@@ -14,6 +14,8 @@ tests/data/sonata/mechanisms, compiled here with nrnivmodl). Synapses are NEURON
              explicit afferent_section_id / afferent_section_pos.
   recurrent: 40 virtual inputs → 30 excitatory + 10 inhibitory cells, connected at random with
              bmtk's placement rule (target_sections + distance_range, nsyns per edge).
+  allen:     the five Allen perisomatic cells and two IntFire1 cells (build_allen).
+  points:    NetStim, IntFire2 and IntFire4 nodes and two hh cells (build_points).
 """
 import json
 import os
@@ -188,10 +190,73 @@ def build_allen(d):
     return ["inputs", "cortex"], ["inputs_cortex", "cortex_cortex"], 20, 300.0, 20.0
 
 
+# point cells other than IntFire1 (bmtk has no loader for them: run() registers one that sets the
+# dynamics_params by name, in NEURON's units, which is how cablesim reads them)
+POINT_CELLS = [("if2", "nrn:IntFire2", {"taum": 10.0, "taus": 15.0, "ib": 0.6}),
+               ("if4", "nrn:IntFire4", {"taue": 4.0, "taui1": 8.0, "taui2": 16.0, "taum": 30.0}),
+               ("stim", "nrn:NetStim", {"start": 12.0, "interval": 23.0, "number": 8, "noise": 0})]
+
+
+def build_points(d):
+    """20 virtual inputs and two NetStims → two IntFire2 and two IntFire4 cells (excitatory and
+    inhibitory weights) → two hh cells (exp2syn at explicit sections); the hh cells → the
+    IntFire4 cells."""
+    from bmtk.builder import NetworkBuilder
+    os.makedirs(f"{d}/components/point_neuron_templates", exist_ok=True)
+    for pop, _, params in POINT_CELLS:
+        with open(f"{d}/components/point_neuron_templates/{pop}.json", "w") as f:
+            json.dump(params, f)
+    for name, sign in (("exc_point.json", 1), ("inh_point.json", -1)):
+        with open(f"{d}/components/synaptic_models/{name}", "w") as f:
+            json.dump({"level_of_detail": "instantaneous", "sign": sign}, f)
+    rng = np.random.default_rng(13)
+    net = NetworkBuilder("points")
+    for pop, tmpl, _ in POINT_CELLS:
+        net.add_nodes(N=2, model_type="point_process", model_template=tmpl, dynamics_params=f"{pop}.json", pop_name=pop)
+    net.add_nodes(N=2, **cell_props("hh", "hh_a.json"))
+    inputs = NetworkBuilder("inputs")
+    inputs.add_nodes(N=20, model_type="virtual", pop_name="lgn")
+    point = ["if2", "if4"]
+    inputs.add_edges(source=inputs.nodes(), target=net.nodes(pop_name=point),
+                     connection_rule=lambda s, t: int(rng.random() < 0.4), syn_weight=0.25, delay=1.0,
+                     dynamics_params="exc_point.json", nsyns=1)
+    inputs.add_edges(source=inputs.nodes(), target=net.nodes(pop_name=point),
+                     connection_rule=lambda s, t: int(rng.random() < 0.15), syn_weight=0.2, delay=1.5,
+                     dynamics_params="inh_point.json", nsyns=1)
+    net.add_edges(source=net.nodes(pop_name="stim"), target=net.nodes(pop_name=point), connection_rule=1,
+                  syn_weight=0.4, delay=2.0, dynamics_params="exc_point.json")
+    cm = net.add_edges(source=net.nodes(pop_name=point), target=net.nodes(pop_name="hh"), connection_rule=1,
+                       syn_weight=0.01, delay=1.5, dynamics_params="exc.json", model_template="exp2syn")
+    cm.add_properties(["afferent_section_id", "afferent_section_pos"],
+                      rule=lambda s, t: (int(rng.integers(0, 5)), float(rng.uniform(0.05, 0.95))),
+                      dtypes=[np.int64, np.float64])
+    net.add_edges(source=net.nodes(pop_name="hh"), target=net.nodes(pop_name="if4"), connection_rule=1,
+                  syn_weight=0.3, delay=1.0, dynamics_params="exc_point.json")
+    net.build()
+    inputs.build()
+    net.save(output_dir=f"{d}/network")
+    inputs.save(output_dir=f"{d}/network")
+    return ["inputs", "points"], ["inputs_points", "points_points"], 20, 400.0, 15.0
+
+
+# allen: v on every segment of one cell (no "sections": bmtk's default, all), v on the dendrites of
+# another (sections by type), and the soma's cai and v of the three others (two reports on the
+# same cells and sections)
+ALLEN_REPORTS = {
+    "all_v": {"cells": {"population": "cortex", "node_id": [0]}, "variable_name": "v", "module": "membrane_report"},
+    "dend_v": {"cells": {"population": "cortex", "node_id": [3]}, "variable_name": "v",
+               "module": "membrane_report", "sections": ["basal", "apical"]},
+    "soma_cai": {"cells": {"population": "cortex", "node_id": [1, 2, 4]}, "variable_name": "cai",
+                 "module": "membrane_report", "sections": "soma"},
+    "soma_v": {"cells": {"population": "cortex", "node_id": [1, 2, 4]}, "variable_name": "v",
+               "module": "membrane_report", "sections": "soma"}}
+
+
 def build(kind, d, mechanisms):
     from bmtk.utils.reports.spike_trains import PoissonSpikeGenerator
     write_components(d, mechanisms)
-    nodes, edges, ninput, tstop, rate = {"ff": build_ff, "recurrent": build_recurrent, "allen": build_allen}[kind](d)
+    nodes, edges, ninput, tstop, rate = {"ff": build_ff, "recurrent": build_recurrent, "allen": build_allen,
+                                         "points": build_points}[kind](d)
     allen = kind == "allen"
     os.makedirs(f"{d}/inputs", exist_ok=True)
     psg = PoissonSpikeGenerator(population=nodes[0], seed=3)
@@ -220,16 +285,30 @@ def build(kind, d, mechanisms):
                 "edges": [{"edges_file": f"$NETWORK_DIR/{e}_edges.h5", "edge_types_file": f"$NETWORK_DIR/{e}_edge_types.csv"}
                           for e in edges]},
             "node_sets": {nodes[0]: {"population": nodes[0]}, "cells": {"population": nodes[1]}},
-            "reports": {} if allen else {"soma_v": {"cells": "cells", "variable_name": "v",
-                                                    "module": "membrane_report", "sections": "soma"}},
+            "reports": ALLEN_REPORTS if allen else {} if kind == "points" else {"soma_v": {"cells": "cells", "variable_name": "v",
+                                                               "module": "membrane_report", "sections": "soma"}},
         }
         with open(f"{d}/config_{tag}.json", "w") as f:
             json.dump(cfg, f, indent=2)
 
 
+def nrn_point_cell(cell, template_name, dynamics_params):
+    """NEURON's IntFire2, IntFire4, NetStim with the dynamics_params set by name ([ms])."""
+    from neuron import h
+    hobj = getattr(h, template_name)()
+    for k, v in (dynamics_params or {}).items():
+        if isinstance(v, (int, float)):
+            setattr(hobj, k, v)
+    return hobj
+
+
 def run(config):
     from bmtk.simulator import bionet
+    from bmtk.simulator.bionet.pyfunction_cache import add_cell_model
     from neuron import h
+    for _, tmpl, _ in POINT_CELLS:
+        for mt in ("point_process", "point_neuron"):
+            add_cell_model(nrn_point_cell, directive=tmpl, model_type=mt, overwrite=True)
     conf = bionet.Config.from_json(config, validate=True)
     conf.build_env()
     h.usetable_hh = 0  # cablesim's hh computes its rates directly (DESIGN.md)

@@ -168,13 +168,15 @@ static cs_status upload_new(void **dst, const void *src, size_t bytes, const cha
     return cs_cuda_upload(*dst, src, bytes);
 }
 
+extern const cs_mech_gpu_ops cs__gpu_exp2syn; /* generated from mechanisms/exp2syn.mod (CMakeLists.txt) */
+
 /* The kernel of a mechanism type; -1 for a type without one (a mechanism added to the CPU code
  * but not here must fail at set-up, not run as another). Folded types (pas) never get here. */
 static int kind_of(const cs_mech_type *t) {
     if (t == &cs_mech_hh) return CS_CUDA_HH;
     if (t == &cs_mech_expsyn) return CS_CUDA_EXPSYN;
     if (t == &cs_mech_iclamp) return CS_CUDA_ICLAMP;
-    if (t->gpu) return CS_CUDA_CATALOGUE;
+    if (t->gpu || t == &cs_mech_exp2syn) return CS_CUDA_CATALOGUE;
     return -1;
 }
 
@@ -197,7 +199,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
         v.ion_ci[ion] = s->ion_ci[ion];
         v.ion_co[ion] = s->ion_co[ion];
     }
-    cm->gpu = t->gpu;
+    cm->gpu = t == &cs_mech_exp2syn ? &cs__gpu_exp2syn : t->gpu; /* the built-in's GPU half */
     cm->view = v;
     return CS_OK;
 }

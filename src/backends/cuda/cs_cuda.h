@@ -13,7 +13,9 @@
 #define CS_CUDA_MAX_MECH 32
 
 /* the mechanisms with a current kernel; pas has none: it folds into the matrix at set-up.
- * CS_CUDA_CATALOGUE: a mechanism compiled from NMODL, run through its cs_mech_gpu_ops. */
+ * CS_CUDA_CATALOGUE: a mechanism compiled from NMODL, run through its cs_mech_gpu_ops: a
+ * catalogue's, or the built-in exp2syn's (cs__gpu_exp2syn, generated from mechanisms/exp2syn.mod
+ * with the same body as its CPU code: CMakeLists.txt). */
 typedef enum { CS_CUDA_HH, CS_CUDA_EXPSYN, CS_CUDA_ICLAMP, CS_CUDA_CATALOGUE } cs_cuda_mech_kind;
 
 typedef struct {

@@ -206,8 +206,8 @@ cs_status cs_cuda_epoch_build(cs_cuda_state *s, const cs_network_desc *net, cons
     cs_cuda_epoch *e = &s->epoch;
     for (int q = 0; q < s->nmech; ++q)
         if (s->mech[q].kind == CS_CUDA_CATALOGUE)
-            return cs_error_set(CS_ERR_UNSUPPORTED, "solver 'epoch': mechanisms from catalogues are not supported "
-                                "(only hh, pas, expsyn, iclamp); use another --solver");
+            return cs_error_set(CS_ERR_UNSUPPORTED, "solver 'epoch': mechanisms from catalogues and exp2syn are not "
+                                "supported (only hh, pas, expsyn, iclamp); use another --solver");
     for (int ion = 0; ion < CS_NION; ++ion)
         if (s->ion_i[ion])
             return cs_error_set(CS_ERR_UNSUPPORTED, "solver 'epoch': ion currents are not supported; use another --solver");
