@@ -366,7 +366,10 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
          * level schedules of fine are latency-bound where unbranched runs are long: chunked ran
          * big30000 (runs of 40-110 rows) 3.6× and the FlyWire cell 10.5× as fast as fine, big10000
          * (13-35) 1.14×; with nothing to cut (big2000, 2-6) it lost 13 % (now it runs fine there) */
-        else if (!fits && cs__chunked_auto(hp->nrows, p, opt.block_size)) variant = CS__HV_CHUNKED;
+        else if (!fits && cs__chunked_auto(hp->nrows, p, 0)) {
+            variant = CS__HV_CHUNKED;
+            opt.block_size = 0; /* its automatic L (block_size means another thing to other variants) */
+        }
         else if (hp->uniform && fits && (!large || max_n <= 128)) variant = CS__HV_WARP;
         else if (!hp->uniform && fits && !large) variant = CS__HV_FINE;
         else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
