@@ -122,8 +122,8 @@ long long cs__chunked_cost(const cs__chk_estimate *e)
 int cs__chunked_pays(const cs__chk_estimate *e, int nrows)
 {
     if (e->interior <= 0) return 0;
-    /* fine's critical path is ~2·path0 (two sweeps): cutting pays when it halves it */
-    return e->interior * CS__CHK_MIN_SHARE >= nrows || cs__chunked_cost(e) <= e->path0;
+    /* fine's critical path is ~2·path0 (two sweeps): cutting pays when it shortens it by 1/8 */
+    return e->interior * CS__CHK_MIN_SHARE >= nrows || CS__CHK_MIN_SHARE * cs__chunked_cost(e) <= (CS__CHK_MIN_SHARE - 1) * 2LL * e->path0;
 }
 
 int cs__chunked_pick_L(int nrows, const int *p)

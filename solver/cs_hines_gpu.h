@@ -58,9 +58,10 @@
  *                        tree's couplings (copied from u every solve, or once with
  *                        const_coupling). A level cuts only where it pays: its interiors are at
  *                        least 1/8 of the rows, or the estimated critical path (the reduced tree's
- *                        longest path in rows, twice, plus 16 + L steps per level) is at most half
- *                        of fine's (twice the longest path); otherwise nothing is cut and the solve
- *                        is exactly the fine plan's. Accepts every batch fine accepts
+ *                        longest path in rows, twice, plus 16 + L steps per level) is at least 1/8
+ *                        shorter than fine's (twice the longest path); otherwise nothing is cut
+ *                        and the solve is exactly the fine plan's. Accepts every batch fine
+ *                        accepts
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
  *                        for the solve alone staged below 1024 cells per multiprocessor, and
  *                        above whenever its lanes are at least half busy (every class of Table

@@ -119,10 +119,12 @@ enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__S
  * CS__CHK_LEVEL_STEPS (its three launches and P1's and P3's load latency, ~2-3 µs each) and L
  * (P1's and P3's chains of divisions, in registers). fine alone on the whole tree: 2·path0. A
  * level cuts only where it pays (cs__chunked_pays): its interiors are at least 1/CS__CHK_MIN_SHARE
- * of the rows, or the estimate is at most half of fine's; otherwise it cuts nothing and the solve
- * is exactly its fine plan's (no copy of u, no chunk launches): measured on the H100
- * (bench/NOTES.md, "Session 16: the chunked Hines variant"), big2000 with nothing to cut lost
- * 13 % to that copy and the two launches. Not measured yet: the constants themselves. */
+ * of the rows, or the estimate is at least 1/CS__CHK_MIN_SHARE shorter than fine's; otherwise it
+ * cuts nothing and the solve is exactly its fine plan's (no copy of u, no chunk launches).
+ * Measured on the H100 (bench/NOTES.md, "Session 16: the chunked Hines variant"): big2000, nothing
+ * to cut (estimate = fine's), lost 13 % to that copy and the two launches; big10000 at L = 16,
+ * 2 % of its rows cut but its longest path 25 % shorter (estimate 0.82 of fine's), won 14 %. Not
+ * measured yet: the constants themselves. */
 #define CS__CHK_LEVEL_STEPS 16
 #define CS__CHK_MIN_SHARE 8
 
@@ -324,7 +326,8 @@ int cs__chunked_pays(const cs__chk_estimate *e, int nrows);
  * or when out of memory). */
 int cs__chunked_pick_L(int nrows, const int *p);
 /* "auto"'s test (cs_hines_gpu.h): at least 1/CS__CHK_MIN_SHARE of the rows are chunk interiors
- * AND the critical path estimate is at most half of fine's, at chunk length L (0 or out of range:
+ * AND the critical path estimate is at most half of fine's (stricter than cutting: auto leaves
+ * fine only for a clear gain), at chunk length L (0 or out of range:
  * the automatic L). */
 int cs__chunked_auto(int nrows, const int *p, int L);
 void cs__chunked_p1_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs, double *ur);
