@@ -12,7 +12,7 @@
  * once, and p read once per distinct structure; it is compared with a device-to-device copy
  * measured in the same run (bytes read + written).
  *
- * Usage: bench_hines [--quick] [--targets] [--t3] [--staged] [--mid] [--same-size] [--md FILE] [--max-cells N]
+ * Usage: bench_hines [--quick] [--targets] [--t3] [--staged] [--mid] [--same-size] [--chunked] [--md FILE] [--max-cells N]
  *   --quick       fewer sizes and repetitions (a smoke run)
  *   --targets     only the cases of targets T3 (256 000 medium-high cells), T4 (256 cells of every
  *                 class) and T5 (mixed against uniform batches)
@@ -26,7 +26,12 @@
  *   --same-size   only the seed's variable batch (its Fig. 4.9): cells of 600 rows and six
  *                 morphologies (8 to 300 branches) mixed, against each morphology in a uniform
  *                 batch, at 256, 1 024, 2 560, 25 600 and 256 000 cells, staged and auto
- *   --md FILE     append the markdown tables to FILE (default: print only) */
+ *   --chunked     only the long unbranched runs of issue 28: one cable of 100 000 rows, one random
+ *                 tree of 116 000 rows with 301 branches, 128 trees of 30 000 rows (8 structures,
+ *                 runs of ~100 rows), 2 048 trees of 2 000 rows (runs of ~3); fine, chunked (its
+ *                 automatic L, then L = 8, 16, 32) and auto, each checked against the CPU
+ *   --md FILE     append the markdown tables to FILE (default: print only)
+ * chunked is also in the full tables' variant list. */
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -369,7 +374,7 @@ static void same_size_section(const std::vector<long long> &sizes, const Cfg *cf
 
 int main(int argc, char **argv)
 {
-    int quick = 0, targets = 0, t3_only = 0, staged_only = 0, mid = 0, same_size = 0;
+    int quick = 0, targets = 0, t3_only = 0, staged_only = 0, mid = 0, same_size = 0, chunked_only = 0;
     long long max_cells = 256000;
     const char *md = NULL;
     for (int i = 1; i < argc; ++i) {
@@ -379,6 +384,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--staged")) staged_only = targets = 1; /* targets: skips the full tables */
         else if (!strcmp(argv[i], "--mid")) mid = 1;
         else if (!strcmp(argv[i], "--same-size")) same_size = 1;
+        else if (!strcmp(argv[i], "--chunked")) chunked_only = 1;
         else if (!strcmp(argv[i], "--md") && i + 1 < argc) md = argv[++i];
         else if (!strcmp(argv[i], "--max-cells") && i + 1 < argc) max_cells = atoll(argv[++i]);
     }
@@ -442,12 +448,39 @@ int main(int argc, char **argv)
         {"warp", "warp", 0, 0, 0, 0},
         {"staged", "staged", 0, 0, 0, 0},
         {"staged one-way", "staged", 0, 0, CS_HINES_STAGED_NO_TWO_WAY, 0}, /* A/B of two-way sections */
+        {"chunked", "chunked", 0, 0, 0, 0},
         {"auto", "auto", 0, 0, 0, 0},
     };
     const int nall = (int)(sizeof all / sizeof all[0]);
     enum { C_FLAT = 0, C_INTERLEAVED = 1, C_BI = 2, C_VARIABLE = 4, C_FINE = 5, C_FINE_NOSPLIT = 6, C_FINE_NOOPT = 7, C_WARP = 8, C_STAGED = 9,
-           C_ONE_WAY = 10 };
+           C_ONE_WAY = 10, C_CHUNKED = 11 };
     const int C_AUTO = nall - 1;
+    if (chunked_only) {
+        table_header("Long unbranched runs (issue 28): fine, chunked, auto, double");
+        const Cfg pick[] = {all[C_FINE], all[C_CHUNKED], {"chunked L=8", "chunked", 8, 0, 0, 0}, {"chunked L=16", "chunked", 16, 0, 0, 0},
+                            {"chunked L=32", "chunked", 32, 0, 0, 0}, all[C_AUTO]};
+        struct Case { const char *name; int rows, nbranch, nstruct, cells; };
+        const Case cases[] = {{"cable 100000", 100000, 1, 1, 1}, {"tree 116000/301", 116000, 301, 1, 1},
+                              {"trees 30000/301", 30000, 301, 8, 128}, {"trees 2000/667", 2000, 667, 8, 2048}};
+        for (const Case &cs : cases) {
+            std::vector<std::vector<int>> st((size_t)cs.nstruct);
+            for (int k = 0; k < cs.nstruct; ++k) {
+                st[k].resize((size_t)cs.rows);
+                if (cs.nbranch == 1)
+                    for (int i = 0; i < cs.rows; ++i) st[k][i] = i - 1;
+                else if (cs_hines_random_tree(cs.rows, cs.nbranch, 2800 + k, st[k].data()) != 0) return 2;
+            }
+            std::vector<int> pattern((size_t)cs.cells);
+            for (int c = 0; c < cs.cells; ++c) pattern[c] = c % cs.nstruct;
+            Batch b;
+            make_batch(b, st, pattern);
+            const double ts = cpu_time_us(b, 0);
+            for (const Cfg &c : pick) emit(b, cs.name, c, "d", run_cfg(b, c, "d"), ts);
+        }
+        if (g_md) fclose(g_md);
+        cudaFree(g_flush);
+        return 0;
+    }
     if (same_size) {
         const Cfg pick[] = {all[C_STAGED], all[C_AUTO]};
         std::vector<long long> ss;

@@ -824,6 +824,15 @@ def main():
             text = f.read()
         if "## 5." in text:
             s_mpi = text[text.index("## 5."):]
+    # sections kept by hand, each a file of bench/ from its "## N." heading on: the Allen cell with
+    # calcium (issue 27), distinct and large cells (issue 28) and the bmtk networks (issue 31)
+    s_kept = ""
+    for name in ("results-allen-cell.md", "results-big-cells.md", "results-sonata-allen.md"):
+        path = os.path.join(a.root, "bench", name)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            s_kept += "\n" + text[text.index("## "):] if "## " in text else ""
     t4tab = md_table(["class", "fine-grained [µs]", "flat [µs]", "vs flat", "vs interleaved",
                       "fastest one-thread-per-cell [µs]", "vs that"],
                      [[f"{x['class']}", f"{g3(x['fine'])} ({x['fv']})", g3(x["flat"]), f"{x['vs_flat']:.1f}×", f"{x['vs_inter']:.1f}×",
@@ -866,7 +875,7 @@ T4 per class (256 cells, double):
 {s_hines}
 {s_full}
 {s_cpu}
-{s_mpi}"""
+{s_mpi}{s_kept}"""
     with open(os.path.join(docs, "performance.md"), "w", encoding="utf-8") as f:
         f.write(doc)
     print(f"wrote {os.path.join(docs, 'performance.md')} and docs/perf-{{thomas,hines,full-step,phases}}.png "

@@ -1,29 +1,32 @@
 #!/usr/bin/env bash
-# The chunked Hines solver (issue 28) on the GPU machine, in one call of ~8 minutes on an H100:
+# The chunked Hines solver (issue 28) on the GPU machine, in one call of ~7-8 minutes on an H100:
 # build; test_hines_gpu and test_backend_cuda.py restricted to chunked and fine, and
-# test_hines_chunked (the CPU emulation); compute-sanitizer memcheck on test_hines_gpu's small
-# chunked solves; then `--solver chunked` against `fine` and `auto` on bench/real_cells.py's big
-# networks (big2000, big10000, big30000 at BIG_COMPARTMENTS, the unscaled FlyWire "giant") and on
-# one single cell of ~110 000 compartments (GPU, and the CPU with all cores), printing cs/s and
-# the % of the bound (BOUND, default 6.25e10 cs/s: 48 B per compartment-step at 3.0 TB/s, H100).
+# test_hines_chunked (the CPU emulation: every L at 1e-12, the estimate, the no-cut rule, auto);
+# compute-sanitizer memcheck on test_hines_gpu's small chunked solves; bench_hines --chunked (the
+# solve alone, each case checked against the CPU at 1e-12: a cable, long-run trees, short-run
+# trees; fine, chunked with its automatic L and L = 8, 16, 32, auto); then `--solver chunked`
+# against `fine` and `auto` on bench/real_cells.py's big networks (big2000, big10000, big30000 at
+# BIG_COMPARTMENTS, the unscaled FlyWire "giant") and on one single cell of ~110 000 compartments
+# (GPU, and the CPU with all cores), printing cs/s and the % of the bound (BOUND, default 6.25e10
+# cs/s: 48 B per compartment-step at 3.0 TB/s, H100).
 #
 # Usage, from the project root: scripts/gpu_chunked.sh [OUTDIR]
 # Carry: .devlibs (scripts/devlibs.sh) and build-shared (mkdir -p build-shared && cp -r
 # ../shared/data build-shared/): the tests and the networks read the nine SWC cells there.
-# PARTS="tests sanitize bench" (default all), BIG_COMPARTMENTS=4e6, TFINAL=10 [ms],
-# SOLVERS="chunked fine auto", CS_CHUNKED_L (chunk length, default 16), ALSO_L="8" (chunked alone
-# again on the big networks with that chunk length; default none), BUDGET_S=470 [s] for the whole
-# script (no benchmark run starts after it).
+# PARTS="tests hbench bench" (default; add "sanitize" for memcheck), BIG_COMPARTMENTS=16e6 (the issue's size),
+# TFINAL=10 [ms], REPS=1, SOLVERS="chunked fine auto", CS_CHUNKED_L (chunk length; default: chosen
+# by the plan), ALSO_L="16" (chunked alone again on the big networks with that chunk length;
+# default none), BUDGET_S=440 [s] for the whole script (no benchmark run starts after it).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
-parts_all="tests sanitize bench"
+parts_all="tests hbench bench" # sanitize: on request (PARTS="tests sanitize hbench bench"; ~1 min)
 gpu_start "${1:-${OUT:-$PWD/build-gpu/out-chunked}}" cablesim_cli || exit 1
-deadline=$((t0 + ${BUDGET_S:-470}))
+deadline=$((t0 + ${BUDGET_S:-440}))
 morph=${CS_MORPH_DIR:-$(gpu_morph_dir)} || exit 1
 export CS_MORPH_DIR=$morph
 export CABLESIM_WISDOM=$out/wisdom   # auto's trial once per network, then from wisdom
-rc_hines=na rc_chunk=na rc_backend=na rc_mem=na rc_bench=na
+rc_hines=na rc_chunk=na rc_backend=na rc_mem=na rc_hbench=na rc_bench=na
 
 if gpu_part tests; then
   gpu_build "$bld" test_hines_gpu && gpu_build "$bld" test_hines_chunked || exit 1
@@ -47,24 +50,31 @@ if gpu_part sanitize && command -v compute-sanitizer >/dev/null; then
   grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.log" && rc_mem=0 || rc_mem=1
 fi
 
+if gpu_part hbench; then
+  gpu_build "$bld" bench_hines || exit 1
+  gpu_stamp "bench_hines --chunked (the solve alone; fine, chunked, auto)"
+  (cd "$bld/bench" && timeout 150 ./bench_hines --chunked --md "$out/bench_hines_chunked.md") >"$out/bench_hines_chunked.log" 2>&1; rc_hbench=$?
+  grep -E "^\| |CHECK FAILED|failed" "$out/bench_hines_chunked.log" | cut -c1-200
+fi
+
 if gpu_part bench; then
   gpu_stamp "networks"
   models=$out/models
   $py bench/real_cells.py generate --out "$models" --morph-dir "$CS_MORPH_DIR" --alone 0 --mixed "" \
-    --big-compartments "${BIG_COMPARTMENTS:-4e6}" --big-sizes 2000,10000,30000 --single 100000 \
+    --big-compartments "${BIG_COMPARTMENTS:-16e6}" --big-sizes 2000,10000,30000 --single 100000 \
     --tfinal "${TFINAL:-10}" --cablesim "$cs" --check-limit 0 >"$out/networks.md" 2>&1
   grep -E "^\| (big|giant|single)" "$out/networks.md"
   solvers=$(echo ${SOLVERS:-chunked fine auto} | tr ' ' ',')
   rc_bench=0
-  # ALSO_L="8": after the main runs, chunked alone again on the big networks with CS_CHUNKED_L=8
-  # (chunks of at most 8 interior rows, runs of 16+ cut: more of big10000's 13-35-row branches)
-  parts=("single:^single:cpu,cuda:$solvers" "big:^(big|giant):cuda:$solvers")
+  # ALSO_L="16": after the main runs, chunked alone again on the big networks with CS_CHUNKED_L=16
+  # (the round-1 default; the plan otherwise picks L from the runs)
+  parts=("big:^(big|giant):cuda:$solvers" "single:^single:cpu,cuda:$solvers")
   for l in ${ALSO_L:-}; do parts+=("big-L$l:^(big|giant):cuda:chunked:$l"); done
   for part in "${parts[@]}"; do
     IFS=: read -r name re backends solv chunk_l <<<"$part"
     gpu_stamp "bench $name"
     CS_CHUNKED_L=${chunk_l:-${CS_CHUNKED_L:-}} PYTHONUNBUFFERED=1 $py bench/real_cells.py run --models "$models" --cablesim "$cs" --only "$re" \
-      --backends "$backends" --solvers "$solv" --threads "$(nproc)" --reps 2 --rep-limit 2 --timeout 150 \
+      --backends "$backends" --solvers "$solv" --threads "$(nproc)" --reps "${REPS:-1}" --rep-limit 2 --timeout 150 \
       --bound "${BOUND:-6.25e10}" --deadline "$deadline" --json "$out/chunked-$name.json" --md "$out/chunked-$name.md" \
       >"$out/chunked-$name.log" 2>&1 || rc_bench=1
     grep -E "cs/s|refused|error|skipped|MISMATCH" "$out/chunked-$name.log" | head -30
@@ -86,6 +96,6 @@ for p in sorted(glob.glob(os.path.join(out, "chunked-*.json")), key=lambda p: (n
                   r.get("solver", "-"), r["cs_per_s"], 100 * r["cs_per_s"] / bound, r["spikes"]))
 EOF
 fi
-gpu_stamp "done: test_hines_chunked=$rc_chunk test_hines_gpu=$rc_hines test_backend_cuda=$rc_backend memcheck=$rc_mem bench=$rc_bench"
-for r in $rc_chunk $rc_hines $rc_backend $rc_mem $rc_bench; do case $r in na | 0) ;; *) exit 1 ;; esac; done
+gpu_stamp "done: test_hines_chunked=$rc_chunk test_hines_gpu=$rc_hines test_backend_cuda=$rc_backend memcheck=$rc_mem bench_hines=$rc_hbench bench=$rc_bench"
+for r in $rc_chunk $rc_hines $rc_backend $rc_mem $rc_hbench $rc_bench; do case $r in na | 0) ;; *) exit 1 ;; esac; done
 exit 0

@@ -2,7 +2,8 @@
  * solve that shortens the critical path of long unbranched sections.
  *
  * Every unbranched run of at least 2·L rows (a chain in which each row but the last has one
- * child) is cut into consecutive chunks of at most L interior rows: a chunk is its top row a, its
+ * child) is cut, where cutting pays (cs__chunked_pays: otherwise a level cuts nothing and its
+ * solve is its fine plan's alone; L, when not given, from cs__chunked_pick_L), into consecutive chunks of at most L interior rows: a chunk is its top row a, its
  * interior a+1 .. b-1 (along the chain) and its bottom row b; chunks of one run do not share rows,
  * so every row outside the interiors is touched by one chunk at most. Eliminating a chunk's
  * interior (a symmetric tridiagonal block) leaves the Schur complement on (a, b): new d_a, d_b,
@@ -59,18 +60,89 @@ static void cs__chk_kids(int nrows, const int *p, int *nkid, int *kid)
         if (p[r] >= 0) { nkid[p[r]]++; kid[p[r]] = r; }
 }
 
-/* The longest unbranched run of the batch (work: nkid, kid of nrows each). */
-static int cs__chk_longest_run(int nrows, const int *p, int *nkid, int *kid)
+/* ---- how much cutting pays (the automatic L, the no-cut rule, "auto") ------------------------ */
+/* A run of n rows at chunk length L: its rows in the reduced tree once every level has cut it
+ * (spans of at most L + 2 rows: k chunks leave 2k rows, cs__chunked_reduce's rule), and the levels. */
+static int cs__chk_run_final(int n, int L, int *levels)
 {
+    int lev = 0;
+    while (n >= 2 * L) { n = 2 * ((n + L + 1) / (L + 2)); ++lev; }
+    *levels = lev;
+    return n;
+}
+
+int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk_estimate *est)
+{
+    int *nkid = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1)), *kid = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1));
+    int *dep = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1)); /* at the last row of a run: rows from its root */
+    int *start = NULL, *len = NULL, nrun = 0;
+    int rc = -1;
+    if (!nkid || !kid || !dep) goto done;
     cs__chk_kids(nrows, p, nkid, kid);
-    int best = 0;
-    for (int r = 0; r < nrows; ++r) {
-        if (p[r] >= 0 && nkid[p[r]] == 1) continue; /* not the start of a run */
-        int n = 1;
-        for (int c = r; nkid[c] == 1; c = kid[c]) ++n;
-        if (n > best) best = n;
+    for (int r = 0; r < nrows; ++r) nrun += p[r] < 0 || nkid[p[r]] != 1;
+    start = malloc(sizeof(int) * (size_t)(nrun > 0 ? nrun : 1));
+    len = malloc(sizeof(int) * (size_t)(nrun > 0 ? nrun : 1));
+    if (!start || !len) goto done;
+    nrun = 0;
+    for (int r = 0; r < nrows; ++r) { /* runs by their first row: a run's parent run comes first */
+        if (p[r] >= 0 && nkid[p[r]] == 1) continue;
+        int n = 1, c = r;
+        for (; nkid[c] == 1; c = kid[c]) ++n;
+        start[nrun] = r;
+        len[nrun++] = n;
+        kid[r] = c; /* reused: the run's last row (a run's first row is read again only here) */
     }
-    return best;
+    for (int i = 0; i <= nL; ++i) { /* i = nL: uncut */
+        const int L = i < nL ? Ls[i] : INT_MAX / 4;
+        long long interior = 0;
+        int levels = 0, path = 0;
+        for (int q = 0; q < nrun; ++q) {
+            int lev;
+            const int n = len[q], f = cs__chk_run_final(n, L, &lev), r = start[q];
+            if (n >= 2 * L) interior += n - 2 * ((n + L + 1) / (L + 2));
+            if (lev > levels) levels = lev;
+            const int dd = (p[r] < 0 ? 0 : dep[p[r]]) + f;
+            dep[kid[r]] = dd;
+            if (dd > path) path = dd;
+        }
+        if (i < nL) { est[i].L = L; est[i].interior = interior; est[i].levels = levels; est[i].path = path; }
+        else for (int j = 0; j < nL; ++j) est[j].path0 = path;
+    }
+    rc = 0;
+done:
+    free(nkid); free(kid); free(dep); free(start); free(len);
+    return rc;
+}
+
+long long cs__chunked_cost(const cs__chk_estimate *e)
+{
+    return 2LL * e->path + (long long)(CS__CHK_LEVEL_STEPS + e->L) * e->levels;
+}
+
+int cs__chunked_pays(const cs__chk_estimate *e, int nrows)
+{
+    if (e->interior <= 0) return 0;
+    /* fine's critical path is ~2·path0 (two sweeps): cutting pays when it shortens it by 1/8 */
+    return e->interior * CS__CHK_MIN_SHARE >= nrows || CS__CHK_MIN_SHARE * cs__chunked_cost(e) <= (CS__CHK_MIN_SHARE - 1) * 2LL * e->path0;
+}
+
+int cs__chunked_pick_L(int nrows, const int *p)
+{
+    static const int Ls[3] = {16, 8, 32}; /* 16 first: it keeps ties */
+    cs__chk_estimate e[3];
+    if (cs__chunked_estimate(nrows, p, 3, Ls, e) < 0) return CS__CHK_DEFAULT_L;
+    int best = 0;
+    for (int i = 1; i < 3; ++i)
+        if (cs__chunked_cost(&e[i]) < cs__chunked_cost(&e[best])) best = i;
+    return Ls[best];
+}
+
+int cs__chunked_auto(int nrows, const int *p, int L)
+{
+    if (L < CS__CHK_MIN_L || L > CS__CHK_MAX_L) L = cs__chunked_pick_L(nrows, p);
+    cs__chk_estimate e;
+    if (cs__chunked_estimate(nrows, p, 1, &L, &e) < 0) return 0;
+    return e.interior * CS__CHK_MIN_SHARE >= nrows && cs__chunked_cost(&e) <= e.path0;
 }
 
 void cs__chunked_release(cs__hines_hplan *hp)
@@ -121,11 +193,15 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     w->full_of = malloc(sizeof(int) * (size_t)nrows);
     if (!w->rows || !w->newidx || !w->full_of) goto done;
     hp->chk_L = L;
+    /* nothing is cut where it does not pay (cs__chunked_pays): the plan is then its fine plan */
+    cs__chk_estimate est;
+    if (cs__chunked_estimate(nrows, p, 1, &L, &est) < 0) goto done;
+    const int cut = cs__chunked_pays(&est, nrows);
     /* chunks: runs found from their first row (a root, or the child of a row without one child) */
     int cap = 0;
     cs__chk_kids(nrows, p, nkid, kid);
     for (int r = 0; r < nrows; ++r) w->newidx[r] = bottom_of[r] = -1;
-    for (int r = 0; r < nrows; ++r) {
+    for (int r = 0; cut && r < nrows; ++r) {
         if (p[r] >= 0 && nkid[p[r]] == 1) continue;
         int n = 0;
         chain[n++] = r;
@@ -163,8 +239,10 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     }
     red->offset_r[nsys] = nr;
     w->nr = nr;
-    /* chunked again while it has runs to cut (it then has fewer rows: the recursion ends) */
-    red->sub_variant = w->nch > 0 && cs__chk_longest_run(nr, red->p_r, nkid, kid) >= 2 * L ? CS__HV_CHUNKED : CS__HV_FINE;
+    /* chunked again while cutting its runs pays (it then has fewer rows: the recursion ends) */
+    cs__chk_estimate est_r;
+    if (w->nch > 0 && cs__chunked_estimate(nr, red->p_r, 1, &L, &est_r) < 0) goto done;
+    red->sub_variant = w->nch > 0 && cs__chunked_pays(&est_r, nr) ? CS__HV_CHUNKED : CS__HV_FINE;
     st = CS_SOLVER_OK;
 done:
     if (st == CS_SOLVER_ERR_NOMEM) cs__chk_msg(msg, msglen, "out of memory");

@@ -48,14 +48,20 @@
  *                        memory are refused
  *   "chunked"            a partition ("multisplit") solve for long unbranched sections: every run of
  *                        at least 2·L rows is cut into chunks of at most L interior rows (L =
- *                        block_size, 0 → 16, 4..32), one thread per chunk eliminates its interior
+ *                        block_size, 4..32; 0 → 8, 16 or 32, whichever gives the shortest
+ *                        estimated critical path), one thread per chunk eliminates its interior
  *                        into its two end rows (a grid-wide kernel), the remaining reduced tree is
  *                        solved by a "fine" plan (or a chunked one again while it still has such
  *                        runs: a 100 000-row cable takes four levels), then one thread per chunk
  *                        recomputes its interior from the two ends. Interiors are stored 32 chunks
  *                        interleaved (coalesced); the plan holds a workspace for the reduced
- *                        tree's couplings. Accepts every batch fine accepts (without a run to cut
- *                        it is fine plus a copy of u). Not chosen by "auto"
+ *                        tree's couplings (copied from u every solve, or once with
+ *                        const_coupling). A level cuts only where it pays: its interiors are at
+ *                        least 1/8 of the rows, or the estimated critical path (the reduced tree's
+ *                        longest path in rows, twice, plus 16 + L steps per level) is at least 1/8
+ *                        shorter than fine's (twice the longest path); otherwise nothing is cut
+ *                        and the solve is exactly the fine plan's. Accepts every batch fine
+ *                        accepts
  *   "auto"               chooses from the batch's shape (cs_hines_gpu_plan_variant says which):
  *                        for the solve alone staged below 1024 cells per multiprocessor, and
  *                        above whenever its lanes are at least half busy (every class of Table
@@ -64,7 +70,14 @@
  *                        for small cells (<= 128 rows), else interleaved; mixed structures:
  *                        fine, variable from ~1000 per multiprocessor; interleaved / variable
  *                        when the cells are too large to stage, or for the fused step from
- *                        CS_HINES_FUSED_MIN_PER_SM systems per multiprocessor
+ *                        CS_HINES_FUSED_MIN_PER_SM systems per multiprocessor; but chunked (its
+ *                        automatic L) for cells too large to stage (over ~4 800 rows) whose runs
+ *                        it cuts: at least 1/8 of the rows chunk interiors AND the estimated
+ *                        critical path at most half of fine's. Source: the H100 measurements of
+ *                        session 16 (bench/NOTES.md, "the chunked Hines variant"): chunked was
+ *                        3.6× fine on big30000 (runs of 40-110 rows), 10.5× on the FlyWire cell,
+ *                        24× on one cell of 116 152 rows, 1.14× on big10000 (runs of 13-35), and
+ *                        lost 13 % where nothing was cut (big2000, runs of 2-6)
  * The per-system variants use no workspace beyond the system itself; "fine", "warp" and "staged"
  * use none either ("chunked" holds one array of its reduced tree's couplings in its plan) (their shared-memory staging is on chip; staged's plan holds one group counter
  * per launch). Padding rows of an internal layout are
@@ -132,6 +145,10 @@ typedef struct {
                             the assembly it saves: per-system variants from CS_HINES_FUSED_MIN_PER_SM
                             systems per multiprocessor instead of warp; a staged plan is built for
                             the fused step (larger rings: it still solves) */
+    int const_coupling;  /* 1: every internal-layout solve passes the same u array with the same
+                            values (a simulator's constant couplings): "chunked" then copies the
+                            reduced tree's part of u once instead of at every solve (tree-order
+                            solves copy it every time). 0 (default): u may change between solves */
 } cs_hines_gpu_options;
 /* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step.
  * Measured on an H200 with the full step (bench/NOTES.md, "Full step", session 3): at 124 cells

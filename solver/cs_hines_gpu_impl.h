@@ -113,6 +113,20 @@ enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__S
 #define CS__CHK_MIN_L 4
 #define CS__CHK_MAX_L 32
 #define CS__CHK_LANES 32 /* chunks of one group: row j of a group's chunk q at base + j·32 + q */
+/* The planner's estimate of a chunked solve's critical path, in dependent row steps of fine
+ * (a load and a division each, ~0.5 µs in device memory): the fine solve of the final reduced
+ * tree (2 per row of its longest root-to-leaf path: both sweeps) plus, per chunked level,
+ * CS__CHK_LEVEL_STEPS (its three launches and P1's and P3's load latency, ~2-3 µs each) and L
+ * (P1's and P3's chains of divisions, in registers). fine alone on the whole tree: 2·path0. A
+ * level cuts only where it pays (cs__chunked_pays): its interiors are at least 1/CS__CHK_MIN_SHARE
+ * of the rows, or the estimate is at least 1/CS__CHK_MIN_SHARE shorter than fine's; otherwise it
+ * cuts nothing and the solve is exactly its fine plan's (no copy of u, no chunk launches).
+ * Measured on the H100 (bench/NOTES.md, "Session 16: the chunked Hines variant"): big2000, nothing
+ * to cut (estimate = fine's), lost 13 % to that copy and the two launches; big10000 at L = 16,
+ * 2 % of its rows cut but its longest path 25 % shorter (estimate 0.82 of fine's), won 14 %. Not
+ * measured yet: the constants themselves. */
+#define CS__CHK_LEVEL_STEPS 16
+#define CS__CHK_MIN_SHARE 8
 
 /* The host plan. All indices are int (the create function refuses batches whose internal size
  * would not fit). "Slot": one thread of a per-system variant; "pack": one CUDA block of fine. */
@@ -223,6 +237,11 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
                                        cs__hines_hplan *hp, char *msg, size_t msglen);
 void cs__hines_hplan_free(cs__hines_hplan *hp);
 
+/* fine and warp (cs_hines_plan_fine.c): the plan of a batch with distinct structures sid[s]
+ * (rep[id]: a system of structure id). */
+cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
+                               const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
+
 /* staged (cs_hines_staged.c): the plan, the shared memory of one warp for elements of `elem`
  * bytes, and the host emulation (the kernel's order of operations). */
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
@@ -291,6 +310,26 @@ cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_opti
                                     char *msg, size_t msglen);
 void cs__chunked_reduced_free(cs__chk_reduced *red);
 void cs__chunked_release(cs__hines_hplan *hp);
+/* The estimate for chunk lengths Ls[0..nL) of a batch (global parents p, nrows rows), from its
+ * unbranched runs alone (each level cuts a run of n >= 2L rows into (n + L + 1)/(L + 2) chunks and
+ * leaves 2 rows a chunk): per L, the interior rows of the first level, the levels, the longest
+ * root-to-leaf path of the final reduced tree (rows) and of the uncut tree (path0). Returns 0, or
+ * -1 when out of memory. */
+typedef struct {
+    int L, levels, path, path0;
+    long long interior;
+} cs__chk_estimate;
+int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk_estimate *est);
+long long cs__chunked_cost(const cs__chk_estimate *e); /* chunked's critical path (steps) */
+int cs__chunked_pays(const cs__chk_estimate *e, int nrows);
+/* The automatic L (block_size 0): 8, 16 or 32, whichever gives the shortest estimate (16 on ties
+ * or when out of memory). */
+int cs__chunked_pick_L(int nrows, const int *p);
+/* "auto"'s test (cs_hines_gpu.h): at least 1/CS__CHK_MIN_SHARE of the rows are chunk interiors
+ * AND the critical path estimate is at most half of fine's (stricter than cutting: auto leaves
+ * fine only for a clear gain), at chunk length L (0 or out of range:
+ * the automatic L). */
+int cs__chunked_auto(int nrows, const int *p, int L);
 void cs__chunked_p1_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs, double *ur);
 void cs__chunked_p3_host(const cs__hines_hplan *hp, const double *d, const double *u, double *rhs);
 

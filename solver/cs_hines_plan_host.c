@@ -47,6 +47,10 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
         cs__staged_solve_host(hp, d, u, rhs);
         return;
     }
+    if (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk == 0) { /* nothing cut: the fine plan alone */
+        cs__hines_hplan_solve_host(hp->chk_sub, d, u, rhs);
+        return;
+    }
     if (hp->variant == CS__HV_CHUNKED) { /* P1, the reduced tree (u'_ab in a copy of its u), P3 */
         double *ur = malloc(sizeof(double) * (size_t)(hp->chk_nr > 0 ? hp->chk_nr : 1));
         if (!ur) {

@@ -1,8 +1,10 @@
 /* Tree utilities shared by the Hines planners: re-rooting at the centre of the longest path
- * (cs_hines_tree.h), and the random-tree generator of seed 000's Table 4.1 (cs_hines_gpu.h).
+ * (cs_hines_tree.h), the planners' messages, and the random-tree generator of seed 000's Table 4.1 (cs_hines_gpu.h).
  * Set-up time only; nothing here runs per solve. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,3 +165,11 @@ done:
     return h;
 }
 
+void cs__plan_msg(char *msg, size_t len, const char *fmt, ...)
+{
+    if (!msg || !len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, len, fmt, ap);
+    va_end(ap);
+}

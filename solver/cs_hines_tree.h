@@ -1,8 +1,10 @@
-/* Tree utilities shared by the Hines planners (cs_hines_plan.c, cs_hines_staged.c): re-rooting
- * a cell's tree at the centre of its longest path. Plain C, set-up time only. Internal to the
+/* Tree utilities shared by the Hines planners (cs_hines_plan.c, cs_hines_plan_fine.c,
+ * cs_hines_staged.c): re-rooting a cell's tree at the centre of its longest path; their messages. Plain C, set-up time only. Internal to the
  * solver library; the public random-tree generator is declared in cs_hines_gpu.h. */
 #ifndef CS_HINES_TREE_H
 #define CS_HINES_TREE_H
+
+#include <stddef.h>
 
 /* The tree of n rows (local parents lp) as adjacency lists (CSR: adj_first[n + 1], adj[2n]);
  * 0, or -1 when out of memory. The caller frees both. */
@@ -17,5 +19,8 @@ int cs__tree_centre(int n, const int *adj_first, const int *adj, int *dist, int 
  * each old row the old row holding the coupling to its new parent (usrc: itself, the child of a
  * reversed edge, or -1 at the new root). Returns the new height in rows, or -1 when out of memory. */
 int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *usrc);
+
+/* The planners' one-line messages: printf into msg (len bytes; nothing when msg is NULL). */
+void cs__plan_msg(char *msg, size_t len, const char *fmt, ...);
 
 #endif

@@ -8,9 +8,12 @@
  * 100 000 rows with few branches (long runs); one unbranched cable of 100 000 rows (the reduced
  * tree is chunked again: three levels at L = 16); a tree whose runs are all shorter than 2·L (no
  * chunk: the plan is fine on the same tree); a tree whose chains are not contiguous in tree
- * order; and L = 4, 8, 32. The solution through the plan's internal layout (conversions, solve,
- * conversion back) must match at max|x - x_ref| / max|x_ref| <= 1e-10, and the coupling
- * conversion must round-trip. A bad L is refused (CS_SOLVER_ERR_INVALID). */
+ * order; and every L (4, 8, 16, 32 and the automatic one). The solution through the plan's
+ * internal layout (conversions, solve, conversion back) must match at
+ * max|x - x_ref| / max|x_ref| <= 1e-12, and the coupling conversion must round-trip. A bad L is
+ * refused (CS_SOLVER_ERR_INVALID). The planner's estimate (cs__chunked_estimate: interiors and
+ * levels) must equal what the plans cut; a batch with too little to cut is not cut; "auto"
+ * picks chunked for a long cable and not for bushy trees or cells small enough to stage. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <dirent.h>
@@ -27,7 +30,7 @@
 #include "cs_solver.h"
 #include "test_rng.h"
 
-#define TOL 1e-10
+#define TOL 1e-12
 
 #include "test_hines_batch.h"
 
@@ -168,6 +171,7 @@ START_TEST(test_random_trees)
     add_random_tree(&b, &c, 100000, 301, 106);
     ck_assert_int_gt(check_chunked(&b, 0, "random trees to 100 000 rows", NULL), 0);
     check_chunked(&b, 8, "random trees, L = 8", NULL);
+    check_chunked(&b, 16, "random trees, L = 16", NULL);
     check_chunked(&b, 32, "random trees, L = 32", NULL);
     batch_free(&b);
 }
@@ -180,8 +184,14 @@ START_TEST(test_cable)
     batch_cap c = {0, 0};
     add_cable(&b, &c, 100000);
     int levels = 0;
-    ck_assert_int_eq(check_chunked(&b, 0, "one unbranched cable of 100 000 rows", &levels), 5556);
+    ck_assert_int_eq(check_chunked(&b, 16, "one unbranched cable of 100 000 rows", &levels), 5556);
     ck_assert_int_ge(levels, 3);
+    for (int L = 4; L <= 32; L *= 2) {
+        char what[64];
+        snprintf(what, sizeof what, "the cable, L = %d", L);
+        ck_assert_int_gt(check_chunked(&b, L, what, NULL), 0);
+    }
+    ck_assert_int_gt(check_chunked(&b, 0, "the cable, automatic L", NULL), 0);
     batch_free(&b);
 }
 END_TEST
@@ -197,6 +207,98 @@ START_TEST(test_no_chunk)
     ck_assert_int_eq(check_chunked(&b, 0, "runs shorter than 2·L", &levels), 0);
     ck_assert_int_eq(levels, 1);
     batch_free(&b);
+}
+END_TEST
+
+/* the estimate against the plans: interiors of the first level, chunked levels */
+START_TEST(test_estimate)
+{
+    g_rng = 17;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    add_random_tree(&b, &c, 20000, 201, 301);
+    add_random_tree(&b, &c, 3000, 11, 302);
+    add_cable(&b, &c, 5000);
+    const int Ls[4] = {4, 8, 16, 32};
+    cs__chk_estimate e[4];
+    ck_assert_int_eq(cs__chunked_estimate(b.nrows, b.p, 4, Ls, e), 0);
+    for (int i = 0; i < 4; ++i) {
+        cs_hines_gpu_options opt;
+        cs_hines_gpu_options_default(&opt);
+        opt.block_size = Ls[i];
+        cs__hines_hplan hp;
+        char msg[256];
+        ck_assert_int_eq(cs__hines_hplan_build(b.nsys, b.offset, b.p, CS__HV_CHUNKED, &opt, 132, &hp, msg, sizeof msg), CS_SOLVER_OK);
+        ck_assert_int_eq(hp.chk_L, Ls[i]);
+        ck_assert(cs__chunked_pays(&e[i], b.nrows)); /* a 5 000-row cable: the path is cut */
+        ck_assert_int_eq(hp.nrows - hp.chk_sub->nrows, (int)e[i].interior);
+        int lev = 0;
+        for (const cs__hines_hplan *q = &hp; q->variant == CS__HV_CHUNKED; q = q->chk_sub) lev += q->chk_nchunk > 0;
+        /* the plan stops where a further level would not pay: at most the estimate's levels */
+        ck_assert_int_ge(lev, 1);
+        ck_assert_int_le(lev, e[i].levels);
+        ck_assert_int_eq(e[i].path0, 5000);
+        printf("L = %2d: interior %lld, levels %d (planned %d), path %d of %d, cost %lld\n", Ls[i], e[i].interior, e[i].levels, lev,
+               e[i].path, e[i].path0, cs__chunked_cost(&e[i]));
+        cs__hines_hplan_free(&hp);
+    }
+    const int L = cs__chunked_pick_L(b.nrows, b.p);
+    ck_assert(L == 8 || L == 16 || L == 32);
+    batch_free(&b);
+}
+END_TEST
+
+/* too little to cut: one run of 40 rows beside bushy trees of 5 000 rows (its interiors are under
+ * 1/8 of the rows and cutting it leaves the bushy trees' path): no chunk, the fine plan alone */
+START_TEST(test_too_little)
+{
+    g_rng = 18;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    for (int k = 0; k < 10; ++k) add_random_tree(&b, &c, 500, 301, 400 + k);
+    add_cable(&b, &c, 40);
+    int levels = 0;
+    ck_assert_int_eq(check_chunked(&b, 16, "a run of 40 rows beside bushy trees", &levels), 0);
+    ck_assert_int_eq(levels, 1);
+    batch_free(&b);
+}
+END_TEST
+
+/* the library's auto: chunked for cells too large to stage whose long runs it cuts */
+static int auto_variant(const batch *b)
+{
+    cs_hines_gpu_options opt;
+    cs_hines_gpu_options_default(&opt);
+    opt.fused_step = 1; /* as the simulator asks (staged is then not tried) */
+    cs__hines_hplan hp;
+    char msg[256];
+    ck_assert_int_eq(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_AUTO, &opt, 132, &hp, msg, sizeof msg), CS_SOLVER_OK);
+    const int v = hp.variant;
+    printf("auto on %d rows: %s\n", b->nrows, hp.describe);
+    cs__hines_hplan_free(&hp);
+    return v;
+}
+
+START_TEST(test_auto)
+{
+    g_rng = 19;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    add_cable(&b, &c, 100000);
+    ck_assert_int_eq(auto_variant(&b), CS__HV_CHUNKED);
+    batch_free(&b);
+    batch b2 = {0};
+    batch_cap c2 = {0, 0};
+    add_random_tree(&b2, &c2, 20000, 6001, 501); /* runs of ~3 rows */
+    add_random_tree(&b2, &c2, 10000, 3001, 502);
+    ck_assert_int_ne(auto_variant(&b2), CS__HV_CHUNKED);
+    batch_free(&b2);
+    batch b3 = {0};
+    batch_cap c3 = {0, 0};
+    add_cable(&b3, &c3, 4000); /* long runs, but small enough to stage: warp/fine keep it */
+    add_cable(&b3, &c3, 4000);
+    ck_assert_int_ne(auto_variant(&b3), CS__HV_CHUNKED);
+    batch_free(&b3);
 }
 END_TEST
 
@@ -250,6 +352,9 @@ int main(void)
     tcase_add_test(tc, test_no_chunk);
     tcase_add_test(tc, test_interleaved_chains);
     tcase_add_test(tc, test_bad_block_size);
+    tcase_add_test(tc, test_estimate);
+    tcase_add_test(tc, test_too_little);
+    tcase_add_test(tc, test_auto);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -78,6 +78,16 @@ static cs_status time_candidate(const cs_backend_ops *ops, const cs_network_desc
     return st;
 }
 
+/* 1 when the named GPU solver was timed already, as what "auto" resolved to: building it again
+ * only to find the duplicate cost each time a set-up (4-6 s at 16 M compartments, session 16). */
+static int already_timed(const cs_backend_ops *ops, const char *solver, const timing *done, int ndone) {
+    char name[sizeof done->name];
+    snprintf(name, sizeof name, "%s %s", ops->name, solver);
+    for (int j = 0; j < ndone; ++j)
+        if (!strcmp(done[j].name, name)) return 1;
+    return 0;
+}
+
 /* a candidate's trial time as the choice weighs it: the CPU's times its margin */
 static double weighed(const timing *t) {
     return strncmp(t->name, "cpu", 3) ? t->per_step : t->per_step * CS_AUTO_CPU_MARGIN;
@@ -158,7 +168,9 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
         cs_backend_params q = *p;
         q.solver = names[c];
         timing t = {"", -1, 0, 0};
+        if (names[c] && already_timed(ops[c], names[c], done, ndone)) continue; /* "auto" resolved to it */
         const double best_so_far = best < 0 ? -1 : weighed(&done[best]);
+        const double tc = cs_now();
         cs_status st = time_candidate(ops[c], net, &q, trial_steps, done, ndone, best_so_far, &t);
         if (st != CS_OK) { /* this candidate cannot run the network: leave it out */
             if (first_fail < 0) {
@@ -166,7 +178,8 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
                 fail_status = st;
                 snprintf(fail_msg, sizeof fail_msg, "%s", cs_error_message());
             }
-            append(out->report, sizeof out->report, " %s refused;", names[c] ? names[c] : "cpu", 0);
+            append(out->report, sizeof out->report, " %s refused after %.2f s;", names[c] ? names[c] : "cpu",
+                   cs_now() - tc);
             cs_error_clear();
             continue;
         }

@@ -13,7 +13,8 @@ tests/data/sonata/mechanisms, compiled here with nrnivmodl). Synapses are NEURON
   ff:        20 virtual Poisson inputs → 6 cells (two node types) → 4 cells, every synapse at an
              explicit afferent_section_id / afferent_section_pos.
   recurrent: 40 virtual inputs → 30 excitatory + 10 inhibitory cells, connected at random with
-             bmtk's placement rule (target_sections + distance_range, nsyns per edge).
+             bmtk's placement rule (target_sections + distance_range; 3 or 2 synapses per edge, counted
+             by the connection rule: p 0.15 input, 0.1 from exc, 0.2 from inh, no autapses).
   allen:     the five Allen perisomatic cells and two IntFire1 cells (build_allen).
   points:    NetStim, IntFire2 and IntFire4 nodes and two hh cells (build_points).
 """
@@ -125,18 +126,22 @@ def build_recurrent(d):
     inputs = NetworkBuilder("lgn")
     inputs.add_nodes(N=40, model_type="virtual", pop_name="lgn")
 
-    def p(prob):
-        return lambda s, t: int(rng.random() < prob) if s.node_id != t.node_id or s.network != t.network else 0
+    # The rule returns the edge's synapse count. bmtk's add_edges takes `nsyns=` as a fixed rule
+    # that REPLACES connection_rule (bmtk/builder/network_adaptors/network.py), so passing both
+    # would connect every pair (autapses included); the count goes through the rule instead.
+    # `recurrent`: source and target in the same population, so no autapse.
+    def p(prob, nsyns, recurrent=True):
+        return lambda s, t: 0 if recurrent and s.node_id == t.node_id else nsyns * int(rng.random() < prob)
 
-    inputs.add_edges(source=inputs.nodes(), target=net.nodes(), connection_rule=p(0.15), syn_weight=0.003,
+    inputs.add_edges(source=inputs.nodes(), target=net.nodes(), connection_rule=p(0.15, 3, recurrent=False), syn_weight=0.003,
                      delay=2.0, target_sections=["basal", "apical"], distance_range=[0.0, 400.0],
-                     dynamics_params="exc.json", model_template="exp2syn", nsyns=3)
-    net.add_edges(source={"ei": "e"}, target=net.nodes(), connection_rule=p(0.1), syn_weight=0.002, delay=2.0,
+                     dynamics_params="exc.json", model_template="exp2syn")
+    net.add_edges(source={"ei": "e"}, target=net.nodes(), connection_rule=p(0.1, 2), syn_weight=0.002, delay=2.0,
                   target_sections=["basal", "apical"], distance_range=[0.0, 400.0], dynamics_params="exc.json",
-                  model_template="exp2syn", nsyns=2)
-    net.add_edges(source={"ei": "i"}, target=net.nodes(), connection_rule=p(0.2), syn_weight=0.004, delay=2.0,
+                  model_template="exp2syn")
+    net.add_edges(source={"ei": "i"}, target=net.nodes(), connection_rule=p(0.2, 2), syn_weight=0.004, delay=2.0,
                   target_sections=["basal"], distance_range=[0.0, 150.0], dynamics_params="inh.json",
-                  model_template="exp2syn", nsyns=2)
+                  model_template="exp2syn")
     net.build()
     inputs.build()
     net.save(output_dir=f"{d}/network")

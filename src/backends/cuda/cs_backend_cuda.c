@@ -612,6 +612,7 @@ static cs_status setup(cs_backend *be) {
         const char *fuse = getenv("CS_CUDA_FUSED");
         opt.fused_step = !(fuse && !strcmp(fuse, "0"));
         opt.device = be->p.device;
+        opt.const_coupling = 1; /* s->u is uploaded once and every solve passes it unchanged */
         /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
         const char *chunk_l = getenv("CS_CHUNKED_L");
         if (chunk_l && be->p.solver && !strcmp(be->p.solver, "chunked")) opt.block_size = atoi(chunk_l);

@@ -1,0 +1,354 @@
+/* Shared by test_hines_gpu.c (the GPU suite) and test_hines_gpu_planner.c (the host planner
+ * suite): the batches (random trees, Table 4.1 classes, real cells, mixed), the serial reference
+ * and its error, the fused step's inputs, and the variant configurations. Static functions: each
+ * program includes it once. */
+#ifndef TEST_HINES_GPU_COMMON_H
+#define TEST_HINES_GPU_COMMON_H
+
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_geometry.h"
+#include "cs_hines_gpu.h"
+#include "cs_hines_gpu_impl.h"
+#include "cs_morph.h"
+#include "cs_solver.h"
+
+#define TOL_D 1e-12
+#define TOL_F 1e-5
+
+static int g_small;
+
+/* ---- data --------------------------------------------------------------------------------- */
+#include "test_rng.h"
+
+#include "test_hines_batch.h"
+
+static void random_system(batch *b, batch_cap *c, int n, int nbranch, uint64_t seed)
+{
+    int *lp = malloc(sizeof(int) * n);
+    ck_assert_int_eq(cs_hines_random_tree(n, nbranch, seed, lp), 0);
+    ck_assert_int_eq(cs_hines_count_branches(n, lp), nbranch);
+    batch_add(b, c, n, lp, NULL, NULL);
+    free(lp);
+}
+
+/* ---- real cells ------------------------------------------------------------------------------ */
+typedef struct {
+    char name[256];
+    int n;
+    int *lp;
+    double *g, *cdt; /* [µS] */
+} cell;
+static cell g_cells[64];
+static int g_ncells = -1;
+
+static const char *morph_dir(void)
+{
+    const char *e = getenv("CS_MORPH_DIR");
+    return (e && *e) ? e : CS_SHARED_DIR "/data/morphologies";
+}
+
+static void load_cells(void)
+{
+    if (g_ncells >= 0) return;
+    g_ncells = 0;
+    DIR *dir = opendir(morph_dir());
+    ck_assert_msg(dir != NULL, "cannot open the morphology folder %s", morph_dir());
+    struct dirent *e;
+    char names[64][256];
+    int nn = 0;
+    while ((e = readdir(dir)) && nn < 64) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && l < 256 && strcmp(e->d_name + l - 4, ".swc") == 0) snprintf(names[nn++], 256, "%.255s", e->d_name);
+    }
+    closedir(dir);
+    ck_assert_msg(nn > 0, "no .swc file in %s", morph_dir());
+    /* sorted, so that the order does not depend on the file system */
+    for (int i = 0; i < nn; ++i)
+        for (int j = i + 1; j < nn; ++j)
+            if (strcmp(names[j], names[i]) < 0) { char t[256]; memcpy(t, names[i], 256); memcpy(names[i], names[j], 256); memcpy(names[j], t, 256); }
+    const double Ra = 100.0;   /* [Ω·cm] */
+    const double cm = 1.0;     /* [µF/cm²] */
+    const double dt = 0.025;   /* [ms] */
+    const double gm = 0.0003;  /* membrane conductance [S/cm²] (hh's leak) */
+    for (int k = 0; k < nn; ++k) {
+        char path[2048];
+        snprintf(path, sizeof path, "%.1000s/%.255s", morph_dir(), names[k]);
+        cs_swc_options so = {1.0, 0.0, 0};
+        if (strstr(names[k], "flywire")) { so.scale = 0.001; so.min_radius = 0.1; }
+        cs_morph m;
+        cs_status st = cs_morph_load_swc(path, &so, &m);
+        ck_assert_msg(st == CS_OK, "%s: %s", path, cs_error_message());
+        cs_cv_policy pol = {10.0, 0, 0};
+        cs_geometry geo;
+        st = cs_discretize(&m, &pol, &geo);
+        ck_assert_msg(st == CS_OK, "%s: %s", path, cs_error_message());
+        cell *c = &g_cells[g_ncells++];
+        snprintf(c->name, sizeof c->name, "%.255s", names[k]);
+        c->n = geo.ncv;
+        c->lp = malloc(sizeof(int) * c->n);
+        c->g = malloc(sizeof(double) * c->n);
+        c->cdt = malloc(sizeof(double) * c->n);
+        for (int i = 0; i < c->n; ++i) {
+            c->lp[i] = geo.parent[i];
+            c->g[i] = i ? geo.g_axial[i] / Ra : 0.0;            /* [µS] */
+            double C = 1e-5 * cm * geo.area[i];                  /* [nF] (area [µm²]) */
+            c->cdt[i] = C / dt + 1e-2 * gm * geo.area[i];        /* [µS]: nF/ms, S/cm²·µm² → µS */
+        }
+        cs_geometry_free(&geo);
+        cs_morph_free(&m);
+    }
+}
+
+/* ---- comparison -------------------------------------------------------------------------- */
+static double *reference(const batch *b)
+{
+    double *d = malloc(sizeof(double) * b->nrows), *x = malloc(sizeof(double) * b->nrows);
+    memcpy(d, b->d, sizeof(double) * b->nrows);
+    memcpy(x, b->rhs, sizeof(double) * b->nrows);
+    ck_assert_int_eq(cs_hines_solve_serial(b->nsys, b->offset, b->p, d, b->u, x), CS_SOLVER_OK);
+    free(d);
+    return x;
+}
+
+static double relerr(int n, const double *x, const double *ref)
+{
+    double e = 0, m = 0;
+    for (int i = 0; i < n; ++i) {
+        double a = fabs(x[i] - ref[i]);
+        if (!(a <= e)) e = a; /* NaN propagates */
+        if (fabs(ref[i]) > m) m = fabs(ref[i]);
+    }
+    return m > 0 ? e / m : e;
+}
+
+/* ---- inputs of the fused step (cs_hines_gpu_step_internal_d) ------------------------------ */
+/* A membrane state built on b's matrix: random v [mV], currents at ~30 % of the rows, d0 = d − g,
+ * random b0; the system the step must solve is then assembled as the step does it
+ * (d0 + g, cdt·v + b0 − (i − g·v)) into ref (a copy of b's structure with that d, u and rhs).
+ * shared: d0, cdt, b0 and u are those of system 0, row by row, for every system (identical cells;
+ * the step then reads them from one system's tree-order rows). Arrays in the plan's internal
+ * layout (padding rows 0). */
+typedef struct {
+    size_t ni;
+    double *d0, *cdt, *b0, *u, *v, *i, *g, *wa, *wb;
+    double *a0; /* shared: system 0's pivots without currents (cs_hines_clean_pivots) */
+    unsigned char *row_flags; /* per internal row */
+    unsigned char *flags;     /* what the step reads: row_flags, or with shared constants one
+                                 system's rows, each the union over the systems */
+    int shared;
+    batch ref;
+} step_inputs;
+
+static void step_inputs_make(const batch *b, const cs__hines_hplan *hp, int shared, step_inputs *s)
+{
+    int n = b->nrows;
+    size_t ni = (size_t)hp->internal_size;
+    enum { V, G, I, CDT, D0, B0, U, CUR, NT };
+    double *t[NT], *cur_i = calloc(ni, sizeof(double));
+    for (int k = 0; k < NT; ++k) t[k] = malloc(sizeof(double) * n);
+    for (int sy = 0; sy < b->nsys; ++sy)
+        for (int r = b->offset[sy]; r < b->offset[sy + 1]; ++r) {
+            /* shared: identical cells, currents at some of the same few rows of each (as
+             * mechanisms are placed), so that many rows have a constant pivot; every third cell
+             * lacks the currents at even rows, which the union flags still mark */
+            int r0 = shared ? r - b->offset[sy] : r; /* the row whose constants r uses */
+            int has = shared ? (r0 * 2654435761u) % 97u < 3u && (sy % 3 != 1 || r0 % 2) : urand() < 0.3;
+            t[V][r] = -80.0 + 60.0 * urand();
+            t[G][r] = has ? 0.5 * b->d[r0] * urand() : 0.0;
+            t[I][r] = has ? urand() - 0.5 : 0.0;
+            t[CUR][r] = has;
+            t[D0][r] = b->d[r0];
+            t[CDT][r] = 0.25 * b->d[r0] * (1.5 + sin(r0));
+            t[B0][r] = 3.0 * cos(r0);
+            t[U][r] = b->u[r0];
+        }
+    s->ni = ni;
+    s->shared = shared;
+    double **arr[] = {&s->v, &s->g, &s->i, &s->cdt, &s->d0, &s->b0, &s->u, &s->wa, &s->wb};
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) *arr[k] = calloc(ni, sizeof(double));
+    for (int k = V; k <= B0; ++k) cs__hines_hplan_to_internal_host(hp, CS_HINES_NODE, t[k], *arr[k]);
+    cs__hines_hplan_to_internal_host(hp, CS_HINES_COUPLING, t[U], s->u);
+    if (shared) /* system 0's tree-order rows */
+        for (int k = CDT; k <= U; ++k) memcpy(*arr[k], t[k], sizeof(double) * (b->offset[1] - b->offset[0]));
+    cs__hines_hplan_to_internal_host(hp, CS_HINES_NODE, t[CUR], cur_i);
+    s->row_flags = malloc(ni);
+    cs__hines_hplan_row_flags(hp, s->row_flags);
+    for (size_t k = 0; k < ni; ++k) s->row_flags[k] |= cur_i[k] > 0.5 ? CS_HINES_ROW_CURRENT : 0;
+    s->flags = s->row_flags;
+    s->a0 = NULL;
+    if (shared) {
+        int n0 = b->offset[1] - b->offset[0];
+        int *lp = malloc(sizeof(int) * n0);
+        for (int i = 0; i < n0; ++i) lp[i] = i ? b->p[b->offset[0] + i] - b->offset[0] : -1;
+        unsigned char *hc = calloc(n0, 1); /* current at local row i in any system */
+        for (int sy = 0; sy < b->nsys; ++sy)
+            for (int i = 0; i < n0; ++i) hc[i] |= t[CUR][b->offset[sy] + i] > 0.5;
+        s->flags = malloc(n0);
+        for (int i = 0; i < n0; ++i) { /* system 0's structure bits, the union's current bit */
+            const long long k = cs__hines_hplan_internal_index(hp, 0, i);
+            s->flags[i] = (s->row_flags[k] & ~CS_HINES_ROW_CURRENT) | (hc[i] ? CS_HINES_ROW_CURRENT : 0);
+        }
+        s->a0 = malloc(sizeof(double) * n0);
+        ck_assert_int_eq(cs_hines_clean_pivots(n0, lp, t[D0], t[U], hc, s->a0), 0);
+        free(lp); free(hc);
+    }
+    s->ref = *b;
+    s->ref.d = malloc(sizeof(double) * n);
+    s->ref.rhs = malloc(sizeof(double) * n);
+    s->ref.u = t[U];
+    for (int r = 0; r < n; ++r) {
+        s->ref.d[r] = t[D0][r] + t[G][r];
+        s->ref.rhs[r] = t[CDT][r] * t[V][r] + t[B0][r] - (t[I][r] - t[G][r] * t[V][r]);
+    }
+    for (int k = 0; k < NT; ++k)
+        if (k != U) free(t[k]);
+    free(cur_i);
+}
+
+static void step_inputs_free(step_inputs *s)
+{
+    double *arr[] = {s->v, s->g, s->i, s->cdt, s->d0, s->b0, s->u, s->wa, s->wb, s->ref.d, s->ref.u, s->ref.rhs, s->a0};
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) free(arr[k]);
+    if (s->flags != s->row_flags) free(s->flags);
+    free(s->row_flags);
+}
+
+/* After a step: i and g zero at every row, the work arrays zero at gathering rows. */
+static void check_step_leftovers(const step_inputs *s, const double *wa, const double *wb, const double *i,
+                                 const double *g, const char *what)
+{
+    for (size_t k = 0; k < s->ni; ++k) {
+        ck_assert_msg(i[k] == 0.0 && g[k] == 0.0, "%s: current left at internal row %zu", what, k);
+        if (s->row_flags[k] & CS_HINES_ROW_GATHERS)
+            ck_assert_msg(wa[k] == 0.0 && wb[k] == 0.0, "%s: work left at internal row %zu", what, k);
+    }
+}
+
+/* staged keeps a warp's cells' eliminated rows on chip: only large cells may be refused, and
+ * batches whose distinct structures exceed its planner's rows (counted here over all systems,
+ * an upper bound of the distinct rows) */
+static int staged_refused_ok(const batch *b, const char *msg)
+{
+    int m = 0;
+    for (int s = 0; s < b->nsys; ++s)
+        if (b->offset[s + 1] - b->offset[s] > m) m = b->offset[s + 1] - b->offset[s];
+    return (m > 1500 && strstr(msg, "does not fit") != NULL) ||
+           (b->nrows > CS_HINES_STAGED_MAX_DISTINCT_ROWS && strstr(msg, "distinct cell structures") != NULL);
+}
+
+typedef struct { const char *variant; int bs, threads, flags, pack_rows, fused_step; } config;
+static const config g_configs[] = {
+    {"flat", 0, 0, 0, 0, 0},
+    {"interleaved", 0, 0, 0, 0, 0},
+    {"block_interleaved", 32, 0, 0, 0, 0},
+    {"block_interleaved", 64, 0, 0, 0, 0},
+    {"block_shared", 64, 0, 0, 0, 0},
+    {"variable", 0, 0, 0, 0, 0},
+    {"fine", 0, 0, 0, 0, 0},
+    {"fine", 0, 32, 0, 256, 0},
+    {"fine", 0, 64, CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT | CS_HINES_FINE_NO_SORT, 0, 0},
+    {"fine", 0, 128, CS_HINES_FINE_GLOBAL, 0, 0},
+    {"warp", 0, 0, 0, 0, 0},
+    {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640, 0},
+    {"staged", 0, 0, 0, 0, 0},
+    {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 0},
+    {"staged", 2, 0, 0, 0, 0}, /* cells per warp */
+    {"staged", 1, 0, 0, 0, 0},
+    {"staged", 1, 0, CS_HINES_STAGED_NO_TWO_WAY, 0, 0}, /* where two-way sections would be picked */
+    {"staged", 0, 0, 0, 0, 1},                        /* plans for the fused step (7-array rings) */
+    {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 1},
+    {"staged", 1, 0, 0, 0, 1},
+    {"chunked", 0, 0, 0, 0, 0},                       /* the automatic L (8, 16 or 32); cut where it pays */
+    {"chunked", 32, 0, 0, 0, 0},                      /* the largest chunks (P1/P3 at their most registers) */
+    {"chunked", 4, 0, 0, 0, 0},                       /* chunks of <= 4 interior rows: more, nested levels */
+    {"auto", 0, 0, 0, 0, 0},
+};
+#define NCONFIG ((int)(sizeof g_configs / sizeof g_configs[0]))
+
+static cs_hines_gpu_options make_opt(const config *c)
+{
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.variant = c->variant;
+    o.block_size = c->bs;
+    o.threads = c->threads;
+    o.fine_flags = c->flags;
+    o.fine_pack_rows = c->pack_rows;
+    o.fused_step = c->fused_step;
+    return o;
+}
+
+/* batches used by both parts */
+static void make_random_batch(batch *b, int count, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    random_system(b, &c, 1, 1, seed + 1);          /* one row */
+    random_system(b, &c, 40, 1, seed + 2);         /* an unbranched cable */
+    for (int k = 0; k < count; ++k) {
+        int n = 3 + (int)(urand() * 400);
+        int nb = 1 + 2 * (int)(urand() * (n / 4));
+        if (nb > n) nb = 1;
+        if (urand() < 0.3 && nb + 1 <= n && nb >= 3) nb += 1; /* even counts: a trifurcation */
+        random_system(b, &c, n, nb, seed + 100 + k);
+    }
+}
+
+static void make_class_batch(batch *b, int cls, int count, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    const cs_hines_morph_class *mc = &cs_hines_table41[cls];
+    int *lp = malloc(sizeof(int) * mc->size);
+    ck_assert_int_eq(cs_hines_random_tree(mc->size, mc->nbranch, seed, lp), 0);
+    ck_assert_int_eq(cs_hines_count_branches(mc->size, lp), mc->nbranch);
+    for (int k = 0; k < count; ++k) batch_add(b, &c, mc->size, lp, NULL, NULL); /* uniform */
+    free(lp);
+}
+
+static void make_mixed_batch(batch *b, int count, int with_cells, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    int *lp[6];
+    for (int k = 0; k < 6; ++k) {
+        lp[k] = malloc(sizeof(int) * cs_hines_table41[k].size);
+        ck_assert_int_eq(cs_hines_random_tree(cs_hines_table41[k].size, cs_hines_table41[k].nbranch, seed + k, lp[k]), 0);
+    }
+    for (int k = 0; k < count; ++k) {
+        batch_add(b, &c, cs_hines_table41[k % 6].size, lp[k % 6], NULL, NULL);
+        if (with_cells && g_ncells > 0 && k % 7 == 0) {
+            const cell *ce = &g_cells[(k / 7) % g_ncells];
+            batch_add(b, &c, ce->n, ce->lp, ce->g, ce->cdt);
+        }
+    }
+    for (int k = 0; k < 6; ++k) free(lp[k]);
+}
+
+/* na cells of class a, then nb of class b */
+static void make_two_class_batch(batch *b, int a, int na, int cb, int nb, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    const int cls[2] = {a, cb}, num[2] = {na, nb};
+    for (int k = 0; k < 2; ++k) {
+        const cs_hines_morph_class *mc = &cs_hines_table41[cls[k]];
+        int *lp = malloc(sizeof(int) * mc->size);
+        ck_assert_int_eq(cs_hines_random_tree(mc->size, mc->nbranch, seed + k, lp), 0);
+        for (int j = 0; j < num[k]; ++j) batch_add(b, &c, mc->size, lp, NULL, NULL);
+        free(lp);
+    }
+}
+
+#endif
