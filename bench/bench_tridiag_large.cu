@@ -15,7 +15,8 @@
  * against the device-to-device cudaMemcpy bandwidth measured in the same run (read + write).
  * CPU: the serial Thomas and the OpenMP chunked hybrid in double, wall clock, median of 3.
  *
- * Usage: bench_tridiag_large [--quick] [OUTFILE.md]   (--quick: small sizes, for the sanitizer) */
+ * Usage: bench_tridiag_large [--quick | --targets] [OUTFILE.md]   (--quick: small sizes, for the sanitizer;
+ *        --targets: the one-system sizes of issue 29's targets only) */
 #include <omp.h>
 
 #include <cstring>
@@ -28,6 +29,9 @@
 #include "bench_common.cuh"
 
 static bool g_quick = false;
+/* --targets: only the sizes issue 29's targets are stated at (one system, double and float,
+ * 2^20, 2^21, 2^24, 2^25), for a short GPU call */
+static bool g_targets = false;
 static const int g_reps = 7;
 static size_t g_l2 = 50u << 20;
 static double g_copy_gbs = 0.0;
@@ -318,27 +322,6 @@ static void run_table(const std::vector<std::pair<int, int>> &shapes, const std:
     }
 }
 
-/* chunked with and without programmatic dependent launch (CS_THOMAS_PDL=0 turns it off in the
- * library), one system, double: what launching each kernel while its predecessor runs saves. */
-static void run_pdl(const std::vector<int> &ns)
-{
-    emit("\n### chunked with and without programmatic dependent launch, one system, double\n\n");
-    emit("Each kernel after the first is launched while its predecessor runs and waits for it on the "
-         "device (griddepcontrol); the substitution loads and eliminates its tile before it waits.\n\n");
-    emit("| n | chunked, PDL [ms] | chunked, plain launches [ms] | saved [µs] |\n|---:|---:|---:|---:|\n");
-    for (int n : ns) {
-        Point<double> P = make_point<double>(1, n, 800 + n % 89, nullptr);
-        const double on = time_solver<double>(P, S_CHUNKED);
-        setenv("CS_THOMAS_PDL", "0", 1);
-        const double off = time_solver<double>(P, S_CHUNKED);
-        unsetenv("CS_THOMAS_PDL");
-        emit("| 2^%.0f | %s | %s | %.1f |\n", std::log2((double)n), fmt_ms(on).c_str(), fmt_ms(off).c_str(),
-             (off - on) * 1e3);
-        fflush(stdout);
-        free_point(P);
-    }
-}
-
 /* ---- the bridge: one system over D partitions on D streams ------------------------------- */
 /* Median time [ms] of cs_thomas_gpu_bridge_d on P (double) with D partitions; events on the
  * default stream around the call, the partition streams joined back into it. */
@@ -606,10 +589,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--quick"))
             g_quick = true;
+        else if (!strcmp(argv[i], "--targets"))
+            g_targets = true;
         else if (argv[i][0] != '-')
             outpath = argv[i];
         else {
-            fprintf(stderr, "usage: %s [--quick] [OUT.md]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick | --targets] [OUT.md]\n", argv[0]);
             return 2;
         }
     }
@@ -643,7 +628,8 @@ int main(int argc, char **argv)
          g_reps);
 
     std::vector<std::pair<int, int>> one, few;
-    for (int e = 10; e <= (g_quick ? 14 : 26); e += (g_quick ? 4 : 1)) one.push_back({1, 1 << e});
+    for (int e = 10; e <= (g_quick ? 14 : 26); e += (g_quick ? 4 : 1))
+        if (!g_targets || e == 20 || e == 21 || e == 24 || e == 25) one.push_back({1, 1 << e});
     if (g_quick) few = {{4, 3000}};
     else few = {{2, 1 << 20}, {4, 1 << 20}, {8, 1 << 20}, {16, 1 << 16}, {32, 1 << 18},
                 {64, 1 << 14}, {64, 1 << 18}, {64, 1 << 20}};
@@ -654,13 +640,14 @@ int main(int argc, char **argv)
     run_table<double>(one, s1, 100);
     emit("\n### One system, float\n");
     run_table<float>(one, s1, 200);
+    if (g_targets) { /* the issue's sizes only: the dependent launch, then the targets */
+        goto targets;
+    }
     emit("\n### A few systems (batched cuSPARSE, no pivoting), double\n");
     run_table<double>(few, s2, 300);
     emit("\n### A few systems, float\n");
     run_table<float>(few, s2, 400);
 
-    if (g_quick) run_pdl({5000});
-    else run_pdl({1 << 16, 1 << 20, 1 << 24});
 
     if (g_quick) run_bridge({5000});
     else run_bridge({1 << 16, 1 << 20, 1 << 24});
@@ -682,6 +669,7 @@ int main(int argc, char **argv)
          "|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int k = 2; k <= 4; ++k) run_block_large(k, g_quick ? 3000 : (1 << 20), 700 + k);
 
+targets:
     emit("\n### Targets (issue 29)\n\n");
     emit("- >= 3× the faster cuSPARSE, one system, n >= 2^20 (best of chunked and auto): met at %d of %d points%s%s\n",
          g_t3_met, g_t3_pts, g_t3_miss.empty() ? "" : "; missed:", g_t3_miss.c_str());
