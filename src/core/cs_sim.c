@@ -19,68 +19,10 @@
 #include "cs_memsink.h"
 #include "cs_output.h"
 #include "cs_output_bmtk.h"
+#include "cs_sim_internal.h"
 #include "cs_version.h"
 
 #define CS_MAX_EPOCH_MS 10.0 /* [ms] bound on an epoch without short delays: output cadence */
-
-struct cs_sim {
-    const cs_model *m;
-    cs_run_options o;
-    double dt, tfinal;          /* [ms] */
-    int64_t nsteps;
-    int epoch_steps;
-    int base_stride;            /* backend samples every base_stride steps */
-    int *pop_stride;            /* [npop] population p keeps every pop_stride/base_stride row */
-    int threads;
-    cs_network_desc net;        /* this rank's share of the cells */
-    int rank, nrank;
-    uint64_t *part;             /* [nrank + 1] rank r owns gids [part[r], part[r+1]) */
-    int lag;                    /* 1: an epoch's spikes reach their targets after the next epoch ran
-                                   (the exchange overlaps it; epochs are half the min delay) */
-    cs_dist dist;
-    uint64_t total_cv;          /* CVs of the whole network */
-    cs_status werr;             /* an output failure not yet agreed on */
-    cs_profile prof_min, prof_max; /* over ranks, at the end */
-    const cs_backend_ops *ops;
-    cs_backend_choice choice;   /* how "auto" chose the backend and the solver */
-    cs_backend *be;
-    cs_artcells *art;           /* this rank's artificial cells (NULL: none) */
-    size_t nwconn;              /* connections to synapses that take weight vectors (net.wvec[0, nwconn)), */
-    size_t *wconn;              /* ... by ascending model index; the model events' follow */
-    size_t *wvec_inst;          /* [net.nwvec] (net.wvec_inst) */
-    size_t *out_first;          /* [ncell_global + 1] outgoing connections of each source gid ... */
-    size_t *out_conn;           /* ... to this rank's cells: connection indices sorted by source */
-    cs_output *out;
-    int pario;                  /* 1: every rank writes its part of one file (parallel HDF5);
-                                   0: rank 0 writes it, the samples gathered to it */
-    uint64_t *pcols;            /* pario: [nprobe] report columns of this rank's probes, by
-                                   report (report_probe_first), ascending within each ... */
-    size_t *pperm;              /* ... and the local probe of each */
-    double *colbuf;             /* pario: [max rows × nprobe] an epoch's kept rows */
-    double *rowbuf;
-    cs_target_event *evbuf;
-    size_t cap_ev;
-    int64_t *pop_rows;          /* [npop] sample rows written */
-    uint64_t nspike;
-    uint64_t *pop_spikes;       /* [npop] */
-    cs_profile prof;
-    double wall;
-    cs_spike *spk;              /* the last epoch's spikes and samples, kept while the next runs */
-    size_t nspk, cap_spk;
-    double *smp;
-    size_t nrow, cap_smp;
-    /* resumable runs (cs_sim_run_to): where the run stands between calls */
-    int started;                /* the initial state and row 0 are done */
-    int64_t step;               /* steps done */
-    int64_t row;                /* the next base sample row */
-    int64_t finalized;          /* the step at which the end of the run was last processed; -1 */
-    double last_flush;          /* [s] */
-    double flush_every;         /* [s] wall time between flushes: 1, or CABLESIM_FLUSH_SECONDS */
-    cs_status failed;           /* a failed run: later calls repeat its message */
-    char failmsg[1024];
-    int keep;                   /* results kept in memory (mem) */
-    cs_memsink mem;
-};
 
 static int64_t gcd64(int64_t a, int64_t b) {
     while (b) {
@@ -181,30 +123,10 @@ static size_t syn_instance(const cs_sim *s, uint64_t gid, int syn) {
     return s->net.syn_instance[(size_t)s->net.local[gid - s->net.gid0] * (size_t)s->net.max_syn + (size_t)syn];
 }
 
-/* The population of a gid, and its index there. */
-static int gid_pop(const cs_model *m, uint64_t gid, int *index) {
-    int p = 0;
-    while (p + 1 < m->npop && gid >= m->pops[p + 1].first_gid) ++p;
-    *index = (int)(gid - m->pops[p].first_gid);
-    return p;
-}
-
-/* The population a population's spikes are written under (several SONATA node types of one
- * SONATA population share one), and the first population written under it. */
-static const char *output_name(const cs_model *m, int p) {
-    return m->pops[p].output_name[0] ? m->pops[p].output_name : m->pops[p].name;
-}
-
-static int first_of_output(const cs_model *m, int p) {
-    int q = 0;
-    while (strcmp(output_name(m, q), output_name(m, p))) ++q;
-    return q;
-}
-
 /* The synapse type of synapse syn of cell gid. */
 static const cs_mech_type *syn_type(const cs_sim *s, uint64_t gid, int syn) {
     int index;
-    const cs_population_spec *ps = &s->m->pops[gid_pop(s->m, gid, &index)];
+    const cs_population_spec *ps = &s->m->pops[cs__sim_gid_pop(s->m, gid, &index)];
     const cs_point_spec *sp = ps->artificial ? NULL : cs_population_synapse(ps, index, syn);
     return sp ? sp->type : NULL;
 }
@@ -279,59 +201,6 @@ static cs_status target_event(cs_sim *s, size_t *nev, uint64_t gid, int syn, dou
     return push_event(s, nev, (cs_target_event){t, syn_instance(s, gid, syn), w, wv});
 }
 
-
-static cs_status describe_output(cs_sim *s) {
-    const cs_model *m = s->m;
-    CS_TRY(cs_output_set_report_precision(s->out, s->o.report_bits ? s->o.report_bits : m->report_bits));
-    CS_TRY(cs_output_set_meta_string(s->out, "model", m->path));
-    CS_TRY(cs_output_set_meta_string(s->out, "version", CS_VERSION_STRING));
-    CS_TRY(cs_output_set_meta_string(s->out, "backend", s->ops->name));
-    CS_TRY(cs_output_set_meta_string(s->out, "backend_detail", s->ops->describe(s->be)));
-    CS_TRY(cs_output_set_meta_string(s->out, "backend_choice", s->choice.report));
-    CS_TRY(cs_output_set_meta_double(s->out, "dt", s->dt));
-    CS_TRY(cs_output_set_meta_double(s->out, "tfinal", s->tfinal));
-    CS_TRY(cs_output_set_meta_double(s->out, "seed", (double)m->seed));
-    CS_TRY(cs_output_set_meta_double(s->out, "threads", s->threads));
-    CS_TRY(cs_output_set_meta_double(s->out, "celsius", m->celsius));
-    CS_TRY(cs_output_set_meta_double(s->out, "cells", (double)s->net.ncell_global));
-    CS_TRY(cs_output_set_meta_double(s->out, "compartments", (double)s->total_cv));
-    CS_TRY(cs_output_set_meta_double(s->out, "ranks", s->nrank));
-    if (s->nrank > 1)
-        CS_TRY(cs_output_set_meta_string(s->out, "output_writer",
-                                         s->pario ? "parallel HDF5: every rank writes its report columns and a share of the spikes"
-                                                  : "rank 0: samples gathered to it each epoch"));
-    for (int p = 0; p < m->npop; ++p)
-        if (first_of_output(m, p) == p) CS_TRY(cs_output_add_spike_population(s->out, output_name(m, p)));
-    for (int r = 0; r < s->net.nreport; ++r) {
-        const int p = s->net.reports[r].pop;
-        const cs_population_spec *ps = &m->pops[p];
-        const cs_probe_var *pv = s->net.reports[r].var;
-        /* the whole report: rank 0 knows every column's CV (cs_dist) */
-        size_t first = (size_t)s->dist.report_first[r], ne = (size_t)s->dist.report_first[r + 1] - first;
-        size_t nn = ne / (size_t)ps->probes.nloc;
-        uint64_t *ids = malloc((nn + 1) * sizeof *ids), *ptr = malloc((nn + 1) * sizeof *ptr);
-        uint32_t *el = malloc((ne + 1) * sizeof *el);
-        if (!ids || !ptr || !el) {
-            free(ids); free(ptr); free(el);
-            return cs_error_set(CS_ERR_NOMEM, "out of memory");
-        }
-        for (size_t k = 0; k < nn; ++k) {
-            ids[k] = ps->output_id0 + (uint64_t)cs_probe_cell(ps, (int)k); /* SONATA: its node ids */
-            ptr[k] = k * (uint64_t)ps->probes.nloc;
-        }
-        ptr[nn] = ne;
-        /* rank 0 knows every column's CV; a parallel file stores rank 0's mapping */
-        for (size_t k = 0; k < ne; ++k) el[k] = s->dist.node ? (uint32_t)s->dist.node[first + k] : 0;
-        double interval = s->pop_stride[p] * s->dt;
-        int64_t rows = s->nsteps / s->pop_stride[p] + 1;
-        cs_status st = cs_output_add_variable_report(s->out, ps->name, pv->kind == CS_PROBE_V ? NULL : pv->name,
-                                                     pv->unit, nn, ids, ptr, el, 0.0, (double)rows * interval,
-                                                     interval);
-        free(ids); free(ptr); free(el);
-        CS_TRY(st);
-    }
-    return cs_output_flush(s->out);
-}
 
 /* Threads per rank: the cores this process may use, shared by the ranks of its host unless
  * the launcher already bound each rank to its own cores. */
@@ -425,7 +294,7 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     if (st == CS_OK) cs_network_desc_release_setup(&s->net);
     CS_TRY(cs_comm_agree(st));
     /* rank 0 writes the file, or every rank takes part in writing it (docs/mpi.md) */
-    if (s->out) st = describe_output(s);
+    if (s->out) st = cs__sim_describe_output(s);
     return cs_comm_agree(st);
 }
 
@@ -543,65 +412,6 @@ cs_status cs_sim_create(const cs_model *m, const cs_run_options *o, cs_sim **out
     return CS_OK;
 }
 
-/* The writer's name of report r: the population's for its voltage, "POP/VARIABLE" otherwise
- * (cs_output_add_variable_report). */
-static const char *report_name(const cs_sim *s, int r, char *buf, size_t n) {
-    const cs_report_desc *rd = &s->net.reports[r];
-    if (rd->var->kind == CS_PROBE_V) return s->m->pops[rd->pop].name;
-    snprintf(buf, n, "%s/%s", s->m->pops[rd->pop].name, rd->var->name);
-    return buf;
-}
-
-/* Rows of a population are counted once, on its first report. */
-static int first_of_pop(const cs_sim *s, int r) {
-    return r == 0 || s->net.reports[r - 1].pop != s->net.reports[r].pop;
-}
-
-/* Write one epoch's samples: base row r was taken at step (row0 + r)·base_stride. Collective:
- * the rows of every rank meet on rank 0, which writes them; an output failure is kept in
- * s->werr for the next agreement. */
-static cs_status write_samples(cs_sim *s, int64_t row0, size_t nrow, const double *local) {
-    char name[2 * CS_NAME_MAX + 2];
-    if (s->pario) {
-        /* every rank writes its own columns of the kept rows (collective, per report) */
-        size_t np = s->net.nprobe;
-        for (int r = 0; r < s->net.nreport; ++r) {
-            const int p = s->net.reports[r].pop;
-            size_t a = s->net.report_probe_first[r], nl = s->net.report_probe_first[r + 1] - a, nk = 0;
-            int keep = s->pop_stride[p] / s->base_stride;
-            for (size_t i = 0; i < nrow; ++i) {
-                if ((row0 + (int64_t)i) % keep) continue;
-                for (size_t j = 0; j < nl; ++j) s->colbuf[nk * nl + j] = local[i * np + s->pperm[a + j]];
-                ++nk;
-            }
-            if (nk && s->werr == CS_OK)
-                s->werr = cs_output_append_columns_d(s->out, report_name(s, r, name, sizeof name), nk, nl,
-                                                     s->pcols + a, s->colbuf);
-            if (first_of_pop(s, r)) s->pop_rows[p] += (int64_t)nk;
-        }
-        return CS_OK;
-    }
-    const double *samples;
-    CS_TRY(cs_dist_samples(&s->dist, local, nrow, &samples));
-    size_t np = (size_t)s->dist.np_global;
-    /* kept for the next agreement, like an output failure (rank 0 alone keeps results) */
-    if (s->keep && samples && s->werr == CS_OK) s->werr = cs_memsink_append_rows(&s->mem, nrow, samples);
-    for (int r = 0; r < s->net.nreport; ++r) {
-        const int p = s->net.reports[r].pop;
-        size_t first = (size_t)s->dist.report_first[r], ne = (size_t)s->dist.report_first[r + 1] - first;
-        int keep = s->pop_stride[p] / s->base_stride;
-        for (size_t i = 0; i < nrow; ++i) {
-            if ((row0 + (int64_t)i) % keep) continue;
-            if (s->out && samples && s->werr == CS_OK) {
-                memcpy(s->rowbuf, samples + i * np + first, ne * sizeof(double));
-                s->werr = cs_output_append_samples_d(s->out, report_name(s, r, name, sizeof name), 1, s->rowbuf);
-            }
-            if (first_of_pop(s, r)) s->pop_rows[p]++;
-        }
-    }
-    return CS_OK;
-}
-
 /* Every rank's spikes of an epoch, in any order (the gather's, the GPU's atomics'): as events,
  * to this rank's cells. Only spikes with a target here cost more than a look-up, and nothing is
  * sorted: the backends order their queued events totally (cs_target_event_compare: time,
@@ -618,40 +428,6 @@ static cs_status exchange(cs_sim *s, const cs_spike *sp, size_t n) {
         }
     CS_TRY(s->ops->deliver(s->be, nev, s->evbuf));
     s->nspike += n;
-    return CS_OK;
-}
-
-static cs_status write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
-    const cs_model *m = s->m;
-    if (!n) return CS_OK;
-    int *pop = malloc(n * sizeof *pop), *index = malloc(n * sizeof *index);
-    int *pop_out = malloc((size_t)m->npop * sizeof *pop_out);
-    if (!pop || !index || !pop_out) {
-        free(pop); free(index); free(pop_out);
-        return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    }
-    for (size_t j = 0; j < n; ++j) pop[j] = gid_pop(m, sp[j].gid, &index[j]);
-    for (size_t j = 0; j < n && s->keep && s->werr == CS_OK; ++j)
-        s->werr = cs_memsink_append_spike(&s->mem, sp[j].gid, sp[j].time);
-    double *t = malloc(n * sizeof *t);
-    uint64_t *id = malloc(n * sizeof *id);
-    if (!t || !id) {
-        free(t); free(id); free(pop); free(index); free(pop_out);
-        return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    }
-    for (int j = 0; j < m->npop; ++j) pop_out[j] = first_of_output(m, j);
-    for (int p = 0; p < m->npop; ++p) {
-        if (pop_out[p] != p) continue;
-        size_t k = 0;
-        for (size_t j = 0; j < n; ++j)
-            if (pop_out[pop[j]] == p) {
-                t[k] = sp[j].time;
-                id[k++] = m->pops[pop[j]].output_id0 + (uint64_t)index[j];
-                s->pop_spikes[pop[j]]++;
-            }
-        if (k && s->out && s->werr == CS_OK) s->werr = cs_output_append_spikes(s->out, output_name(m, p), k, t, id);
-    }
-    free(t); free(id); free(pop); free(index); free(pop_out);
     return CS_OK;
 }
 
@@ -702,7 +478,7 @@ static cs_status begin_run(cs_sim *s) {
     cs_epoch_result res;
     cs_status loc = s->ops->init(s->be, &res);
     CS_TRY(cs_comm_agree(loc));
-    CS_TRY(write_samples(s, 0, res.nrow, res.samples));
+    CS_TRY(cs__sim_write_samples(s, 0, res.nrow, res.samples));
     size_t nev = 0, ev_slot = s->nwconn;
     if (loc == CS_OK) loc = cs_artcells_init(s->art);
     for (size_t k = 0; k < m->nevent && loc == CS_OK; ++k)
@@ -768,10 +544,10 @@ static cs_status advance(cs_sim *s, int64_t target) {
         double t2 = cs_now();
         /* a parallel file: every rank writes, whatever its own state (collective) */
         if (loc == CS_OK || s->pario) {
-            cs_status w = write_spikes(s, sp, ns);
+            cs_status w = cs__sim_write_spikes(s, sp, ns);
             if (loc == CS_OK) loc = w;
         }
-        cs_status w = write_samples(s, s->row, s->nrow, s->smp); /* collective: every rank takes part */
+        cs_status w = cs__sim_write_samples(s, s->row, s->nrow, s->smp); /* collective: every rank takes part */
         if (loc == CS_OK) loc = w;
         s->row += (int64_t)s->nrow;
         int flush = t2 - s->last_flush > s->flush_every;
@@ -795,7 +571,7 @@ static cs_status advance(cs_sim *s, int64_t target) {
         CS_TRY(cs_dist_finish(&s->dist, 0, &sp, &ns));
         loc = exchange(s, sp, ns);
         s->prof.seconds[CS_PHASE_EXCHANGE] += cs_now() - t0;
-        if (loc == CS_OK) loc = write_spikes(s, sp, ns);
+        if (loc == CS_OK) loc = cs__sim_write_spikes(s, sp, ns);
     }
     CS_TRY(cs_comm_agree(loc != CS_OK ? loc : s->werr));
     s->wall += cs_now() - start;
@@ -813,63 +589,6 @@ static cs_status advance(cs_sim *s, int64_t target) {
         CS_TRY(cs_comm_allreduce_double(&s->wall, 1, CS_COMM_MAX));
     }
     return CS_OK;
-}
-
-/* SONATA reports, copied from the finished file into bmtk's layout: output_dir/<report>.h5,
- * the columns of one report (one variable of several cablesim populations) together under
- * their SONATA population (rank 0). */
-static cs_status write_bmtk_reports(const cs_sim *s) {
-    const cs_model *m = s->m;
-    for (int p = 0; p < m->npop; ++p)
-        for (int v = 0; m->pops[p].has_probes && v < m->pops[p].probes.nvar; ++v) {
-            const char *rep = m->pops[p].probes.vars[v].report;
-            int first = rep[0] != 0;
-            for (int q = 0; q <= p && first; ++q)
-                for (int w = 0; m->pops[q].has_probes && w < (q == p ? v : m->pops[q].probes.nvar); ++w)
-                    if (!strcmp(m->pops[q].probes.vars[w].report, rep)) first = 0;
-            if (!first) continue;
-            enum { MAXG = 64 };
-            cs_bmtk_group groups[MAXG];
-            char names[MAXG][2 * CS_NAME_MAX + 2];
-            double *pos[MAXG];
-            int n = 0;
-            cs_status st = CS_OK;
-            for (int q = p; q < m->npop && n < MAXG && st == CS_OK; ++q)
-                for (int w = 0; m->pops[q].has_probes && w < m->pops[q].probes.nvar && n < MAXG; ++w) {
-                    const cs_probe_spec *pr = &m->pops[q].probes;
-                    if (strcmp(pr->vars[w].report, rep)) continue;
-                    pos[n] = malloc((size_t)pr->nloc * sizeof *pos[n]);
-                    if (!pos[n]) {
-                        st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    for (int l = 0; l < pr->nloc; ++l) pos[n][l] = pr->locs[l].pos;
-                    if (pr->vars[w].kind == CS_PROBE_V) snprintf(names[n], sizeof names[n], "%s", m->pops[q].name);
-                    else snprintf(names[n], sizeof names[n], "%s/%s", m->pops[q].name, pr->vars[w].name);
-                    groups[n] = (cs_bmtk_group){names[n], pr->nloc, pr->loc_section, pos[n]};
-                    ++n;
-                }
-            char dst[CS_PATH_MAX + CS_NAME_MAX + 8];
-            snprintf(dst, sizeof dst, "%s/%s.h5", m->report_dir, rep);
-            if (st == CS_OK) st = cs_output_bmtk_report(s->o.output_path, dst, output_name(m, p), n, groups);
-            for (int k = 0; k < n; ++k) free(pos[k]);
-            CS_TRY(st);
-        }
-    return CS_OK;
-}
-
-static cs_status finish_output(cs_sim *s, int complete) {
-    if (!s->out) return CS_OK;
-    double share[CS_PHASE_COUNT];
-    cs_profile_shares(&s->prof, share);
-    cs_status st = cs_output_write_profile(s->out, CS_PHASE_COUNT, cs_phase_names, s->prof.seconds, share);
-    if (st == CS_OK) st = cs_output_set_meta_double(s->out, "wall_seconds", s->wall);
-    cs_status st2 = cs_output_close(s->out, complete && st == CS_OK);
-    s->out = NULL;
-    if (st == CS_OK && st2 == CS_OK && complete && s->rank == 0 && s->m->report_dir[0]) st = write_bmtk_reports(s);
-    if (st == CS_OK && st2 == CS_OK && complete && s->rank == 0 && s->m->spikes_by_id)
-        st = cs_output_sort_spikes_by_id(s->o.output_path);
-    return st != CS_OK ? st : st2;
 }
 
 cs_status cs_sim_run_to(cs_sim *s, double t) {
@@ -899,13 +618,13 @@ cs_status cs_sim_run_to(cs_sim *s, double t) {
     st = cs_comm_agree(st); /* rank 0 keeps the results; every rank stops */
     if (st == CS_OK && !s->started) st = begin_run(s);
     if (st == CS_OK) st = advance(s, target);
-    if (st == CS_OK && s->o.output_path && s->step == s->nsteps) st = cs_comm_agree(finish_output(s, 1));
+    if (st == CS_OK && s->o.output_path && s->step == s->nsteps) st = cs_comm_agree(cs__sim_finish_output(s, 1));
     if (st != CS_OK) {
         if (s->out) {
             const char *path = s->o.output_path;
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", cs_error_message());
-            finish_output(s, 0);
+            cs__sim_finish_output(s, 0);
             cs_error_clear();
             cs_error_set(st, "%s (output %s is marked incomplete)", msg, path);
         }
