@@ -37,6 +37,8 @@ ROOT = os.path.dirname(HERE)
 ALLEN_DIR = os.path.join(ROOT, "tests", "data", "allen")
 MOD_BMTK = os.path.join(ROOT, "tests", "data", "mod_bmtk")        # bmtk's channels + vecevent.mod
 EXP2SYN_MOD = os.path.join(ROOT, "tests", "data", "mod", "exp2syn.mod")  # NEURON's
+sys.path.insert(0, os.path.join(ROOT, "tests", "sonata"))
+import bmtk_network  # noqa: E402  (the simulation configs, written as the SONATA tests write theirs)
 
 # (pop_name, ei, share, morphology, fit): bmtk's bio_14cells / bio_450cells pairs
 TYPES = [("Scnn1a", "e", 0.27, "Scnn1a_473845048_m.swc", "472363762_fit.json"),
@@ -145,39 +147,13 @@ def build_network(d, ncells, seed):
 
 
 def write_configs(d, tstop, ninput, counts, seed):
-    from bmtk.utils.reports.spike_trains import PoissonSpikeGenerator
-    os.makedirs(f"{d}/inputs", exist_ok=True)
-    psg = PoissonSpikeGenerator(population="lgn", seed=seed)
-    psg.add(node_ids=list(range(ninput)), firing_rate=INPUT_RATE, times=(0.0, tstop / 1000.0))
-    psg.to_sonata(f"{d}/inputs/spikes.h5")
     first = np.cumsum([0] + counts[:-1]).tolist()    # the first node of each cell type: its soma v is reported
-    for tag in ("bmtk", "cs"):
-        cfg = {
-            "manifest": {"$BASE_DIR": "${configdir}", "$NETWORK_DIR": "$BASE_DIR/network",
-                         "$COMPONENTS_DIR": "$BASE_DIR/components"},
-            "target_simulator": "NEURON",
-            "run": {"tstart": 0.0, "tstop": tstop, "dt": 0.025, "dL": 20.0, "spike_threshold": -15.0,
-                    "nsteps_block": 5000},
-            "conditions": {"celsius": 34.0, "v_init": -80.0},
-            "inputs": {"lgn_spikes": {"input_type": "spikes", "module": "sonata",
-                                      "input_file": "$BASE_DIR/inputs/spikes.h5", "node_set": "lgn"}},
-            "output": {"log_file": "log.txt", "output_dir": f"$BASE_DIR/output_{tag}", "spikes_file": "spikes.h5",
-                       "spikes_sort_order": "time", "overwrite_output_dir": True},
-            "components": {"mechanisms_dir": "$BASE_DIR/nrn_mechanisms" if tag == "bmtk" else "$COMPONENTS_DIR/mechanisms",
-                           "morphologies_dir": "$COMPONENTS_DIR/morphologies",
-                           "synaptic_models_dir": "$COMPONENTS_DIR/synaptic_models",
-                           "biophysical_neuron_models_dir": "$COMPONENTS_DIR/biophysical_neuron_templates"},
-            "networks": {
-                "nodes": [{"nodes_file": f"$NETWORK_DIR/{n}_nodes.h5", "node_types_file": f"$NETWORK_DIR/{n}_node_types.csv"}
-                          for n in ("lgn", "v1")],
-                "edges": [{"edges_file": f"$NETWORK_DIR/{e}_edges.h5", "edge_types_file": f"$NETWORK_DIR/{e}_edge_types.csv"}
-                          for e in ("lgn_v1", "v1_v1")]},
-            "node_sets": {"lgn": {"population": "lgn"}, "recorded": {"population": "v1", "node_id": first}},
-            "reports": {"soma_v": {"cells": "recorded", "variable_name": "v", "module": "membrane_report",
-                                   "sections": "soma"}},
-        }
-        with open(f"{d}/config_{tag}.json", "w") as f:
-            json.dump(cfg, f, indent=2)
+    bmtk_network.write_simulation_configs(
+        d, tstop=tstop, input_pop="lgn", ninput=ninput, rate=INPUT_RATE, seed=seed, celsius=34.0, v_init=-80.0,
+        nodes=("lgn", "v1"), edges=("lgn_v1", "v1_v1"),
+        node_sets={"lgn": {"population": "lgn"}, "recorded": {"population": "v1", "node_id": first}},
+        reports={"soma_v": {"cells": "recorded", "variable_name": "v", "module": "membrane_report", "sections": "soma"}},
+        bmtk_mechanisms_dir="$BASE_DIR/nrn_mechanisms", point_models=False)
     with open(f"{d}/network_info.json", "w") as f:
         json.dump({"cells": sum(counts), "types": {t[0]: n for t, n in zip(TYPES, counts)}, "inputs": ninput,
                    "tstop_ms": tstop, "seed": seed, "built_by": "bench/sonata_allen_network.py (bmtk NetworkBuilder)"},

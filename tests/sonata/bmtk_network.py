@@ -257,44 +257,59 @@ ALLEN_REPORTS = {
                "module": "membrane_report", "sections": "soma"}}
 
 
-def build(kind, d, mechanisms):
+def write_simulation_configs(d, *, tstop, input_pop, ninput, rate, seed, celsius, v_init, nodes, edges,
+                             node_sets, reports, bmtk_mechanisms_dir="$COMPONENTS_DIR/mechanisms",
+                             point_models=True):
+    """Poisson spike trains of the virtual population input_pop (inputs/spikes.h5, rate [Hz] for
+    tstop [ms]) and the two simulation configs of one network: config_bmtk.json (bmtk + NEURON,
+    its mechanisms_dir bmtk_mechanisms_dir) and config_cs.json (cablesim), which differ only in
+    output_dir and mechanisms_dir. Shared with bench/sonata_allen_network.py."""
     from bmtk.utils.reports.spike_trains import PoissonSpikeGenerator
-    write_components(d, mechanisms)
-    nodes, edges, ninput, tstop, rate = {"ff": build_ff, "recurrent": build_recurrent, "allen": build_allen,
-                                         "points": build_points}[kind](d)
-    allen = kind == "allen"
     os.makedirs(f"{d}/inputs", exist_ok=True)
-    psg = PoissonSpikeGenerator(population=nodes[0], seed=3)
+    psg = PoissonSpikeGenerator(population=input_pop, seed=seed)
     psg.add(node_ids=list(range(ninput)), firing_rate=rate, times=(0.0, tstop / 1000.0))
     psg.to_sonata(f"{d}/inputs/spikes.h5")
     for tag in ("bmtk", "cs"):
+        components = {"mechanisms_dir": bmtk_mechanisms_dir if tag == "bmtk" else "$COMPONENTS_DIR/mechanisms",
+                      "morphologies_dir": "$COMPONENTS_DIR/morphologies",
+                      "synaptic_models_dir": "$COMPONENTS_DIR/synaptic_models",
+                      "biophysical_neuron_models_dir": "$COMPONENTS_DIR/biophysical_neuron_templates"}
+        if point_models:
+            components["point_neuron_models_dir"] = "$COMPONENTS_DIR/point_neuron_templates"
         cfg = {
             "manifest": {"$BASE_DIR": "${configdir}", "$NETWORK_DIR": "$BASE_DIR/network",
                          "$COMPONENTS_DIR": "$BASE_DIR/components"},
             "target_simulator": "NEURON",
             "run": {"tstart": 0.0, "tstop": tstop, "dt": 0.025, "dL": 20.0, "spike_threshold": -15.0,
                     "nsteps_block": 5000},
-            "conditions": {"celsius": 34.0 if allen else 6.3, "v_init": -80.0 if allen else -65.0},
+            "conditions": {"celsius": celsius, "v_init": v_init},
             "inputs": {"lgn_spikes": {"input_type": "spikes", "module": "sonata",
-                                      "input_file": "$BASE_DIR/inputs/spikes.h5", "node_set": nodes[0]}},
+                                      "input_file": "$BASE_DIR/inputs/spikes.h5", "node_set": input_pop}},
             "output": {"log_file": "log.txt", "output_dir": f"$BASE_DIR/output_{tag}", "spikes_file": "spikes.h5",
                        "spikes_sort_order": "time", "overwrite_output_dir": True},
-            "components": {"mechanisms_dir": "$COMPONENTS_DIR/mechanisms",
-                           "morphologies_dir": "$COMPONENTS_DIR/morphologies",
-                           "synaptic_models_dir": "$COMPONENTS_DIR/synaptic_models",
-                           "biophysical_neuron_models_dir": "$COMPONENTS_DIR/biophysical_neuron_templates",
-                           "point_neuron_models_dir": "$COMPONENTS_DIR/point_neuron_templates"},
+            "components": components,
             "networks": {
                 "nodes": [{"nodes_file": f"$NETWORK_DIR/{n}_nodes.h5", "node_types_file": f"$NETWORK_DIR/{n}_node_types.csv"}
                           for n in nodes],
                 "edges": [{"edges_file": f"$NETWORK_DIR/{e}_edges.h5", "edge_types_file": f"$NETWORK_DIR/{e}_edge_types.csv"}
                           for e in edges]},
-            "node_sets": {nodes[0]: {"population": nodes[0]}, "cells": {"population": nodes[1]}},
-            "reports": ALLEN_REPORTS if allen else {} if kind == "points" else {"soma_v": {"cells": "cells", "variable_name": "v",
-                                                               "module": "membrane_report", "sections": "soma"}},
+            "node_sets": node_sets,
+            "reports": reports,
         }
         with open(f"{d}/config_{tag}.json", "w") as f:
             json.dump(cfg, f, indent=2)
+
+
+def build(kind, d, mechanisms):
+    write_components(d, mechanisms)
+    nodes, edges, ninput, tstop, rate = {"ff": build_ff, "recurrent": build_recurrent, "allen": build_allen,
+                                         "points": build_points}[kind](d)
+    allen = kind == "allen"
+    soma_v = {"soma_v": {"cells": "cells", "variable_name": "v", "module": "membrane_report", "sections": "soma"}}
+    write_simulation_configs(d, tstop=tstop, input_pop=nodes[0], ninput=ninput, rate=rate, seed=3,
+                             celsius=34.0 if allen else 6.3, v_init=-80.0 if allen else -65.0, nodes=nodes,
+                             edges=edges, node_sets={nodes[0]: {"population": nodes[0]}, "cells": {"population": nodes[1]}},
+                             reports=ALLEN_REPORTS if allen else {} if kind == "points" else soma_v)
 
 
 def nrn_point_cell(cell, template_name, dynamics_params):
