@@ -1,6 +1,7 @@
 /* SONATA's spikes_sort_order "id" (docs/sonata-input.md): a finished run's spikes re-sorted by
  * node id, then time, in place, with the `sorting` attribute by_id. The writer appends spikes
- * epoch by epoch, sorted by time; an order by id is only known once the run is over. */
+ * epoch by epoch, sorted by time; an order by id is only known once the run is over. The file
+ * is marked incomplete while it is rewritten and complete again once every population is. */
 #include <hdf5.h>
 #include <stdlib.h>
 
@@ -56,7 +57,9 @@ cs_status cs_output_sort_spikes_by_id(const char *path) {
         hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
         hid_t sg = f >= 0 ? H5Gopen2(f, "spikes", H5P_DEFAULT) : -1;
         hsize_t n = 0;
-        if (sg < 0 || H5Gget_num_objs(sg, &n) < 0)
+        /* incomplete while the datasets are rewritten: a failure half-way (a population's times
+         * sorted, its ids not) must not leave a file that says it is complete */
+        if (sg < 0 || H5Gget_num_objs(sg, &n) < 0 || cs__write_string_attr(f, "status", "incomplete") < 0)
             st = cs_error_set(CS_ERR_IO, "%s: cannot open /spikes to sort the spikes by node id", path);
         for (hsize_t k = 0; k < n && st == CS_OK; ++k) {
             char name[1024];
@@ -66,6 +69,8 @@ cs_status cs_output_sort_spikes_by_id(const char *path) {
                 st = cs_error_set(CS_ERR_IO, "%s: cannot sort /spikes/%s by node id", path, name);
             if (g >= 0) H5Gclose(g);
         }
+        if (st == CS_OK && cs__write_string_attr(f, "status", "complete") < 0)
+            st = cs_error_set(CS_ERR_IO, "%s: spikes sorted by node id, but the file cannot be marked complete", path);
         if (sg >= 0) H5Gclose(sg);
         if (f >= 0 && H5Fclose(f) < 0 && st == CS_OK) st = cs_error_set(CS_ERR_IO, "%s: cannot close", path);
     }

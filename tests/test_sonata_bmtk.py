@@ -158,6 +158,11 @@ def sorted_by_id(exe, py, d, env, check):
     ok = r.returncode == 0 and so == "by_id" and st == "by_time" and sp == sorted(tp) and len(sp) > 10
     print(f"  ff spikes_sort_order id: libsonata reads sorting {so} (time: {st}), {len(sp)} spikes")
     check(ok, f"ff: spikes_sort_order id, read by libsonata: by_id, the spikes by node id then time {r.stderr[-200:]}")
+    # the sort rewrites the finished file: it must end marked complete again (incomplete meanwhile)
+    status = subprocess.run([py, "-c", "import h5py, sys; print(h5py.File(sys.argv[1], 'r').attrs.get('status'))",
+                             os.path.join(d, "output_cs_by_id", "spikes.h5")], capture_output=True, text=True)
+    check(status.stdout.strip() == "complete",
+          f"ff: the id-sorted file is marked complete (status {status.stdout.strip() or status.stderr[-200:]!r})")
 
 
 def main():
