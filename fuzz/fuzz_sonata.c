@@ -174,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cs_status s = cs_sonata_load(config, NULL, &m, &run);
     if (s == CS_OK) cs_model_free(&m);
     else if (strchr(cs_error_message(), '\n')) abort(); /* error messages are one line */
+    if (getenv("CS_FUZZ_VERBOSE")) fprintf(stderr, "fuzz_sonata: %s\n", s == CS_OK ? "loaded" : cs_error_message());
     cs_error_clear();
     return 0;
 }
