@@ -30,6 +30,7 @@
 #include <mutex>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cs_thomas_gpu.h"
 #include "cs_thomas_gpu_impl.cuh"
@@ -37,12 +38,11 @@
 
 #define CS__WK 16                     /* rows per lane */
 #define CS__WT 128                    /* threads per reduce/substitute block */
-#define CS__WTILE (CS__WK * CS__WT)   /* rows per block */
 #define CS__WROWS (32 * CS__WK)       /* rows per warp */
 #define CS__WPAD (CS__WK + 1)         /* one pad element per lane's chunk: no bank conflicts */
-#define CS__WBASE 4096                /* largest level solved by one block */
-#define CS__WBASE_T 1024              /* its threads */
-#define CS__WBASE_R (CS__WBASE / CS__WBASE_T) /* rows per base thread */
+#define CS__WBT 256                   /* threads of the base block */
+#define CS__WBASE (CS__WK * CS__WBT)  /* largest level solved by one block: 4096 rows */
+#define CS__WBW (CS__WBT / 32)        /* its warps: 2·8 = 16 rows left for its PCR */
 #define CS__WMAX_LEVELS 16
 
 /* ---- tiles ------------------------------------------------------------------------------- */
@@ -52,28 +52,33 @@ template <typename T> struct cs__vec2;
 template <> struct cs__vec2<double> { typedef double2 t; };
 template <> struct cs__vec2<float> { typedef float2 t; };
 
-/* Rows [t0, t0 + TILE) of a level of m rows made of systems of n rows, into shared memory; rows
- * at or past m are identity rows. vec: the arrays are 2-element aligned (16-byte loads of double). */
-template <typename T>
+/* Rows [t0, t0 + NT·K) of a level of m rows made of systems of n rows, into shared memory
+ * (NT threads); rows at or past m are identity rows. vec: the arrays are 2-element aligned
+ * (16-byte loads of double). LAST: the rows' last use (the substitution): loaded evict-first, so
+ * they do not push out of L2 the tiles the reduction left there that it has still to read. */
+template <typename T, int NT, bool LAST = false>
 __device__ __forceinline__ void cs__wload(size_t t0, size_t m, size_t n, int vec,
                                           const T *__restrict__ a, const T *__restrict__ b,
                                           const T *__restrict__ c, const T *__restrict__ d, T *sa,
                                           T *sb, T *sc, T *sd)
 {
-    if (vec && t0 + CS__WTILE <= m) {
+    constexpr int TILE = CS__WK * NT;
+    if (vec && t0 + TILE <= m) {
         typedef typename cs__vec2<T>::t V;
         const V *va = reinterpret_cast<const V *>(a + t0), *vb = reinterpret_cast<const V *>(b + t0);
         const V *vc = reinterpret_cast<const V *>(c + t0), *vd = reinterpret_cast<const V *>(d + t0);
 #pragma unroll
-        for (int i = 0; i < CS__WTILE / (2 * CS__WT); ++i) {
-            const int p = threadIdx.x + i * CS__WT;
-            const V xa = __ldg(va + p), xb = __ldg(vb + p), xc = __ldg(vc + p), xd = vd[p];
+        for (int i = 0; i < TILE / (2 * NT); ++i) {
+            const int p = threadIdx.x + i * NT;
+            V xa, xb, xc, xd;
+            if (LAST) xa = __ldcs(va + p), xb = __ldcs(vb + p), xc = __ldcs(vc + p), xd = __ldcs(vd + p);
+            else xa = __ldg(va + p), xb = __ldg(vb + p), xc = __ldg(vc + p), xd = vd[p];
             const int s0 = cs__wslot(2 * p), s1 = cs__wslot(2 * p + 1);
             sa[s0] = xa.x, sa[s1] = xa.y, sb[s0] = xb.x, sb[s1] = xb.y;
             sc[s0] = xc.x, sc[s1] = xc.y, sd[s0] = xd.x, sd[s1] = xd.y;
         }
     } else {
-        for (int e = threadIdx.x; e < CS__WTILE; e += CS__WT) {
+        for (int e = threadIdx.x; e < TILE; e += NT) {
             const size_t g = t0 + (size_t)e;
             const int s = cs__wslot(e);
             if (g < m) {
@@ -85,26 +90,49 @@ __device__ __forceinline__ void cs__wload(size_t t0, size_t m, size_t n, int vec
     }
     __syncthreads();
     /* system boundaries bnd = k·n in [t0, t0 + TILE]: a = 0 at row bnd, c = 0 at row bnd-1 */
-    const size_t end = t0 + CS__WTILE;
+    const size_t end = t0 + TILE;
     for (size_t bnd = (t0 + n - 1) / n * n + (size_t)threadIdx.x * n; bnd <= end && bnd <= m;
-         bnd += (size_t)CS__WT * n) {
+         bnd += (size_t)NT * n) {
         if (bnd < end && bnd < m) sa[cs__wslot((int)(bnd - t0))] = T(0);
         if (bnd > t0) sc[cs__wslot((int)(bnd - 1 - t0))] = T(0);
     }
     __syncthreads();
 }
 
-template <typename T> struct cs__wsmem {
+/* The tile's solution (in sd) back to d[t0 ..), coalesced, as streaming (evict-first) stores. */
+template <typename T, int NT>
+__device__ __forceinline__ void cs__wstore(size_t t0, size_t m, int vec, const T *sd, T *d)
+{
+    constexpr int TILE = CS__WK * NT;
+    if (vec && t0 + TILE <= m) {
+        typedef typename cs__vec2<T>::t V;
+        V *vd = reinterpret_cast<V *>(d + t0);
+#pragma unroll
+        for (int i = 0; i < TILE / (2 * NT); ++i) {
+            const int p = threadIdx.x + i * NT;
+            V xv;
+            xv.x = sd[cs__wslot(2 * p)], xv.y = sd[cs__wslot(2 * p + 1)];
+            __stcs(vd + p, xv);
+        }
+    } else {
+        for (int e = threadIdx.x; e < TILE; e += NT) {
+            const size_t g = t0 + (size_t)e;
+            if (g < m) d[g] = sd[cs__wslot(e)];
+        }
+    }
+}
+
+template <typename T, int NT> struct cs__wsmem {
     T *a, *b, *c, *d;
     __device__ cs__wsmem(unsigned char *raw)
     {
         a = reinterpret_cast<T *>(raw);
-        b = a + CS__WT * CS__WPAD;
-        c = b + CS__WT * CS__WPAD;
-        d = c + CS__WT * CS__WPAD;
+        b = a + NT * CS__WPAD;
+        c = b + NT * CS__WPAD;
+        d = c + NT * CS__WPAD;
     }
 };
-#define CS__WSMEM(T) (4 * CS__WT * CS__WPAD * sizeof(T))
+#define CS__WSMEM(T, NT) (4 * (NT) * CS__WPAD * sizeof(T))
 
 template <typename T> __device__ __forceinline__ cs_seg<T> cs__shfl_down(cs_seg<T> s, int w)
 {
@@ -113,6 +141,55 @@ template <typename T> __device__ __forceinline__ cs_seg<T> cs__shfl_down(cs_seg<
     o.qF = __shfl_down_sync(0xffffffffu, s.qF, w), o.dL = __shfl_down_sync(0xffffffffu, s.dL, w);
     o.pL = __shfl_down_sync(0xffffffffu, s.pL, w), o.qL = __shfl_down_sync(0xffffffffu, s.qL, w);
     return o;
+}
+
+/* The warp's tree over its lanes' summaries: lane 0 ends with the warp's; nd[l] holds the
+ * nodes of the lanes that combined at level l (when nd is not NULL). */
+template <typename T>
+__device__ __forceinline__ cs_seg<T> cs__wtree_up(cs_seg<T> sum, int lane, cs_seg_node<T> *nd)
+{
+#pragma unroll
+    for (int l = 0; l < 5; ++l) {
+        const int w = 1 << l;
+        const cs_seg<T> nxt = cs__shfl_down<T>(sum, w);
+        cs_seg_node<T> tmp;
+        if ((lane & (2 * w - 1)) == 0) sum = cs_seg_combine<T>(sum, nxt, nd ? &nd[l] : &tmp);
+    }
+    return sum;
+}
+
+/* From the warp's ends (xf, xl at lane 0) down the tree: each lane's chunk ends. */
+template <typename T>
+__device__ __forceinline__ void cs__wtree_down(const cs_seg_node<T> *nd, int lane, T &xf, T &xl)
+{
+#pragma unroll
+    for (int l = 4; l >= 0; --l) {
+        const int w = 1 << l, r = lane & (2 * w - 1);
+        T u = T(0), v = T(0);
+        if (r == 0) cs_seg_split<T>(&nd[l], xf, xl, &u, &v);
+        const T vv = __shfl_up_sync(0xffffffffu, v, w), ll = __shfl_up_sync(0xffffffffu, xl, w);
+        if (r == w) xf = vv, xl = ll;
+        else if (r == 0) xl = u;
+    }
+}
+
+/* Programmatic dependent launch (Hopper): each kernel after the first is launched while its
+ * predecessor runs (cs__wlaunch); pdl_wait blocks until the predecessor has completed and its
+ * writes are visible (a no-op for a plain launch), pdl_trigger lets the successor be scheduled.
+ * Every kernel triggers only after its wait, so when a kernel starts, all kernels before its
+ * predecessor have completed: the substitution loads its tile (written earlier) and eliminates
+ * before it waits for the reduced solution. */
+__device__ __forceinline__ void cs__pdl_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cs__pdl_trigger(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
 }
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -124,18 +201,14 @@ cs__wreduce_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T
                    T *__restrict__ rb, T *__restrict__ rc, T *__restrict__ rd)
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
-    cs__wsmem<T> s(cs__raw);
-    const size_t t0 = (size_t)blockIdx.x * CS__WTILE;
-    cs__wload<T>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
+    cs__wsmem<T, CS__WT> s(cs__raw);
+    cs__pdl_wait(); /* the level's rows come from the previous reduce */
+    cs__pdl_trigger();
+    const size_t t0 = (size_t)blockIdx.x * (CS__WK * CS__WT);
+    cs__wload<T, CS__WT>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
     cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 0);
-#pragma unroll
-    for (int l = 0; l < 5; ++l) {
-        const int w = 1 << l;
-        const cs_seg<T> nxt = cs__shfl_down<T>(sum, w);
-        cs_seg_node<T> nd;
-        if ((lane & (2 * w - 1)) == 0) sum = cs_seg_combine<T>(sum, nxt, &nd);
-    }
+    sum = cs__wtree_up<T>(sum, lane, (cs_seg_node<T> *)0);
     const size_t wq = (t0 + (size_t)(threadIdx.x - lane) * CS__WK) / CS__WROWS;
     if (lane == 0 && wq * CS__WROWS < m) {
         ra[2 * wq] = sum.pF, rb[2 * wq] = T(1), rc[2 * wq] = sum.qF, rd[2 * wq] = sum.dF;
@@ -151,98 +224,74 @@ cs__wsubst_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T 
                   const T *__restrict__ c, T *__restrict__ d, const T *__restrict__ x)
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
-    cs__wsmem<T> s(cs__raw);
-    const size_t t0 = (size_t)(gridDim.x - 1 - blockIdx.x) * CS__WTILE;
-    cs__wload<T>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
+    cs__wsmem<T, CS__WT> s(cs__raw);
+    const size_t t0 = (size_t)(gridDim.x - 1 - blockIdx.x) * (CS__WK * CS__WT);
+    cs__wload<T, CS__WT, true>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
     cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 1);
     cs_seg_node<T> nd[5];
-#pragma unroll
-    for (int l = 0; l < 5; ++l) {
-        const int w = 1 << l;
-        const cs_seg<T> nxt = cs__shfl_down<T>(sum, w);
-        if ((lane & (2 * w - 1)) == 0) sum = cs_seg_combine<T>(sum, nxt, &nd[l]);
-    }
+    sum = cs__wtree_up<T>(sum, lane, nd);
     const size_t wq = (t0 + (size_t)(threadIdx.x - lane) * CS__WK) / CS__WROWS;
+    cs__pdl_wait(); /* x: the next level's solution */
+    cs__pdl_trigger();
     T xf = T(0), xl = T(0);
     if (lane == 0 && wq * CS__WROWS < m) xf = x[2 * wq], xl = x[2 * wq + 1];
-#pragma unroll
-    for (int l = 4; l >= 0; --l) {
-        const int w = 1 << l, r = lane & (2 * w - 1);
-        T u = T(0), v = T(0);
-        if (r == 0) cs_seg_split<T>(&nd[l], xf, xl, &u, &v);
-        const T vv = __shfl_up_sync(0xffffffffu, v, w), ll = __shfl_up_sync(0xffffffffu, xl, w);
-        if (r == w) xf = vv, xl = ll;
-        else if (r == 0) xl = u;
-    }
+    cs__wtree_down<T>(nd, lane, xf, xl);
     cs_seg_chunk_subst<T>(s.a + o, s.c + o, s.d + o, CS__WK, xf, xl);
     __syncthreads();
-    if (vec && t0 + CS__WTILE <= m) {
-        typedef typename cs__vec2<T>::t V;
-        V *vd = reinterpret_cast<V *>(d + t0);
-#pragma unroll
-        for (int i = 0; i < CS__WTILE / (2 * CS__WT); ++i) {
-            const int p = threadIdx.x + i * CS__WT;
-            V xv;
-            xv.x = s.d[cs__wslot(2 * p)], xv.y = s.d[cs__wslot(2 * p + 1)];
-            vd[p] = xv;
-        }
-    } else {
-        for (int e = threadIdx.x; e < CS__WTILE; e += CS__WT) {
-            const size_t g = t0 + (size_t)e;
-            if (g < m) d[g] = s.d[cs__wslot(e)];
-        }
-    }
+    cs__wstore<T, CS__WT>(t0, m, vec, s.d, d);
 }
 
-/* m <= CS__WBASE rows (systems of n rows) by PCR in place on d: one block, CS__WBASE_R rows a
- * thread (rows i, i + 1024, ...), every row kept with a unit diagonal (one division a row a
- * step), rows outside [0, m) identity rows. */
+/* A level of m <= CS__WBASE rows (systems of n rows), in place on d, by one block: its lanes'
+ * chunks and warp trees as above leave 2·CS__WBW rows (unit diagonal), which warp 0 solves by
+ * PCR with shuffles (one division a row a step; rows past them identity rows); then each warp
+ * splits its tree down and each lane substitutes. */
 template <typename T>
-__global__ void __launch_bounds__(CS__WBASE_T)
-cs__wbase_kernel(int m, int n, const T *__restrict__ a, const T *__restrict__ b,
+__global__ void __launch_bounds__(CS__WBT)
+cs__wbase_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T *__restrict__ b,
                  const T *__restrict__ c, T *__restrict__ d)
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
-    T *sa = reinterpret_cast<T *>(cs__raw), *sc = sa + CS__WBASE, *sd = sc + CS__WBASE;
-    T al[CS__WBASE_R], ga[CS__WBASE_R], de[CS__WBASE_R];
-#pragma unroll
-    for (int r = 0; r < CS__WBASE_R; ++r) {
-        const int i = threadIdx.x + r * CS__WBASE_T;
-        al[r] = T(0), ga[r] = T(0), de[r] = T(0);
-        if (i < m) {
-            const T inv = T(1) / b[i];
-            al[r] = (i % n == 0) ? T(0) : a[i] * inv;
-            ga[r] = (i % n == n - 1) ? T(0) : c[i] * inv;
-            de[r] = d[i] * inv;
-        }
+    cs__wsmem<T, CS__WBT> s(cs__raw);
+    __shared__ T red[3][2 * CS__WBW]; /* the warps' rows: a, c, d (b = 1), then the solution */
+    cs__pdl_wait(); /* the level's rows come from the last reduce */
+    cs__pdl_trigger();
+    cs__wload<T, CS__WBT>(0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
+    const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 1);
+    cs_seg_node<T> nd[5];
+    sum = cs__wtree_up<T>(sum, lane, nd);
+    if (lane == 0) {
+        red[0][2 * w] = sum.pF, red[1][2 * w] = sum.qF, red[2][2 * w] = sum.dF;
+        red[0][2 * w + 1] = sum.pL, red[1][2 * w + 1] = sum.qL, red[2][2 * w + 1] = sum.dL;
     }
-    for (int k = 1; k < m; k <<= 1) {
+    __syncthreads();
+    if (w == 0) { /* PCR on 2·CS__WBW <= 32 rows, one a lane */
+        const int i = lane;
+        T al = T(0), ga = T(0), de = T(0);
+        if (i < 2 * CS__WBW) al = red[0][i], ga = red[1][i], de = red[2][i];
 #pragma unroll
-        for (int r = 0; r < CS__WBASE_R; ++r) {
-            const int i = threadIdx.x + r * CS__WBASE_T;
-            if (i < m) sa[i] = al[r], sc[i] = ga[r], sd[i] = de[r];
+        for (int k = 1; k < 2 * CS__WBW; k <<= 1) {
+            T alm = __shfl_up_sync(0xffffffffu, al, k), gam = __shfl_up_sync(0xffffffffu, ga, k);
+            T dem = __shfl_up_sync(0xffffffffu, de, k);
+            T alp = __shfl_down_sync(0xffffffffu, al, k), gap = __shfl_down_sync(0xffffffffu, ga, k);
+            T dep = __shfl_down_sync(0xffffffffu, de, k);
+            if (i < k) alm = gam = dem = T(0);
+            if (i + k >= 2 * CS__WBW) alp = gap = dep = T(0);
+            const T inv = T(1) / (T(1) - gam * al - alp * ga);
+            de = (de - dem * al - dep * ga) * inv;
+            al = -alm * al * inv;
+            ga = -gap * ga * inv;
         }
-        __syncthreads();
-#pragma unroll
-        for (int r = 0; r < CS__WBASE_R; ++r) {
-            const int i = threadIdx.x + r * CS__WBASE_T;
-            if (i >= m) continue;
-            T alm = T(0), gam = T(0), dem = T(0), alp = T(0), gap = T(0), dep = T(0);
-            if (i >= k) alm = sa[i - k], gam = sc[i - k], dem = sd[i - k];
-            if (i + k < m) alp = sa[i + k], gap = sc[i + k], dep = sd[i + k];
-            const T inv = T(1) / (T(1) - gam * al[r] - alp * ga[r]);
-            de[r] = (de[r] - dem * al[r] - dep * ga[r]) * inv;
-            al[r] = -alm * al[r] * inv;
-            ga[r] = -gap * ga[r] * inv;
-        }
-        __syncthreads();
+        if (i < 2 * CS__WBW) red[2][i] = de;
     }
-#pragma unroll
-    for (int r = 0; r < CS__WBASE_R; ++r) {
-        const int i = threadIdx.x + r * CS__WBASE_T;
-        if (i < m) d[i] = de[r];
-    }
+    __syncthreads();
+    T xf = T(0), xl = T(0);
+    if (lane == 0) xf = red[2][2 * w], xl = red[2][2 * w + 1];
+    cs__wtree_down<T>(nd, lane, xf, xl);
+    cs_seg_chunk_subst<T>(s.a + o, s.c + o, s.d + o, CS__WK, xf, xl);
+    __syncthreads();
+    cs__wstore<T, CS__WBT>(0, m, vec, s.d, d);
 }
 
 /* ---- host side --------------------------------------------------------------------------- */
@@ -266,7 +315,7 @@ template <typename T> static cs_solver_status cs__wattr(void)
     static std::once_flag once;
     static cudaError_t e = cudaSuccess;
     std::call_once(once, [] {
-        const int tile = (int)CS__WSMEM(T), base = (int)(3 * CS__WBASE * sizeof(T));
+        const int tile = (int)CS__WSMEM(T, CS__WT), base = (int)CS__WSMEM(T, CS__WBT);
         e = cudaFuncSetAttribute((const void *)cs__wreduce_kernel<T>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, tile);
         if (e == cudaSuccess)
@@ -278,6 +327,33 @@ template <typename T> static cs_solver_status cs__wattr(void)
     });
     CS__TG_CUDA(e);
     return CS_SOLVER_OK;
+}
+
+/* Programmatic dependent launch on unless CS_THOMAS_PDL=0 (for the benchmark's comparison). */
+static bool cs__pdl_on(void)
+{
+    const char *e = getenv("CS_THOMAS_PDL");
+    return !(e && e[0] == '0');
+}
+
+/* kernel<<<g, b, smem, st>>>(args...), with pdl: as a programmatic dependent launch (falls back
+ * to a plain launch where the attribute is refused). */
+template <typename... P, typename... A>
+static cudaError_t cs__wlaunch(bool pdl, void (*kernel)(P...), unsigned g, unsigned b, size_t smem,
+                               cudaStream_t st, A... args)
+{
+    if (pdl) {
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(g), cfg.blockDim = dim3(b), cfg.dynamicSmemBytes = smem, cfg.stream = st;
+        cudaLaunchAttribute at[1];
+        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        at[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.attrs = at, cfg.numAttrs = 1;
+        if (cudaLaunchKernelEx(&cfg, kernel, args...) == cudaSuccess) return cudaSuccess;
+        (void)cudaGetLastError();
+    }
+    kernel<<<g, b, smem, st>>>(args...);
+    return cudaGetLastError();
 }
 
 static int cs__wvec(const void *a, const void *b, const void *c, const void *d, size_t al)
@@ -298,29 +374,28 @@ static cs_solver_status cs__wchunked_run(int nsys, int n, const T *a, const T *b
     int lv[CS__WMAX_LEVELS];
     la[0] = a, lb[0] = b, lc[0] = c, ld[0] = d, lm[0] = N, ln[0] = (size_t)n;
     lv[0] = cs__wvec(a, b, c, d, 2 * sizeof(T));
+    const bool pdl = cs__pdl_on(); /* the first kernel is a plain launch: it waits for the inputs */
     int L = 0;
     while (lm[L] > CS__WBASE) {
         if (L + 1 >= CS__WMAX_LEVELS) CS__TG_INVALID("chunked: too many levels for %zu rows", N);
         const size_t m = cs__wreduced(lm[L]), r = cs__wround32(m);
         T *ra = work, *rb = work + r, *rc = work + 2 * r, *rd = work + 3 * r;
         work += 4 * r;
-        const size_t blocks = (lm[L] + CS__WTILE - 1) / CS__WTILE;
-        cs__wreduce_kernel<T><<<(unsigned)blocks, CS__WT, CS__WSMEM(T), stream>>>(
-            lm[L], ln[L], lv[L], la[L], lb[L], lc[L], ld[L], ra, rb, rc, rd);
-        CS__TG_CUDA(cudaGetLastError());
+        const size_t blocks = (lm[L] + CS__WK * CS__WT - 1) / (CS__WK * CS__WT);
+        CS__TG_CUDA(cs__wlaunch(pdl && L > 0, cs__wreduce_kernel<T>, (unsigned)blocks, CS__WT,
+                                CS__WSMEM(T, CS__WT), stream, lm[L], ln[L], lv[L], la[L], lb[L],
+                                lc[L], (const T *)ld[L], ra, rb, rc, rd));
         ++L;
         la[L] = ra, lb[L] = rb, lc[L] = rc, ld[L] = rd, lm[L] = m, ln[L] = m;
         lv[L] = cs__wvec(ra, rb, rc, rd, 2 * sizeof(T));
     }
-    const int nb = (int)(ln[L] < lm[L] ? ln[L] : lm[L]);
-    cs__wbase_kernel<T><<<1, CS__WBASE_T, 3 * CS__WBASE * sizeof(T), stream>>>((int)lm[L], nb, la[L],
-                                                                               lb[L], lc[L], ld[L]);
-    CS__TG_CUDA(cudaGetLastError());
+    CS__TG_CUDA(cs__wlaunch(pdl && L > 0, cs__wbase_kernel<T>, 1u, CS__WBT, CS__WSMEM(T, CS__WBT),
+                            stream, lm[L], ln[L], lv[L], la[L], lb[L], lc[L], ld[L]));
     for (int l = L - 1; l >= 0; --l) {
-        const size_t blocks = (lm[l] + CS__WTILE - 1) / CS__WTILE;
-        cs__wsubst_kernel<T><<<(unsigned)blocks, CS__WT, CS__WSMEM(T), stream>>>(
-            lm[l], ln[l], lv[l], la[l], lb[l], lc[l], ld[l], ld[l + 1]);
-        CS__TG_CUDA(cudaGetLastError());
+        const size_t blocks = (lm[l] + CS__WK * CS__WT - 1) / (CS__WK * CS__WT);
+        CS__TG_CUDA(cs__wlaunch(pdl, cs__wsubst_kernel<T>, (unsigned)blocks, CS__WT,
+                                CS__WSMEM(T, CS__WT), stream, lm[l], ln[l], lv[l], la[l], lb[l],
+                                lc[l], ld[l], (const T *)ld[l + 1]));
     }
     return CS_SOLVER_OK;
 }

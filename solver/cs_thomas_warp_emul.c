@@ -6,8 +6,10 @@
  * A level of m rows (systems of n rows) is cut into warp chunks of 32·k rows; lane q of a warp
  * summarises its k rows (cs_seg_chunk), the warp combines its 32 summaries in a tree (levels
  * 1, 2, 4, 8, 16 apart) into the warp's F and L rows, rows 2w and 2w+1 of the next level. A level
- * of at most `base` rows is solved by PCR (one block on the GPU). The substitution recomputes
- * each lane's chunk and tree, splits the tree down from the warp's ends, and substitutes. */
+ * of at most `base` rows is the GPU's one-block base kernel: the same reduction, its warps' rows
+ * by PCR (on the GPU padded with zero rows to 16, which changes no bit), the same substitution.
+ * The substitution recomputes each lane's chunk and tree, splits the tree down from the warp's
+ * ends, and substitutes. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -45,8 +47,8 @@ static void cs__warp_tree(cs_seg *sums, cs_seg_node nodes[CS__TREE][CS__LANES])
     }
 }
 
-/* m <= base rows by PCR, as the GPU's base kernel: every row kept with a unit diagonal (one
- * division a row a step); rows outside [0, m) are identity rows. */
+/* m rows by PCR, as the GPU's base kernel does with its warps' rows: every row kept with a unit
+ * diagonal (one division a row a step); rows outside [0, m) are identity rows. */
 static void cs__pcr(size_t m, size_t n, const double *a, const double *b, const double *c,
                     double *d, double *work)
 {
@@ -73,17 +75,12 @@ static void cs__pcr(size_t m, size_t n, const double *a, const double *b, const 
     for (size_t i = 0; i < m; ++i) d[i] = de[i];
 }
 
-/* One level: reduce (m rows -> 2·ceil(m/(32k)) rows at r*), recurse, substitute into d. */
+/* One level: reduce (m rows -> 2·ceil(m/(32k)) rows at r*); the reduced rows by PCR when
+ * m <= base (the GPU's one-block base kernel: its warps' rows), else by the next level;
+ * substitute into d. */
 static cs_solver_status cs__level(size_t m, size_t n, int k, size_t base, const double *a,
                                   const double *b, const double *c, double *d)
 {
-    if (m <= base) {
-        double *w = malloc(6 * m * sizeof *w);
-        if (!w) return CS_SOLVER_ERR_NOMEM;
-        cs__pcr(m, n, a, b, c, d, w);
-        free(w);
-        return CS_SOLVER_OK;
-    }
     const size_t W = (size_t)CS__LANES * k, nw = (m + W - 1) / W, mr = 2 * nw;
     double *red = calloc(4 * mr, sizeof *red); /* calloc: every row is written, but gcc cannot tell */
     cs_seg *sums = malloc(CS__LANES * sizeof *sums);
@@ -105,7 +102,15 @@ static cs_solver_status cs__level(size_t m, size_t n, int k, size_t base, const 
         ra[2 * w + 1] = sums[0].pL, rb[2 * w + 1] = 1.0, rc[2 * w + 1] = sums[0].qL;
         rd[2 * w + 1] = sums[0].dL;
     }
-    cs_solver_status st = cs__level(mr, mr, k, base, ra, rb, rc, rd);
+    cs_solver_status st = CS_SOLVER_OK;
+    if (m <= base) {
+        double *w = malloc(6 * mr * sizeof *w);
+        if (w) cs__pcr(mr, mr, ra, rb, rc, rd, w);
+        else st = CS_SOLVER_ERR_NOMEM;
+        free(w);
+    } else {
+        st = cs__level(mr, mr, k, base, ra, rb, rc, rd);
+    }
     if (st == CS_SOLVER_OK)
         for (size_t w = 0; w < nw; ++w) {
             double xf[CS__LANES], xl[CS__LANES];
