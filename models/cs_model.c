@@ -837,6 +837,10 @@ void cs_model_free(cs_model *m) {
         free(p->play);
         free(p->nplay);
     }
+    for (int k = 0; k < m->nreport_part; ++k) free(m->report_parts[k].loc);
+    free(m->report_parts);
+    m->report_parts = NULL;
+    m->nreport_part = 0;
     free(m->xweights);
     m->xweights = NULL;
     m->nxweight = 0;

@@ -100,8 +100,6 @@ typedef struct {
     int target;                 /* SYNAPSE / STIMULUS: index into syn / stim */
     int index;                  /* state index in type->states, or CS_ION_* */
     const char *unit;           /* "mV", the state's unit, "mA/cm2" (static or the type's) */
-    char report[CS_NAME_MAX];   /* "" or the SONATA report these columns belong to, copied to
-                                   model.report_dir/<report>.h5 after the run */
 } cs_probe_var;
 
 typedef struct {
@@ -115,6 +113,17 @@ typedef struct {
     int *loc_section;           /* [nloc] or NULL: each location's SONATA section id (the
                                    element_ids of a report in bmtk's layout) */
 } cs_probe_spec;
+
+/* The columns of one SONATA report taken from one population's probes (docs/sonata-input.md,
+ * "Reports"): variable `var` of every probed cell, at the locations loc[nloc] of each (indices
+ * into probes.locs, ascending). The run copies them to model.report_dir/<file>.h5. */
+typedef struct {
+    char file[CS_NAME_MAX];     /* the report file's name, without ".h5" */
+    int pop;                    /* index into cs_model.pops */
+    int var;                    /* index into its probes.vars */
+    int nloc;
+    int *loc;                   /* [nloc] (owned) */
+} cs_report_part;
 
 typedef struct {
     char name[CS_NAME_MAX];
@@ -197,6 +206,8 @@ typedef struct {
     cs_conn_weights *xweights;   /* connections with weight lists, by ascending conn */
     cs_catalogue_set catalogues; /* "catalogues": mechanisms compiled from NMODL */
     char report_dir[CS_PATH_MAX]; /* SONATA: where bmtk's report files go (output_dir); "" none */
+    int nreport_part;             /* SONATA reports: their columns, grouped by file in file order */
+    cs_report_part *report_parts;
     int spikes_by_id;             /* SONATA spikes_sort_order "id": the file's spikes sorted by node id
                                      after the run (else by time) */
 } cs_model;

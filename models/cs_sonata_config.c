@@ -220,7 +220,7 @@ static cs_status read_run(cs__circuit *c, cs_model *m, cs_sonata_run *run) {
 void cs__circuit_free(cs__circuit *c) {
     for (int k = 0; k < c->npop; ++k) {
         cs__npop *p = &c->pops[k];
-        free(p->type_id); free(p->group_id); free(p->group_index); free(p->type_row); free(p->tuning);
+        free(p->type_id); free(p->group_id); free(p->group_index); free(p->type_row); free(p->tuning); free(p->rmask);
         for (size_t j = 0; p->spikes && j < p->n; ++j) free(p->spikes[j]);
         free(p->spikes); free(p->nspike); free(p->capspike);
     }

@@ -49,7 +49,17 @@ typedef struct {
     size_t *nspike;       /* [n] */
     size_t *capspike;
     double *tuning;       /* [n] tuning_angle (gaussianLL), NaN when none */
+    uint32_t *rmask;      /* [n] the reports recording each node (bit r: c->rep[r]); NULL: none */
 } cs__npop;
+
+/* A membrane report of the config (cs_sonata_reports.c), in config order. */
+enum { CS__MAX_REPORTS = 16 };
+struct cs__report {
+    char name[CS_NAME_MAX];
+    unsigned sections;    /* mask of region tags */
+    int nvar;
+    const cJSON *var;     /* variable_name: a string, or an array of nvar strings (in c->root) */
+};
 
 typedef struct {
     char path[CS_PATH_MAX];       /* the simulation config */
@@ -75,6 +85,8 @@ typedef struct {
     size_t *conn_syn;             /* [m->nconn] index into syn of each connection */
     size_t *event_syn;            /* [m->nevent] */
     size_t capconn, capevent;
+    int nrep;
+    struct cs__report rep[CS__MAX_REPORTS];
 } cs__circuit;
 
 /* A path from the config: absolute, or relative to the config's folder. */
@@ -94,7 +106,10 @@ cs_status cs__node_set(const cs__circuit *c, const char *where, const cJSON *set
 cs_status cs__read_nodes(cs__circuit *c, cs_model *m);          /* cs_sonata_nodes.c */
 cs_status cs__read_inputs(cs__circuit *c, cs_model *m);         /* cs_sonata_inputs.c: spikes, clamps */
 cs_status cs__read_edges(cs__circuit *c, cs_model *m);          /* cs_sonata_edges.c */
-cs_status cs__read_reports(cs__circuit *c, cs_model *m, cs_sonata_run *run); /* cs_sonata_reports.c */
+/* cs_sonata_reports.c: the reports and the nodes each records (before the populations are made,
+ * so that the cells of a population are all in the same reports), then their probes. */
+cs_status cs__report_cells(cs__circuit *c);
+cs_status cs__read_reports(cs__circuit *c, cs_model *m, cs_sonata_run *run);
 /* The cells of ps among the node ids ids[n] (of ps's SONATA population): their number, and
  * their indices in ps into out when out is not NULL. */
 int cs__cells_of(const cs_population_spec *ps, const int64_t *ids, size_t n, int *out);

@@ -1,6 +1,6 @@
 /* SONATA nodes (HDF5 + CSV node types) → cablesim populations. A SONATA population becomes one
  * cablesim population per run of consecutive nodes of one node type (same morphology and
- * dynamics); their gids are consecutive, so node n of the SONATA population is gid gid0 + n.
+ * dynamics) recorded by the same reports (one probe set per population); their gids are consecutive, so node n of the SONATA population is gid gid0 + n.
  * Virtual nodes become no cells: their spikes reach their targets as events (cs_sonata_edges.c). */
 #include <math.h>
 #include <stdio.h>
@@ -263,7 +263,7 @@ static cs_status point_cell(const cs__circuit *c, const cs__npop *p, int row, co
     return st;
 }
 
-/* Cablesim populations of SONATA population k: one per run of nodes of one type. */
+/* Cablesim populations of SONATA population k: one per run of nodes of one type and reports. */
 static cs_status populations_of(cs__circuit *c, cs_model *m, int k, int *cap) {
     cs__npop *p = &c->pops[k];
     int virt = -1;
@@ -280,7 +280,7 @@ static cs_status populations_of(cs__circuit *c, cs_model *m, int k, int *cap) {
     p->gid0 = m->ncells;
     for (size_t n = 0; n < p->n;) {
         size_t e = n + 1;
-        while (e < p->n && p->type_id[e] == p->type_id[n]) ++e;
+        while (e < p->n && p->type_id[e] == p->type_id[n] && (!p->rmask || p->rmask[e] == p->rmask[n])) ++e;
         int row = p->type_row[n];
         char where[CS_PATH_MAX + 128];
         snprintf(where, sizeof where, "%s: node type %lld (/nodes/%s node %zu)", p->types->path,
@@ -319,6 +319,7 @@ cs_status cs__read_nodes(cs__circuit *c, cs_model *m) {
     if (!cJSON_IsArray(list) || !list->child)
         return cs_error_set(CS_ERR_PARSE, "%s: networks.nodes is missing or empty", c->path);
     for (const cJSON *e = list->child; e; e = e->next) CS_TRY(read_nodes_file(c, e));
+    CS_TRY(cs__report_cells(c));
     int cap = 0;
     for (int k = 0; k < c->npop; ++k) CS_TRY(populations_of(c, m, k, &cap));
     if (m->ncells == 0) return cs_error_set(CS_ERR_PARSE, "%s: the circuit has no cells (only virtual nodes?)", c->path);

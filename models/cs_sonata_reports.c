@@ -1,7 +1,9 @@
 /* A SONATA simulation's "reports" (membrane reports, docs/sonata-input.md) as the populations'
- * probes: any probeable variable, on every segment of the sections of the given types, each
- * variable's columns marked with its report so that the run copies them into bmtk's layout
- * (output/cs_output_bmtk.c). */
+ * probes: any probeable variable, on every segment of the sections of the given types. The
+ * nodes are split into populations recorded by the same reports (cs__report_cells, before the
+ * populations are made); each population probes the union of its reports' places and
+ * variables once, and each report takes its columns from it (cs_report_part), which the run
+ * copies into bmtk's layout (src/core/cs_sim_output.c, output/cs_output_bmtk.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,16 +83,12 @@ static cs_status report_locs(const cs__circuit *c, const cs_population_spec *ps,
     return CS_OK;
 }
 
-/* Report `name` of variable var on the cells cells[cnt] of population q at locs: the
- * population's probes, or one more variable of them when another report has the same cells
- * and sections. */
-static cs_status add_probes(const cs__circuit *c, cs_model *m, const char *where, const char *name, int q,
-                            const char *var, int *cells, int cnt, cs_location *locs, int *secs, int nloc) {
-    cs_population_spec *ps = &m->pops[q];
-    cs_probe_spec *pr = &ps->probes;
+/* Variable `var` of a report as a probe variable of population ps, resolved as the JSON
+ * model's probes.variables are (one-line errors). */
+static cs_status probe_var(const cs__circuit *c, cs_model *m, const char *where, const cs_population_spec *ps,
+                           const char *var, cs_probe_var *out) {
     char pname[CS_NAME_MAX];
     probe_name(ps, var, pname, sizeof pname);
-    /* the variable resolved as the JSON model's probes.variables are (one-line errors) */
     cJSON *arr = cJSON_CreateStringArray((const char *const[]){pname}, 1);
     if (!arr) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     parse_ctx pc = {.file = c->path, .base_dir = c->dir, .model = m};
@@ -98,50 +96,24 @@ static cs_status add_probes(const cs__circuit *c, cs_model *m, const char *where
     tmp.probes.vars = NULL;
     cs_status st = cs__model_parse_probe_variables(&pc, where, arr, &tmp);
     cJSON_Delete(arr);
-    if (st != CS_OK) {
-        free(tmp.probes.vars);
-        return st;
-    }
-    cs_probe_var pv = tmp.probes.vars[0];
+    if (st == CS_OK) *out = tmp.probes.vars[0];
     free(tmp.probes.vars);
-    snprintf(pv.report, sizeof pv.report, "%s", name);
-    if (ps->has_probes) {
-        int same = pr->ncells == cnt && pr->nloc == nloc && !memcmp(pr->cells, cells, (size_t)cnt * sizeof *cells);
-        for (int l = 0; same && l < nloc; ++l)
-            same = pr->locs[l].branch == locs[l].branch && pr->locs[l].pos == locs[l].pos;
-        if (!same)
-            return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: another report records cells of '%s' with other "
-                                "cells or sections (reports on the same cells must have the same cells and "
-                                "sections)", c->path, where, ps->name);
-        for (int v = 0; v < pr->nvar; ++v)
-            if (!strcmp(pr->vars[v].name, pv.name))
-                return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: variable '%s' of these cells is already in report '%s'",
-                                    c->path, where, pv.name, pr->vars[v].report);
-        cs_probe_var *nv = realloc(pr->vars, (size_t)(pr->nvar + 1) * sizeof *nv);
-        if (!nv) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-        pr->vars = nv;
-        pr->vars[pr->nvar++] = pv;
-        free(cells);
-        free(locs);
-        free(secs);
-        return CS_OK;
-    }
-    pr->vars = malloc(sizeof *pr->vars);
-    if (!pr->vars) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    pr->vars[0] = pv;
-    pr->nvar = 1;
-    pr->interval = m->dt;
-    pr->ncells = cnt;
-    pr->cells = cells;
-    pr->nloc = nloc;
-    pr->locs = locs;
-    pr->loc_section = secs;
-    ps->has_probes = 1;
-    return CS_OK;
+    return st;
 }
 
-/* A membrane report: variable_name on `sections` (bmtk's default: all) of a node set. */
-static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJSON *r, cs_sonata_run *run) {
+static const char *var_name(const struct cs__report *r, int i) {
+    return cJSON_IsArray(r->var) ? cJSON_GetArrayItem(r->var, i)->valuestring : r->var->valuestring;
+}
+
+/* The file of variable i of report r: <report> for the first, <report>_<variable> for the
+ * others of a list (bmtk's file holds one variable). */
+static void file_name(const struct cs__report *r, int i, char *out, size_t n) {
+    if (i == 0) snprintf(out, n, "%s", r->name);
+    else snprintf(out, n, "%s_%s", r->name, var_name(r, i));
+}
+
+/* A membrane report's keys (bmtk's defaults: sections all, cells every biophysical node). */
+static cs_status parse_report(cs__circuit *c, const char *name, const cJSON *r, struct cs__report *out) {
     char where[CS_NAME_MAX + 16];
     snprintf(where, sizeof where, "reports.%s", name);
     const cJSON *mod = cJSON_GetObjectItemCaseSensitive(r, "module");
@@ -149,62 +121,171 @@ static cs_status report(cs__circuit *c, cs_model *m, const char *name, const cJS
     const cJSON *sec = cJSON_GetObjectItemCaseSensitive(r, "sections");
     if (!cJSON_IsString(mod) || strcmp(mod->valuestring, "membrane_report"))
         return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: module must be membrane_report", c->path, where);
-    if (cJSON_IsArray(var))
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: variable_name is a list: give each variable a report of its own",
-                            c->path, where);
-    if (!cJSON_IsString(var) || !var->valuestring[0])
-        return cs_error_set(CS_ERR_PARSE, "%s: %s: needs \"variable_name\" (v, cai, m_hh, NaTs.m, ...)", c->path, where);
+    if (strlen(name) >= CS_NAME_MAX || strchr(name, '/'))
+        return cs_error_set(CS_ERR_PARSE, "%s: %s: a report name must be shorter than %d characters, without '/'",
+                            c->path, where, CS_NAME_MAX);
+    int nvar = cJSON_IsArray(var) ? cJSON_GetArraySize(var) : 1;
+    for (int i = 0; i < nvar; ++i) {
+        const cJSON *v = cJSON_IsArray(var) ? cJSON_GetArrayItem(var, i) : var;
+        if (!cJSON_IsString(v) || !v->valuestring[0] || strchr(v->valuestring, '/') ||
+            strlen(name) + strlen(v->valuestring) + 2 > CS_NAME_MAX)
+            return cs_error_set(CS_ERR_PARSE, "%s: %s: needs \"variable_name\", a name or a non-empty list of names "
+                                "without '/' (v, cai, m_hh, NaTs.m, ...)", c->path, where);
+        for (int j = 0; j < i; ++j)
+            if (!strcmp(cJSON_GetArrayItem(var, j)->valuestring, v->valuestring))
+                return cs_error_set(CS_ERR_PARSE, "%s: %s: variable '%s' listed twice", c->path, where, v->valuestring);
+    }
+    if (!nvar) return cs_error_set(CS_ERR_PARSE, "%s: %s: variable_name is an empty list", c->path, where);
     const char *bad = NULL;
     unsigned mask = sec ? section_mask(sec, &bad) : ~0u; /* bmtk's default: all */
     if (!mask)
         return cs_error_set(CS_ERR_PARSE, "%s: %s: sections '%s' (a name or a list of: all, soma, axon, dend or basal, "
                             "apic or apical, custom)", c->path, where, bad);
-    if (strlen(name) >= CS_NAME_MAX || strchr(name, '/'))
-        return cs_error_set(CS_ERR_PARSE, "%s: %s: a report name must be shorter than %d characters, without '/'",
-                            c->path, where, CS_NAME_MAX);
-    if (run->nreport == 16) return cs_error_set(CS_ERR_UNSUPPORTED, "%s: more than 16 reports", c->path);
-    snprintf(run->report_name[run->nreport++], CS_NAME_MAX, "%s", name);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    out->sections = mask;
+    out->nvar = nvar;
+    out->var = var;
+    return CS_OK;
+}
+
+/* Mark the nodes of report k in their populations' rmask. */
+static cs_status mark_cells(cs__circuit *c, int k, const cJSON *cells) {
+    char where[CS_NAME_MAX + 16];
+    snprintf(where, sizeof where, "reports.%s", c->rep[k].name);
+    for (int q = 0; q < c->npop; ++q) {
+        cs__npop *p = &c->pops[q];
+        if (!p->rmask && !(p->rmask = calloc(p->n ? p->n : 1, sizeof *p->rmask)))
+            return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    }
+    if (!cells) { /* bmtk's default "biophysical": every biophysical node of every population */
+        for (int q = 0; q < c->npop; ++q) {
+            cs__npop *p = &c->pops[q];
+            for (size_t n = 0; n < p->n; ++n) {
+                const char *mt = cs__csv_get(p->types, p->type_row[n], "model_type");
+                if (mt && !strcmp(mt, "biophysical")) p->rmask[n] |= 1u << k;
+            }
+        }
+        return CS_OK;
+    }
     int pop;
     int64_t *ids;
     size_t n;
-    const cJSON *cells = cJSON_GetObjectItemCaseSensitive(r, "cells");
-    if (!cells) /* bmtk's default, every biophysical cell of every population, has no one population */
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: needs \"cells\", a node set of one population", c->path, where);
     CS_TRY(cs__node_set(c, where, cells, &pop, &ids, &n));
-    const cs__npop *p = &c->pops[pop];
-    cs_status st = CS_OK;
-    for (int q = p->pop0; st == CS_OK && q < p->pop1; ++q) {
-        cs_population_spec *ps = &m->pops[q];
-        int cnt = cs__cells_of(ps, ids, n, NULL);
-        if (!cnt) continue;
-        if (ps->artificial) { /* bmtk reports no membrane of a point cell either */
-            st = cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a membrane report of point cells", c->path, where);
-            break;
-        }
-        int *cells = malloc((size_t)cnt * sizeof *cells), *secs = NULL, nloc = 0;
-        cs_location *locs = NULL;
-        if (!cells) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-        if (st == CS_OK) {
-            cs__cells_of(ps, ids, n, cells);
-            st = report_locs(c, ps, q, mask, &locs, &secs, &nloc);
-        }
-        if (st == CS_OK && !nloc)
-            st = cs_error_set(CS_ERR_PARSE, "%s: %s: the cells of '%s' have no section of these types", c->path, where,
-                              ps->name);
-        if (st == CS_OK) /* takes cells, locs and secs over when it succeeds */
-            st = add_probes(c, m, where, name, q, var->valuestring, cells, cnt, locs, secs, nloc);
-        if (st != CS_OK) {
-            free(cells);
-            free(locs);
-            free(secs);
+    for (size_t j = 0; j < n; ++j) c->pops[pop].rmask[ids[j]] |= 1u << k;
+    free(ids);
+    return CS_OK;
+}
+
+cs_status cs__report_cells(cs__circuit *c) {
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(c->root, "reports");
+    for (const cJSON *r = rs ? rs->child : NULL; r; r = r->next) {
+        if (c->nrep == CS__MAX_REPORTS)
+            return cs_error_set(CS_ERR_UNSUPPORTED, "%s: more than %d reports", c->path, CS__MAX_REPORTS);
+        CS_TRY(parse_report(c, r->string, r, &c->rep[c->nrep]));
+        c->nrep++;
+        CS_TRY(mark_cells(c, c->nrep - 1, cJSON_GetObjectItemCaseSensitive(r, "cells")));
+    }
+    /* every report file's name once (a list's <report>_<variable> may meet another report) */
+    char a[CS_NAME_MAX], b[CS_NAME_MAX];
+    for (int k = 0; k < c->nrep; ++k)
+        for (int i = 0; i < c->rep[k].nvar; ++i)
+            for (int l = 0; l <= k; ++l)
+                for (int j = 0; j < (l == k ? i : c->rep[l].nvar); ++j) {
+                    file_name(&c->rep[k], i, a, sizeof a);
+                    file_name(&c->rep[l], j, b, sizeof b);
+                    if (!strcmp(a, b))
+                        return cs_error_set(CS_ERR_PARSE, "%s: reports.%s: its file %s.h5 is also report %s's", c->path,
+                                            c->rep[k].name, a, c->rep[l].name);
+                }
+    return CS_OK;
+}
+
+/* Population q (its cells all in the reports `mask`): its probes, the union
+ * of the reports' places and variables, and each report's columns among them. */
+static cs_status probe_population(cs__circuit *c, cs_model *m, int q, uint32_t mask) {
+    cs_population_spec *ps = &m->pops[q];
+    char where[CS_NAME_MAX + 16];
+    unsigned all = 0;
+    for (int k = 0; k < c->nrep; ++k)
+        if (mask >> k & 1u) all |= c->rep[k].sections;
+    for (int k = 0; k < c->nrep; ++k) { /* bmtk reports no membrane of a point cell either */
+        snprintf(where, sizeof where, "reports.%s", c->rep[k].name);
+        if (mask >> k & 1u && ps->artificial)
+            return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: a membrane report of point cells", c->path, where);
+    }
+    cs_probe_spec *pr = &ps->probes;
+    CS_TRY(report_locs(c, ps, q, all, &pr->locs, &pr->loc_section, &pr->nloc));
+    pr->ncells = -1; /* every cell: the population holds the reports' cells alone */
+    pr->interval = m->dt;
+    ps->has_probes = 1;
+    for (int k = 0; k < c->nrep; ++k) {
+        if (!(mask >> k & 1u)) continue;
+        const struct cs__report *r = &c->rep[k];
+        snprintf(where, sizeof where, "reports.%s", r->name);
+        int nloc = 0;
+        for (int l = 0; l < pr->nloc; ++l) nloc += r->sections >> c->shape[q].morph.branches[pr->locs[l].branch].tag & 1u;
+        if (!nloc)
+            return cs_error_set(CS_ERR_PARSE, "%s: %s: the cells of '%s' have no section of these types", c->path, where,
+                                ps->name);
+        for (int i = 0; i < r->nvar; ++i) {
+            cs_probe_var pv;
+            CS_TRY(probe_var(c, m, where, ps, var_name(r, i), &pv));
+            int v = 0;
+            while (v < pr->nvar && strcmp(pr->vars[v].name, pv.name)) ++v;
+            if (v == pr->nvar) {
+                cs_probe_var *nv = realloc(pr->vars, (size_t)(pr->nvar + 1) * sizeof *nv);
+                if (!nv) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+                pr->vars = nv;
+                pr->vars[pr->nvar++] = pv;
+            }
         }
     }
-    free(ids);
-    return st;
+    return CS_OK;
+}
+
+/* The columns of variable i of report k on population q: its places among q's probes. */
+static cs_status add_part(const cs__circuit *c, cs_model *m, int k, int i, int q) {
+    const struct cs__report *r = &c->rep[k];
+    const cs_probe_spec *pr = &m->pops[q].probes;
+    char where[CS_NAME_MAX + 16];
+    snprintf(where, sizeof where, "reports.%s", r->name);
+    cs_probe_var pv;
+    CS_TRY(probe_var(c, m, where, &m->pops[q], var_name(r, i), &pv));
+    cs_report_part *np = realloc(m->report_parts, (size_t)(m->nreport_part + 1) * sizeof *np);
+    if (!np) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    m->report_parts = np;
+    cs_report_part *part = &np[m->nreport_part];
+    memset(part, 0, sizeof *part);
+    file_name(r, i, part->file, sizeof part->file);
+    part->pop = q;
+    while (strcmp(pr->vars[part->var].name, pv.name)) ++part->var;
+    if (!(part->loc = malloc((size_t)pr->nloc * sizeof *part->loc))) return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    m->nreport_part++;
+    for (int l = 0; l < pr->nloc; ++l)
+        if (r->sections >> c->shape[q].morph.branches[pr->locs[l].branch].tag & 1u) part->loc[part->nloc++] = l;
+    return CS_OK;
+}
+
+/* The reports recording population q's cells (the same for all of them, cs__report_cells). */
+static uint32_t pop_mask(const cs__circuit *c, const cs_model *m, int q) {
+    for (int k = 0; k < c->npop; ++k)
+        if (q >= c->pops[k].pop0 && q < c->pops[k].pop1 && c->pops[k].rmask)
+            return c->pops[k].rmask[m->pops[q].output_id0];
+    return 0;
 }
 
 cs_status cs__read_reports(cs__circuit *c, cs_model *m, cs_sonata_run *run) {
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(c->root, "reports");
-    for (const cJSON *r = rs ? rs->child : NULL; r; r = r->next) CS_TRY(report(c, m, r->string, r, run));
+    for (int k = 0; k < c->nrep; ++k) snprintf(run->report_name[k], CS_NAME_MAX, "%s", c->rep[k].name);
+    run->nreport = c->nrep;
+    for (int q = 0; q < m->npop; ++q) {
+        uint32_t mask = pop_mask(c, m, q);
+        if (mask) CS_TRY(probe_population(c, m, q, mask));
+    }
+    /* grouped by file, in file order; a file's populations in order (those of one SONATA
+     * population together) */
+    for (int k = 0; k < c->nrep; ++k)
+        for (int i = 0; i < c->rep[k].nvar; ++i)
+            for (int q = 0; q < m->npop; ++q)
+                if (pop_mask(c, m, q) >> k & 1u) CS_TRY(add_part(c, m, k, i, q));
     return CS_OK;
 }

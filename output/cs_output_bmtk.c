@@ -2,7 +2,8 @@
  * report to output_dir/<report>.h5 with /report/<population>/{data, mapping/{node_ids,
  * element_ids, element_pos, index_pointer, time}}, rows t = 0, dt, ... below tstop. The run's
  * file holds the same columns under one report group per cablesim population and variable
- * (several for a SONATA population of several node types); this concatenates them. */
+ * (several for a SONATA population of several node types), of which a report may take some
+ * places of each cell; this selects and concatenates them. */
 #include "cs_output_bmtk.h"
 
 #include <hdf5.h>
@@ -14,7 +15,6 @@ typedef struct {
     double *data;   /* [rows × ncol] */
     uint64_t *ids;  /* [nnode] */
     uint32_t *el;   /* [ncol] */
-    uint64_t *ptr;  /* [nnode + 1] */
     size_t rows, ncol, nnode;
     double time[3];
 } group;
@@ -44,11 +44,11 @@ static int write_ds(hid_t g, const char *name, hid_t type, int rank, const hsize
 }
 
 static void free_group(group *g) {
-    free(g->data); free(g->ids); free(g->el); free(g->ptr);
+    free(g->data); free(g->ids); free(g->el);
 }
 
 cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *population, int ngroup,
-                                const cs_bmtk_group *groups) {
+                                const cs_bmtk_group *groups, int append) {
     cs_status st = CS_OK;
     group *g = calloc((size_t)(ngroup ? ngroup : 1), sizeof *g);
     if (!g) return cs_error_set(CS_ERR_NOMEM, "out of memory");
@@ -69,17 +69,17 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
             if (read_ds(f, name, H5T_NATIVE_UINT64, (void **)&g[k].ids, dim, 1)) goto bad;
             g[k].nnode = (size_t)dim[0];
             snprintf(name, sizeof name, "/report/%s/mapping/element_ids", groups[k].name);
+            /* each cell's nloc columns together, in the order of node_ids (cs_sim_output.c) */
             if (read_ds(f, name, H5T_NATIVE_UINT32, (void **)&g[k].el, dim, 1) || dim[0] != g[k].ncol ||
-                groups[k].nloc < 1 || g[k].ncol % (size_t)groups[k].nloc)
+                groups[k].nloc < 1 || g[k].ncol != g[k].nnode * (size_t)groups[k].nloc || groups[k].nsel < 1 ||
+                groups[k].nsel > groups[k].nloc)
                 goto bad;
-            snprintf(name, sizeof name, "/report/%s/mapping/index_pointers", groups[k].name);
-            if (read_ds(f, name, H5T_NATIVE_UINT64, (void **)&g[k].ptr, dim, 1) || dim[0] != g[k].nnode + 1) goto bad;
             snprintf(name, sizeof name, "/report/%s/mapping/time", groups[k].name);
             if (read_ds(f, name, H5T_NATIVE_DOUBLE, &p, dim, 1) || dim[0] != 3) goto bad;
             memcpy(g[k].time, p, sizeof g[k].time);
             free(p);
             if (g[k].rows < rows) rows = g[k].rows;
-            ncol += g[k].ncol;
+            ncol += g[k].nnode * (size_t)groups[k].nsel;
             nnode += g[k].nnode;
             continue;
         bad:
@@ -100,25 +100,29 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
         if (st == CS_OK) {
             size_t c0 = 0, n0 = 0;
             for (int k = 0; k < ngroup; ++k) {
+                size_t nl = (size_t)groups[k].nloc, ns = (size_t)groups[k].nsel;
                 for (size_t r = 0; r < rows; ++r)
-                    memcpy(data + r * ncol + c0, g[k].data + r * g[k].ncol, g[k].ncol * sizeof *data);
-                for (size_t j = 0; j < g[k].ncol; ++j) {
+                    for (size_t j = 0; j < g[k].nnode; ++j)
+                        for (size_t l = 0; l < ns; ++l)
+                            data[r * ncol + c0 + j * ns + l] =
+                                g[k].data[r * g[k].ncol + j * nl + (groups[k].sel ? (size_t)groups[k].sel[l] : l)];
+                for (size_t j = 0; j < g[k].nnode * ns; ++j) {
                     /* bmtk's element: the SONATA section and the position on it, not our CV */
-                    size_t l = j % (size_t)groups[k].nloc;
+                    size_t l = j % ns;
                     el[c0 + j] = groups[k].section ? (uint64_t)groups[k].section[l] : 0;
                     pos[c0 + j] = groups[k].pos ? groups[k].pos[l] : 0.5;
                 }
                 for (size_t j = 0; j < g[k].nnode; ++j) {
                     ids[n0 + j] = g[k].ids[j];
-                    ptr[n0 + j] = c0 + g[k].ptr[j];
+                    ptr[n0 + j] = c0 + j * ns;
                 }
-                c0 += g[k].ncol;
+                c0 += g[k].nnode * ns;
                 n0 += g[k].nnode;
             }
             ptr[nnode] = ncol;
             double time[3] = {g[0].time[0], g[0].time[0] + (double)rows * g[0].time[2], g[0].time[2]};
             char grp[512];
-            o = H5Fcreate(dst, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+            o = append ? H5Fopen(dst, H5F_ACC_RDWR, H5P_DEFAULT) : H5Fcreate(dst, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
             snprintf(grp, sizeof grp, "/report/%s/mapping", population);
             hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
             H5Pset_create_intermediate_group(lcpl, 1);

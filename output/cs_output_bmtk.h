@@ -6,19 +6,23 @@
 #include "cs_error.h"
 
 /* One report group of the run's file: /report/<name>/ ("POP" for v, "POP/VARIABLE" otherwise),
- * nloc columns per cell, the k-th at SONATA section section[k] (NULL: the soma, 0) and position
- * pos[k] (NULL: 0.5). */
+ * nloc columns per cell, of which the report takes nsel: the columns sel[k] (ascending; NULL:
+ * the first nsel) of each cell, the k-th at SONATA section section[k] (NULL: the soma, 0) and
+ * position pos[k] (NULL: 0.5). */
 typedef struct {
     const char *name;
     int nloc;
+    int nsel;
+    const int *sel;
     const int *section;
     const double *pos;
 } cs_bmtk_group;
 
 /* The report groups of the file src, their columns concatenated in that order, into dst as
  * /report/<population>/{data [t × element] float64 (the variable's unit), mapping/{node_ids,
- * index_pointer, element_ids, element_pos, time}} with bmtk's rows, t < tstop. */
+ * index_pointer, element_ids, element_pos, time}} with bmtk's rows, t < tstop. dst is created,
+ * or, when append, opened to add another population. */
 cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *population, int ngroup,
-                                const cs_bmtk_group *groups);
+                                const cs_bmtk_group *groups, int append);
 
 #endif

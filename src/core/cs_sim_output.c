@@ -173,46 +173,58 @@ cs_status cs__sim_write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
     return CS_OK;
 }
 
-/* SONATA reports, copied from the finished file into bmtk's layout: output_dir/<report>.h5,
- * the columns of one report (one variable of several cablesim populations) together under
- * their SONATA population (rank 0). */
+/* The parts [i, j) of one report file on one SONATA population (m->report_parts), copied from
+ * the finished file into dst under that population (rank 0). */
+static cs_status write_bmtk_population(const cs_sim *s, const char *dst, int i, int j, int append) {
+    const cs_model *m = s->m;
+    cs_bmtk_group *groups = calloc((size_t)(j - i), sizeof *groups);
+    char (*names)[2 * CS_NAME_MAX + 2] = calloc((size_t)(j - i), sizeof *names);
+    int *sec = NULL;
+    double *pos = NULL;
+    size_t nsel = 0;
+    for (int k = i; k < j; ++k) nsel += (size_t)m->report_parts[k].nloc;
+    if (groups && names) {
+        sec = malloc(nsel * sizeof *sec);
+        pos = malloc(nsel * sizeof *pos);
+    }
+    if (!groups || !names || !sec || !pos) {
+        free(groups); free(names); free(sec); free(pos);
+        return cs_error_set(CS_ERR_NOMEM, "out of memory");
+    }
+    size_t o = 0;
+    for (int k = i; k < j; ++k) {
+        const cs_report_part *rp = &m->report_parts[k];
+        const cs_probe_spec *pr = &m->pops[rp->pop].probes;
+        for (int l = 0; l < rp->nloc; ++l) {
+            sec[o + (size_t)l] = pr->loc_section ? pr->loc_section[rp->loc[l]] : 0;
+            pos[o + (size_t)l] = pr->locs[rp->loc[l]].pos;
+        }
+        const cs_probe_var *pv = &pr->vars[rp->var];
+        if (pv->kind == CS_PROBE_V) snprintf(names[k - i], sizeof names[k - i], "%s", m->pops[rp->pop].name);
+        else snprintf(names[k - i], sizeof names[k - i], "%s/%s", m->pops[rp->pop].name, pv->name);
+        groups[k - i] = (cs_bmtk_group){names[k - i], pr->nloc, rp->nloc, rp->loc, sec + o, pos + o};
+        o += (size_t)rp->nloc;
+    }
+    cs_status st = cs_output_bmtk_report(s->o.output_path, dst, output_name(m, m->report_parts[i].pop), j - i, groups,
+                                         append);
+    free(groups); free(names); free(sec); free(pos);
+    return st;
+}
+
+/* SONATA reports, copied from the finished file into bmtk's layout: output_dir/<file>.h5, one
+ * group per SONATA population (rank 0). */
 static cs_status write_bmtk_reports(const cs_sim *s) {
     const cs_model *m = s->m;
-    for (int p = 0; p < m->npop; ++p)
-        for (int v = 0; m->pops[p].has_probes && v < m->pops[p].probes.nvar; ++v) {
-            const char *rep = m->pops[p].probes.vars[v].report;
-            int first = rep[0] != 0;
-            for (int q = 0; q <= p && first; ++q)
-                for (int w = 0; m->pops[q].has_probes && w < (q == p ? v : m->pops[q].probes.nvar); ++w)
-                    if (!strcmp(m->pops[q].probes.vars[w].report, rep)) first = 0;
-            if (!first) continue;
-            enum { MAXG = 64 };
-            cs_bmtk_group groups[MAXG];
-            char names[MAXG][2 * CS_NAME_MAX + 2];
-            double *pos[MAXG];
-            int n = 0;
-            cs_status st = CS_OK;
-            for (int q = p; q < m->npop && n < MAXG && st == CS_OK; ++q)
-                for (int w = 0; m->pops[q].has_probes && w < m->pops[q].probes.nvar && n < MAXG; ++w) {
-                    const cs_probe_spec *pr = &m->pops[q].probes;
-                    if (strcmp(pr->vars[w].report, rep)) continue;
-                    pos[n] = malloc((size_t)pr->nloc * sizeof *pos[n]);
-                    if (!pos[n]) {
-                        st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-                        break;
-                    }
-                    for (int l = 0; l < pr->nloc; ++l) pos[n][l] = pr->locs[l].pos;
-                    if (pr->vars[w].kind == CS_PROBE_V) snprintf(names[n], sizeof names[n], "%s", m->pops[q].name);
-                    else snprintf(names[n], sizeof names[n], "%s/%s", m->pops[q].name, pr->vars[w].name);
-                    groups[n] = (cs_bmtk_group){names[n], pr->nloc, pr->loc_section, pos[n]};
-                    ++n;
-                }
-            char dst[CS_PATH_MAX + CS_NAME_MAX + 8];
-            snprintf(dst, sizeof dst, "%s/%s.h5", m->report_dir, rep);
-            if (st == CS_OK) st = cs_output_bmtk_report(s->o.output_path, dst, output_name(m, p), n, groups);
-            for (int k = 0; k < n; ++k) free(pos[k]);
-            CS_TRY(st);
+    const cs_report_part *rp = m->report_parts;
+    for (int a = 0, b; a < m->nreport_part; a = b) {
+        for (b = a + 1; b < m->nreport_part && !strcmp(rp[b].file, rp[a].file);) ++b;
+        char dst[CS_PATH_MAX + CS_NAME_MAX + 8];
+        snprintf(dst, sizeof dst, "%s/%s.h5", m->report_dir, rp[a].file);
+        for (int i = a, j; i < b; i = j) {
+            for (j = i + 1; j < b && !strcmp(output_name(m, rp[j].pop), output_name(m, rp[i].pop));) ++j;
+            CS_TRY(write_bmtk_population(s, dst, i, j, i > a));
         }
+    }
     return CS_OK;
 }
 
