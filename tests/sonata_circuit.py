@@ -8,8 +8,11 @@ SONATA config without the reference venv (tests/test_mpi.py: 1-4 ranks against o
        placement rule (target_sections + distance_range: the seeded generator), excitatory and
        inhibitory, and net → the IntFire1 cells.
   reports: v and hh's m (m_hh) on the soma of the cells of node type 100, v on every segment of two
-       cells of node type 101 (sections: all), v on the dendrites of the cells of node type 103
-       (sections: [basal, apical]).
+       cells of node type 101 (sections: all) and on the soma of all five (soma_v101: two reports on
+       the same node type, other cells and sections), v on the dendrites of the cells of node type
+       103 (sections: [basal, apical]), a list of variables (m_hh and v on the soma of three cells
+       of two types: soma_list.h5 and soma_list_v.h5), and v on the soma of every biophysical cell
+       (every_v: no "cells", bmtk's default).
 write(d, h5py, np, output_dir, sort_order) writes it into d and returns the simulation config's path.
 """
 import json
@@ -113,8 +116,13 @@ def write(d, h5py, np, output_dir="output", sort_order="time"):
                                   "sections": "soma"},
                        "all_v": {"cells": {"population": "net", "node_id": [11, 9]}, "variable_name": "v",
                                  "module": "membrane_report", "sections": "all"},
+                       "soma_v101": {"cells": {"population": "net", "node_type_id": 101}, "variable_name": "v",
+                                     "module": "membrane_report", "sections": "soma"},
                        "dend_v": {"cells": {"population": "net", "node_type_id": 103}, "variable_name": "v",
-                                  "module": "membrane_report", "sections": ["basal", "apical"]}},
+                                  "module": "membrane_report", "sections": ["basal", "apical"]},
+                       "soma_list": {"cells": {"population": "net", "node_id": [8, 0, 3]}, "variable_name": ["m_hh", "v"],
+                                     "module": "membrane_report", "sections": "soma"},
+                       "every_v": {"variable_name": "v", "module": "membrane_report", "sections": "soma"}},
            "output": {"output_dir": "$OUT", "spikes_file": "spikes.h5", "spikes_sort_order": sort_order}}
     path = os.path.join(d, f"config_{output_dir}.json")
     with open(path, "w") as f:

@@ -11,7 +11,7 @@ circuit (tests/sonata_circuit.py) gives on 1-4 ranks the spikes and bmtk-layout 
 process, bitwise.
 
 Skipped (exit 77) when the binary is not built with MPI or mpirun is absent.
-Usage: test_mpi.py --cablesim PATH --source-dir DIR --work-dir DIR
+Usage: test_mpi.py --cablesim PATH --source-dir DIR --work-dir DIR [--only sonata]
 """
 import argparse
 import copy
@@ -234,9 +234,12 @@ def sonata_case(exe, work):
     check(rc == 0, f"sonata: single process runs (rc {rc}) {err.strip()[:200]}")
     if rc != 0:
         return
-    with open(cfgs[0]) as f:
-        reports = sorted(json.load(f)["reports"])
     ref_dir = os.path.join(d, "out_np0")
+    # every report file: one per report, one more per further variable of a list (soma_list_v)
+    reports = sorted(f[:-3] for f in os.listdir(ref_dir) if f.endswith(".h5") and f != "spikes.h5")
+    with open(cfgs[0]) as f:
+        check(set(json.load(f)["reports"]) | {"soma_list_v"} == set(reports),
+              f"sonata: one process writes every report file {reports}")
     ref_rep = {r: bmtk_report(os.path.join(ref_dir, f"{r}.h5")) for r in reports}
     ref_data, _ = datasets(os.path.join(ref_dir, "spikes.h5"))
     nspk = len(ref_data["spikes/net/timestamps"])
@@ -275,6 +278,7 @@ def main():
     ap.add_argument("--cablesim", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--only", choices=["sonata"], help="run one case alone")
     a = ap.parse_args()
     exe = os.path.abspath(a.cablesim)
     if not mpirun():
@@ -288,6 +292,10 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     src = os.path.abspath(a.source_dir)
+    if a.only == "sonata":
+        sonata_case(exe, work)
+        print(f"{passed} passed, {failed} failed")
+        return 1 if failed else 0
     net_path = os.path.join(work, "random_net.json")
     with open(net_path, "w") as f:
         json.dump(RANDOM_NET, f)

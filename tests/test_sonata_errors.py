@@ -261,19 +261,17 @@ def main():
             variable_name="NaTs.m")), "reports.soma_v: population 'net[0]': variable 'NaTs.m': no mechanism"),
         ("a report on sections the reader does not know", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             sections=["soma", "dendrites"])), "reports.soma_v: sections 'dendrites' (a name or a list of: all, soma"),
-        ("a report without cells", edit_json("config.json", lambda j: j["reports"]["soma_v"].pop("cells")),
-         "reports.soma_v: needs \"cells\", a node set of one population"),
-        ("a report of a list of variables", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
-            variable_name=["v", "cai"])), "reports.soma_v: variable_name is a list"),
+        ("a report of an empty list of variables", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            variable_name=[])), "reports.soma_v: variable_name is an empty list"),
+        ("a report listing a variable twice", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            variable_name=["v", "m_hh", "v"])), "reports.soma_v: variable 'v' listed twice"),
         ("a report on sections the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             sections="apical")), "reports.soma_v: the cells of 'net[0]' have no section of these types"),
-        ("two reports on the same cells, other sections", edit_json("config.json", lambda j: j["reports"].update(
-            all_v={"cells": {"population": "net", "node_id": [1]}, "variable_name": "v", "module": "membrane_report",
-                   "sections": "all"})), "reports.all_v: another report records cells of 'net[0]'"),
-        ("two reports of one variable on the same cells", edit_json("config.json", lambda j: j["reports"].update(
-            soma_v2={"cells": {"population": "net"}, "variable_name": "v", "module": "membrane_report",
-                     "sections": "soma"})),
-         "reports.soma_v2: variable 'v' of these cells is already in report 'soma_v'"),
+        ("a list's second file is another report's", edit_json("config.json", lambda j: j["reports"].update(
+            soma_v={"cells": {"population": "net"}, "variable_name": ["v", "m_hh"], "module": "membrane_report",
+                    "sections": "soma"},
+            soma_v_m_hh={"cells": {"population": "net"}, "variable_name": "v", "module": "membrane_report"})),
+         "reports.soma_v_m_hh: its file soma_v_m_hh.h5 is also report soma_v's"),
         ("an unknown spikes_sort_order", edit_json("config.json", lambda j: j["output"].update(
             spikes_sort_order="random")), "output.spikes_sort_order 'random' (one of time, id, none)"),
         ("a .mod file the compiler refuses", write("comp/mechanisms/modfiles/bad.mod", "NEURON { SUFFIX bad }\nTABLE nonsense\n"),

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""SONATA membrane reports that share cells, without bmtk (issue 31): the circuit of
+tests/sonata_circuit.py (h5py alone) has reports that record cells of one node type with other
+cells and sections (all_v on two cells of type 101, soma_v101 on all five), a report of a list of
+variables (soma_list: m_hh and v) and one without "cells" (every_v: bmtk's default, every
+biophysical cell). One `cablesim run`, then:
+
+- each report file has bmtk's layout: its node ids (ascending, point cells left out of every_v),
+  element_ids / element_pos, index_pointer, and the time axis of soma_v;
+- a list writes one file per variable: soma_list.h5 (m_hh) and soma_list_v.h5 (v);
+- the same place and variable in two reports is the same probe: its columns are bitwise equal in
+  both (soma_v101 and all_v's soma column of cells 9 and 11, soma_list and soma_m, every_v and
+  soma_v / soma_v101 ...);
+- no place is probed twice nor needlessly: the run's own file holds exactly as many columns as
+  the distinct (variable, node, section, position) of all the report files.
+With --backend cuda (the lead's GPU run) the same checks; skipped (77) without a GPU.
+
+Usage: test_sonata_reports.py --cablesim PATH --source-dir DIR --work-dir DIR [--backend NAME]
+Prints one line per check and 'N passed, N failed'. Exit: 0 all passed, 1 a check failed, 77
+skipped (no h5py).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sonata_circuit  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cablesim", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--backend", default="cpu")
+    a = ap.parse_args()
+    try:
+        import h5py
+        import numpy as np
+    except ImportError:
+        print("skipped: h5py/numpy missing")
+        return 77
+    passed = failed = 0
+
+    def check(ok, what):
+        nonlocal passed, failed
+        print(("PASS " if ok else "FAIL ") + what)
+        passed, failed = passed + ok, failed + (not ok)
+
+    shutil.rmtree(a.work_dir, ignore_errors=True)
+    os.makedirs(a.work_dir)
+    cfg = sonata_circuit.write(a.work_dir, h5py, np, "out")
+    env = dict(os.environ, CABLESIM_CACHE_DIR=os.path.join(a.work_dir, "cache"))
+    r = subprocess.run([a.cablesim, "run", cfg, "--backend", a.backend, "-q", "--threads", "1"],
+                       capture_output=True, text=True, env=env)
+    if r.returncode and ("no CUDA device" in r.stderr or "no CUDA support" in r.stderr):
+        print("skipped: " + r.stderr.strip())
+        return 77
+    check(r.returncode == 0, f"the circuit runs ({r.stderr.strip()[:300]})")
+    if r.returncode:
+        print(f"{passed} passed, {failed} failed")
+        return 1
+    out = os.path.join(a.work_dir, "out")
+
+    def report(name):
+        """{(node, element id, element pos): samples} and the mapping of output_dir/<name>.h5."""
+        with h5py.File(os.path.join(out, f"{name}.h5"), "r") as f:
+            pops = list(f["report"])
+            g = f[f"report/{pops[0]}"]
+            data, m = g["data"][()], {k: g[f"mapping/{k}"][()] for k in g["mapping"]}
+        cols = {}
+        for j, n in enumerate(m["node_ids"]):
+            for c in range(m["index_pointer"][j], m["index_pointer"][j + 1]):
+                cols[(int(n), int(m["element_ids"][c]), float(m["element_pos"][c]))] = data[:, c]
+        return pops, m, data, cols
+
+    files = sorted(f[:-3] for f in os.listdir(out) if f.endswith(".h5") and f != "spikes.h5")
+    want = ["all_v", "dend_v", "every_v", "soma_list", "soma_list_v", "soma_m", "soma_v", "soma_v101"]
+    check(files == want, f"one file per report and per further variable of a list: {files}")
+    rep = {name: report(name) for name in files if name in want}
+    if len(rep) != len(want):
+        print(f"{passed} passed, {failed} failed")
+        return 1
+    ref_time, ref_rows = rep["soma_v"][1]["time"], rep["soma_v"][2].shape[0]
+    for name, (pops, m, data, cols) in rep.items():
+        ok = (pops == ["net"] and list(m["node_ids"]) == sorted(m["node_ids"]) and len(m["index_pointer"]) ==
+              len(m["node_ids"]) + 1 and m["index_pointer"][-1] == data.shape[1] and data.shape[0] == ref_rows and
+              np.array_equal(m["time"], ref_time) and len(cols) == data.shape[1])
+        check(ok, f"{name}: bmtk's layout, {len(m['node_ids'])} cells, {data.shape[1]} columns, "
+                  f"{data.shape[0]} rows, the time axis of soma_v")
+    ids = {name: list(int(i) for i in rep[name][1]["node_ids"]) for name in rep}
+    check(ids["soma_v101"] == [7, 8, 9, 10, 11] and ids["all_v"] == [9, 11],
+          f"two reports on node type 101, other cells and sections: soma_v101 {ids['soma_v101']}, all_v {ids['all_v']}")
+    check(ids["soma_list"] == [0, 3, 8] and ids["soma_list_v"] == [0, 3, 8],
+          f"the list's two files record its node set: {ids['soma_list']}, {ids['soma_list_v']}")
+    check(ids["every_v"] == list(range(sonata_circuit.NBIO)),
+          f"no cells: every biophysical cell, not the point cells ({ids['every_v']})")
+    soma = {name: {k[0]: v for k, v in rep[name][3].items() if k[1] == 0 and k[2] == 0.5} for name in rep}
+    same = []
+    for a_, b_, cells in (("soma_v101", "all_v", [9, 11]), ("soma_list", "soma_m", [0, 3]),
+                          ("soma_list_v", "soma_v", [0, 3]), ("soma_list_v", "soma_v101", [8]),
+                          ("every_v", "soma_v", range(7)), ("every_v", "soma_v101", range(7, 12))):
+        same += [(a_, b_, c) for c in cells if c in soma[a_] and c in soma[b_] and
+                 soma[a_][c].tobytes() == soma[b_][c].tobytes()]
+    check(len(same) == 2 + 2 + 2 + 1 + 7 + 5,
+          f"a place and variable of two reports are one probe: {len(same)} of 19 soma columns bitwise equal")
+    v0 = rep["every_v"][2][0]
+    check(np.all(v0 == -65.0), f"every_v starts at v_init -65 mV ({v0.min()}..{v0.max()})")
+    # the run's own file: one column per (variable, cell, place) of its populations' probes
+    with h5py.File(os.path.join(out, "spikes.h5"), "r") as f:
+        ncol = [0]
+        f["report"].visititems(lambda n, o: ncol.__setitem__(0, ncol[0] + o.shape[1])
+                               if isinstance(o, h5py.Dataset) and n.endswith("data") else None)
+    var = {"soma_m": "m_hh", "soma_list": "m_hh"}
+    distinct = {(var.get(name, "v"),) + k for name in rep for k in rep[name][3]}
+    check(ncol[0] == len(distinct),
+          f"no place sampled twice or needlessly: {ncol[0]} columns in the run's file, {len(distinct)} distinct "
+          f"(variable, node, section, position) in the report files")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
