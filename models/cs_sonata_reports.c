@@ -157,21 +157,28 @@ static cs_status mark_cells(cs__circuit *c, int k, const cJSON *cells) {
         if (!p->rmask && !(p->rmask = calloc(p->n ? p->n : 1, sizeof *p->rmask)))
             return cs_error_set(CS_ERR_NOMEM, "out of memory");
     }
-    if (!cells) { /* bmtk's default "biophysical": every biophysical node of every population */
-        for (int q = 0; q < c->npop; ++q) {
-            cs__npop *p = &c->pops[q];
-            for (size_t n = 0; n < p->n; ++n) {
-                const char *mt = cs__csv_get(p->types, p->type_row[n], "model_type");
-                if (mt && !strcmp(mt, "biophysical")) p->rmask[n] |= 1u << k;
-            }
-        }
-        return CS_OK;
+    /* bmtk's default: the node set "biophysical" (bmtk needs it in the config), every
+     * biophysical node when the config has none; bmtk records its biophysical nodes alone */
+    const cJSON *sets = cJSON_GetObjectItemCaseSensitive(c->root, "node_sets");
+    cJSON *deflt = cells || !cJSON_GetObjectItemCaseSensitive(sets, "biophysical") ? NULL : cJSON_CreateString("biophysical");
+    int pop0 = 0, pop1 = c->npop;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    if (cells || deflt) {
+        cs_status st = cs__node_set(c, where, cells ? cells : deflt, &pop0, &ids, &n);
+        cJSON_Delete(deflt);
+        CS_TRY(st);
+        pop1 = pop0 + 1;
     }
-    int pop;
-    int64_t *ids;
-    size_t n;
-    CS_TRY(cs__node_set(c, where, cells, &pop, &ids, &n));
-    for (size_t j = 0; j < n; ++j) c->pops[pop].rmask[ids[j]] |= 1u << k;
+    for (int q = pop0; q < pop1; ++q) {
+        cs__npop *p = &c->pops[q];
+        size_t cnt = ids ? n : p->n;
+        for (size_t j = 0; j < cnt; ++j) {
+            size_t node = ids ? (size_t)ids[j] : j;
+            const char *mt = cs__csv_get(p->types, p->type_row[node], "model_type");
+            if (cells || (mt && !strcmp(mt, "biophysical"))) p->rmask[node] |= 1u << k;
+        }
+    }
     free(ids);
     return CS_OK;
 }

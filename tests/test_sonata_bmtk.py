@@ -13,9 +13,9 @@ output_dir.
   allen:     20 virtual inputs → the five Allen perisomatic cells of bmtk's bio_14cells (their
              fits, SWCs and mechanisms: tests/data/allen, tests/data/mod_bmtk) at explicit
              afferent sections, and two nrn:IntFire1 point cells driven by the inputs and the
-             Allen cells: spike counts equal and every spike within TOL_FF, as ff; four
+             Allen cells: spike counts equal and every spike within TOL_FF, as ff; five
              reports (v on every segment of one cell, on the dendrites of another, cai and v on
-             the soma of three): bmtk's
+             the soma of three, v on the soma of every biophysical cell: no "cells"): bmtk's
              mapping, median |v - v_bmtk| within TOL_V, median |cai - cai_bmtk| within TOL_CAI
              (relative), read by bmtk's CompartmentReport;
   points:    20 virtual inputs and two nrn:NetStim nodes → two nrn:IntFire2 and two nrn:IntFire4
@@ -27,7 +27,8 @@ output_dir.
              rule (target_sections + distance_range; our generator is not numpy's, so the
              places differ): each population's firing rate within TOL_RATE = 10 % of bmtk's.
 Both also write the soma report of v: bmtk's layout and node ids, and (ff) a median |v - v_bmtk|
-within TOL_V = 0.05 mV; and bmtk's own analysis reads cablesim's output (spikes by
+within TOL_V = 0.05 mV (ff also v on every segment of a cell whose node type soma_v records on the
+soma, and every_v, compared as allen's); and bmtk's own analysis reads cablesim's output (spikes by
 bmtk.analyzer.spike_trains with the config, the report by bmtk.utils.reports.CompartmentReport). Then the same circuits on other back ends:
   - MPI (a binary linked with MPI, mpirun): the recurrent network on 1-4 ranks gives bitwise
     the spikes of one process;
@@ -38,7 +39,7 @@ bmtk.analyzer.spike_trains with the config, the report by bmtk.utils.reports.Com
 GPU_TOL = 1e-6 ms.
 Each is reported as skipped where it cannot run. Prints the figures, then 'N passed, N failed'.
 
-Usage: test_sonata_bmtk.py --cablesim PATH --source-dir DIR --work-dir DIR
+Usage: test_sonata_bmtk.py --cablesim PATH --source-dir DIR --work-dir DIR [--kinds ff,allen,...]
 Exit: 0 all passed, 1 a check failed, 77 skipped (no reference venv: bmtk / NEURON 9 from PyPI).
 """
 import argparse
@@ -99,16 +100,18 @@ def report_columns(path):
     return cols, m, d.shape
 
 
-def allen_reports(py, d, n_ours, check):
-    """The allen network's four reports (tests/sonata/bmtk_network.py ALLEN_REPORTS: v on every
-    segment of one Allen cell (bmtk's default sections), on the basal and apical dendrites of
-    another, cai and v on the soma of the three others) against bmtk's files:
+def compare_reports(py, d, kind, reps, n_ours, check):
+    """Reports reps [(name, variable)] against bmtk's files (tests/sonata/bmtk_network.py
+    ALLEN_REPORTS: v on every segment of one Allen cell (bmtk's default sections), on the basal
+    and apical dendrites of another, cai and v on the soma of the three others, v on the soma of
+    every biophysical cell (no "cells"); FF_REPORTS: v on every segment of a cell whose node type
+    soma_v records on the soma, and every_v):
     the same shape and, per cell, the same element ids and positions (bmtk lists the cells in
     another order: compared by node id); the samples where (node, section, position) coincide
     (all of them, where the segmentation agrees): median |v - v_bmtk| <= TOL_V, median
     |cai - cai_bmtk| <= TOL_CAI of the median cai; and bmtk's CompartmentReport reads each file."""
     import numpy as np
-    for rep, var in (("all_v", "v"), ("dend_v", "v"), ("soma_cai", "cai"), ("soma_v", "v")):
+    for rep, var in reps:
         cb, mb, shb = report_columns(os.path.join(d, f"output_bmtk/{rep}.h5"))
         cc, mc, shc = report_columns(os.path.join(d, f"output_cs/{rep}.h5"))
         same_map = shb == shc and np.array_equal(mb["time"], mc["time"]) and set(cb) == set(cc)
@@ -117,16 +120,16 @@ def allen_reports(py, d, n_ours, check):
         med = float(np.median(diff))
         scale = float(np.median(np.concatenate([np.abs(cb[k]) for k in common]))) if common else 0.0
         tol = TOL_V if var == "v" else TOL_CAI * scale
-        print(f"  allen {rep}: {shc} (bmtk {shb}), {len(common)} columns at the same (node, section, x); "
+        print(f"  {kind} {rep}: {shc} (bmtk {shb}), {len(common)} columns at the same (node, section, x); "
               f"median |{var} - {var}_bmtk| = {med:.3g} (99th percentile {np.percentile(diff, 99):.3g}, "
               f"median |{var}_bmtk| {scale:.3g})")
-        check(same_map, f"allen {rep}: bmtk's shape, time axis and (node id, element id, element pos) of every column")
-        check(med <= tol, f"allen {rep}: median |{var} - {var}_bmtk| {med:.3g} <= {tol:.3g}")
+        check(same_map, f"{kind} {rep}: bmtk's shape, time axis and (node id, element id, element pos) of every column")
+        check(med <= tol, f"{kind} {rep}: median |{var} - {var}_bmtk| {med:.3g} <= {tol:.3g}")
         out = subprocess.run([py, "-c", ANALYSE, os.path.join(d, "config_cs.json"), os.path.join(d, f"output_cs/{rep}.h5"),
                               str(int(mc["node_ids"][0]))], capture_output=True, text=True)
         got = out.stdout.strip().splitlines()[-1].split() if out.returncode == 0 and out.stdout.strip() else ["-1", "-1"]
         check(int(got[0]) == n_ours and int(got[1]) == shc[0],
-              f"allen: bmtk's analysis reads cablesim's spikes ({got[0]} of {n_ours}) and {rep} ({got[1]} rows)")
+              f"{kind}: bmtk's analysis reads cablesim's spikes ({got[0]} of {n_ours}) and {rep} ({got[1]} rows)")
 
 
 LIBSONATA_SPIKES = """
@@ -170,6 +173,7 @@ def main():
     ap.add_argument("--cablesim", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--kinds", default="ff,allen,points,recurrent", help="the networks, comma-separated")
     a = ap.parse_args()
     try:
         import h5py  # noqa: F401
@@ -191,7 +195,7 @@ def main():
         print(("PASS " if ok else "FAIL ") + what)
         passed, failed = passed + ok, failed + (not ok)
 
-    for kind in ("ff", "allen", "points", "recurrent"):
+    for kind in a.kinds.split(","):
         d = os.path.join(a.work_dir, kind)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -230,8 +234,11 @@ def main():
                 print(f"  recurrent {name}: bmtk {r_ref:.2f} Hz, cablesim {r_ours:.2f} Hz ({100 * rel:.1f} %)")
                 check(r_ref >= 2 and rel <= TOL_RATE, f"recurrent {name}: rate within {100 * TOL_RATE:.0f} % of bmtk's")
         if kind == "allen":
-            allen_reports(py, d, n_ours, check)
+            compare_reports(py, d, kind, [("all_v", "v"), ("dend_v", "v"), ("soma_cai", "cai"), ("soma_v", "v"),
+                                          ("every_v", "v")], n_ours, check)
             continue
+        if kind == "ff":
+            compare_reports(py, d, kind, [("all_v", "v"), ("every_v", "v")], n_ours, check)
         if kind == "points":  # no report: bmtk reports no membrane of point cells
             continue
         if kind == "ff":
@@ -259,7 +266,9 @@ def main():
                ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
     mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
     ldd = subprocess.run(["ldd", a.cablesim], capture_output=True, text=True).stdout
-    if not mpirun or "libmpi" not in ldd:
+    if "recurrent" not in a.kinds.split(","):
+        print("skipped: MPI (the recurrent network was not run)")
+    elif not mpirun or "libmpi" not in ldd:
         print("skipped: MPI (no mpirun, or the binary is not linked with MPI: scripts/test-mpi.sh)")
     else:
         cfg = os.path.join(a.work_dir, "recurrent", "config_cs.json")
@@ -271,6 +280,10 @@ def main():
                                text=True)
             same = r.returncode == 0 and spikes(out) == one
             check(same, f"recurrent on {n} MPI ranks: bitwise the spikes of one process {r.stderr.strip()[-200:]}")
+    if "ff" not in a.kinds.split(","):
+        print("skipped: GPU (the ff network was not run)")
+        print(f"{passed} passed, {failed} failed")
+        return 1 if failed else 0
     gdir = os.path.join(a.work_dir, "ff_gpu")
     shutil.rmtree(gdir, ignore_errors=True)
     shutil.copytree(os.path.join(a.work_dir, "ff"), gdir, ignore=shutil.ignore_patterns("output_*"))

@@ -245,9 +245,11 @@ def build_points(d):
 
 
 # allen: v on every segment of one cell (no "sections": bmtk's default, all), v on the dendrites of
-# another (sections by type), and the soma's cai and v of the three others (two reports on the
-# same cells and sections)
-ALLEN_REPORTS = {
+# another (sections by type), the soma's cai and v of the three others (two reports on the same
+# cells and sections), and v on the soma of every biophysical cell (no "cells": bmtk's default, the
+# node set "biophysical"; with all_v and dend_v, reports of the same cells on other sections)
+EVERY_V = {"every_v": {"variable_name": "v", "module": "membrane_report", "sections": "soma"}}
+ALLEN_REPORTS = {**EVERY_V,
     "all_v": {"cells": {"population": "cortex", "node_id": [0]}, "variable_name": "v", "module": "membrane_report"},
     "dend_v": {"cells": {"population": "cortex", "node_id": [3]}, "variable_name": "v",
                "module": "membrane_report", "sections": ["basal", "apical"]},
@@ -255,6 +257,11 @@ ALLEN_REPORTS = {
                  "module": "membrane_report", "sections": "soma"},
     "soma_v": {"cells": {"population": "cortex", "node_id": [1, 2, 4]}, "variable_name": "v",
                "module": "membrane_report", "sections": "soma"}}
+
+# ff: besides soma_v on every cell, v on every segment of cell 4 (node type L1b, whose three cells
+# soma_v records on the soma: the same node type, other cells and sections) and every_v
+FF_REPORTS = {"all_v": {"cells": {"population": "cortex", "node_id": [4]}, "variable_name": "v",
+                        "module": "membrane_report", "sections": "all"}, **EVERY_V}
 
 
 def write_simulation_configs(d, *, tstop, input_pop, ninput, rate, seed, celsius, v_init, nodes, edges,
@@ -306,10 +313,14 @@ def build(kind, d, mechanisms):
                                          "points": build_points}[kind](d)
     allen = kind == "allen"
     soma_v = {"soma_v": {"cells": "cells", "variable_name": "v", "module": "membrane_report", "sections": "soma"}}
+    reports = {"allen": ALLEN_REPORTS, "points": {}, "ff": {**soma_v, **FF_REPORTS}}.get(kind, soma_v)
+    # "biophysical": the node set a report without "cells" records (its biophysical nodes) in bmtk,
+    # which needs it in the config
     write_simulation_configs(d, tstop=tstop, input_pop=nodes[0], ninput=ninput, rate=rate, seed=3,
                              celsius=34.0 if allen else 6.3, v_init=-80.0 if allen else -65.0, nodes=nodes,
-                             edges=edges, node_sets={nodes[0]: {"population": nodes[0]}, "cells": {"population": nodes[1]}},
-                             reports=ALLEN_REPORTS if allen else {} if kind == "points" else soma_v)
+                             edges=edges, node_sets={nodes[0]: {"population": nodes[0]}, "cells": {"population": nodes[1]},
+                                                     "biophysical": {"population": nodes[1]}},
+                             reports=reports)
 
 
 def nrn_point_cell(cell, template_name, dynamics_params):
