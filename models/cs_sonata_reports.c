@@ -124,6 +124,14 @@ static cs_status parse_report(cs__circuit *c, const char *name, const cJSON *r, 
     if (strlen(name) >= CS_NAME_MAX || strchr(name, '/'))
         return cs_error_set(CS_ERR_PARSE, "%s: %s: a report name must be shorter than %d characters, without '/'",
                             c->path, where, CS_NAME_MAX);
+    /* bmtk's keys that would change what is written, not done here (docs/sonata-input.md) */
+    static const char *const later[] = {"file_name", "start_time", "end_time", "dt", "transform"};
+    for (size_t k = 0; k < sizeof later / sizeof later[0]; ++k) {
+        const cJSON *it = cJSON_GetObjectItemCaseSensitive(r, later[k]);
+        if (it && !cJSON_IsNull(it) && !(cJSON_IsObject(it) && !it->child))
+            return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: \"%s\" is not supported (every step to tstop, into "
+                                "output_dir/<report>.h5)", c->path, where, later[k]);
+    }
     int nvar = cJSON_IsArray(var) ? cJSON_GetArraySize(var) : 1;
     for (int i = 0; i < nvar; ++i) {
         const cJSON *v = cJSON_IsArray(var) ? cJSON_GetArrayItem(var, i) : var;

@@ -263,6 +263,8 @@ def main():
             sections=["soma", "dendrites"])), "reports.soma_v: sections 'dendrites' (a name or a list of: all, soma"),
         ("a report of an empty list of variables", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             variable_name=[])), "reports.soma_v: variable_name is an empty list"),
+        ("a report of its own dt", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(dt=0.1)),
+         "reports.soma_v: \"dt\" is not supported"),
         ("a report listing a variable twice", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             variable_name=["v", "m_hh", "v"])), "reports.soma_v: variable 'v' listed twice"),
         ("a report on sections the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
