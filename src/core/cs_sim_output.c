@@ -123,19 +123,30 @@ cs_status cs__sim_write_samples(cs_sim *s, int64_t row0, size_t nrow, const doub
     size_t np = (size_t)s->dist.np_global;
     /* kept for the next agreement, like an output failure (rank 0 alone keeps results) */
     if (s->keep && samples && s->werr == CS_OK) s->werr = cs_memsink_append_rows(&s->mem, nrow, samples);
+    /* each report's kept rows of the epoch in one append: one HDF5 write per report, not per
+     * row (a SONATA node type recorded by several reports is several reports) */
+    size_t maxne = 0;
+    for (int r = 0; r < s->net.nreport; ++r) {
+        size_t ne = (size_t)(s->dist.report_first[r + 1] - s->dist.report_first[r]);
+        if (ne > maxne) maxne = ne;
+    }
+    double *buf = NULL;
+    if (s->out && samples && s->werr == CS_OK && !(buf = malloc((nrow * maxne > 0 ? nrow * maxne : 1) * sizeof *buf)))
+        return cs_error_set(CS_ERR_NOMEM, "out of memory");
     for (int r = 0; r < s->net.nreport; ++r) {
         const int p = s->net.reports[r].pop;
-        size_t first = (size_t)s->dist.report_first[r], ne = (size_t)s->dist.report_first[r + 1] - first;
+        size_t first = (size_t)s->dist.report_first[r], ne = (size_t)s->dist.report_first[r + 1] - first, nk = 0;
         int keep = s->pop_stride[p] / s->base_stride;
         for (size_t i = 0; i < nrow; ++i) {
             if ((row0 + (int64_t)i) % keep) continue;
-            if (s->out && samples && s->werr == CS_OK) {
-                memcpy(s->rowbuf, samples + i * np + first, ne * sizeof(double));
-                s->werr = cs_output_append_samples_d(s->out, report_name(s, r, name, sizeof name), 1, s->rowbuf);
-            }
+            if (buf) memcpy(buf + nk * ne, samples + i * np + first, ne * sizeof(double));
+            ++nk;
             if (first_of_pop(s, r)) s->pop_rows[p]++;
         }
+        if (buf && nk && s->werr == CS_OK)
+            s->werr = cs_output_append_samples_d(s->out, report_name(s, r, name, sizeof name), nk, buf);
     }
+    free(buf);
     return CS_OK;
 }
 
