@@ -13,9 +13,11 @@ biophysical cell). One `cablesim run`, then:
   soma_v / soma_v101 ...);
 - no place is probed twice nor needlessly: the run's own file holds exactly as many columns as
   the distinct (variable, node, section, position) of all the report files.
-With --backend cuda (the lead's GPU run) the same checks; skipped (77) without a GPU.
+Then the GPU (a CUDA build on a machine with one; else reported as skipped): the same circuit with
+NEURON's exp2syn.mod in its mechanisms_dir (the built-in exp2syn has no GPU kernel), --backend
+cuda against --backend cpu: the same report files, mappings bitwise, samples within GPU_TOL.
 
-Usage: test_sonata_reports.py --cablesim PATH --source-dir DIR --work-dir DIR [--backend NAME]
+Usage: test_sonata_reports.py --cablesim PATH --source-dir DIR --work-dir DIR
 Prints one line per check and 'N passed, N failed'. Exit: 0 all passed, 1 a check failed, 77
 skipped (no h5py).
 """
@@ -28,13 +30,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sonata_circuit  # noqa: E402
 
+GPU_TOL = 1e-3  # [mV; m_hh 1] max |GPU - CPU| of any sample (float32 samples: 8e-6 mV at 65 mV)
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cablesim", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--work-dir", required=True)
-    ap.add_argument("--backend", default="cpu")
     a = ap.parse_args()
     try:
         import h5py
@@ -53,11 +56,8 @@ def main():
     os.makedirs(a.work_dir)
     cfg = sonata_circuit.write(a.work_dir, h5py, np, "out")
     env = dict(os.environ, CABLESIM_CACHE_DIR=os.path.join(a.work_dir, "cache"))
-    r = subprocess.run([a.cablesim, "run", cfg, "--backend", a.backend, "-q", "--threads", "1"],
+    r = subprocess.run([a.cablesim, "run", cfg, "--backend", "cpu", "-q", "--threads", "1"],
                        capture_output=True, text=True, env=env)
-    if r.returncode and ("no CUDA device" in r.stderr or "no CUDA support" in r.stderr):
-        print("skipped: " + r.stderr.strip())
-        return 77
     check(r.returncode == 0, f"the circuit runs ({r.stderr.strip()[:300]})")
     if r.returncode:
         print(f"{passed} passed, {failed} failed")
@@ -118,8 +118,47 @@ def main():
     check(ncol[0] == len(distinct),
           f"no place sampled twice or needlessly: {ncol[0]} columns in the run's file, {len(distinct)} distinct "
           f"(variable, node, section, position) in the report files")
+    gpu_check(a, env, h5py, np, check)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def gpu_check(a, env, h5py, np, check):
+    """The circuit on the GPU against the CPU, both with NEURON's exp2syn.mod compiled."""
+    d = os.path.join(a.work_dir, "gpu")
+    os.makedirs(d)
+    cfg = {b: sonata_circuit.write(d, h5py, np, f"out_{b}") for b in ("cuda", "cpu")}
+    os.makedirs(os.path.join(d, "comp/mechanisms/modfiles"), exist_ok=True)
+    shutil.copy(os.path.join(a.source_dir, "tests/data/mod/exp2syn.mod"), os.path.join(d, "comp/mechanisms/modfiles"))
+    runs = {b: subprocess.run([a.cablesim, "run", cfg[b], "--backend", b, "-q"], capture_output=True, text=True, env=env)
+            for b in ("cuda", "cpu")}
+    err = runs["cuda"].stderr.strip()
+    if runs["cuda"].returncode and ("no CUDA device" in err or "no CUDA support" in err):
+        print("skipped: GPU (" + err[-120:] + ")")
+        return
+    check(runs["cuda"].returncode == 0 and runs["cpu"].returncode == 0,
+          f"GPU: the circuit runs on cuda and cpu ({err[-200:]} {runs['cpu'].stderr.strip()[-200:]})")
+    if runs["cuda"].returncode or runs["cpu"].returncode:
+        return
+    files = {b: sorted(f for f in os.listdir(os.path.join(d, f"out_{b}")) if f.endswith(".h5") and f != "spikes.h5")
+             for b in runs}
+    check(files["cuda"] == files["cpu"] and len(files["cpu"]) == 8, f"GPU: the same report files {files['cuda']}")
+    worst, same_map = 0.0, True
+    for name in files["cpu"]:
+        if name not in files["cuda"]:
+            continue
+        with h5py.File(os.path.join(d, "out_cuda", name), "r") as g, h5py.File(os.path.join(d, "out_cpu", name), "r") as c:
+            for pop in c["report"]:
+                same_map &= pop in g["report"] and all(
+                    np.array_equal(g[f"report/{pop}/mapping/{k}"][()], c[f"report/{pop}/mapping/{k}"][()])
+                    for k in c[f"report/{pop}/mapping"])
+                if pop in g["report"] and g[f"report/{pop}/data"].shape == c[f"report/{pop}/data"].shape:
+                    worst = max(worst, float(np.max(np.abs(g[f"report/{pop}/data"][()] - c[f"report/{pop}/data"][()]))))
+                else:
+                    same_map = False
+    print(f"  GPU: max |GPU - CPU| over every report's samples = {worst:.3g}")
+    check(same_map, "GPU: every report's mapping bitwise the CPU's")
+    check(same_map and worst <= GPU_TOL, f"GPU: every sample within {GPU_TOL} of the CPU's ({worst:.3g})")
 
 
 if __name__ == "__main__":
