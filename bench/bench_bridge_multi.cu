@@ -90,9 +90,12 @@ static void time_split(const Host &H, int D, const int *devs, cs_thomas_bridge_s
         q.dev = devs[p], q.rows = (int)(H.N / D + (p < (int)(H.N % D) ? 1 : 0));
         const size_t m = (size_t)q.rows, bytes = m * sizeof(T);
         CUDA_CHECK(cudaSetDevice(q.dev));
-        CUDA_CHECK(cudaMalloc(&q.a, bytes)), CUDA_CHECK(cudaMalloc(&q.b, bytes));
-        CUDA_CHECK(cudaMalloc(&q.c, bytes)), CUDA_CHECK(cudaMalloc(&q.d, bytes));
-        CUDA_CHECK(cudaMalloc(&q.d0, bytes)), CUDA_CHECK(cudaMalloc(&q.ref, bytes));
+        CUDA_CHECK(cudaMalloc(&q.a, bytes));
+        CUDA_CHECK(cudaMalloc(&q.b, bytes));
+        CUDA_CHECK(cudaMalloc(&q.c, bytes));
+        CUDA_CHECK(cudaMalloc(&q.d, bytes));
+        CUDA_CHECK(cudaMalloc(&q.d0, bytes));
+        CUDA_CHECK(cudaMalloc(&q.ref, bytes));
         to_dev<T>(q.a, H.a.data() + off, m), to_dev<T>(q.b, H.b.data() + off, m);
         to_dev<T>(q.c, H.c.data() + off, m), to_dev<T>(q.d0, H.d.data() + off, m);
         to_dev<T>(q.ref, H.x.data() + off, m);
@@ -113,7 +116,8 @@ static void time_split(const Host &H, int D, const int *devs, cs_thomas_bridge_s
         work[p] = P[p].work, wb[p] = P[p].wb, st[p] = P[p].st;
     CUDA_CHECK(cudaSetDevice(devs[0]));
     cudaEvent_t e0, e1;
-    CUDA_CHECK(cudaEventCreate(&e0)), CUDA_CHECK(cudaEventCreate(&e1));
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
     std::vector<double> tev, twall;
     double worst = 0.0;
     for (int k = 0; k <= g_reps; ++k) {
@@ -168,12 +172,16 @@ static void time_split(const Host &H, int D, const int *devs, cs_thomas_bridge_s
     }
     for (auto &q : P) {
         CUDA_CHECK(cudaSetDevice(q.dev));
-        for (T *x : {q.a, q.b, q.c, q.d, q.d0, q.ref}) CUDA_CHECK(cudaFree(x));
-        CUDA_CHECK(cudaFree(q.work)), CUDA_CHECK(cudaFree(q.derr));
-        CUDA_CHECK(cudaStreamDestroy(q.st)), CUDA_CHECK(cudaEventDestroy(q.end));
+        T *arrays[] = {q.a, q.b, q.c, q.d, q.d0, q.ref};
+        for (T *x : arrays) CUDA_CHECK(cudaFree(x));
+        CUDA_CHECK(cudaFree(q.work));
+        CUDA_CHECK(cudaFree(q.derr));
+        CUDA_CHECK(cudaStreamDestroy(q.st));
+        CUDA_CHECK(cudaEventDestroy(q.end));
     }
     CUDA_CHECK(cudaSetDevice(devs[0]));
-    CUDA_CHECK(cudaEventDestroy(e0)), CUDA_CHECK(cudaEventDestroy(e1));
+    CUDA_CHECK(cudaEventDestroy(e0));
+    CUDA_CHECK(cudaEventDestroy(e1));
     *ms_ev = median(tev), *ms_wall = median(twall);
 }
 
@@ -208,7 +216,7 @@ template <typename T> static void run_size(size_t N, int ndev, uint64_t seed)
             emit("| 2^%.0f | %s | %s (D=%d) | %s | %.3f | %.3f | %.2fx | %.0f (%.0f %%) | %s |\n",
                  std::log2((double)N), sizeof(T) == 8 ? "double" : "float", g.name, D,
                  sy ? "device" : "host", ms, wall, t1 / ms, gbs, 100.0 * gbs / agg,
-                 D == 1 || !seen[1] ? "local" : direct ? "peer" : "via host");
+                 sy == 0 ? "to the host" : D == 1 || !seen[1] ? "local" : direct ? "peer" : "staged via host");
             fflush(stdout);
         }
     }
@@ -226,7 +234,8 @@ static double time_peer(size_t bytes)
     cudaStream_t st;
     cudaEvent_t e0, e1;
     CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaEventCreate(&e0)), CUDA_CHECK(cudaEventCreate(&e1));
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
     std::vector<double> t;
     for (int k = -3; k < 51; ++k) {
         CUDA_CHECK(cudaEventRecord(e0, st));
@@ -237,7 +246,8 @@ static double time_peer(size_t bytes)
         CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
         if (k >= 0) t.push_back(ms);
     }
-    CUDA_CHECK(cudaEventDestroy(e0)), CUDA_CHECK(cudaEventDestroy(e1));
+    CUDA_CHECK(cudaEventDestroy(e0));
+    CUDA_CHECK(cudaEventDestroy(e1));
     CUDA_CHECK(cudaStreamDestroy(st));
     CUDA_CHECK(cudaFree(src));
     CUDA_CHECK(cudaSetDevice(0));
