@@ -13,6 +13,7 @@
 
 #include "cs_solver.h"
 #include "cs_thomas_bridge_plan.h"
+#include "test_run.h"
 #include "test_tridiag.h"
 
 #define K CS__BRIDGE_K
@@ -214,9 +215,5 @@ int main(void)
     tcase_add_test(tc, test_near_singular);
     tcase_add_test(tc, test_plan_limits);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }
