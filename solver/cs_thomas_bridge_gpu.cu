@@ -23,7 +23,9 @@
  *           launches step 3 on every stream (the seed's two kernels with the CPU in between).
  *   device  each stream waits for the other partitions' step-2 events (cudaStreamWaitEvent, no
  *           host round trip) and solves the bridge itself, one thread, into its own copy.
- * Workspace: the chunked levels (about 0.6 of an array), the top levels' y, v, w, the bridge. */
+ * Workspace: the chunked levels (about 0.6 of an array), the top levels' y, v, w, the bridge.
+ * The kernels of steps 2 and 3 are in cs_thomas_bridge_kernels.cuh, shared with the bridge across
+ * devices (cs_thomas_bridge_multi_gpu.cu). */
 #include <cuda_runtime.h>
 
 #include <stdint.h>
