@@ -948,6 +948,21 @@ static cs_status untimed_steps(cs_backend *be, int n) {
     return CS_OK;
 }
 
+/* The steps of an epoch of nsteps timed phase by phase for the profile: one in 16, at least one,
+ * at most CS_TIMED_STEPS (CS_CUDA_TIMED_STEPS=N sets that most, 1..CS_TIMED_STEPS). A timed step
+ * launches its kernels one by one between CUDA events, outside the graphs and the side stream:
+ * with many small kernels (a circuit of Allen cells has ~40 a step) it takes ~2x an untimed
+ * step, so timing 8 of an epoch's 20 steps (a 1 ms minimum delay) slowed the whole run. */
+static int timed_steps(int nsteps) {
+    int most = CS_TIMED_STEPS;
+    const char *e = getenv("CS_CUDA_TIMED_STEPS");
+    if (e && atoi(e) >= 1 && atoi(e) <= CS_TIMED_STEPS) most = atoi(e);
+    int n = nsteps / 16;
+    if (n > most) n = most;
+    if (n > nsteps) n = nsteps;
+    return n < 1 ? 1 : n;
+}
+
 static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     cs_cuda_state *s = &be->s;
     const int stride = be->p.sample_stride;
@@ -974,17 +989,17 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
         return cs_cuda_timer_record(be->timers, 1, s->stream);
     }
 
-    /* CS_TIMED_STEPS steps, spread over the epoch, run directly between timer events */
-    int every = nsteps / CS_TIMED_STEPS > 0 ? nsteps / CS_TIMED_STEPS : 1;
+    /* a few steps, spread over the epoch, run directly between timer events (timed_steps) */
+    const int ntime = timed_steps(nsteps), every = nsteps / ntime;
     be->ntimed = 0;
     for (int k = 0; k < nsteps;) {
-        if (k % every == 0 && be->ntimed < CS_TIMED_STEPS) {
+        if (k % every == 0 && be->ntimed < ntime) {
             CS_TRY(step_kernels(be, 0, be->ntimed * CS_TIMED_MARKS));
             CS_TRY(cs_cuda_next_steps(s, 1));
             be->timed[be->ntimed++] = k++;
             continue;
         }
-        int next = be->ntimed < CS_TIMED_STEPS ? (k / every + 1) * every : nsteps;
+        int next = be->ntimed < ntime ? (k / every + 1) * every : nsteps;
         if (next > nsteps) next = nsteps;
         CS_TRY(untimed_steps(be, next - k));
         k = next;
