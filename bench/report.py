@@ -825,9 +825,11 @@ def main():
         if "## 5." in text:
             s_mpi = text[text.index("## 5."):]
     # sections kept by hand, each a file of bench/ from its "## N." heading on: the Allen cell with
-    # calcium (issue 27), distinct and large cells (issue 28) and the bmtk networks (issue 31)
+    # calcium (issue 27), distinct and large cells (issue 28), the bmtk networks (issue 31) and
+    # one system over several GPUs (issue 29)
     s_kept = ""
-    for name in ("results-allen-cell.md", "results-big-cells.md", "results-sonata-allen.md"):
+    for name in ("results-allen-cell.md", "results-big-cells.md", "results-sonata-allen.md",
+                 "results-bridge.md"):
         path = os.path.join(a.root, "bench", name)
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:

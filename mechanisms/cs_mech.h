@@ -17,7 +17,7 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 4
+#define CS_MECH_ABI_VERSION 5 /* 5: a GPU net_receive gets a step's events grouped by instance */
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
@@ -84,7 +84,9 @@ typedef struct {
  * (param and state included, as device arrays of device pointers) live on the device; stream
  * is a cudaStream_t. current() adds with atomics (instances may share a CV); net_receive
  * delivers the events [range[0], range[1]) of device arrays of instance indices and weights
- * [µS], in order (range is a device array, so a captured CUDA graph replays it step by step).
+ * [µS] (range is a device array, so a captured CUDA graph replays it step by step). The events
+ * of a range come grouped by instance, each instance's in delivery order: instances may take
+ * theirs in parallel, an instance's in order.
  * A kernel that reads t computes it from the view's step_ctx (see cs_mech_view). */
 typedef struct {
     void (*init)(const cs_mech_view *m, void *stream);

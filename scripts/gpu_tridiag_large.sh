@@ -2,7 +2,8 @@
 # On the GPU machine, in one call (issue 29): the large-system tridiagonal solvers checked and
 # measured, in under ~8 minutes on an H100.
 #   tests     the GPU tests of the solver library (chunked and scan against the CPU Thomas
-#             reference, the bridge over 1..8 streams, the block-tridiagonal variants,
+#             reference, the bridge over 1..8 streams and across devices (repeated device on one
+#             GPU), the block-tridiagonal variants,
 #             test_thomas_gpu and the singular cases, where auto picks chunked above 1024 rows)
 #             plus their CPU counterparts (with the host emulation of chunked's warp kernels);
 #   sanitize  compute-sanitizer memcheck on test_thomas_large_gpu at small sizes
@@ -26,7 +27,7 @@ gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-tridiag-large}}" || exit 1
 t0=$(date +%s)
 bld=$root/build-gpu
 parts_all="tests sanitize bench" # racecheck on request: PARTS="tests sanitize race bench"
-gpu_tests="test_thomas_large_gpu test_thomas_bridge_gpu test_block_tridiag_gpu test_thomas_gpu test_thomas_gpu_singular test_thomas_large_cpu test_block_tridiag_cpu"
+gpu_tests="test_thomas_large_gpu test_thomas_bridge_gpu test_thomas_bridge_multi_gpu test_thomas_bridge_multi_cpu test_block_tridiag_gpu test_thomas_gpu test_thomas_gpu_singular test_thomas_large_cpu test_block_tridiag_cpu"
 gpu_build "$bld" bench_tridiag_large || exit 1
 for t in $gpu_tests; do gpu_build "$bld" "$t" || exit 1; done
 echo "build: $(( $(date +%s) - t0 )) s"

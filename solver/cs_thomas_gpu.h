@@ -192,6 +192,46 @@ cs_solver_status cs_thomas_gpu_bridge_f(int nsys, int n, int parts, cs_thomas_br
                                         const float *a, float *b, const float *c, float *d,
                                         void *work, size_t work_bytes, void *const *streams);
 
+/* ---- one system over several devices: the bridge across GPUs --------------------------- */
+/* The same algorithm with partition p held by device devices[p] (solver/cs_thomas_bridge_multi_gpu.cu):
+ * the system's rows [r_p, r_p + rows[p]) are the caller's arrays a[p], b[p], c[p], d[p] (device
+ * pointers on devices[p], any rows[p] >= 2; a[p][0] couples to the last row of partition p-1 and
+ * c[p][rows[p]-1] to the first of p+1; a[0][0] and c[D-1][rows[D-1]-1] are not used), solved on
+ * streams[p] (a cudaStream_t of devices[p]; one per partition, also when devices repeat) with
+ * work[p] (device memory on devices[p], >= cs_thomas_gpu_bridge_multi_workspace(rows[p], parts)
+ * bytes, 16-byte aligned: the caller owns one per partition, as with cs_thomas_gpu_bridge_d).
+ * Each partition reduces on its own device to its two bridge rows; the bridge is solved
+ *   CS_THOMAS_BRIDGE_HOST    on the host (each partition's 8 numbers copied down, solved in
+ *                            double, its F and L copied back); the call returns once the
+ *                            substitutions are queued;
+ *   CS_THOMAS_BRIDGE_DEVICE  on devices[0]: the rows go there by cudaMemcpyPeerAsync, the other
+ *                            streams wait for it by events across devices, no host round trip;
+ *                            the call only queues work.
+ * Peer access between devices[0] and the others is enabled on the first device-side call (once
+ * per pair; "already enabled" is fine); where it is not available the driver stages the peer
+ * copies through the host: cs_thomas_gpu_bridge_multi_peer says which. Devices may repeat
+ * ({0, 0, 0, 0} on one GPU): the same answer. Wait on every stream before reading d; the current
+ * device is unchanged. Errors as cs_thomas_gpu_bridge_d (a partition of < 2 rows, a device out of
+ * range, a too small workspace: CS_SOLVER_ERR_INVALID; a non-finite bridge system with the
+ * host-driven bridge: CS_SOLVER_ERR_SINGULAR; with the device-side one a zero pivot leaves inf/NaN
+ * in d). 1 <= parts <= CS_THOMAS_BRIDGE_MAX_PARTS. */
+/* Bytes of workspace of one partition of `rows` rows among `parts` (counted in double, so
+ * enough for float); 0 for rows < 2 or parts out of range. */
+size_t cs_thomas_gpu_bridge_multi_workspace(int rows, int parts);
+/* Enables peer access between devices[0] and every other device (both ways) and sets *direct
+ * = 1 when every bridge copy goes device to device, 0 when some go through the host. */
+cs_solver_status cs_thomas_gpu_bridge_multi_peer(int parts, const int *devices, int *direct);
+cs_solver_status cs_thomas_gpu_bridge_multi_d(int parts, const int *rows, const int *devices,
+                                              cs_thomas_bridge_sync sync, const double *const *a,
+                                              double *const *b, const double *const *c,
+                                              double *const *d, void *const *work,
+                                              const size_t *work_bytes, void *const *streams);
+cs_solver_status cs_thomas_gpu_bridge_multi_f(int parts, const int *rows, const int *devices,
+                                              cs_thomas_bridge_sync sync, const float *const *a,
+                                              float *const *b, const float *const *c,
+                                              float *const *d, void *const *work,
+                                              const size_t *work_bytes, void *const *streams);
+
 /* ---- set-up helpers: layout conversion on the device (device pointers, asynchronous) -- */
 /* One array of nsys·n elements; src and dst must not overlap. */
 cs_solver_status cs_thomas_gpu_flat_to_interleaved_d(int nsys, int n, const double *src,
@@ -222,6 +262,10 @@ cs_solver_status cs_thomas_gpu_var_unpack_f(int nsys, int n_max, const int *offs
 cs_solver_status cs_thomas_gpu_device_count(int *count);
 /* Name of the current device ("NVIDIA H200"), truncated to len-1 characters. */
 cs_solver_status cs_thomas_gpu_device_name(char *name, size_t len);
+/* The current device of this thread (cudaSetDevice/cudaGetDevice): malloc and stream_create
+ * work on it. */
+cs_solver_status cs_thomas_gpu_set_device(int device);
+cs_solver_status cs_thomas_gpu_get_device(int *device);
 cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes);
 cs_solver_status cs_thomas_gpu_free(void *ptr);
 cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes);

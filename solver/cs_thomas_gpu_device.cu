@@ -36,6 +36,19 @@ cs_solver_status cs_thomas_gpu_device_name(char *name, size_t len)
     return CS_SOLVER_OK;
 }
 
+cs_solver_status cs_thomas_gpu_set_device(int device)
+{
+    CS__TG_CUDA(cudaSetDevice(device));
+    return CS_SOLVER_OK;
+}
+
+cs_solver_status cs_thomas_gpu_get_device(int *device)
+{
+    if (!device) CS__TG_INVALID("device is NULL");
+    CS__TG_CUDA(cudaGetDevice(device));
+    return CS_SOLVER_OK;
+}
+
 cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes)
 {
     if (!ptr) CS__TG_INVALID("ptr is NULL");

@@ -39,7 +39,9 @@ void cs__thomas_ws_unlock(void);
  * the chunked variant itself has warp-wide chunks: cs_thomas_large_warp_gpu.cu).
  * A level of m rows (systems of n rows: couplings across multiples of n are zero) is reduced to
  * 2·ceil(m/K) rows; rows [r0, r1) of it (r0 a multiple of K) go to rows [2·r0/K, 2·ceil(r1/K))
- * of the reduced level; the substitution writes rows [r0, r1) of d from the reduced solution x. */
+ * of the reduced level; the substitution writes rows [r0, r1) of d from the reduced solution x.
+ * n = 0: no system boundaries at all, not even at rows 0 and m-1 (a[0] and c[m-1] are the
+ * couplings to the neighbouring pieces of a system split over devices). */
 #define CS__CHUNK_K 16      /* rows per chunk */
 #define CS__CHUNK_BASE 1024 /* the bridge's largest level solved in one block */
 template <typename T>

@@ -135,6 +135,41 @@ cs_solver_status cs_thomas_gpu_bridge_f(int nsys, int n, int parts, cs_thomas_br
     return cs__stub_unavailable();
 }
 
+size_t cs_thomas_gpu_bridge_multi_workspace(int rows, int parts)
+{
+    (void)rows, (void)parts;
+    return 0;
+}
+
+cs_solver_status cs_thomas_gpu_bridge_multi_peer(int parts, const int *devices, int *direct)
+{
+    (void)parts, (void)devices;
+    if (direct) *direct = 0;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_bridge_multi_d(int parts, const int *rows, const int *devices,
+                                              cs_thomas_bridge_sync sync, const double *const *a,
+                                              double *const *b, const double *const *c,
+                                              double *const *d, void *const *work,
+                                              const size_t *work_bytes, void *const *streams)
+{
+    (void)parts, (void)rows, (void)devices, (void)sync, (void)a, (void)b, (void)c, (void)d;
+    (void)work, (void)work_bytes, (void)streams;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_bridge_multi_f(int parts, const int *rows, const int *devices,
+                                              cs_thomas_bridge_sync sync, const float *const *a,
+                                              float *const *b, const float *const *c,
+                                              float *const *d, void *const *work,
+                                              const size_t *work_bytes, void *const *streams)
+{
+    (void)parts, (void)rows, (void)devices, (void)sync, (void)a, (void)b, (void)c, (void)d;
+    (void)work, (void)work_bytes, (void)streams;
+    return cs__stub_unavailable();
+}
+
 cs_solver_status cs_thomas_gpu_release_workspace(void) { return CS_SOLVER_OK; }
 
 cs_solver_status cs_thomas_gpu_solve_d(cs_thomas_gpu_variant v, int nsys, int n, const double *a,
@@ -235,6 +270,18 @@ cs_solver_status cs_thomas_gpu_device_count(int *count)
 cs_solver_status cs_thomas_gpu_device_name(char *name, size_t len)
 {
     if (name && len) name[0] = '\0';
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_set_device(int device)
+{
+    (void)device;
+    return cs__stub_unavailable();
+}
+
+cs_solver_status cs_thomas_gpu_get_device(int *device)
+{
+    if (device) *device = 0;
     return cs__stub_unavailable();
 }
 

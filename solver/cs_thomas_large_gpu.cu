@@ -67,9 +67,11 @@ __device__ __forceinline__ void cs__load_tile(size_t t0, size_t r1, size_t N, si
         }
     }
     __syncthreads();
-    /* system boundaries bnd = k·n in [t0, t0 + TILE]: a = 0 at row bnd, c = 0 at row bnd-1 */
+    /* system boundaries bnd = k·n in [t0, t0 + TILE]: a = 0 at row bnd, c = 0 at row bnd-1;
+     * n = 0: none (the rows are a piece of a larger system: the bridge across devices) */
     const size_t end = t0 + CS__TILE;
-    for (size_t bnd = (t0 + n - 1) / n * n + (size_t)threadIdx.x * n; bnd <= end && bnd <= N;
+    const size_t first = n ? (t0 + n - 1) / n * n : 0;
+    for (size_t bnd = first + (size_t)threadIdx.x * n; n && bnd <= end && bnd <= N;
          bnd += (size_t)CS__T * n) {
         if (bnd < end && bnd < N) sa[cs__slot((int)(bnd - t0))] = T(0);
         if (bnd > t0) sc[cs__slot((int)(bnd - 1 - t0))] = T(0);
@@ -187,16 +189,21 @@ static cs_solver_status cs__smem_attr(const void *kernel)
     return CS_SOLVER_OK;
 }
 
-/* The kernels need more than 48 KB of shared memory: opt in once per instantiation. */
+/* The kernels need more than 48 KB of shared memory: opt in once per instantiation and device
+ * (the attribute is per device; the bridge across devices launches on several). */
 template <typename T> static cs_solver_status cs__chunk_attr(void)
 {
-    static std::once_flag once;
-    static cs_solver_status st = CS_SOLVER_OK;
-    std::call_once(once, [] {
-        st = cs__smem_attr<T>((const void *)cs__chunk_reduce_kernel<T>);
-        if (st == CS_SOLVER_OK) st = cs__smem_attr<T>((const void *)cs__chunk_subst_kernel<T>);
+    constexpr int MAXDEV = 64;
+    static std::once_flag once[MAXDEV];
+    static cs_solver_status st[MAXDEV];
+    int dev = 0;
+    CS__TG_CUDA(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= MAXDEV) CS__TG_INVALID("chunk kernels: device %d (0..%d)", dev, MAXDEV - 1);
+    std::call_once(once[dev], [dev] {
+        st[dev] = cs__smem_attr<T>((const void *)cs__chunk_reduce_kernel<T>);
+        if (st[dev] == CS_SOLVER_OK) st[dev] = cs__smem_attr<T>((const void *)cs__chunk_subst_kernel<T>);
     });
-    return st;
+    return st[dev];
 }
 
 template <typename T>

@@ -52,7 +52,9 @@ def read(path):
 # probes of mechanism states and ion currents (issue 20 item 4) added to these models: the GPU's
 # gather reads them where the CPU backend does (a catalogue's ASSIGNED variables included)
 VARIABLES = {"mainen_na_kv": ["v", "na.m", "na.h", "kv.n", "ina", "ik", "na.gna", "i_membrane"],
-             "exp2syn_ring": ["v", "syn.A", "syn.B", "syn.g"]}
+             "exp2syn_ring": ["v", "syn.A", "syn.B", "syn.g"],
+             # several events on one synapse in one step: the GPU's delivery by synapse, in order
+             "exp2syn_burst": ["v", "syn.A", "syn.B", "syn2.A"]}
 
 
 def main():

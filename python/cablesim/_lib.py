@@ -113,6 +113,14 @@ _proto(_solver, "cs_thomas_gpu_bridge_d", c_int, c_int, c_int, c_int, c_int, c_v
        c_void_p, c_void_p, c_size_t, POINTER(c_void_p))
 _proto(_solver, "cs_thomas_gpu_bridge_f", c_int, c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p,
        c_void_p, c_void_p, c_size_t, POINTER(c_void_p))
+_proto(_solver, "cs_thomas_gpu_bridge_multi_workspace", c_size_t, c_int, c_int)
+_proto(_solver, "cs_thomas_gpu_bridge_multi_peer", c_int, c_int, _ip, _ip)
+for _t in ("d", "f"):
+    _proto(_solver, f"cs_thomas_gpu_bridge_multi_{_t}", c_int, c_int, _ip, _ip, c_int, POINTER(c_void_p),
+           POINTER(c_void_p), POINTER(c_void_p), POINTER(c_void_p), POINTER(c_void_p), POINTER(c_size_t),
+           POINTER(c_void_p))
+_proto(_solver, "cs_thomas_gpu_set_device", c_int, c_int)
+_proto(_solver, "cs_thomas_gpu_get_device", c_int, _ip)
 _proto(_solver, "cs_thomas_gpu_malloc", c_int, POINTER(c_void_p), c_size_t)
 _proto(_solver, "cs_thomas_gpu_free", c_int, c_void_p)
 _proto(_solver, "cs_thomas_gpu_to_device", c_int, c_void_p, c_void_p, c_size_t)

@@ -258,3 +258,104 @@ def thomas_bridge(a: Any, b: Any, c: Any, d: Any, parts: int, sync: str = "devic
             _lib.solver.cs_thomas_gpu_stream_destroy(streams[i])
         for p in owned:
             _lib.solver.cs_thomas_gpu_free(p)
+
+
+# --- one system over several GPUs: the bridge across devices --------------------------------------
+def thomas_bridge_multi(a: Any, b: Any, c: Any, d: Any, devices: Any = None, rows: Any = None,
+                        sync: str = "device") -> np.ndarray:
+    """Solve one tridiagonal system (shape (n,)) split into partitions on several GPUs
+    (``cs_thomas_gpu_bridge_multi_d``/``_f``): partition p is ``rows[p]`` consecutive rows (at least
+    2) on GPU ``devices[p]``; each reduces its rows on its own device, the bridge rows meet on
+    ``devices[0]`` by peer copies ("device") or on the host ("host"), each partition substitutes.
+    ``devices``: default every GPU (one partition each); they may repeat ([0, 0] on one GPU).
+    ``rows``: default an even split; with ``rows`` and no ``devices``, partition p goes to GPU
+    p mod count.
+
+    NumPy arrays (float32 stays float32, anything else is taken as float64), copied to the devices
+    and back; the inputs are not modified. Returns a NumPy array. Raises CablesimError without a
+    GPU, for a bad split, or for a singular matrix."""
+    if sync not in _SYNC:
+        raise CablesimError(f"thomas_bridge_multi: sync {sync!r} is not one of host, device", -3)
+    if not gpu_available():
+        raise CablesimError("thomas_bridge_multi: needs a GPU (the library has no CUDA or sees no GPU)", _UNAVAILABLE)
+    dt = np.float32 if all(np.asarray(x).dtype == np.float32 for x in (a, b, c, d)) else np.float64
+    arrs = tuple(np.array(x, dtype=dt, order="C", copy=True) for x in (a, b, c, d))
+    if any(x.ndim != 1 or x.shape != arrs[0].shape for x in arrs) or arrs[0].size < 2:
+        raise CablesimError("thomas_bridge_multi: a, b, c, d must be 1-D of one length >= 2", -3)
+    n = arrs[0].size
+    count = ctypes.c_int(0)
+    st = _lib.solver.cs_thomas_gpu_device_count(ctypes.byref(count))
+    if st != 0:
+        raise _gpu_error(st)
+    if devices is None:
+        devices = list(range(count.value)) if rows is None else [p % count.value for p in range(len(rows))]
+    devices = [int(v) for v in devices]
+    parts = len(devices)
+    if rows is None:
+        rows = [n // parts + (1 if p < n % parts else 0) for p in range(parts)] if parts else []
+    rows = [int(r) for r in rows]
+    if not 1 <= parts <= 64 or len(rows) != parts or sum(rows) != n or min(rows) < 2:
+        raise CablesimError(f"thomas_bridge_multi: {n} rows cannot be split as rows={rows} over devices={devices} "
+                            f"(1..64 partitions, at least 2 rows each, the rows summing to {n})", -3)
+    ptr_list = ctypes.c_void_p * parts
+    pa, pb, pc, pd, work, streams = (ptr_list() for _ in range(6))
+    wb = (ctypes.c_size_t * parts)()
+    owned: List[Tuple[int, int]] = []  # (device, pointer)
+    made: List[Tuple[int, int]] = []   # (device, stream)
+    cur = ctypes.c_int(0)
+    st = _lib.solver.cs_thomas_gpu_get_device(ctypes.byref(cur))
+    if st != 0:
+        raise _gpu_error(st)
+
+    def ok(status: int) -> None:
+        if status != 0:
+            raise _gpu_error(status)
+
+    def dev_alloc(dev: int, nbytes: int) -> int:
+        p = ctypes.c_void_p()
+        ok(_lib.solver.cs_thomas_gpu_malloc(ctypes.byref(p), nbytes))
+        owned.append((dev, p.value))
+        return p.value
+
+    try:
+        off = 0
+        for p in range(parts):
+            ok(_lib.solver.cs_thomas_gpu_set_device(devices[p]))
+            for arr, ptrs in zip(arrs, (pa, pb, pc, pd)):
+                piece = arr[off:off + rows[p]]
+                ptrs[p] = dev_alloc(devices[p], piece.nbytes)
+                ok(_lib.solver.cs_thomas_gpu_to_device(ptrs[p], piece.ctypes.data, piece.nbytes))
+            wb[p] = _lib.solver.cs_thomas_gpu_bridge_multi_workspace(rows[p], parts)
+            work[p] = dev_alloc(devices[p], wb[p])
+            sp = ctypes.c_void_p()
+            ok(_lib.solver.cs_thomas_gpu_stream_create(ctypes.byref(sp)))
+            made.append((devices[p], sp.value))
+            streams[p] = sp.value
+            off += rows[p]
+        ok(_lib.solver.cs_thomas_gpu_set_device(cur.value))
+        fn = _lib.solver.cs_thomas_gpu_bridge_multi_f if dt == np.float32 else _lib.solver.cs_thomas_gpu_bridge_multi_d
+        st = fn(parts, (ctypes.c_int * parts)(*rows), (ctypes.c_int * parts)(*devices), _SYNC[sync],
+                pa, pb, pc, pd, work, wb, streams)
+        for dev, s in made:  # wait on every stream, even after a failure (the work may be queued)
+            s2 = _lib.solver.cs_thomas_gpu_set_device(dev) or _lib.solver.cs_thomas_gpu_stream_synchronize(s)
+            st = st or s2
+        ok(st)
+        x = np.empty(n, dtype=dt)
+        off = 0
+        for p in range(parts):
+            piece = x[off:off + rows[p]]
+            ok(_lib.solver.cs_thomas_gpu_set_device(devices[p]))
+            ok(_lib.solver.cs_thomas_gpu_to_host(piece.ctypes.data, pd[p], piece.nbytes))
+            off += rows[p]
+        if not np.isfinite(x).all():
+            raise CablesimError("thomas_bridge_multi: the solution is not finite (a zero pivot: the matrix is "
+                                "singular, or inf/NaN in the input)", _SINGULAR)
+        return x
+    finally:
+        for dev, s in made:
+            _lib.solver.cs_thomas_gpu_set_device(dev)
+            _lib.solver.cs_thomas_gpu_stream_destroy(s)
+        for dev, ptr in owned:
+            _lib.solver.cs_thomas_gpu_set_device(dev)
+            _lib.solver.cs_thomas_gpu_free(ptr)
+        _lib.solver.cs_thomas_gpu_set_device(cur.value)

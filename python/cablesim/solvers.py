@@ -2,7 +2,8 @@
 (docs/solver-api.md), on NumPy arrays (the CPU, OpenMP across systems) or on CuPy arrays (the
 GPU, when the library is built with CUDA and CuPy is installed); one large tridiagonal system
 (``thomas_large``: chunked or scan), block-tridiagonal batches (``block_thomas_batch``) and one
-system split over partitions coupled by a bridge system (``thomas_bridge``, GPU) are in
+system split over partitions coupled by a bridge system (``thomas_bridge``, GPU; over several
+GPUs, ``thomas_bridge_multi``) are in
 ``_solvers_large``, re-exported here.
 
 The inputs are never modified: the solvers work on copies and return the solution.
@@ -17,7 +18,7 @@ import numpy as np
 from . import CablesimError, _lib
 
 __all__ = ["thomas_batch", "hines_batch", "gpu_available", "thomas_large", "gpu_variant", "block_thomas_batch",
-           "thomas_bridge"]
+           "thomas_bridge", "thomas_bridge_multi"]
 
 _ip = ctypes.POINTER(ctypes.c_int)
 
@@ -181,4 +182,5 @@ def _hines_gpu(d: Any, u: Any, rhs: Any, parent: Any) -> Any:
     return r_.reshape(rhs.shape)
 
 
-from ._solvers_large import block_thomas_batch, gpu_variant, thomas_bridge, thomas_large  # noqa: E402
+from ._solvers_large import (block_thomas_batch, gpu_variant, thomas_bridge, thomas_bridge_multi,  # noqa: E402
+                             thomas_large)

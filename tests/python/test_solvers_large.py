@@ -283,3 +283,33 @@ def test_block_thomas_chunked_cupy(k):
     x = solvers.block_thomas_batch(*(cupy.asarray(v) for v in (A, B, C, d)), variant="chunked")
     assert isinstance(x, cupy.ndarray) and x.shape == d.shape
     assert rel_err(cupy.asnumpy(x), block_reference(A, B, C, d)) <= TOL
+
+
+# --- the bridge across devices -------------------------------------------------------------------
+def test_bridge_multi_without_gpu_raises():
+    if solvers.gpu_available():
+        pytest.skip("a GPU is present (the bridge runs: see the GPU tests)")
+    with pytest.raises(cablesim.CablesimError, match="needs a GPU"):
+        solvers.thomas_bridge_multi(np.ones(8), np.ones(8) * 3, np.ones(8), np.ones(8))
+
+
+@pytest.mark.parametrize("sync", ["host", "device"])
+def test_bridge_multi_matches_solve_banded(sync):
+    """Uneven partitions on GPU 0 repeated, and round-robin over every GPU (one GPU: the same)."""
+    if not solvers.gpu_available():
+        pytest.skip("the library has no CUDA or there is no GPU")
+    a, b, c, d = (v[0] for v in tridiagonal(1, 50000))
+    ref = tri_reference(a, b, c, d)
+    x = solvers.thomas_bridge_multi(a, b, c, d, devices=[0, 0, 0], rows=[17, 30000, 19983], sync=sync)
+    assert rel_err(x, ref) <= TOL
+    x = solvers.thomas_bridge_multi(a, b, c, d, rows=[1025, 24000, 24975], sync=sync)  # p mod count
+    assert rel_err(x, ref) <= TOL
+    x = solvers.thomas_bridge_multi(*(v.astype(np.float32) for v in (a, b, c, d)), sync=sync)  # every GPU
+    assert x.dtype == np.float32
+    assert rel_err(x.astype(np.float64), tri_reference(*(v.astype(np.float32).astype(np.float64)
+                                                         for v in (a, b, c, d)))) <= 1e-5
+    a[12345] = b[12345] = c[12345] = 0.0
+    with pytest.raises(cablesim.CablesimError, match="singular|not finite"):
+        solvers.thomas_bridge_multi(a, b, c, d, devices=[0, 0], sync=sync)
+    with pytest.raises(cablesim.CablesimError, match="cannot be split"):
+        solvers.thomas_bridge_multi(a, b, c, d, devices=[0, 0], rows=[1, 49999], sync=sync)

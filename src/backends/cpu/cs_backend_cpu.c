@@ -11,6 +11,7 @@
 
 #include "cs_backend.h"
 #include "cs_cable_matrix.h"
+#include "cs_event_queue.h"
 #include "cs_ion.h"
 #include "cs_solver.h"
 
@@ -70,8 +71,7 @@ typedef struct {
     double *elec, *elec_tmp;      /* [ncv] [nA], [µS] */
     int *child_first, *child;     /* [ncv + 1], [ncv] */
     size_t *probe_col;            /* [nprobe] column in the epoch's sample rows */
-    cs_target_event *ev;          /* pending events, sorted by time at epoch start */
-    size_t nev, cap_ev;
+    cs_event_queue ev;            /* pending events */
     cs_spike *spikes;
     size_t nspike, cap_spike;
     int failed_cell;
@@ -299,7 +299,7 @@ static void destroy_batch(batch *b) {
     free(b->det_row); free(b->det_gid); free(b->det_thr); free(b->det_vprev);
     free(b->probe_row); free(b->probe_col); free(b->probe_src); free(b->probe_ion);
     free(b->elec); free(b->elec_tmp); free(b->child_first); free(b->child);
-    free(b->ev); free(b->spikes);
+    cs_event_queue_free(&b->ev); free(b->spikes);
     for (int ion = 0; ion < CS_NION; ++ion) {
         free(b->ion_e[ion]); free(b->ion_i[ion]); free(b->ion_ci[ion]); free(b->ion_co[ion]); free(b->nernst[ion]);
     }
@@ -464,17 +464,7 @@ static cs_status cpu_init(cs_backend *be, cs_epoch_result *res) {
 }
 
 static cs_status cpu_deliver(cs_backend *be, size_t n, const cs_target_event *ev) {
-    for (size_t k = 0; k < n; ++k) {
-        batch *b = &be->b[be->inst_batch[ev[k].instance]];
-        if (b->nev == b->cap_ev) {
-            size_t nc = b->cap_ev ? 2 * b->cap_ev : 64;
-            cs_target_event *p = realloc(b->ev, nc * sizeof *p);
-            if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-            b->ev = p;
-            b->cap_ev = nc;
-        }
-        b->ev[b->nev++] = ev[k];
-    }
+    for (size_t k = 0; k < n; ++k) CS_TRY(cs_event_queue_push(&be->b[be->inst_batch[ev[k].instance]].ev, 1, &ev[k]));
     return CS_OK;
 }
 
@@ -496,7 +486,14 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
     const int stride = be->p.sample_stride;
     size_t next_ev = 0, row = 0;
     b->nspike = 0;
-    if (b->nev) qsort(b->ev, b->nev, sizeof *b->ev, cs_target_event_compare);
+    /* the epoch's events: those due by its last step's midpoint, in delivery order */
+    cs_status st = cs_event_queue_take(&b->ev, (double)(step0 + nsteps - 1) * dt + 0.5 * dt);
+    if (st != CS_OK) {
+        b->status = st;
+        return;
+    }
+    const cs_target_event *due = b->ev.due;
+    const size_t ndue = b->ev.ndue;
     double *restrict i = b->i, *restrict g = b->g, *restrict d = b->d;
 
     for (int s = 0; s < nsteps; ++s) {
@@ -505,8 +502,8 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         double t0 = cs_now(), t1;
 
         /* events due by the step's midpoint are delivered at its start (NEURON's rule) */
-        while (next_ev < b->nev && b->ev[next_ev].time <= t + 0.5 * dt) {
-            const cs_target_event *e = &b->ev[next_ev++];
+        while (next_ev < ndue && due[next_ev].time <= t + 0.5 * dt) {
+            const cs_target_event *e = &due[next_ev++];
             size_t k = e->instance - b->inst0;
             mech_group *mg = &b->mech[b->inst_group[k]];
             cs_mech_view v = view_of(b, mg, t, &be->p);
@@ -600,9 +597,6 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         if ((step + 1) % stride == 0) sample_row(be, b, row++);
         t1 = cs_now(); b->phase[CS_PHASE_SAMPLE] += t1 - t0;
     }
-    /* drop delivered events */
-    if (next_ev) memmove(b->ev, b->ev + next_ev, (b->nev - next_ev) * sizeof *b->ev);
-    b->nev -= next_ev;
 }
 
 /* One batch through one epoch. rhs, i, g, d are the thread's scratch: the first step's system

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cs_backend.h"
+#include "cs_event_queue.h"
 #include "cs_cable_matrix.h"
 #include "cs_cuda.h"
 #include "cs_mech_math.h"
@@ -55,8 +56,7 @@ struct cs_backend {
     int ginst_group[16];
     int *syn_local;             /* [ninst] expsyn-local index of a synapse instance, -1 otherwise */
     int *inst_group, *inst_local; /* [ninst] mechanism group of an instance (-1: folded), its index there */
-    cs_target_event *ev;        /* pending events (host) */
-    size_t nev, cap_ev;
+    cs_event_queue ev;          /* pending events (host) */
     int *ev_local;              /* staging for the epoch's events */
     double *ev_weight;
     size_t cap_dev_ev;
@@ -142,7 +142,7 @@ static void cuda_destroy(cs_backend *be) {
     cs_cuda_timer_destroy(be->fork_events, 2);
     cs_cuda_stream_destroy(be->side);
     cs_cuda_stream_destroy(s->stream);
-    free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->inst_group); free(be->inst_local); free(be->ev); free(be->ev_local);
+    free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->inst_group); free(be->inst_local); cs_event_queue_free(&be->ev); free(be->ev_local);
     free(be->ev_weight); free(be->ev_hi); free(be->samples); free(be->spikes); free(be->spike_time);
     free(be->spike_gid);
     free(be);
@@ -759,16 +759,45 @@ static cs_status cuda_init(cs_backend *be, cs_epoch_result *res) {
 }
 
 static cs_status cuda_deliver(cs_backend *be, size_t n, const cs_target_event *ev) {
-    if (be->nev + n > be->cap_ev) {
-        size_t nc = be->cap_ev ? be->cap_ev : 1024;
-        while (nc < be->nev + n) nc *= 2;
-        cs_target_event *p = realloc(be->ev, nc * sizeof *p);
-        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-        be->ev = p;
-        be->cap_ev = nc;
+    return cs_event_queue_push(&be->ev, n, ev);
+}
+
+/* One step's events of one synapse type, [lo, hi) in delivery order, grouped by instance
+ * (stable: each instance's keep their order), so the GPU delivers instances in parallel
+ * (cs_mech_gpu_ops.net_receive). A step's events are usually few: insertion sort; many (inputs
+ * that all fire at once), a sort by (instance, position). */
+typedef struct {
+    int loc, pos;
+    double w;
+} cs__ev_key;
+
+static int cs__ev_key_compare(const void *x, const void *y) {
+    const cs__ev_key *a = x, *b = y;
+    if (a->loc != b->loc) return a->loc < b->loc ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static cs_status group_by_instance(int *loc, double *w, size_t lo, size_t hi) {
+    if (hi - lo > 64) {
+        cs__ev_key *key = malloc((hi - lo) * sizeof *key);
+        if (!key) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
+        for (size_t k = lo; k < hi; ++k) key[k - lo] = (cs__ev_key){loc[k], (int)(k - lo), w[k]};
+        qsort(key, hi - lo, sizeof *key, cs__ev_key_compare);
+        for (size_t k = lo; k < hi; ++k) loc[k] = key[k - lo].loc, w[k] = key[k - lo].w;
+        free(key);
+        return CS_OK;
     }
-    if (n) memcpy(be->ev + be->nev, ev, n * sizeof *ev);
-    be->nev += n;
+    for (size_t k = lo + 1; k < hi; ++k) {
+        int l = loc[k];
+        double x = w[k];
+        size_t j = k;
+        for (; j > lo && loc[j - 1] > l; --j) {
+            loc[j] = loc[j - 1];
+            w[j] = w[j - 1];
+        }
+        loc[j] = l;
+        w[j] = x;
+    }
     return CS_OK;
 }
 
@@ -779,15 +808,12 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
     const double dt = be->p.dt;
     const cs_cuda_state *s = &be->s;
     const int nsyn = s->nsyn > 0 ? s->nsyn : 1, stride = s->ev_stride;
-    if (be->nev) qsort(be->ev, be->nev, sizeof *be->ev, cs_target_event_compare);
     int *hi = realloc(be->ev_hi, (size_t)nsyn * (size_t)stride * sizeof *hi);
     if (!hi) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     be->ev_hi = hi;
-    size_t due = 0; /* the due events, in time order; then each type's, step by step */
-    for (int k = 0; k < nsteps; ++k) {
-        double t = (double)(step0 + k) * dt;
-        while (due < be->nev && be->ev[due].time <= t + 0.5 * dt) ++due;
-    }
+    CS_TRY(cs_event_queue_take(&be->ev, (double)(step0 + nsteps - 1) * dt + 0.5 * dt));
+    const cs_target_event *ev = be->ev.due; /* in delivery order; then each type's, step by step */
+    const size_t due = be->ev.ndue;
     *ndue = due;
     int *loc = realloc(be->ev_local, (due ? due : 1) * sizeof *loc);
     double *w = realloc(be->ev_weight, (due ? due : 1) * sizeof *w);
@@ -801,11 +827,12 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
         h[0] = (int)n;
         for (int k = 0; k < nsteps; ++k) {
             double t = (double)(step0 + k) * dt;
-            for (; e < due && be->ev[e].time <= t + 0.5 * dt; ++e) {
-                if (s->nsyn && be->inst_group[be->ev[e].instance] != s->syn_groups[q]) continue;
-                loc[n] = be->syn_local[be->ev[e].instance];
-                w[n++] = be->ev[e].weight;
+            for (; e < due && ev[e].time <= t + 0.5 * dt; ++e) {
+                if (s->nsyn && be->inst_group[ev[e].instance] != s->syn_groups[q]) continue;
+                loc[n] = be->syn_local[ev[e].instance];
+                w[n++] = ev[e].weight;
             }
+            CS_TRY(group_by_instance(loc, w, (size_t)h[k], n));
             h[k + 1] = (int)n;
         }
     }
@@ -921,6 +948,21 @@ static cs_status untimed_steps(cs_backend *be, int n) {
     return CS_OK;
 }
 
+/* The steps of an epoch of nsteps timed phase by phase for the profile: one in 16, at least one,
+ * at most CS_TIMED_STEPS (CS_CUDA_TIMED_STEPS=N sets that most, 1..CS_TIMED_STEPS). A timed step
+ * launches its kernels one by one between CUDA events, outside the graphs and the side stream:
+ * with many small kernels (a circuit of Allen cells has ~40 a step) it takes ~2x an untimed
+ * step, so timing 8 of an epoch's 20 steps (a 1 ms minimum delay) slowed the whole run. */
+static int timed_steps(int nsteps) {
+    int most = CS_TIMED_STEPS;
+    const char *e = getenv("CS_CUDA_TIMED_STEPS");
+    if (e && atoi(e) >= 1 && atoi(e) <= CS_TIMED_STEPS) most = atoi(e);
+    int n = nsteps / 16;
+    if (n > most) n = most;
+    if (n > nsteps) n = nsteps;
+    return n < 1 ? 1 : n;
+}
+
 static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     cs_cuda_state *s = &be->s;
     const int stride = be->p.sample_stride;
@@ -939,9 +981,6 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     s->ev_stride = be->cap_ev_hi + 1; /* changes only with ev_hi's address (graphs are then dropped) */
     size_t due = 0;
     CS_TRY(stage_events(be, step0, nsteps, &due));
-    /* drop the staged events from the pending list */
-    if (due) memmove(be->ev, be->ev + due, (be->nev - due) * sizeof *be->ev);
-    be->nev -= due;
     CS_TRY(cs_cuda_upload(s->ev_hi, be->ev_hi, nsyn * (size_t)s->ev_stride * sizeof(int)));
     CS_TRY(cs_cuda_epoch_start(s, (long long)step0));
     if (be->epoch) { /* one launch, timed as a whole; its phases from block 0's clock */
@@ -950,17 +989,17 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
         return cs_cuda_timer_record(be->timers, 1, s->stream);
     }
 
-    /* CS_TIMED_STEPS steps, spread over the epoch, run directly between timer events */
-    int every = nsteps / CS_TIMED_STEPS > 0 ? nsteps / CS_TIMED_STEPS : 1;
+    /* a few steps, spread over the epoch, run directly between timer events (timed_steps) */
+    const int ntime = timed_steps(nsteps), every = nsteps / ntime;
     be->ntimed = 0;
     for (int k = 0; k < nsteps;) {
-        if (k % every == 0 && be->ntimed < CS_TIMED_STEPS) {
+        if (k % every == 0 && be->ntimed < ntime) {
             CS_TRY(step_kernels(be, 0, be->ntimed * CS_TIMED_MARKS));
             CS_TRY(cs_cuda_next_steps(s, 1));
             be->timed[be->ntimed++] = k++;
             continue;
         }
-        int next = be->ntimed < CS_TIMED_STEPS ? (k / every + 1) * every : nsteps;
+        int next = be->ntimed < ntime ? (k / every + 1) * every : nsteps;
         if (next > nsteps) next = nsteps;
         CS_TRY(untimed_steps(be, next - k));
         k = next;

@@ -1,0 +1,46 @@
+/* A backend's pending events, taken epoch by epoch in delivery order (cs_target_event_compare).
+ *
+ * Why not one array sorted at every epoch: a SONATA circuit's input spikes are known before the
+ * run, ~10^6 events for 10 000 cells, and sorting all of them again at each of the run's epochs
+ * cost more than the GPU's steps (session 17: ~25 ms an epoch at 10 000 Allen cells). Here
+ * the events pushed between two takes are sorted once into a run of their own; runs of similar
+ * size are merged (as a binary counter carries), so an event is copied O(log n) times in all and
+ * the few runs are read from their heads. The order of what a take returns is the total order of
+ * cs_target_event_compare, whatever the runs: a run's results do not depend on when events came. */
+#ifndef CS_EVENT_QUEUE_H
+#define CS_EVENT_QUEUE_H
+
+#include <stddef.h>
+
+#include "cs_backend.h"
+#include "cs_error.h"
+
+#define CS_EVENT_RUNS_MAX 64
+
+typedef struct {
+    cs_target_event *ev; /* sorted; ev[head, n) pending */
+    size_t head, n;
+} cs_event_run;
+
+typedef struct {
+    cs_event_run run[CS_EVENT_RUNS_MAX]; /* by size, largest first */
+    int nrun;
+    cs_target_event *in; /* pushed since the last take, unsorted */
+    size_t nin, cap_in;
+    cs_target_event *due; /* the last take's events, in delivery order */
+    size_t ndue, cap_due;
+} cs_event_queue;
+
+/* Queue n events (copied). */
+cs_status cs_event_queue_push(cs_event_queue *q, size_t n, const cs_target_event *ev);
+
+/* Every pending event with time <= t_limit [ms] into q->due / q->ndue, in delivery order, and
+ * out of the queue (q->due is valid until the next take). */
+cs_status cs_event_queue_take(cs_event_queue *q, double t_limit);
+
+/* Events pending (not yet taken). */
+size_t cs_event_queue_pending(const cs_event_queue *q);
+
+void cs_event_queue_free(cs_event_queue *q);
+
+#endif
