@@ -1,6 +1,7 @@
 /* SONATA nodes (HDF5 + CSV node types) → cablesim populations. A SONATA population becomes one
  * cablesim population per run of consecutive nodes of one node type (same morphology and
- * dynamics) recorded by the same reports (one probe set per population); their gids are consecutive, so node n of the SONATA population is gid gid0 + n.
+ * dynamics) recorded by the same reports (one probe set per population, cs_sonata_reports.c);
+ * their gids are consecutive, so node n of the SONATA population is gid gid0 + n.
  * Virtual nodes become no cells: their spikes reach their targets as events (cs_sonata_edges.c). */
 #include <math.h>
 #include <stdio.h>

@@ -168,11 +168,12 @@ static cs_status mark_cells(cs__circuit *c, int k, const cJSON *cells) {
     /* bmtk's default: the node set "biophysical" (bmtk needs it in the config), every
      * biophysical node when the config has none; bmtk records its biophysical nodes alone */
     const cJSON *sets = cJSON_GetObjectItemCaseSensitive(c->root, "node_sets");
-    cJSON *deflt = cells || !cJSON_GetObjectItemCaseSensitive(sets, "biophysical") ? NULL : cJSON_CreateString("biophysical");
+    int named = !cells && cJSON_GetObjectItemCaseSensitive(sets, "biophysical");
+    cJSON *deflt = named ? cJSON_CreateString("biophysical") : NULL;
     int pop0 = 0, pop1 = c->npop;
     int64_t *ids = NULL;
     size_t n = 0;
-    if (cells || deflt) {
+    if (cells || named) {
         cs_status st = cs__node_set(c, where, cells ? cells : deflt, &pop0, &ids, &n);
         cJSON_Delete(deflt);
         CS_TRY(st);
@@ -215,8 +216,13 @@ cs_status cs__report_cells(cs__circuit *c) {
     return CS_OK;
 }
 
-/* Population q (its cells all in the reports `mask`): its probes, the union
- * of the reports' places and variables, and each report's columns among them. */
+/* Whether probe place l of population q lies on a section of the types `sections`. */
+static int on_sections(const cs__circuit *c, const cs_model *m, int q, int l, unsigned sections) {
+    return sections >> c->shape[q].morph.branches[m->pops[q].probes.locs[l].branch].tag & 1u;
+}
+
+/* Population q (its cells all in the reports `mask`): its probes, the union of the reports'
+ * places and variables, each sampled once. */
 static cs_status probe_population(cs__circuit *c, cs_model *m, int q, uint32_t mask) {
     cs_population_spec *ps = &m->pops[q];
     char where[CS_NAME_MAX + 16];
@@ -238,10 +244,10 @@ static cs_status probe_population(cs__circuit *c, cs_model *m, int q, uint32_t m
         const struct cs__report *r = &c->rep[k];
         snprintf(where, sizeof where, "reports.%s", r->name);
         int nloc = 0;
-        for (int l = 0; l < pr->nloc; ++l) nloc += r->sections >> c->shape[q].morph.branches[pr->locs[l].branch].tag & 1u;
+        for (int l = 0; l < pr->nloc; ++l) nloc += on_sections(c, m, q, l, r->sections);
         if (!nloc)
-            return cs_error_set(CS_ERR_PARSE, "%s: %s: the cells of '%s' have no section of these types", c->path, where,
-                                ps->name);
+            return cs_error_set(CS_ERR_PARSE, "%s: %s: the cells of '%s' have no section of these types", c->path,
+                                where, ps->name);
         for (int i = 0; i < r->nvar; ++i) {
             cs_probe_var pv;
             CS_TRY(probe_var(c, m, where, ps, var_name(r, i), &pv));
@@ -277,7 +283,7 @@ static cs_status add_part(const cs__circuit *c, cs_model *m, int k, int i, int q
     if (!(part->loc = malloc((size_t)pr->nloc * sizeof *part->loc))) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     m->nreport_part++;
     for (int l = 0; l < pr->nloc; ++l)
-        if (r->sections >> c->shape[q].morph.branches[pr->locs[l].branch].tag & 1u) part->loc[part->nloc++] = l;
+        if (on_sections(c, m, q, l, r->sections)) part->loc[part->nloc++] = l;
     return CS_OK;
 }
 

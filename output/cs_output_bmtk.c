@@ -122,7 +122,8 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
             ptr[nnode] = ncol;
             double time[3] = {g[0].time[0], g[0].time[0] + (double)rows * g[0].time[2], g[0].time[2]};
             char grp[512];
-            o = append ? H5Fopen(dst, H5F_ACC_RDWR, H5P_DEFAULT) : H5Fcreate(dst, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+            o = append ? H5Fopen(dst, H5F_ACC_RDWR, H5P_DEFAULT)
+                       : H5Fcreate(dst, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
             snprintf(grp, sizeof grp, "/report/%s/mapping", population);
             hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
             H5Pset_create_intermediate_group(lcpl, 1);
