@@ -235,6 +235,8 @@ void cs__circuit_free(cs__circuit *c) {
         free(c->shape[k].sec);
     }
     free(c->shape);
+    for (int k = 0; k < c->nplacement; ++k) free(c->placement[k].cand);
+    free(c->placement);
     cJSON_Delete(c->root);
 }
 

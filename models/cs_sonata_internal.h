@@ -87,6 +87,16 @@ typedef struct {
     size_t capconn, capevent;
     int nrep;
     struct cs__report rep[CS__MAX_REPORTS];
+    /* bmtk's random placement: the candidate segments of a (shape, target sections, distance
+     * range), built once and shared by every edge of that kind (cs_sonata_edges.c) */
+    struct cs__placement {
+        int shape;
+        unsigned mask;
+        double dmin, dmax;      /* [µm] */
+        size_t ncand;
+        struct cs__cand { cs_location at; double cum; } *cand; /* cum: running sum of overlaps [µm] */
+    } *placement;
+    int nplacement, capplacement;
 } cs__circuit;
 
 /* A path from the config: absolute, or relative to the config's folder. */

@@ -284,11 +284,9 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     if (s->pario) CS_TRY(cs_comm_agree(plan_columns(s, max_rows)));
     s->total_cv = s->net.total_cv;
     CS_TRY(cs_comm_allreduce_u64(&s->total_cv, 1, CS_COMM_SUM));
-    s->rowbuf = malloc((s->dist.np_global ? s->dist.np_global : 1) * sizeof *s->rowbuf);
     /* results in memory: rank 0 holds the gathered rows (a parallel file gathers none) */
     s->keep = (o->keep_spikes || o->keep_traces) && s->rank == 0;
     cs_memsink_init(&s->mem, (size_t)s->dist.np_global, o->keep_traces && !s->pario, o->trace_memory_limit);
-    if (!s->rowbuf) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
     if (st == CS_OK) st = create_backend(s, m, o);
     /* the backend holds its own state now: what only its set-up read goes (docs/mpi.md) */
     if (st == CS_OK) cs_network_desc_release_setup(&s->net);
@@ -653,7 +651,6 @@ void cs_sim_destroy(cs_sim *s) {
     free(s->pop_stride);
     free(s->out_first);
     free(s->out_conn);
-    free(s->rowbuf);
     free(s->evbuf);
     free(s->pop_rows);
     free(s->pop_spikes);

@@ -47,7 +47,6 @@ struct cs_sim {
                                    report (report_probe_first), ascending within each ... */
     size_t *pperm;              /* ... and the local probe of each */
     double *colbuf;             /* pario: [max rows × nprobe] an epoch's kept rows */
-    double *rowbuf;
     cs_target_event *evbuf;
     size_t cap_ev;
     int64_t *pop_rows;          /* [npop] sample rows written */
