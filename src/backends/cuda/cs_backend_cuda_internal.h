@@ -1,0 +1,71 @@
+/* The CUDA backend's state and the helpers its two files share (private to src/backends/cuda):
+ * cs_backend_cuda_setup.c builds the state from the network description, cs_backend_cuda.c runs
+ * the epochs. Host logic only: no CUDA header here. */
+#ifndef CS_BACKEND_CUDA_INTERNAL_H
+#define CS_BACKEND_CUDA_INTERNAL_H
+
+#include "cs_backend.h"
+#include "cs_cuda.h"
+#include "cs_event_queue.h"
+#include "cs_hines_gpu.h"
+
+#define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
+#define CS_TIMED_MARKS 8        /* events per timed step: before and after each of 7 phases */
+#define CS_SPIKES_PER_DETECTOR 16 /* spike buffer: crossings per detector per epoch */
+#define CS_GRAPH_LEVELS 7       /* graphs of 1, 2, 4, .. 64 steps; a run of steps takes at most 7 */
+
+struct cs_backend {
+    const cs_network_desc *net;
+    cs_backend_params p;
+    char device[256];
+    cs_hines_plan *plan;
+    int fused;                  /* the plan runs the fused step: assembly inside the solve */
+    int epoch;                  /* solver "epoch": one persistent kernel per epoch (cs_cuda.h) on
+                                   the "flat" plan's layout; the plan itself never solves */
+    int shared_constants;       /* identical cells: d0, cdt, b0, u stored once (one cell's rows) */
+    int *row_map;               /* [total rows] internal index of each tree-order row */
+    int *cell_first;            /* [ncell + 1] first tree-order row of each cell */
+    cs_cuda_state s;
+    int ginst_group[16];
+    int *syn_local;             /* [ninst] expsyn-local index of a synapse instance, -1 otherwise */
+    int *inst_group, *inst_local; /* [ninst] mechanism group of an instance (-1: folded), its index there */
+    cs_event_queue ev;          /* pending events (host) */
+    int *ev_local;              /* staging for the epoch's events */
+    double *ev_weight;
+    size_t cap_dev_ev;
+    int *ev_hi;                 /* [nsyn × s.ev_stride] the epoch's event ranges (cs_cuda.h) */
+    size_t cap_rows_dev, cap_rows_host;
+    double *samples;            /* host copy of the epoch's samples [mV] */
+    cs_spike *spikes;
+    double *spike_time;
+    int *spike_gid;
+    void *timers;
+    size_t mem_bytes;           /* device memory the set-up took [bytes] */
+    int64_t step0;
+    int nsteps, rows;
+    int timed[CS_TIMED_STEPS], ntimed;
+    /* CUDA graphs of 2^b steps (the untimed steps of an epoch), by the parity of the v/rhs swap
+     * of the separate solve; captured when first needed, dropped when a buffer they name moves */
+    int use_graphs;
+    /* untimed steps: detection and sampling on a second stream beside the state update (both
+     * only read v), forked and joined through two events; NULL: in order (CS_CUDA_FORK=0) */
+    void *side, *fork_events;
+    int ordered_update;         /* a mechanism writes an ion concentration that another may read in
+                                   its state update: the groups' updates run in order, unforked */
+    void *graph[2][CS_GRAPH_LEVELS];
+    const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */
+    double *v_first;            /* s->v at set-up: the parity of the swap */
+    int cap_ev_hi;
+};
+
+/* the graphs, dropped (a buffer they name moved, or the end) */
+void cs__cuda_drop_graphs(cs_backend *be);
+/* a device buffer of at least need elements of elem bytes (its contents are not kept) */
+cs_status cs__cuda_grow_device(void **p, size_t *cap, size_t need, size_t elem, const char *what);
+/* a solver status as the backend's error */
+cs_status cs__cuda_solver_fail(cs_solver_status st, const char *what);
+/* cs_backend_ops.create and .destroy (cs_backend_cuda_setup.c) */
+cs_status cs__cuda_create(const cs_network_desc *net, const cs_backend_params *p, cs_backend **out);
+void cs__cuda_destroy(cs_backend *be);
+
+#endif
