@@ -1,6 +1,6 @@
-/* The CUDA backend's state and the helpers its two files share (private to src/backends/cuda):
+/* The CUDA backend's state and the helpers its two halves share (private to src/backends/cuda):
  * cs_backend_cuda_setup.c builds the state from the network description, cs_backend_cuda.c runs
- * the epochs. Host logic only: no CUDA header here. */
+ * the epochs, cs_backend_cuda_common.c has what both call. Host logic only: no CUDA header here. */
 #ifndef CS_BACKEND_CUDA_INTERNAL_H
 #define CS_BACKEND_CUDA_INTERNAL_H
 
@@ -58,7 +58,7 @@ struct cs_backend {
     int cap_ev_hi;
 };
 
-/* the graphs, dropped (a buffer they name moved, or the end) */
+/* cs_backend_cuda_common.c: the graphs, dropped (a buffer they name moved, or the end) */
 void cs__cuda_drop_graphs(cs_backend *be);
 /* a device buffer of at least need elements of elem bytes (its contents are not kept) */
 cs_status cs__cuda_grow_device(void **p, size_t *cap, size_t need, size_t elem, const char *what);
