@@ -13,12 +13,14 @@ compiler. Prints one line per check and 'N passed, N failed'.
 Usage: test_sonata_errors.py --cablesim PATH --source-dir DIR --work-dir DIR
 Exit: 0 all passed, 1 a check failed, 77 skipped (no h5py).
 """
-import argparse
 import json
 import os
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
 
 SWC = "1 1 0 0 0 8 -1\n2 3 0 -8 0 1 1\n3 3 0 -100 0 1 2\n4 3 0 -200 0 0.8 3\n5 2 8 0 0 0.5 1\n6 2 40 0 0 0.5 5\n"
 FIT = {"passive": [{"ra": 100.0, "e_pas": -65.0, "cm": [{"section": "soma", "cm": 1.0}]}],
@@ -86,23 +88,14 @@ def write_circuit(d, h5py, np):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cablesim", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work-dir", required=True)
-    a = ap.parse_args()
+    a = checks.arguments()
     try:
         import h5py
         import numpy as np
     except ImportError:
         print("skipped: h5py/numpy missing")
         return 77
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        print(("PASS " if ok else "FAIL ") + what)
-        passed, failed = passed + ok, failed + (not ok)
+    check = checks.Tally()
 
     env = dict(os.environ, CABLESIM_CACHE_DIR=os.path.join(a.work_dir, "cache"))
 
@@ -289,8 +282,7 @@ def main():
         lines = [ln for ln in r.stderr.splitlines() if ln.startswith("cablesim:")]
         ok = r.returncode == 1 and len(lines) == 1 and expect in lines[0] and "Traceback" not in r.stderr
         check(ok, f"{what}: {lines[0] if lines else r.stderr.strip()[-200:]!r}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary()
 
 
 if __name__ == "__main__":

@@ -21,36 +21,27 @@ Usage: test_sonata_reports.py --cablesim PATH --source-dir DIR --work-dir DIR
 Prints one line per check and 'N passed, N failed'. Exit: 0 all passed, 1 a check failed, 77
 skipped (no h5py).
 """
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
 import sonata_circuit  # noqa: E402
 
 GPU_TOL = 1e-3  # [mV; m_hh 1] max |GPU - CPU| of any sample (float32 samples: 8e-6 mV at 65 mV)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cablesim", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work-dir", required=True)
-    a = ap.parse_args()
+    a = checks.arguments()
     try:
         import h5py
         import numpy as np
     except ImportError:
         print("skipped: h5py/numpy missing")
         return 77
-    passed = failed = 0
-
-    def check(ok, what):
-        nonlocal passed, failed
-        print(("PASS " if ok else "FAIL ") + what)
-        passed, failed = passed + ok, failed + (not ok)
+    check = checks.Tally()
 
     shutil.rmtree(a.work_dir, ignore_errors=True)
     os.makedirs(a.work_dir)
@@ -60,7 +51,7 @@ def main():
                        capture_output=True, text=True, env=env)
     check(r.returncode == 0, f"the circuit runs ({r.stderr.strip()[:300]})")
     if r.returncode:
-        print(f"{passed} passed, {failed} failed")
+        check.summary()
         return 1
     out = os.path.join(a.work_dir, "out")
 
@@ -81,7 +72,7 @@ def main():
     check(files == want, f"one file per report and per further variable of a list: {files}")
     rep = {name: report(name) for name in files if name in want}
     if len(rep) != len(want):
-        print(f"{passed} passed, {failed} failed")
+        check.summary()
         return 1
     ref_time, ref_rows = rep["soma_v"][1]["time"], rep["soma_v"][2].shape[0]
     for name, (pops, m, data, cols) in rep.items():
@@ -119,8 +110,7 @@ def main():
           f"no place sampled twice or needlessly: {ncol[0]} columns in the run's file, {len(distinct)} distinct "
           f"(variable, node, section, position) in the report files")
     gpu_check(a, env, h5py, np, check)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary()
 
 
 def gpu_check(a, env, h5py, np, check):

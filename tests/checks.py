@@ -1,0 +1,27 @@
+"""What the Python tests of the CLI share: their command line (--cablesim, --source-dir,
+--work-dir, as tests/CMakeLists.txt passes them) and a tally of named checks."""
+import argparse
+
+
+def arguments():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cablesim", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    return ap.parse_args()
+
+
+class Tally:
+    """check(ok, what) prints PASS or FAIL and counts; summary() prints the counts and gives the
+    exit status (1 when a check failed)."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, ok, what):
+        print(("PASS " if ok else "FAIL ") + what)
+        self.passed, self.failed = self.passed + bool(ok), self.failed + (not ok)
+
+    def summary(self):
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed else 0
