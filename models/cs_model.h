@@ -123,6 +123,8 @@ typedef struct {
     int var;                    /* index into its probes.vars */
     int nloc;
     int *loc;                   /* [nloc] (owned) */
+    double t_start, t_end, dt;  /* [ms] bmtk's start_time, end_time (< 0: tstop) and dt (0: every
+                                   sample) of the report's rows */
 } cs_report_part;
 
 typedef struct {

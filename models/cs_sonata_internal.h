@@ -56,6 +56,8 @@ typedef struct {
 enum { CS__MAX_REPORTS = 16 };
 struct cs__report {
     char name[CS_NAME_MAX];
+    char file[CS_NAME_MAX];  /* its file in output_dir, without ".h5": file_name, else the name */
+    double t_start, t_end, dt; /* [ms] start_time, end_time (< 0: tstop), dt (0: the run's) */
     unsigned sections;    /* mask of region tags */
     int nvar;
     const cJSON *var;     /* variable_name: a string, or an array of nvar strings (in c->root) */

@@ -4,6 +4,7 @@
  * populations are made); each population probes the union of its reports' places and
  * variables once, and each report takes its columns from it (cs_report_part), which the run
  * copies into bmtk's layout (src/core/cs_sim_output.c, output/cs_output_bmtk.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,11 +106,65 @@ static const char *var_name(const struct cs__report *r, int i) {
     return cJSON_IsArray(r->var) ? cJSON_GetArrayItem(r->var, i)->valuestring : r->var->valuestring;
 }
 
-/* The file of variable i of report r: <report> for the first, <report>_<variable> for the
- * others of a list (bmtk's file holds one variable). */
+/* The file of variable i of report r: <file> for the first, <file>_<variable> for the others of
+ * a list (bmtk's file holds one variable); <file> is file_name without ".h5", else the report's
+ * name. */
 static void file_name(const struct cs__report *r, int i, char *out, size_t n) {
-    if (i == 0) snprintf(out, n, "%s", r->name);
-    else snprintf(out, n, "%s_%s", r->name, var_name(r, i));
+    if (i == 0) snprintf(out, n, "%s", r->file);
+    else snprintf(out, n, "%s_%s", r->file, var_name(r, i));
+}
+
+/* [ms] a report's number key: absent (null) gives def; otherwise finite and >= 0 */
+static cs_status time_key(const cs__circuit *c, const char *where, const cJSON *r, const char *key, double def,
+                          double *out) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(r, key);
+    *out = def;
+    if (!it || cJSON_IsNull(it)) return CS_OK;
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0)
+        return cs_error_set(CS_ERR_PARSE, "%s: %s: \"%s\" must be a number of ms >= 0", c->path, where, key);
+    *out = it->valuedouble;
+    return CS_OK;
+}
+
+/* bmtk's file_name, start_time, end_time and dt of a report, checked as bmtk checks them against
+ * the run's dt and tstop: dt a multiple of the run's, start_time and end_time multiples of dt,
+ * and start_time < end_time <= tstop. The rows are t = start_time, + dt, ... below end_time. */
+static cs_status parse_rows(const cs__circuit *c, const char *where, const char *name, const cJSON *r,
+                            struct cs__report *out) {
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(r, "file_name");
+    snprintf(out->file, sizeof out->file, "%s", name);
+    if (fn && !cJSON_IsNull(fn)) {
+        size_t n = cJSON_IsString(fn) ? strlen(fn->valuestring) : 0;
+        if (n >= 3 && !strcmp(fn->valuestring + n - 3, ".h5")) n -= 3;
+        if (!n || n >= CS_NAME_MAX || strchr(fn->valuestring, '/'))
+            return cs_error_set(CS_ERR_PARSE, "%s: %s: file_name must be a file name in output_dir (NAME.h5, without "
+                                "'/', shorter than %d characters)", c->path, where, CS_NAME_MAX);
+        snprintf(out->file, sizeof out->file, "%.*s", (int)n, fn->valuestring);
+    }
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(c->root, "run");
+    const cJSON *rdt = cJSON_GetObjectItemCaseSensitive(run, "dt"), *rts = cJSON_GetObjectItemCaseSensitive(run, "tstop");
+    double dt_run = cJSON_IsNumber(rdt) ? rdt->valuedouble : 0, tstop = cJSON_IsNumber(rts) ? rts->valuedouble : 0;
+    CS_TRY(time_key(c, where, r, "dt", 0, &out->dt));
+    CS_TRY(time_key(c, where, r, "start_time", 0, &out->t_start));
+    CS_TRY(time_key(c, where, r, "end_time", -1, &out->t_end));
+    if (dt_run > 0 && out->dt > 0) {
+        double k = out->dt / dt_run;
+        if (k < 1 - 1e-9 || fabs(k - round(k)) > 1e-6 * k)
+            return cs_error_set(CS_ERR_PARSE, "%s: %s: dt %g ms must be a multiple of the run's dt %g ms", c->path, where,
+                                out->dt, dt_run);
+    }
+    double step = out->dt > 0 ? out->dt : dt_run;
+    for (int e = 0; e < 2 && step > 0; ++e) { /* start_time and end_time on the report's grid, as bmtk asks */
+        double t = e ? out->t_end : out->t_start, k = t / step;
+        if (t > 0 && fabs(k - round(k)) > 1e-6 * (k > 1 ? k : 1))
+            return cs_error_set(CS_ERR_PARSE, "%s: %s: %s %g ms must be a multiple of dt (%g ms)", c->path, where,
+                                e ? "end_time" : "start_time", t, step);
+    }
+    double end = out->t_end >= 0 ? out->t_end : tstop;
+    if (tstop > 0 && (out->t_start >= end || end > tstop + 1e-9))
+        return cs_error_set(CS_ERR_PARSE, "%s: %s: needs start_time (%g ms) < end_time (%g ms) <= tstop (%g ms)", c->path,
+                            where, out->t_start, end, tstop);
+    return CS_OK;
 }
 
 /* A membrane report's keys (bmtk's defaults: sections all, cells every biophysical node). */
@@ -124,19 +179,17 @@ static cs_status parse_report(cs__circuit *c, const char *name, const cJSON *r, 
     if (strlen(name) >= CS_NAME_MAX || strchr(name, '/'))
         return cs_error_set(CS_ERR_PARSE, "%s: %s: a report name must be shorter than %d characters, without '/'",
                             c->path, where, CS_NAME_MAX);
-    /* bmtk's keys that would change what is written, not done here (docs/sonata-input.md) */
-    static const char *const later[] = {"file_name", "start_time", "end_time", "dt", "transform"};
-    for (size_t k = 0; k < sizeof later / sizeof later[0]; ++k) {
-        const cJSON *it = cJSON_GetObjectItemCaseSensitive(r, later[k]);
-        if (it && !cJSON_IsNull(it) && !(cJSON_IsObject(it) && !it->child))
-            return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: \"%s\" is not supported (every step to tstop, into "
-                                "output_dir/<report>.h5)", c->path, where, later[k]);
-    }
+    /* bmtk's transform (e.g. a sum over a cell's segments) would change what is written: not done */
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(r, "transform");
+    if (tr && !cJSON_IsNull(tr) && !(cJSON_IsObject(tr) && !tr->child))
+        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: \"transform\" is not supported (each place's own samples)",
+                            c->path, where);
+    CS_TRY(parse_rows(c, where, name, r, out));
     int nvar = cJSON_IsArray(var) ? cJSON_GetArraySize(var) : 1;
     for (int i = 0; i < nvar; ++i) {
         const cJSON *v = cJSON_IsArray(var) ? cJSON_GetArrayItem(var, i) : var;
         if (!cJSON_IsString(v) || !v->valuestring[0] || strchr(v->valuestring, '/') ||
-            strlen(name) + strlen(v->valuestring) + 2 > CS_NAME_MAX)
+            strlen(out->file) + strlen(v->valuestring) + 2 > CS_NAME_MAX)
             return cs_error_set(CS_ERR_PARSE, "%s: %s: needs \"variable_name\", a name or a non-empty list of names "
                                 "without '/' (v, cai, m_hh, NaTs.m, ...)", c->path, where);
         for (int j = 0; j < i; ++j)
@@ -278,6 +331,9 @@ static cs_status add_part(const cs__circuit *c, cs_model *m, int k, int i, int q
     cs_report_part *part = &np[m->nreport_part];
     memset(part, 0, sizeof *part);
     file_name(r, i, part->file, sizeof part->file);
+    part->t_start = r->t_start;
+    part->t_end = r->t_end;
+    part->dt = r->dt;
     part->pop = q;
     while (strcmp(pr->vars[part->var].name, pv.name)) ++part->var;
     if (!(part->loc = malloc((size_t)pr->nloc * sizeof *part->loc))) return cs_error_set(CS_ERR_NOMEM, "out of memory");

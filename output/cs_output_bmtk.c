@@ -7,6 +7,7 @@
 #include "cs_output_bmtk.h"
 
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static void free_group(group *g) {
 }
 
 cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *population, int ngroup,
-                                const cs_bmtk_group *groups, int append) {
+                                const cs_bmtk_group *groups, const cs_bmtk_rows *win, int append) {
     cs_status st = CS_OK;
     group *g = calloc((size_t)(ngroup ? ngroup : 1), sizeof *g);
     if (!g) return cs_error_set(CS_ERR_NOMEM, "out of memory");
@@ -92,7 +93,24 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
             size_t want = (size_t)((t1 - t0) / dt + 0.5);
             if (want > 0 && want - 1 < rows && want - 1 > 0) rows = want - 1 < rows ? want - 1 : rows;
         }
-        double *data = st == CS_OK ? malloc((rows * ncol > 0 ? rows * ncol : 1) * sizeof *data) : NULL;
+        /* the window: rows first, first + stride, ... below t_end */
+        size_t first = 0, stride = 1, nout = rows;
+        double t_first = ngroup ? g[0].time[0] : 0, t_step = ngroup ? g[0].time[2] : 0;
+        if (st == CS_OK && ngroup && win && t_step > 0) {
+            double t0 = g[0].time[0];
+            stride = win->dt > 0 ? (size_t)fmax(1.0, floor(win->dt / t_step + 0.5)) : 1;
+            first = (size_t)fmax(0.0, floor((win->t_start - t0) / t_step + 0.5));
+            size_t last = rows; /* exclusive: rows below t_end */
+            if (win->t_end >= 0) {
+                double e = (win->t_end - t0) / t_step; /* rows r with t0 + r·step < t_end */
+                size_t ce = (size_t)fmax(0.0, ceil(e - 1e-9));
+                if (ce < last) last = ce;
+            }
+            nout = first < last ? (last - first + stride - 1) / stride : 0;
+            t_first = t0 + (double)first * t_step;
+            t_step *= (double)stride;
+        }
+        double *data = st == CS_OK ? malloc((nout * ncol > 0 ? nout * ncol : 1) * sizeof *data) : NULL;
         uint64_t *ids = st == CS_OK ? malloc((nnode + 1) * sizeof *ids) : NULL, *ptr = st == CS_OK ? malloc((nnode + 1) * sizeof *ptr) : NULL;
         uint64_t *el = st == CS_OK ? malloc((ncol + 1) * sizeof *el) : NULL;
         double *pos = st == CS_OK ? malloc((ncol + 1) * sizeof *pos) : NULL;
@@ -101,11 +119,12 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
             size_t c0 = 0, n0 = 0;
             for (int k = 0; k < ngroup; ++k) {
                 size_t nl = (size_t)groups[k].nloc, ns = (size_t)groups[k].nsel;
-                for (size_t r = 0; r < rows; ++r)
+                for (size_t r = 0; r < nout; ++r) {
+                    const double *row = g[k].data + (first + r * stride) * g[k].ncol;
                     for (size_t j = 0; j < g[k].nnode; ++j)
                         for (size_t l = 0; l < ns; ++l)
-                            data[r * ncol + c0 + j * ns + l] =
-                                g[k].data[r * g[k].ncol + j * nl + (groups[k].sel ? (size_t)groups[k].sel[l] : l)];
+                            data[r * ncol + c0 + j * ns + l] = row[j * nl + (groups[k].sel ? (size_t)groups[k].sel[l] : l)];
+                }
                 for (size_t j = 0; j < g[k].nnode * ns; ++j) {
                     /* bmtk's element: the SONATA section and the position on it, not our CV */
                     size_t l = j % ns;
@@ -120,7 +139,7 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
                 n0 += g[k].nnode;
             }
             ptr[nnode] = ncol;
-            double time[3] = {g[0].time[0], g[0].time[0] + (double)rows * g[0].time[2], g[0].time[2]};
+            double time[3] = {t_first, t_first + (double)nout * t_step, t_step};
             char grp[512];
             o = append ? H5Fopen(dst, H5F_ACC_RDWR, H5P_DEFAULT)
                        : H5Fcreate(dst, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -131,7 +150,7 @@ cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *po
             H5Pclose(lcpl);
             snprintf(grp, sizeof grp, "/report/%s", population);
             hid_t pg = o >= 0 ? H5Gopen2(o, grp, H5P_DEFAULT) : -1;
-            hsize_t d2[2] = {rows, ncol}, dn = nnode, dp = nnode + 1, dc = ncol, d3 = 3;
+            hsize_t d2[2] = {nout, ncol}, dn = nnode, dp = nnode + 1, dc = ncol, d3 = 3;
             int bad = mg < 0 || pg < 0 || write_ds(pg, "data", H5T_NATIVE_DOUBLE, 2, d2, data) ||
                       write_ds(mg, "node_ids", H5T_NATIVE_UINT64, 1, &dn, ids) ||
                       write_ds(mg, "index_pointer", H5T_NATIVE_UINT64, 1, &dp, ptr) ||

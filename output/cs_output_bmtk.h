@@ -18,11 +18,18 @@ typedef struct {
     const double *pos;
 } cs_bmtk_group;
 
+/* The rows a report keeps (bmtk's start_time, end_time, dt) [ms]: t = t_start, t_start + dt, ...
+ * below t_end (t_end < 0: tstop; dt 0: every sample of the run; dt is rounded to a multiple of
+ * the run's sampling interval). */
+typedef struct {
+    double t_start, t_end, dt;
+} cs_bmtk_rows;
+
 /* The report groups of the file src, their columns concatenated in that order, into dst as
  * /report/<population>/{data [t × element] float64 (the variable's unit), mapping/{node_ids,
- * index_pointer, element_ids, element_pos, time}} with bmtk's rows, t < tstop. dst is created,
- * or, when append, opened to add another population. */
+ * index_pointer, element_ids, element_pos, time}} with bmtk's rows (`rows`; NULL: every sample,
+ * t < tstop). dst is created, or, when append, opened to add another population. */
 cs_status cs_output_bmtk_report(const char *src, const char *dst, const char *population, int ngroup,
-                                const cs_bmtk_group *groups, int append);
+                                const cs_bmtk_group *groups, const cs_bmtk_rows *rows, int append);
 
 #endif

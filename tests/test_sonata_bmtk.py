@@ -238,7 +238,7 @@ def main():
                                           ("every_v", "v")], n_ours, check)
             continue
         if kind == "ff":
-            compare_reports(py, d, kind, [("all_v", "v"), ("every_v", "v")], n_ours, check)
+            compare_reports(py, d, kind, [("all_v", "v"), ("every_v", "v"), ("soma_v_window", "v")], n_ours, check)
         if kind == "points":  # no report: bmtk reports no membrane of point cells
             continue
         if kind == "ff":

@@ -256,8 +256,18 @@ def main():
             sections=["soma", "dendrites"])), "reports.soma_v: sections 'dendrites' (a name or a list of: all, soma"),
         ("a report of an empty list of variables", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             variable_name=[])), "reports.soma_v: variable_name is an empty list"),
-        ("a report of its own dt", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(dt=0.1)),
-         "reports.soma_v: \"dt\" is not supported"),
+        ("a report's dt not a multiple of the run's", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            dt=0.03)), "reports.soma_v: dt 0.03 ms must be a multiple of the run's dt"),
+        ("a report's start_time not a multiple of its dt", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            dt=0.5, start_time=0.7)), "reports.soma_v: start_time 0.7 ms must be a multiple of dt (0.5 ms)"),
+        ("a report's end_time past tstop", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            end_time=1e6)), "reports.soma_v: needs start_time (0 ms) < end_time (1e+06 ms) <= tstop"),
+        ("a report's negative start_time", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            start_time=-1)), "reports.soma_v: \"start_time\" must be a number of ms >= 0"),
+        ("a report's file_name in another folder", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            file_name="../v.h5")), "reports.soma_v: file_name must be a file name in output_dir"),
+        ("a report's transform", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
+            transform={"sum": True})), "reports.soma_v: \"transform\" is not supported"),
         ("a report listing a variable twice", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             variable_name=["v", "m_hh", "v"])), "reports.soma_v: variable 'v' listed twice"),
         ("a report on sections the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(

@@ -21,6 +21,7 @@ Usage: test_sonata_reports.py --cablesim PATH --source-dir DIR --work-dir DIR
 Prints one line per check and 'N passed, N failed'. Exit: 0 all passed, 1 a check failed, 77
 skipped (no h5py).
 """
+import json
 import os
 import shutil
 import subprocess
@@ -46,6 +47,12 @@ def main():
     shutil.rmtree(a.work_dir, ignore_errors=True)
     os.makedirs(a.work_dir)
     cfg = sonata_circuit.write(a.work_dir, h5py, np, "out")
+    with open(cfg) as f:  # bmtk's file_name and row window: soma_v's cells, every 0.5 ms of [5, 15) ms
+        c = json.load(f)
+    c["reports"]["window_v"] = {"cells": "bio", "variable_name": "v", "module": "membrane_report", "sections": "soma",
+                                "file_name": "soma_v_window.h5", "start_time": 5.0, "end_time": 15.0, "dt": 0.5}
+    with open(cfg, "w") as f:
+        json.dump(c, f, indent=1)
     env = dict(os.environ, CABLESIM_CACHE_DIR=os.path.join(a.work_dir, "cache"))
     r = subprocess.run([a.cablesim, "run", cfg, "--backend", "cpu", "-q", "--threads", "1"],
                        capture_output=True, text=True, env=env)
@@ -69,7 +76,8 @@ def main():
 
     files = sorted(f[:-3] for f in os.listdir(out) if f.endswith(".h5") and f != "spikes.h5")
     want = ["all_v", "dend_v", "every_v", "soma_list", "soma_list_v", "soma_m", "soma_v", "soma_v101"]
-    check(files == want, f"one file per report and per further variable of a list: {files}")
+    check(files == sorted(want + ["soma_v_window"]),
+          f"one file per report and per further variable of a list, file_name's own: {files}")
     rep = {name: report(name) for name in files if name in want}
     if len(rep) != len(want):
         check.summary()
@@ -97,6 +105,13 @@ def main():
                  soma[a_][c].tobytes() == soma[b_][c].tobytes()]
     check(len(same) == 2 + 2 + 2 + 1 + 7 + 5,
           f"a place and variable of two reports are one probe: {len(same)} of 19 soma columns bitwise equal")
+    with h5py.File(os.path.join(out, "soma_v_window.h5"), "r") as f:
+        g = f["report/net"]
+        wdata, wtime, wids = g["data"][()], g["mapping/time"][()], list(g["mapping/node_ids"][()])
+    sdata = rep["soma_v"][2]  # every 0.025 ms from 0: rows 200, 220, ... 580 are 5.0, 5.5, ... 14.5 ms
+    check(np.allclose(wtime, [5.0, 15.0, 0.5]) and wids == list(rep["soma_v"][1]["node_ids"]) and
+          wdata.shape == (20, sdata.shape[1]) and wdata.tobytes() == sdata[200:600:20].tobytes(),
+          f"start_time 5, end_time 15, dt 0.5: soma_v's rows 200, 220, .. 580 ({wdata.shape}, time {list(wtime)})")
     v0 = rep["every_v"][2][0]
     check(np.all(v0 == -65.0), f"every_v starts at v_init -65 mV ({v0.min()}..{v0.max()})")
     # the run's own file: one column per (variable, cell, place) of its populations' probes

@@ -216,7 +216,9 @@ static cs_status write_bmtk_population(const cs_sim *s, const char *dst, int i, 
         groups[k - i] = (cs_bmtk_group){names[k - i], pr->nloc, rp->nloc, rp->loc, sec + o, pos + o};
         o += (size_t)rp->nloc;
     }
-    cs_status st = cs_output_bmtk_report(s->o.output_path, dst, output_name(m, m->report_parts[i].pop), j - i, groups,
+    const cs_report_part *p0 = &m->report_parts[i]; /* the parts of one file share its rows */
+    const cs_bmtk_rows rows = {p0->t_start, p0->t_end, p0->dt};
+    cs_status st = cs_output_bmtk_report(s->o.output_path, dst, output_name(m, p0->pop), j - i, groups, &rows,
                                          append);
     free(groups); free(names); free(sec); free(pos);
     return st;

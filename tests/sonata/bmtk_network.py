@@ -261,7 +261,11 @@ ALLEN_REPORTS = {**EVERY_V,
 # ff: besides soma_v on every cell, v on every segment of cell 4 (node type L1b, whose three cells
 # soma_v records on the soma: the same node type, other cells and sections) and every_v
 FF_REPORTS = {"all_v": {"cells": {"population": "cortex", "node_id": [4]}, "variable_name": "v",
-                        "module": "membrane_report", "sections": "all"}, **EVERY_V}
+                        "module": "membrane_report", "sections": "all"}, **EVERY_V,
+              # bmtk's file_name and row window: every 0.5 ms of [10, 40) ms
+              "window_v": {"cells": {"population": "cortex", "node_id": [4, 5]}, "variable_name": "v",
+                           "module": "membrane_report", "sections": "soma", "file_name": "soma_v_window.h5",
+                           "start_time": 10.0, "end_time": 40.0, "dt": 0.5}}
 
 
 def write_simulation_configs(d, *, tstop, input_pop, ninput, rate, seed, celsius, v_init, nodes, edges,
