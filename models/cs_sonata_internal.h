@@ -119,8 +119,9 @@ cs_status cs__read_nodes(cs__circuit *c, cs_model *m);          /* cs_sonata_nod
 cs_status cs__read_inputs(cs__circuit *c, cs_model *m);         /* cs_sonata_inputs.c: spikes, clamps */
 cs_status cs__read_edges(cs__circuit *c, cs_model *m);          /* cs_sonata_edges.c */
 /* cs_sonata_reports.c: the reports and the nodes each records (before the populations are made,
- * so that the cells of a population are all in the same reports), then their probes. */
-cs_status cs__report_cells(cs__circuit *c);
+ * so that the cells of a population are all in the same reports), their rows checked against the
+ * run's dt and tstop [ms] (read_run's, defaults included); then their probes. */
+cs_status cs__report_cells(cs__circuit *c, double dt, double tstop);
 cs_status cs__read_reports(cs__circuit *c, cs_model *m, cs_sonata_run *run);
 /* The cells of ps among the node ids ids[n] (of ps's SONATA population): their number, and
  * their indices in ps into out when out is not NULL. */

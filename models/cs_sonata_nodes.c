@@ -320,7 +320,7 @@ cs_status cs__read_nodes(cs__circuit *c, cs_model *m) {
     if (!cJSON_IsArray(list) || !list->child)
         return cs_error_set(CS_ERR_PARSE, "%s: networks.nodes is missing or empty", c->path);
     for (const cJSON *e = list->child; e; e = e->next) CS_TRY(read_nodes_file(c, e));
-    CS_TRY(cs__report_cells(c));
+    CS_TRY(cs__report_cells(c, m->dt, m->tfinal));
     int cap = 0;
     for (int k = 0; k < c->npop; ++k) CS_TRY(populations_of(c, m, k, &cap));
     if (m->ncells == 0) return cs_error_set(CS_ERR_PARSE, "%s: the circuit has no cells (only virtual nodes?)", c->path);

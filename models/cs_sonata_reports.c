@@ -130,7 +130,7 @@ static cs_status time_key(const cs__circuit *c, const char *where, const cJSON *
  * the run's dt and tstop: dt a multiple of the run's, start_time and end_time multiples of dt,
  * and start_time < end_time <= tstop. The rows are t = start_time, + dt, ... below end_time. */
 static cs_status parse_rows(const cs__circuit *c, const char *where, const char *name, const cJSON *r,
-                            struct cs__report *out) {
+                            double dt_run, double tstop, struct cs__report *out) {
     const cJSON *fn = cJSON_GetObjectItemCaseSensitive(r, "file_name");
     snprintf(out->file, sizeof out->file, "%s", name);
     if (fn && !cJSON_IsNull(fn)) {
@@ -141,9 +141,6 @@ static cs_status parse_rows(const cs__circuit *c, const char *where, const char 
                                 "'/', shorter than %d characters)", c->path, where, CS_NAME_MAX);
         snprintf(out->file, sizeof out->file, "%.*s", (int)n, fn->valuestring);
     }
-    const cJSON *run = cJSON_GetObjectItemCaseSensitive(c->root, "run");
-    const cJSON *rdt = cJSON_GetObjectItemCaseSensitive(run, "dt"), *rts = cJSON_GetObjectItemCaseSensitive(run, "tstop");
-    double dt_run = cJSON_IsNumber(rdt) ? rdt->valuedouble : 0, tstop = cJSON_IsNumber(rts) ? rts->valuedouble : 0;
     CS_TRY(time_key(c, where, r, "dt", 0, &out->dt));
     CS_TRY(time_key(c, where, r, "start_time", 0, &out->t_start));
     CS_TRY(time_key(c, where, r, "end_time", -1, &out->t_end));
@@ -168,7 +165,8 @@ static cs_status parse_rows(const cs__circuit *c, const char *where, const char 
 }
 
 /* A membrane report's keys (bmtk's defaults: sections all, cells every biophysical node). */
-static cs_status parse_report(cs__circuit *c, const char *name, const cJSON *r, struct cs__report *out) {
+static cs_status parse_report(cs__circuit *c, const char *name, const cJSON *r, double dt_run, double tstop,
+                              struct cs__report *out) {
     char where[CS_NAME_MAX + 16];
     snprintf(where, sizeof where, "reports.%s", name);
     const cJSON *mod = cJSON_GetObjectItemCaseSensitive(r, "module");
@@ -184,7 +182,7 @@ static cs_status parse_report(cs__circuit *c, const char *name, const cJSON *r, 
     if (tr && !cJSON_IsNull(tr) && !(cJSON_IsObject(tr) && !tr->child))
         return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: \"transform\" is not supported (each place's own samples)",
                             c->path, where);
-    CS_TRY(parse_rows(c, where, name, r, out));
+    CS_TRY(parse_rows(c, where, name, r, dt_run, tstop, out));
     int nvar = cJSON_IsArray(var) ? cJSON_GetArraySize(var) : 1;
     for (int i = 0; i < nvar; ++i) {
         const cJSON *v = cJSON_IsArray(var) ? cJSON_GetArrayItem(var, i) : var;
@@ -245,12 +243,12 @@ static cs_status mark_cells(cs__circuit *c, int k, const cJSON *cells) {
     return CS_OK;
 }
 
-cs_status cs__report_cells(cs__circuit *c) {
+cs_status cs__report_cells(cs__circuit *c, double dt, double tstop) {
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(c->root, "reports");
     for (const cJSON *r = rs ? rs->child : NULL; r; r = r->next) {
         if (c->nrep == CS__MAX_REPORTS)
             return cs_error_set(CS_ERR_UNSUPPORTED, "%s: more than %d reports", c->path, CS__MAX_REPORTS);
-        CS_TRY(parse_report(c, r->string, r, &c->rep[c->nrep]));
+        CS_TRY(parse_report(c, r->string, r, dt, tstop, &c->rep[c->nrep]));
         c->nrep++;
         CS_TRY(mark_cells(c, c->nrep - 1, cJSON_GetObjectItemCaseSensitive(r, "cells")));
     }

@@ -258,6 +258,9 @@ def main():
             variable_name=[])), "reports.soma_v: variable_name is an empty list"),
         ("a report's dt not a multiple of the run's", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             dt=0.03)), "reports.soma_v: dt 0.03 ms must be a multiple of the run's dt"),
+        ("a report's dt against the run's default dt", edit_json("config.json", lambda j: (
+            j["run"].pop("dt"), j["reports"]["soma_v"].update(dt=0.15))),
+         "reports.soma_v: dt 0.15 ms must be a multiple of the run's dt 0.1 ms"),
         ("a report's start_time not a multiple of its dt", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             dt=0.5, start_time=0.7)), "reports.soma_v: start_time 0.7 ms must be a multiple of dt (0.5 ms)"),
         ("a report's end_time past tstop", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
