@@ -4,6 +4,8 @@
 #define CS_NMODL_RT_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 /* generated code declares what a .mod file may leave unused */
 #if defined(__GNUC__) && !defined(__CUDACC__)
@@ -18,6 +20,72 @@
 #else
 #define CS_HD
 #endif
+
+/* The CPU's memo of exp and pow at one call site whose arguments are a mechanism's parameters,
+ * constants, dt or celsius (nmodl_codegen: Gen.memo_call): consecutive instances mostly share
+ * those values (every synapse of an edge type has the same tau), so exp(-dt/tau) is reused, not
+ * recomputed; Exp2Syn's two exps were ~30 % of a CPU step of an Allen network (bench/NOTES.md).
+ * The cached value is returned only for bitwise the same arguments, so results are bit for bit
+ * those of exp and pow. memo is NULL (compute) on the GPU, where the arithmetic is cheaper than
+ * the memo's bytes, and outside the CPU's instance loops. */
+typedef struct {
+    uint64_t a[2], b[2]; /* the arguments' bits, of the two last different calls */
+    double y[2];         /* exp(a) or pow(a, b) */
+    int filled, next;    /* entries set; the one to replace next */
+} cs_nmodl_memo;
+
+static inline CS_HD uint64_t cs_nmodl_bits(double x) {
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* The entry of (a, b) in m, else -1. Two entries: the instances of two synapse types interleave
+ * (excitatory and inhibitory edges onto a cell): one entry missed 15 % of the calls there. */
+static inline CS_HD int cs_nmodl_memo_find(const cs_nmodl_memo *m, uint64_t a, uint64_t b) {
+    for (int j = 0; j < m->filled; ++j)
+        if (m->a[j] == a && m->b[j] == b) return j;
+    return -1;
+}
+
+static inline CS_HD int cs_nmodl_memo_slot(cs_nmodl_memo *m, uint64_t a, uint64_t b) {
+    int j = m->next;
+    m->next ^= 1;
+    if (m->filled < 2) ++m->filled;
+    m->a[j] = a;
+    m->b[j] = b;
+    return j;
+}
+
+static inline CS_HD double cs_nmodl_exp_m(cs_nmodl_memo *m, double x) {
+#ifndef __CUDA_ARCH__
+    if (m) {
+        uint64_t a = cs_nmodl_bits(x);
+        int j = cs_nmodl_memo_find(m, a, 0);
+        if (j < 0) {
+            j = cs_nmodl_memo_slot(m, a, 0);
+            m->y[j] = exp(x);
+        }
+        return m->y[j];
+    }
+#endif
+    return exp(x);
+}
+
+static inline CS_HD double cs_nmodl_pow_m(cs_nmodl_memo *m, double x, double p) {
+#ifndef __CUDA_ARCH__
+    if (m) {
+        uint64_t a = cs_nmodl_bits(x), b = cs_nmodl_bits(p);
+        int j = cs_nmodl_memo_find(m, a, b);
+        if (j < 0) {
+            j = cs_nmodl_memo_slot(m, a, b);
+            m->y[j] = pow(x, p);
+        }
+        return m->y[j];
+    }
+#endif
+    return pow(x, p);
+}
 
 /* exprelr(x) = x / (exp(x) - 1), 1 at x = 0 (NEURON's definition) */
 static inline CS_HD double cs_nmodl_exprelr(double x) {

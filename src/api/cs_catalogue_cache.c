@@ -87,6 +87,7 @@ static cs_status hash_mods(char **paths, int n, hash128 *h, const char *stage, i
     *h = (hash128){0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
     feed(h, CS_VERSION_STRING, sizeof CS_VERSION_STRING);
     feed(h, &abi, sizeof abi);
+    feed(h, CS_NMODL_DIGEST, sizeof CS_NMODL_DIGEST); /* a new compiler compiles again */
     *kept = 0;
     for (int k = 0; k < n; ++k) {
         char *text = NULL;
