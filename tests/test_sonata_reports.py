@@ -124,6 +124,18 @@ def main():
     check(ncol[0] == len(distinct),
           f"no place sampled twice or needlessly: {ncol[0]} columns in the run's file, {len(distinct)} distinct "
           f"(variable, node, section, position) in the report files")
+    # the summary: one line per SONATA population of cells (virtual nodes are inputs, not cells),
+    # its node types and report groups summed (the reports above split 'net' into 11 groups)
+    with open(os.path.join(out, "spikes.h5"), "rb") as f:
+        spikes_before = f.read()
+    r = subprocess.run([a.cablesim, "run", cfg, "--backend", "cpu", "--threads", "1", "--tfinal", "1", "-o",
+                        os.path.join(a.work_dir, "summary.h5")], capture_output=True, text=True, env=env)
+    lines = [ln.split() for ln in r.stdout.splitlines() if ln.strip().startswith("population ")]
+    check(r.returncode == 0 and [ln[1:3] for ln in lines] == [["net", str(sonata_circuit.NBIO + sonata_circuit.NPOINT)]] and
+          "groups" in " ".join(lines[0]),
+          f"the summary: one line per SONATA population with its cells ({[' '.join(ln) for ln in lines]})")
+    with open(os.path.join(out, "spikes.h5"), "rb") as f:
+        check(f.read() == spikes_before, "the second run's -o left the config's output alone")
     gpu_check(a, env, h5py, np, check)
     return check.summary()
 

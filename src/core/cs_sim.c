@@ -702,9 +702,24 @@ void cs_sim_print_summary(const cs_sim *s, FILE *f) {
             s->dt, s->tfinal, s->ops->name, s->threads, s->threads == 1 ? "" : "s");
     fprintf(f, "  %s\n", s->ops->describe(s->be));
     if (s->choice.trial_seconds > 0) fprintf(f, "  %s\n", s->choice.report);
-    for (int p = 0; p < m->npop; ++p)
-        fprintf(f, "  population %-12s %8d cells %10llu spikes  %8lld sample rows\n", m->pops[p].name,
-                m->pops[p].count, (unsigned long long)s->pop_spikes[p], (long long)s->pop_rows[p]);
+    /* one line per population of the output: a SONATA population's node types (and the groups
+     * of its nodes that different reports record) are internal groups, summed here */
+    for (int p = 0; p < m->npop; ++p) {
+        if (cs__sim_first_of_output(m, p) != p) continue;
+        long long cells = 0, rows = 0, groups = 0;
+        unsigned long long spikes = 0;
+        for (int q = p; q < m->npop; ++q)
+            if (!strcmp(cs__sim_output_name(m, q), cs__sim_output_name(m, p))) {
+                cells += m->pops[q].count;
+                spikes += s->pop_spikes[q];
+                rows = s->pop_rows[q] > rows ? s->pop_rows[q] : rows; /* every sampled group has the same rows */
+                ++groups;
+            }
+        fprintf(f, "  population %-12s %8lld cells %10llu spikes  %8lld sample rows", cs__sim_output_name(m, p), cells,
+                spikes, rows);
+        if (groups > 1) fprintf(f, "  (%lld groups of node types and reports)", groups);
+        fputc('\n', f);
+    }
     fprintf(f, "  run time %.6g s: %.3g compartment-steps per second\n", s->wall,
             s->wall > 0 ? cs / s->wall : 0.0);
     if (s->o.output_path) fprintf(f, "  output: %s\n", s->o.output_path);
