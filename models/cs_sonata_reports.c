@@ -177,11 +177,15 @@ static cs_status parse_report(cs__circuit *c, const char *name, const cJSON *r, 
     if (strlen(name) >= CS_NAME_MAX || strchr(name, '/'))
         return cs_error_set(CS_ERR_PARSE, "%s: %s: a report name must be shorter than %d characters, without '/'",
                             c->path, where, CS_NAME_MAX);
-    /* bmtk's transform (e.g. a sum over a cell's segments) would change what is written: not done */
+    /* bmtk's transform {variable: function}: its one function (bmtk 1.2.0, record_cellvars.py),
+     * first_element, records element 0 of a variable that NEURON holds as an array (bmtk fails on
+     * a scalar one). cablesim's variables are scalars: refused, but for an empty {} or null. */
     const cJSON *tr = cJSON_GetObjectItemCaseSensitive(r, "transform");
     if (tr && !cJSON_IsNull(tr) && !(cJSON_IsObject(tr) && !tr->child))
-        return cs_error_set(CS_ERR_UNSUPPORTED, "%s: %s: \"transform\" is not supported (each place's own samples)",
-                            c->path, where);
+        return cs_error_set(CS_ERR_UNSUPPORTED,
+                            "%s: %s: \"transform\" is not supported: bmtk's one transform, first_element, records "
+                            "element 0 of a variable that NEURON holds as an array, and cablesim's variables are "
+                            "scalars (leave it out, or {})", c->path, where);
     CS_TRY(parse_rows(c, where, name, r, dt_run, tstop, out));
     int nvar = cJSON_IsArray(var) ? cJSON_GetArraySize(var) : 1;
     for (int i = 0; i < nvar; ++i) {

@@ -270,7 +270,7 @@ def main():
         ("a report's file_name in another folder", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             file_name="../v.h5")), "reports.soma_v: file_name must be a file name in output_dir"),
         ("a report's transform", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
-            transform={"sum": True})), "reports.soma_v: \"transform\" is not supported"),
+            transform={"v": "first_element"})), "reports.soma_v: \"transform\" is not supported: bmtk's one transform"),
         ("a report listing a variable twice", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(
             variable_name=["v", "m_hh", "v"])), "reports.soma_v: variable 'v' listed twice"),
         ("a report on sections the cells lack", edit_json("config.json", lambda j: j["reports"]["soma_v"].update(

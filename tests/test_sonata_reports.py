@@ -50,7 +50,8 @@ def main():
     with open(cfg) as f:  # bmtk's file_name and row window: soma_v's cells, every 0.5 ms of [5, 15) ms
         c = json.load(f)
     c["reports"]["window_v"] = {"cells": "bio", "variable_name": "v", "module": "membrane_report", "sections": "soma",
-                                "file_name": "soma_v_window.h5", "start_time": 5.0, "end_time": 15.0, "dt": 0.5}
+                                "file_name": "soma_v_window.h5", "start_time": 5.0, "end_time": 15.0, "dt": 0.5,
+                                "transform": {}}  # bmtk's "no transform": accepted
     with open(cfg, "w") as f:
         json.dump(c, f, indent=1)
     env = dict(os.environ, CABLESIM_CACHE_DIR=os.path.join(a.work_dir, "cache"))
