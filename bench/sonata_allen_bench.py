@@ -203,7 +203,7 @@ def cmd_table(a):
             if e.get("estimated_from"):
                 what += f" (**estimate**: {e['estimated_from']})"
         else:
-            what = f"cablesim {e['backend']}" + (f", {e['threads']} threads" if e["backend"] == "cpu" else "")
+            what = f"cablesim {e['backend']}" + (f", {e['threads']} thread{'s' if e['threads'] != 1 else ''}" if e["backend"] == "cpu" else "")
         cells = []
         for t in types:
             if not e.get("by_type"):
