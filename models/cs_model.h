@@ -227,6 +227,11 @@ typedef struct {
 /* NEURON's default reversal potentials and concentrations in every region of ps. */
 void cs_population_ion_defaults(cs_population_spec *ps);
 
+/* The population ps's cells are known by in the output, the summary and the API: a SONATA
+ * population's name for each of the groups it is split into (by node type and by the reports
+ * that record its nodes; their cell k is node output_id0 + k there), else ps's own name. */
+const char *cs_population_output_name(const cs_population_spec *ps);
+
 /* Parse a model from JSON text; `name` names it in messages, `base_dir` resolves SWC paths. */
 cs_status cs_model_parse(const char *json, const char *name, const char *base_dir, cs_model *out);
 /* Read and parse a model file. */

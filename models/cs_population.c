@@ -1,5 +1,5 @@
 /* Defaults of a population's specification shared by the model reader (cs_model.c) and the Allen
- * importer (cs_allen.c). */
+ * importer (cs_allen.c), and the name a population is known by in the output. */
 #include "cs_ion.h"
 #include "cs_model.h"
 
@@ -12,4 +12,8 @@ void cs_population_ion_defaults(cs_population_spec *ps) {
             ps->ion_ci[i][t] = dci[i];
             ps->ion_co[i][t] = dco[i];
         }
+}
+
+const char *cs_population_output_name(const cs_population_spec *ps) {
+    return ps->output_name[0] ? ps->output_name : ps->name;
 }

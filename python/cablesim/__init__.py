@@ -135,8 +135,8 @@ class Spikes(NamedTuple):
 
 class Probe(NamedTuple):
     """One column of :class:`Traces`: a probe on a cell."""
-    population: str
-    cell: int       # the cell within its population (its index there)
+    population: str  # the model's population; a SONATA config's node population ("v1")
+    cell: int       # the cell within its population (its index there; SONATA: its node_id)
     gid: int        # the global cell id
     branch: int
     pos: float      # [0, 1] along the branch

@@ -104,8 +104,8 @@ int cs_simulation_traces(const cs_simulation *sim, size_t nrow, double *rows);
 /* Column j of the traces: which probe it is. Strings live as long as the simulation. */
 typedef struct {
     size_t size;               /* sizeof(cs_probe_info), set by the caller */
-    const char *population;
-    int index;                 /* the cell within its population */
+    const char *population;    /* a model's population; a SONATA config's node population */
+    int index;                 /* the cell within its population (SONATA: its node id there) */
     uint64_t gid;
     int branch;
     double pos;                /* [0, 1] along the branch */

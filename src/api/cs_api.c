@@ -235,7 +235,10 @@ int cs_simulation_probe(const cs_simulation *sim, size_t j, cs_probe_info *p) {
     if (j >= np) return cs_error_set(CS_ERR_INVALID, "cs_simulation_probe: column %zu of %zu", j, np);
     cs_sim_probe q;
     cs_sim_probe_info(sim->sim, j, &q);
-    cs_probe_info i = {.size = sizeof i, .population = sim->model.pops[q.pop].name, .index = q.index,
+    /* a SONATA population's name and node id, not the internal group's name and index in it */
+    const cs_population_spec *ps = &sim->model.pops[q.pop];
+    cs_probe_info i = {.size = sizeof i, .population = cs_population_output_name(ps),
+                       .index = (int)(ps->output_id0 + (uint64_t)q.index),
                        .gid = q.gid, .branch = q.loc.branch, .pos = q.loc.pos, .cv = q.cv,
                        .variable = q.variable, .unit = q.unit};
     size_t n = p->size < sizeof i ? p->size : sizeof i;

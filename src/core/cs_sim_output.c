@@ -15,9 +15,7 @@ int cs__sim_gid_pop(const cs_model *m, uint64_t gid, int *index) {
     return p;
 }
 
-const char *cs__sim_output_name(const cs_model *m, int p) {
-    return m->pops[p].output_name[0] ? m->pops[p].output_name : m->pops[p].name;
-}
+const char *cs__sim_output_name(const cs_model *m, int p) { return cs_population_output_name(&m->pops[p]); }
 
 int cs__sim_first_of_output(const cs_model *m, int p) {
     int q = 0;

@@ -2,6 +2,7 @@
 tests/test_sonata_errors.py, run by cablesim.Simulation(path) with the output where the config
 says, bitwise the CLI's spikes; and a broken circuit raises the CLI's one-line message."""
 import importlib.util
+import json
 import os
 import subprocess
 
@@ -52,3 +53,27 @@ def test_sonata_error_is_the_cli_line(tmp_path, monkeypatch):
     with pytest.raises(cablesim.CablesimError) as e:
         cablesim.Simulation(cablesim.load_model(cfg), backend="cpu")
     assert str(e.value) == msg and "cell.swc" in msg
+
+
+def test_sonata_probes_name_node_ids(tmp_path, monkeypatch):
+    """A report on node 1 only splits population 'net' into internal groups (node 0, node 1):
+    the traces' probes still say population 'net', cell 1 (the node id), as the report file's
+    mapping does, not the internal group's name and index."""
+    monkeypatch.setenv("CABLESIM_CACHE_DIR", str(tmp_path / "cache"))
+    d = tmp_path / "c"
+    d.mkdir()
+    sonata_errors.write_circuit(str(d), h5py, np)
+    cfg = d / "config.json"
+    c = json.loads(cfg.read_text())
+    c["reports"]["soma_v"]["cells"] = {"population": "net", "node_id": [1]}
+    cfg.write_text(json.dumps(c))
+    with cablesim.Simulation(str(cfg), backend="cpu", threads=1) as sim:
+        sim.run(sim.tfinal, progress=False)  # the report files are written when the run ends
+        probes = sim.probes
+        data = np.asarray(sim.traces)
+    assert [(p.population, p.cell, p.variable) for p in probes] == [("net", 1, "v")]
+    with h5py.File(d / "out" / "soma_v.h5", "r") as f:
+        assert list(f["report/net/mapping/node_ids"][()]) == [1]
+        rep = f["report/net/data"][:, 0]  # bmtk's rows: t < tstop (the traces also have t = tstop)
+        assert len(rep) == data.shape[0] - 1
+        assert np.allclose(rep, data[:-1, 0], rtol=0, atol=1e-4)  # [mV]; float32 in the file
