@@ -701,10 +701,11 @@ class Gen:
         L.append("    {NULL, NULL, 0, 0, 0}};")
         L.append("static void _init(const cs_mech_view *m) { for (int k = 0; k < m->n; ++k) _init_one(m, k); }")
         if not m.artificial:  # an artificial cell has no current and no state update (nmodl_events)
-            memo = ("    cs_nmodl_memo memo[%d]; /* exp/pow of parameters, reused across instances */\n"
-                    "    memset(memo, 0, sizeof memo);" % max(self.nmemo, 1))
+            # a memo only where some call site has one (memo_call); else NULL, nothing to clear
+            memo = ["    cs_nmodl_memo memo[%d]; /* exp/pow of parameters, reused across instances */" % self.nmemo,
+                    "    memset(memo, 0, sizeof memo);"] if self.nmemo else ["    cs_nmodl_memo *memo = NULL;"]
             L.append("static void _current(const cs_mech_view *m) {")
-            L.append(memo)
+            L += memo
             L.append("    for (int k = 0; k < m->n; ++k) {")
             L.append("        double i, g, ion[CS_NION] = {0, 0, 0};")
             L.append("        int c = m->node[k];")
@@ -716,7 +717,7 @@ class Gen:
             L.append("    }")
             L.append("}")
             L.append("static void _advance(const cs_mech_view *m) {")
-            L.append(memo)
+            L += memo
             L.append("    for (int k = 0; k < m->n; ++k) _advance_onem(m, k, memo);")
             L.append("}")
         recv = "NULL"

@@ -11,6 +11,17 @@ def arguments():
     return ap.parse_args()
 
 
+def h5py_numpy():
+    """(h5py, numpy), or None after printing why the test is skipped (its exit status is 77)."""
+    try:
+        import h5py
+        import numpy as np
+    except ImportError:
+        print("skipped: h5py/numpy missing")
+        return None
+    return h5py, np
+
+
 class Tally:
     """check(ok, what) prints PASS or FAIL and counts; summary() prints the counts and gives the
     exit status (1 when a check failed)."""

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_suite.h"
 #include "cs_event_queue.h"
 
 static unsigned long long rng = 88172645463325252ULL;
@@ -101,9 +102,5 @@ int main(void) {
     tcase_add_test(tc, inputs_known_in_advance);
     tcase_add_test(tc, empty_takes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

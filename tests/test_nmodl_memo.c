@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "check_suite.h"
 #include "cs_nmodl_rt.h"
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -67,9 +68,5 @@ int main(void) {
     tcase_add_test(tc, exp_matches_exp);
     tcase_add_test(tc, pow_matches_pow);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

@@ -1,11 +1,13 @@
 /* Shared by the solver library's large-system tests: checked GPU calls, the skip decision of a
- * GPU test, and running one suite. One copy per test program (static functions). No CUDA header:
- * the device is asked through cs_thomas_gpu.h. */
+ * GPU test, and running one suite (check_suite.h). One copy per test program (static
+ * functions). No CUDA header: the device is asked through cs_thomas_gpu.h. */
 #ifndef CS_TEST_RUN_H
 #define CS_TEST_RUN_H
 
 #include <check.h>
 #include <stdio.h>
+
+#include "check_suite.h" /* run_suite */
 
 #include "cs_thomas_gpu.h"
 
@@ -35,16 +37,6 @@ static inline int gpu_exit_code(void)
         return 77;
     }
     return -1;
-}
-
-/* Run the suite; the exit code (0 when every test passed). */
-static inline int run_suite(Suite *s)
-{
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
 }
 
 #endif

@@ -89,12 +89,10 @@ def write_circuit(d, h5py, np):
 
 def main():
     a = checks.arguments()
-    try:
-        import h5py
-        import numpy as np
-    except ImportError:
-        print("skipped: h5py/numpy missing")
+    mods = checks.h5py_numpy()
+    if mods is None:
         return 77
+    h5py, np = mods
     check = checks.Tally()
 
     env = dict(os.environ, CABLESIM_CACHE_DIR=os.path.join(a.work_dir, "cache"))

@@ -36,12 +36,10 @@ GPU_TOL = 1e-3  # [mV; m_hh 1] max |GPU - CPU| of any sample (float32 samples: 8
 
 def main():
     a = checks.arguments()
-    try:
-        import h5py
-        import numpy as np
-    except ImportError:
-        print("skipped: h5py/numpy missing")
+    mods = checks.h5py_numpy()
+    if mods is None:
         return 77
+    h5py, np = mods
     check = checks.Tally()
 
     shutil.rmtree(a.work_dir, ignore_errors=True)

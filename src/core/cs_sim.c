@@ -706,17 +706,17 @@ void cs_sim_print_summary(const cs_sim *s, FILE *f) {
      * of its nodes that different reports record) are internal groups, summed here */
     for (int p = 0; p < m->npop; ++p) {
         if (cs__sim_first_of_output(m, p) != p) continue;
+        const char *name = cs_population_output_name(&m->pops[p]);
         long long cells = 0, rows = 0, groups = 0;
         unsigned long long spikes = 0;
         for (int q = p; q < m->npop; ++q)
-            if (!strcmp(cs__sim_output_name(m, q), cs__sim_output_name(m, p))) {
+            if (!strcmp(cs_population_output_name(&m->pops[q]), name)) {
                 cells += m->pops[q].count;
                 spikes += s->pop_spikes[q];
                 rows = s->pop_rows[q] > rows ? s->pop_rows[q] : rows; /* every sampled group has the same rows */
                 ++groups;
             }
-        fprintf(f, "  population %-12s %8lld cells %10llu spikes  %8lld sample rows", cs__sim_output_name(m, p), cells,
-                spikes, rows);
+        fprintf(f, "  population %-12s %8lld cells %10llu spikes  %8lld sample rows", name, cells, spikes, rows);
         if (groups > 1) fprintf(f, "  (%lld groups of node types and reports)", groups);
         fputc('\n', f);
     }

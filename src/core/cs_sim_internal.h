@@ -74,10 +74,8 @@ struct cs_sim {
 /* The population of global cell gid and the cell's index in it. */
 int cs__sim_gid_pop(const cs_model *m, uint64_t gid, int *index);
 /* The output file's metadata, spike populations and reports (at set-up). */
-/* The population a population's spikes are written under (several SONATA node types of one
- * SONATA population share one; a model file's population: its own name), and the first
- * population written under it (cs_sim_output.c). */
-const char *cs__sim_output_name(const cs_model *m, int p);
+/* The first population whose output name (cs_population_output_name: several SONATA node types
+ * of one SONATA population share one) is population p's (cs_sim_output.c). */
 int cs__sim_first_of_output(const cs_model *m, int p);
 cs_status cs__sim_describe_output(cs_sim *s);
 /* One epoch's samples: base row r was taken at step (row0 + r)·base_stride. Collective. */

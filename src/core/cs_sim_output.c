@@ -15,11 +15,12 @@ int cs__sim_gid_pop(const cs_model *m, uint64_t gid, int *index) {
     return p;
 }
 
-const char *cs__sim_output_name(const cs_model *m, int p) { return cs_population_output_name(&m->pops[p]); }
+/* the population p's spikes and samples are written under */
+static const char *output_name(const cs_model *m, int p) { return cs_population_output_name(&m->pops[p]); }
 
 int cs__sim_first_of_output(const cs_model *m, int p) {
     int q = 0;
-    while (strcmp(cs__sim_output_name(m, q), cs__sim_output_name(m, p))) ++q;
+    while (strcmp(output_name(m, q), output_name(m, p))) ++q;
     return q;
 }
 
@@ -44,7 +45,7 @@ cs_status cs__sim_describe_output(cs_sim *s) {
                                          s->pario ? "parallel HDF5: every rank writes its report columns and a share of the spikes"
                                                   : "rank 0: samples gathered to it each epoch"));
     for (int p = 0; p < m->npop; ++p)
-        if (cs__sim_first_of_output(m, p) == p) CS_TRY(cs_output_add_spike_population(s->out, cs__sim_output_name(m, p)));
+        if (cs__sim_first_of_output(m, p) == p) CS_TRY(cs_output_add_spike_population(s->out, output_name(m, p)));
     for (int r = 0; r < s->net.nreport; ++r) {
         const int p = s->net.reports[r].pop;
         const cs_population_spec *ps = &m->pops[p];
@@ -174,7 +175,7 @@ cs_status cs__sim_write_spikes(cs_sim *s, const cs_spike *sp, size_t n) {
                 id[k++] = m->pops[pop[j]].output_id0 + (uint64_t)index[j];
                 s->pop_spikes[pop[j]]++;
             }
-        if (k && s->out && s->werr == CS_OK) s->werr = cs_output_append_spikes(s->out, cs__sim_output_name(m, p), k, t, id);
+        if (k && s->out && s->werr == CS_OK) s->werr = cs_output_append_spikes(s->out, output_name(m, p), k, t, id);
     }
     free(t); free(id); free(pop); free(index); free(pop_out);
     return CS_OK;
@@ -214,7 +215,7 @@ static cs_status write_bmtk_population(const cs_sim *s, const char *dst, int i, 
     }
     const cs_report_part *p0 = &m->report_parts[i]; /* the parts of one file share its rows */
     const cs_bmtk_rows rows = {p0->t_start, p0->t_end, p0->dt};
-    cs_status st = cs_output_bmtk_report(s->o.output_path, dst, cs__sim_output_name(m, p0->pop), j - i, groups, &rows,
+    cs_status st = cs_output_bmtk_report(s->o.output_path, dst, output_name(m, p0->pop), j - i, groups, &rows,
                                          append);
     free(groups); free(names); free(sec); free(pos);
     return st;
@@ -230,7 +231,7 @@ static cs_status write_bmtk_reports(const cs_sim *s) {
         char dst[CS_PATH_MAX + CS_NAME_MAX + 8];
         snprintf(dst, sizeof dst, "%s/%s.h5", m->report_dir, rp[a].file);
         for (int i = a, j; i < b; i = j) {
-            for (j = i + 1; j < b && !strcmp(cs__sim_output_name(m, rp[j].pop), cs__sim_output_name(m, rp[i].pop));) ++j;
+            for (j = i + 1; j < b && !strcmp(output_name(m, rp[j].pop), output_name(m, rp[i].pop));) ++j;
             CS_TRY(write_bmtk_population(s, dst, i, j, i > a));
         }
     }
