@@ -17,7 +17,7 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 6 /* 6: advance_ion_free; 5: a GPU net_receive gets a step's events grouped by instance */
+#define CS_MECH_ABI_VERSION 6 /* 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
@@ -78,11 +78,17 @@ typedef struct {
     const cs_mech_step_ctx *step_ctx;
     int step_j;
     double t_offset;          /* [ms] */
+    /* GPU only: where current() puts each instance's contribution instead of adding it to its
+     * CV; the CUDA backend then adds them CV by CV in the CPU's order (its gather), with no
+     * atomics, the same sums every run. NULL: current() adds to i, g and ion_i itself. */
+    double *inst_i, *inst_g;   /* [n] weight·i [nA], weight·g [µS] */
+    double *inst_ion[CS_NION]; /* [n] ion current density [mA/cm²], for the ions the type writes */
 } cs_mech_view;
 
 /* The GPU half of a type (catalogues built with nvcc): the same calls over a view whose arrays
  * (param and state included, as device arrays of device pointers) live on the device; stream
- * is a cudaStream_t. current() adds with atomics (instances may share a CV); net_receive
+ * is a cudaStream_t. current() adds with atomics (instances may share a CV), or writes each
+ * instance's share to the view's inst_i, inst_g and inst_ion where they are set; net_receive
  * delivers the events [range[0], range[1]) of device arrays of instance indices and weights
  * [µS] (range is a device array, so a captured CUDA graph replays it step by step). The events
  * of a range come grouped by instance, each instance's in delivery order: instances may take

@@ -783,9 +783,17 @@ class Gen:
              "    double i, g, ion[CS_NION] = {0, 0, 0};",
              "    int c = m.node[k];",
              "    _current_one(&m, k, &i, &g, ion);",
-             "    atomicAdd(&m.i[c], m.weight[k] * i);",
-             "    atomicAdd(&m.g[c], m.weight[k] * g);"]
-        for ion in sorted(set(self.written_ions())):
+             "    if (m.inst_i) { /* the backend adds the shares per CV, in order (cs_mech_view) */",
+             "        m.inst_i[k] = m.weight[k] * i;",
+             "        m.inst_g[k] = m.weight[k] * g;"]
+        written = sorted(set(self.written_ions()))
+        for ion in written:
+            L.append("        m.inst_ion[%s][k] = ion[%s];" % (ION_ENUM[ion], ION_ENUM[ion]))
+        L += ["        return;",
+              "    }",
+              "    atomicAdd(&m.i[c], m.weight[k] * i);",
+              "    atomicAdd(&m.g[c], m.weight[k] * g);"]
+        for ion in written:
             L.append("    atomicAdd(&m.ion_i[%s][c], ion[%s]);" % (ION_ENUM[ion], ION_ENUM[ion]))
         L += ["}",
               "static __global__ void _k_advance(cs_mech_view m) {",

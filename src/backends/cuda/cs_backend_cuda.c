@@ -183,6 +183,25 @@ static cs_status fork_lanes(cs_backend *be, int j) {
     return CS_OK;
 }
 
+/* With the gather (cs_cuda_gather.h), after the ions' step: the catalogue groups' currents, which
+ * write only their own slots, each on its group's lane (after that group's last update there) or
+ * on the main stream, all at once; the built-in groups' on the main stream, which waits for
+ * them all: the gather then adds the slots. */
+static cs_status fork_currents(cs_backend *be, int j) {
+    cs_cuda_state *s = &be->s, lane = *s;
+    CS_TRY(cs_cuda_timer_record(be->fork_events, EV_FORK, s->stream));
+    for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->lane[l], be->fork_events, EV_FORK));
+    for (int q = 0; q < s->nmech; ++q) {
+        const int l = s->mech[q].kind == CS_CUDA_CATALOGUE ? be->lane_of[q] : -1;
+        if (l < 0) CS_TRY(wait_group(be, q));
+        lane.stream = l >= 0 ? be->lane[l] : s->stream;
+        CS_TRY(cs_cuda_currents(&lane, j, q, q + 1));
+    }
+    for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_TAIL(l), be->lane[l]));
+    be->pending = 1;
+    return join_lanes(be);
+}
+
 /* The kernels of one step, the context's current step + j; mark >= 0 records timer events
  * mark .. mark + 7 around its phases (a step launched directly, for the profile, in order).
  * Untimed steps with lanes leave work pending on them (join_lanes ends it). */
@@ -197,10 +216,14 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
     for (int q = 0; q < s->nmech; ++q)
         if (s->mech[q].advance_ions) CS_TRY(wait_group(be, q));
     CS_TRY(cs_cuda_ions_prepare(s, be->p.celsius));
-    for (int q = 0; q < s->nmech; ++q) {
-        CS_TRY(wait_group(be, q));
-        CS_TRY(cs_cuda_currents(s, j, q, q + 1));
-    }
+    if (lanes && s->gather.on)
+        CS_TRY(fork_currents(be, j));
+    else
+        for (int q = 0; q < s->nmech; ++q) {
+            CS_TRY(wait_group(be, q));
+            CS_TRY(cs_cuda_currents(s, j, q, q + 1));
+        }
+    CS_TRY(cs_cuda_gather_currents(s));
     MARK(2);
     CS_TRY(join_lanes(be)); /* detection, sampling and the updates read v */
     if (be->fused) { /* assembly inside the solve: its time counts as the solver's */

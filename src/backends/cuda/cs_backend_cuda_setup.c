@@ -9,6 +9,7 @@
 #include "cs_backend_cuda_internal.h"
 #include "cs_cable_matrix.h"
 #include "cs_cuda_epoch_setup.h"
+#include "cs_cuda_gather.h"
 #include "cs_cuda_ions.h"
 #include "cs_mech_math.h"
 
@@ -37,6 +38,7 @@ void cs__cuda_destroy(cs_backend *be) {
         cs_cuda_free(s->nernst_rows[ion]);
         cs_cuda_free(s->ion_used_rows[ion]);
     }
+    cs_cuda_gather_free(s);
     cs_cuda_free(s->ev_range);
     cs__cuda_drop_graphs(be);
     if (be->plan) cs_hines_gpu_plan_destroy(be->plan);
@@ -95,7 +97,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
     cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
                       0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL},
-                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0};
+                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = s->ion_e[ion];
         v.ion_i[ion] = s->ion_i[ion];
@@ -176,7 +178,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
                                  {ions->e[0], ions->e[1], ions->e[2]}, {ions->i[0], ions->i[1], ions->i[2]},
                                  {ions->ci[0], ions->ci[1], ions->ci[2]}, {ions->co[0], ions->co[1], ions->co[2]},
-                                 NULL, NULL, 0, 0.0};
+                                 NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}};
             t->init(&view);
             cs_cuda_ions_wrote(ions, t); /* NEURON's order: e after each INITIAL that writes a concentration */
             cs_cuda_mech *cm = &s->mech[m];
@@ -583,6 +585,7 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) st = cs_cuda_ions_upload(&ions, s);
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->ev_range, 2 * CS_CUDA_MAX_MECH * sizeof(int), "event ranges");
     if (st == CS_OK) st = setup_mechanisms(be, v_int, &ions);
+    if (st == CS_OK) st = cs_cuda_gather_build(s, net, be->inst_group, be->inst_local, be->cell_first, be->row_map);
     if (st == CS_OK) st = cs_cuda_ions_upload(&ions, s);
     cs_cuda_ions_free(&ions);
     free(v_int);

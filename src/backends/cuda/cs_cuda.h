@@ -30,6 +30,8 @@ typedef struct {
                            on a CV): its state update keeps its place among the others' */
     int advance_ions;   /* its state update may read or write an ion variable (e, i or a
                            concentration): not cs_mech_type.advance_ion_free */
+    int slot0;          /* with the gather (catalogue groups): its first slot in slot_i, slot_g */
+    int slot0_ion[CS_NION]; /* ... in slot_ion[ion], -1 when the type does not write the ion */
     double *state;      /* [nstate × n] */
     /* CS_CUDA_CATALOGUE only: its GPU code and its view (device arrays; v, i, g, t set at each
      * launch; param and state as device arrays of device pointers into param and state) */
@@ -65,6 +67,19 @@ typedef struct {
 /* the epoch kernel's phases: delivery, currents, assembly, elimination, substitution, state
  * update, detection, sampling */
 #define CS_CUDA_EPOCH_PHASES 8
+
+/* The catalogue groups' currents gathered per CV (cs_cuda_gather.h): list 0 adds slots of
+ * slot_i and slot_g to i and g, list 1 + ion slots of slot_ion[ion] to ion_i[ion]. A list: its
+ * rows, and row[r]'s slots slot[first[r] .. first[r + 1]) in the CPU's order. */
+typedef struct {
+    int nrow, *row, *first, *slot;
+} cs_cuda_gather_list;
+typedef struct {
+    int on;
+    double *slot_i, *slot_g;            /* [Σ n of the catalogue groups] [nA], [µS] */
+    double *slot_ion[CS_NION];          /* [Σ n of the groups writing the ion] [mA/cm²] */
+    cs_cuda_gather_list list[1 + CS_NION];
+} cs_cuda_gather;
 
 typedef struct {
     size_t n_int;                       /* entries of each per-CV array */
@@ -128,6 +143,7 @@ typedef struct {
     double dt;                          /* [ms] */
     int sample_stride;                  /* probes are sampled every sample_stride steps */
     cs_cuda_epoch epoch;                /* epoch.on: the persistent epoch kernel runs the steps */
+    cs_cuda_gather gather;              /* gather.on: the catalogue groups' currents through slots */
 } cs_cuda_state;
 
 int cs_cuda_compiled(void);
@@ -156,6 +172,8 @@ cs_status cs_cuda_deliver(const cs_cuda_state *s, int j);
 cs_status cs_cuda_ions_prepare(const cs_cuda_state *s, double celsius);
 /* the currents of mechanism groups [first, end), added in group order */
 cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, int end);
+/* with the gather: the slots added per CV to i, g and ion_i, in the CPU's order */
+cs_status cs_cuda_gather_currents(const cs_cuda_state *s);
 cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the first step's hh current */
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
 /* the state update of mechanism groups [first, end): each group's states are its own, so groups

@@ -294,6 +294,12 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, 
         switch (m->kind) {
         case CS_CUDA_CATALOGUE: {
             cs_mech_view v = catalogue_view(s, m, j, 0.5 * s->dt); /* currents at the step's midpoint */
+            if (s->gather.on) { /* each instance's share into its slot (cs_cuda_gather.h) */
+                v.inst_i = s->gather.slot_i + m->slot0;
+                v.inst_g = s->gather.slot_g + m->slot0;
+                for (int ion = 0; ion < CS_NION; ++ion)
+                    v.inst_ion[ion] = m->slot0_ion[ion] >= 0 ? s->gather.slot_ion[ion] + m->slot0_ion[ion] : NULL;
+            }
             m->gpu->current(&v, s->stream);
             break;
         }
@@ -314,6 +320,55 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, 
         }
         CS_LAUNCHED("mechanism currents");
     }
+    return CS_OK;
+}
+
+// The slots of each CV added to i, g (list 0) and ion_i (lists 1 + ion), in the CPU's order:
+// from the value already there (hh's current with hh_ahead; 0 otherwise), slot after slot.
+struct cs_gather_args {
+    cs_cuda_gather_list list[1 + CS_NION];
+    const double *src[1 + CS_NION], *src_g;
+    double *dst[1 + CS_NION], *dst_g;
+};
+
+__global__ void k_gather(cs_gather_args a) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int l = 0; l <= CS_NION; ++l) {
+        const cs_cuda_gather_list L = a.list[l];
+        if (k >= L.nrow) continue;
+        const int r = L.row[k], end = L.first[k + 1];
+        double x = a.dst[l][r];
+        if (l == 0) {
+            double y = a.dst_g[r];
+            for (int q = L.first[k]; q < end; ++q) {
+                x += a.src[0][L.slot[q]];
+                y += a.src_g[L.slot[q]];
+            }
+            a.dst_g[r] = y;
+        } else {
+            for (int q = L.first[k]; q < end; ++q) x += a.src[l][L.slot[q]];
+        }
+        a.dst[l][r] = x;
+    }
+}
+
+extern "C" cs_status cs_cuda_gather_currents(const cs_cuda_state *s) {
+    const cs_cuda_gather *G = &s->gather;
+    if (!G->on) return CS_OK;
+    cs_gather_args a = {};
+    int most = 0;
+    for (int l = 0; l <= CS_NION; ++l) {
+        a.list[l] = G->list[l];
+        a.src[l] = l ? G->slot_ion[l - 1] : G->slot_i;
+        a.dst[l] = l ? s->ion_i[l - 1] : s->i;
+        if (!a.src[l] || !a.dst[l]) a.list[l].nrow = 0;
+        most = max(most, a.list[l].nrow);
+    }
+    a.src_g = G->slot_g;
+    a.dst_g = s->g;
+    if (!most) return CS_OK;
+    k_gather<<<blocks_for(most), CS_THREADS, 0, stream_of(s)>>>(a);
+    CS_LAUNCHED("current gather");
     return CS_OK;
 }
 
