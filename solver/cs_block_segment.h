@@ -54,57 +54,62 @@ CS__BHD void cs__bseg_mul(int k, const double *X, const double *Y, double *R)
         }
 }
 
+/* One step of a sweep over a chunk, at a row with couplings nxt (to the row the sweep goes to
+ * next) and prv (to the row it came from), pivot block b and right-hand side v (b and v are
+ * overwritten). Before the step the previous row's unknown is D - P·X_this - Q·X_end (X_end: the
+ * chunk's end row the sweep started from); after it, this row's is D - P·X_next - Q·X_end:
+ *     M = b - prv·P;  P = M^-1 nxt;  Q = -M^-1 (prv·Q);  D = M^-1 (v - prv·D).
+ * The upward sweep (rows K-2 .. 0) is nxt = a, prv = c (P = ph, Q = ps); the downward one (rows
+ * 1 .. K-1) nxt = c, prv = a (P = ga, Q = al); both start from P = 0, Q = -I, D = 0. One
+ * function for both, so the GPU runs the two sweeps on two lanes without divergence. Returns 1
+ * when the pivot block is singular. */
+CS__BHD int cs__bseg_step(int k, const double *nxt, double *b, const double *prv, double *v,
+                          double *P, double *Q, double *D)
+{
+    double T[CS__KK];
+    int piv[CS_BLOCK_MAX_K];
+    const int kk = k * k;
+    cs__bseg_mul(k, prv, P, T);
+    for (int e = 0; e < kk; ++e) b[e] -= T[e];
+    for (int r = 0; r < k; ++r)
+        for (int t = 0; t < k; ++t) v[r] -= prv[r * k + t] * D[t];
+    cs__bseg_mul(k, prv, Q, T);
+    const int sing = cs__blk_lu(k, b, piv);
+    for (int e = 0; e < kk; ++e) P[e] = nxt[e], Q[e] = -T[e];
+    cs__bseg_solve_mat(k, b, piv, P);
+    cs__bseg_solve_mat(k, b, piv, Q);
+    cs__blk_lu_solve(k, b, piv, v, 1);
+    for (int r = 0; r < k; ++r) D[r] = v[r];
+    return sing;
+}
+
+/* A sweep's start: P = 0, Q = -I, D = 0. */
+CS__BHD void cs__bseg_start(int k, double *P, double *Q, double *D)
+{
+    for (int e = 0; e < k * k; ++e) P[e] = 0.0, Q[e] = (e % (k + 1) == 0) ? -1.0 : 0.0;
+    for (int r = 0; r < k; ++r) D[r] = 0.0;
+}
+
 /* The summary of rows [g0, g0 + K) (K >= 2): F row (DF, PF, QF), L row (DL, PL, QL). Returns 1
  * when a pivot block is singular. */
 CS__BHD int cs__bseg_chunk(int k, size_t g0, int K, size_t nb, const double *A, const double *B,
                            const double *C, const double *d, double *DF, double *PF, double *QF,
                            double *DL, double *PL, double *QL)
 {
-    double a[CS__KK], b[CS__KK], c[CS__KK], v[CS_BLOCK_MAX_K], T[CS__KK];
-    double ph[CS__KK], ps[CS__KK], dd[CS_BLOCK_MAX_K];
-    int piv[CS_BLOCK_MAX_K], sing = 0;
-    const int kk = k * k;
-    /* upwards from X_l = X_l: ph = 0, ps = -I, dd = 0 */
-    for (int e = 0; e < kk; ++e) ph[e] = 0.0, ps[e] = (e % (k + 1) == 0) ? -1.0 : 0.0;
-    for (int r = 0; r < k; ++r) dd[r] = 0.0;
+    double a[CS__KK], b[CS__KK], c[CS__KK], v[CS_BLOCK_MAX_K];
+    int sing = 0;
+    /* upwards from X_l = X_l: X_f = DF - PF·X_{f-1} - QF·X_l */
+    cs__bseg_start(k, PF, QF, DF);
     for (int j = K - 2; j >= 0; --j) {
         cs__bseg_row(k, g0 + (size_t)j, nb, A, B, C, d, a, b, c, v);
-        /* M = b - c·ph;  ph = M^-1 a;  ps = -M^-1 c·ps;  dd = M^-1 (v - c·dd) */
-        cs__bseg_mul(k, c, ph, T);
-        for (int e = 0; e < kk; ++e) b[e] -= T[e];
-        for (int r = 0; r < k; ++r)
-            for (int t = 0; t < k; ++t) v[r] -= c[r * k + t] * dd[t];
-        cs__bseg_mul(k, c, ps, T);
-        sing |= cs__blk_lu(k, b, piv);
-        for (int e = 0; e < kk; ++e) ph[e] = a[e], ps[e] = -T[e];
-        cs__bseg_solve_mat(k, b, piv, ph);
-        cs__bseg_solve_mat(k, b, piv, ps);
-        cs__blk_lu_solve(k, b, piv, v, 1);
-        for (int r = 0; r < k; ++r) dd[r] = v[r];
+        sing |= cs__bseg_step(k, a, b, c, v, PF, QF, DF);
     }
-    for (int e = 0; e < kk; ++e) PF[e] = ph[e], QF[e] = ps[e];
-    for (int r = 0; r < k; ++r) DF[r] = dd[r];
-    /* downwards from X_f = X_f: al = -I, ga = 0, de = 0 (reusing ph, ps, dd) */
-    double *al = ph, *ga = ps, *de = dd;
-    for (int e = 0; e < kk; ++e) al[e] = (e % (k + 1) == 0) ? -1.0 : 0.0, ga[e] = 0.0;
-    for (int r = 0; r < k; ++r) de[r] = 0.0;
+    /* downwards from X_f = X_f: X_l = DL - PL·X_f - QL·X_{l+1} (P is ga = QL, Q is al = PL) */
+    cs__bseg_start(k, QL, PL, DL);
     for (int j = 1; j < K; ++j) {
         cs__bseg_row(k, g0 + (size_t)j, nb, A, B, C, d, a, b, c, v);
-        /* M = b - a·ga;  al = -M^-1 a·al;  ga = M^-1 c;  de = M^-1 (v - a·de) */
-        cs__bseg_mul(k, a, ga, T);
-        for (int e = 0; e < kk; ++e) b[e] -= T[e];
-        for (int r = 0; r < k; ++r)
-            for (int t = 0; t < k; ++t) v[r] -= a[r * k + t] * de[t];
-        cs__bseg_mul(k, a, al, T);
-        sing |= cs__blk_lu(k, b, piv);
-        for (int e = 0; e < kk; ++e) al[e] = -T[e], ga[e] = c[e];
-        cs__bseg_solve_mat(k, b, piv, al);
-        cs__bseg_solve_mat(k, b, piv, ga);
-        cs__blk_lu_solve(k, b, piv, v, 1);
-        for (int r = 0; r < k; ++r) de[r] = v[r];
+        sing |= cs__bseg_step(k, c, b, a, v, QL, PL, DL);
     }
-    for (int e = 0; e < kk; ++e) PL[e] = al[e], QL[e] = ga[e];
-    for (int r = 0; r < k; ++r) DL[r] = de[r];
     return sing;
 }
 

@@ -28,12 +28,15 @@ CS__BHD int cs__blk_lu(int k, double *M, int *piv)
             if (v > best) best = v, p = r;
         }
         piv[j] = p;
-        if (p != j)
-            for (int c = 0; c < k; ++c) {
-                const double t = M[j * k + c];
-                M[j * k + c] = M[p * k + c];
-                M[p * k + c] = t;
-            }
+        /* the swap with constant indices (r == p tested per row), so that M stays in registers on
+         * the GPU (an index known only at run time puts the array in local memory) */
+        for (int r = j + 1; r < k; ++r)
+            if (r == p)
+                for (int c = 0; c < k; ++c) {
+                    const double t = M[j * k + c];
+                    M[j * k + c] = M[r * k + c];
+                    M[r * k + c] = t;
+                }
         if (M[j * k + j] == 0.0) return 1;
         const double inv = 1.0 / M[j * k + j];
         for (int r = j + 1; r < k; ++r) {
@@ -48,12 +51,13 @@ CS__BHD int cs__blk_lu(int k, double *M, int *piv)
 /* x (k values, stride ld) := M^-1 x with M's LU factors from cs__blk_lu. */
 CS__BHD void cs__blk_lu_solve(int k, const double *LU, const int *piv, double *x, size_t ld)
 {
-    for (int j = 0; j < k; ++j)
-        if (piv[j] != j) {
-            const double t = x[j * ld];
-            x[j * ld] = x[piv[j] * ld];
-            x[piv[j] * ld] = t;
-        }
+    for (int j = 0; j < k; ++j) /* constant indices, as in cs__blk_lu */
+        for (int r = j + 1; r < k; ++r)
+            if (piv[j] == r) {
+                const double t = x[j * ld];
+                x[j * ld] = x[r * ld];
+                x[r * ld] = t;
+            }
     for (int r = 1; r < k; ++r)
         for (int c = 0; c < r; ++c) x[r * ld] -= LU[r * k + c] * x[c * ld];
     for (int r = k - 1; r >= 0; --r) {
