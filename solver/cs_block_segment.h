@@ -96,20 +96,46 @@ CS__BHD int cs__bseg_chunk(int k, size_t g0, int K, size_t nb, const double *A, 
                            const double *C, const double *d, double *DF, double *PF, double *QF,
                            double *DL, double *PL, double *QL)
 {
-    double a[CS__KK], b[CS__KK], c[CS__KK], v[CS_BLOCK_MAX_K];
+    double a[CS__KK], b[CS__KK], c[CS__KK], v[CS_BLOCK_MAX_K], P[CS__KK], Q[CS__KK], D[CS_BLOCK_MAX_K];
+    const int kk = k * k;
     int sing = 0;
     /* upwards from X_l = X_l: X_f = DF - PF·X_{f-1} - QF·X_l */
-    cs__bseg_start(k, PF, QF, DF);
+    cs__bseg_start(k, P, Q, D);
     for (int j = K - 2; j >= 0; --j) {
         cs__bseg_row(k, g0 + (size_t)j, nb, A, B, C, d, a, b, c, v);
-        sing |= cs__bseg_step(k, a, b, c, v, PF, QF, DF);
+        sing |= cs__bseg_step(k, a, b, c, v, P, Q, D);
     }
+    for (int e = 0; e < kk; ++e) PF[e] = P[e], QF[e] = Q[e];
+    for (int r = 0; r < k; ++r) DF[r] = D[r];
     /* downwards from X_f = X_f: X_l = DL - PL·X_f - QL·X_{l+1} (P is ga = QL, Q is al = PL) */
-    cs__bseg_start(k, QL, PL, DL);
+    cs__bseg_start(k, P, Q, D);
     for (int j = 1; j < K; ++j) {
         cs__bseg_row(k, g0 + (size_t)j, nb, A, B, C, d, a, b, c, v);
-        sing |= cs__bseg_step(k, c, b, a, v, QL, PL, DL);
+        sing |= cs__bseg_step(k, c, b, a, v, P, Q, D);
     }
+    for (int e = 0; e < kk; ++e) PL[e] = Q[e], QL[e] = P[e];
+    for (int r = 0; r < k; ++r) DL[r] = D[r];
+    return sing;
+}
+
+/* One row of the forward substitution inside a chunk of K rows, row j (1 <= j <= K-2) with its
+ * a, b, c, v (c and v overwritten: c := C' when j < K-2, v := d'); F, L the chunk's end unknowns
+ * (moved to the right-hand side at j = 1 and j = K-2); cp, dp the previous row's C' and d' (read
+ * when j > 1), replaced by this row's. Returns 1 for a singular pivot block. */
+CS__BHD int cs__bseg_fwd(int k, int j, int K, const double *a, const double *b, double *c, double *v,
+                         const double *F, const double *L, double *cp, double *dp)
+{
+    if (j == 1)
+        for (int r = 0; r < k; ++r)
+            for (int t = 0; t < k; ++t) v[r] -= a[r * k + t] * F[t];
+    if (j == K - 2)
+        for (int r = 0; r < k; ++r)
+            for (int t = 0; t < k; ++t) v[r] -= c[r * k + t] * L[t];
+    const int sing = cs__blk_forward(k, j > 1 ? a : (const double *)0, b, j < K - 2 ? c : (double *)0,
+                                     v, cp, dp, 1);
+    if (j < K - 2)
+        for (int e = 0; e < k * k; ++e) cp[e] = c[e];
+    for (int r = 0; r < k; ++r) dp[r] = v[r];
     return sing;
 }
 
@@ -118,21 +144,13 @@ CS__BHD int cs__bseg_chunk(int k, size_t g0, int K, size_t nb, const double *A, 
 CS__BHD int cs__bseg_subst(int k, size_t g0, int K, size_t nb, const double *A, const double *B,
                            double *C, double *d, const double *F, const double *L)
 {
-    double a[CS__KK], b[CS__KK], c[CS__KK], v[CS_BLOCK_MAX_K];
+    double a[CS__KK], b[CS__KK], c[CS__KK], v[CS_BLOCK_MAX_K], cp[CS__KK], dp[CS_BLOCK_MAX_K];
     const size_t kk = (size_t)k * k;
     int sing = 0;
     for (int j = 1; j <= K - 2; ++j) {
         const size_t g = g0 + (size_t)j;
         cs__bseg_row(k, g, nb, A, B, C, d, a, b, c, v);
-        if (j == 1)
-            for (int r = 0; r < k; ++r)
-                for (int t = 0; t < k; ++t) v[r] -= a[r * k + t] * F[t];
-        if (j == K - 2)
-            for (int r = 0; r < k; ++r)
-                for (int t = 0; t < k; ++t) v[r] -= c[r * k + t] * L[t];
-        sing |= cs__blk_forward(k, j > 1 ? a : (const double *)0, b, j < K - 2 ? c : (double *)0, v,
-                                j > 1 ? C + (g - 1) * kk : (const double *)0,
-                                j > 1 ? d + (g - 1) * k : (const double *)0, 1);
+        sing |= cs__bseg_fwd(k, j, K, a, b, c, v, F, L, cp, dp);
         if (j < K - 2)
             for (size_t e = 0; e < kk; ++e) C[g * kk + e] = c[e];
         for (int r = 0; r < k; ++r) d[g * k + r] = v[r];
@@ -143,6 +161,155 @@ CS__BHD int cs__bseg_subst(int k, size_t g0, int K, size_t nb, const double *A, 
     }
     for (int r = 0; r < k; ++r) d[g0 * k + r] = F[r], d[(g0 + K - 1) * k + r] = L[r];
     return sing;
+}
+
+/* ---- The GPU's staged kernels (cs_block_large_gpu.cu): the data movement of one warp -------
+ * A warp keeps one slot per lane in shared memory: a, b, c (k×k) and v (k) of one block row.
+ * Each step the warp loads its 32 slots' rows together (lane l loads elements l, l+32, ... of
+ * the slots' blocks laid end to end, so neighbouring lanes read neighbouring addresses of one
+ * block row: a k = 4 block row is one 128-byte line, a k = 2 one 32-byte sector), every lane
+ * computes on its own slot, and results go back the same way. The functions below are that
+ * data movement, lane by lane; the kernels run them between __syncwarp()s, the host emulation
+ * (tests/test_block_tridiag_cpu.c) runs them for lanes 0..31 in turn, so the index arithmetic is
+ * checked on the CPU. Modes (one level of m rows, P = m / K chunks, chunk q of length
+ * cs__bseg_len):
+ *   CS__BSEG_RED  the reduce: 16 chunks per warp from q0, lane l on chunk q0 + l/2, the upward
+ *                 sweep on even lanes (step s: row len-2-s), the downward on odd (row 1+s);
+ *   CS__BSEG_FWD  the forward substitution: 32 chunks from q0, lane l on chunk q0 + l, row 1+s;
+ *   CS__BSEG_BWD  the backward substitution: the same chunks, row len-3-s. */
+#define CS_BSEG_W 32 /* lanes of a warp */
+/* doubles per slot, odd: 32 lanes reading their own slots at stride S hit distinct banks */
+#define CS_BSEG_SLOT(k) ((3 * (k) * (k) + (k)) | 1)
+#define CS__BSEG_RED 0
+#define CS__BSEG_FWD 1
+#define CS__BSEG_BWD 2
+#define CS__BSEG_NONE ((size_t)-1)
+
+/* Rows of chunk q of P on a level of m rows (the last one takes the remainder, K..2K-1). */
+CS__BHD int cs__bseg_len(size_t q, size_t P, size_t m)
+{
+    return q == P - 1 ? (int)(m - q * CS_BSEG_K) : CS_BSEG_K;
+}
+
+/* Chunks per warp in a mode. */
+CS__BHD int cs__bseg_chunks(int mode) { return mode == CS__BSEG_RED ? CS_BSEG_W / 2 : CS_BSEG_W; }
+
+/* The level row of slot t at step s, or CS__BSEG_NONE when it has none (past the last chunk, or
+ * its chunk is shorter than the warp's longest). */
+CS__BHD size_t cs__bseg_slot_row(int mode, size_t q0, int t, int s, size_t P, size_t m)
+{
+    const size_t q = q0 + (size_t)(mode == CS__BSEG_RED ? t >> 1 : t);
+    if (q >= P) return CS__BSEG_NONE;
+    const int len = cs__bseg_len(q, P, m);
+    int j;
+    if (mode == CS__BSEG_RED) {
+        if (s > len - 2) return CS__BSEG_NONE;
+        j = (t & 1) ? 1 + s : len - 2 - s;
+    } else if (mode == CS__BSEG_FWD) {
+        if (s > len - 3) return CS__BSEG_NONE;
+        j = 1 + s;
+    } else {
+        if (s > len - 4) return CS__BSEG_NONE;
+        j = len - 3 - s;
+    }
+    return q * CS_BSEG_K + (size_t)j;
+}
+
+/* Steps of the warp from chunk q0 in a mode (its longest chunk decides: the last one of the
+ * level may be longer). */
+CS__BHD int cs__bseg_steps(int mode, size_t q0, size_t P, size_t m)
+{
+    const size_t ql = (q0 + (size_t)cs__bseg_chunks(mode) < P ? q0 + (size_t)cs__bseg_chunks(mode) : P) - 1;
+    const int len = cs__bseg_len(ql, P, m);
+    return mode == CS__BSEG_RED ? len - 1 : mode == CS__BSEG_FWD ? len - 2 : len - 3;
+}
+
+#define CS__BSEG_A 1
+#define CS__BSEG_B 2
+#define CS__BSEG_C 4
+#define CS__BSEG_D 8
+/* Lane l's share of loading the warp's slots at step s: the arrays in `which` (CS__BSEG_A | ...),
+ * A taken as 0 at a system's first row and C at its last (as cs__bseg_row; nb >= m: one system). */
+CS__BHD void cs__bseg_stage_in(int k, int mode, int l, size_t q0, int s, size_t P, size_t m,
+                               size_t nb, int which, const double *A, const double *B,
+                               const double *C, const double *d, double *sm)
+{
+    const int kk = k * k, S = CS_BSEG_SLOT(k);
+    for (int i = l; i < CS_BSEG_W * kk; i += CS_BSEG_W) {
+        const int t = i / kk, e = i - t * kk;
+        const size_t g = cs__bseg_slot_row(mode, q0, t, s, P, m);
+        if (g == CS__BSEG_NONE) continue;
+        const size_t p = nb >= m ? g : g % nb;
+        double *o = sm + t * S + e;
+        if (which & CS__BSEG_A) o[0] = p == 0 ? 0.0 : A[g * kk + e];
+        if (which & CS__BSEG_B) o[kk] = B[g * kk + e];
+        if (which & CS__BSEG_C) o[2 * kk] = p == nb - 1 ? 0.0 : C[g * kk + e];
+    }
+    if (which & CS__BSEG_D)
+        for (int i = l; i < CS_BSEG_W * k; i += CS_BSEG_W) {
+            const int t = i / k, r = i - t * k;
+            const size_t g = cs__bseg_slot_row(mode, q0, t, s, P, m);
+            if (g != CS__BSEG_NONE) sm[t * S + 3 * kk + r] = d[g * k + r];
+        }
+}
+
+/* Lane l's share of storing the substitution's results at step s: the slots' v to d, and in the
+ * forward mode their c (C') to C where the row has one (j < len-2). */
+CS__BHD void cs__bseg_stage_out(int k, int mode, int l, size_t q0, int s, size_t P, size_t m,
+                                double *C, double *d, const double *sm)
+{
+    const int kk = k * k, S = CS_BSEG_SLOT(k);
+    if (mode == CS__BSEG_FWD)
+        for (int i = l; i < CS_BSEG_W * kk; i += CS_BSEG_W) {
+            const int t = i / kk, e = i - t * kk;
+            const size_t g = cs__bseg_slot_row(mode, q0, t, s, P, m);
+            if (g != CS__BSEG_NONE && s + 3 < cs__bseg_len(q0 + (size_t)t, P, m))
+                C[g * kk + e] = sm[t * S + 2 * kk + e];
+        }
+    for (int i = l; i < CS_BSEG_W * k; i += CS_BSEG_W) {
+        const int t = i / k, r = i - t * k;
+        const size_t g = cs__bseg_slot_row(mode, q0, t, s, P, m);
+        if (g != CS__BSEG_NONE) d[g * k + r] = sm[t * S + 3 * kk + r];
+    }
+}
+
+/* The reduce's lane l at step s on its slot (the row cs__bseg_slot_row gave): one step of its
+ * sweep (upward on even lanes, downward on odd), state P, Q, D (cs__bseg_start). */
+CS__BHD int cs__bseg_red_lane(int k, int l, double *slot, double *P, double *Q, double *D)
+{
+    const int kk = k * k;
+    double *a = slot, *b = slot + kk, *c = slot + 2 * kk, *v = slot + 3 * kk;
+    return cs__bseg_step(k, (l & 1) ? c : a, b, (l & 1) ? a : c, v, P, Q, D);
+}
+
+/* The reduce's end: lane l puts its summary row into its slot (a := the coupling back, c := the
+ * coupling forward, v := D; the F row from the upward sweep: PF = P, QF = Q; the L row from the
+ * downward: PL = Q, QL = P); then lane l's share of storing the warp's 2·(chunks) rows, which are
+ * the consecutive rows 2·q0 .. of the next level (B = I). */
+CS__BHD void cs__bseg_red_put(int k, int l, double *slot, const double *P, const double *Q,
+                              const double *D)
+{
+    const int kk = k * k;
+    for (int e = 0; e < kk; ++e) slot[e] = (l & 1) ? Q[e] : P[e], slot[2 * kk + e] = (l & 1) ? P[e] : Q[e];
+    for (int r = 0; r < k; ++r) slot[3 * kk + r] = D[r];
+}
+CS__BHD void cs__bseg_red_store(int k, int l, size_t q0, size_t P, const double *sm, double *rA,
+                                double *rB, double *rC, double *rd)
+{
+    const int kk = k * k, S = CS_BSEG_SLOT(k);
+    const size_t q1 = q0 + CS_BSEG_W / 2 < P ? q0 + CS_BSEG_W / 2 : P;
+    const int n = 2 * (int)(q1 - q0); /* rows to store */
+    const size_t o = 2 * q0;
+    for (int i = l; i < n * kk; i += CS_BSEG_W) {
+        const int t = i / kk, e = i - t * kk;
+        rA[o * kk + i] = sm[t * S + e];
+        rB[o * kk + i] = e % (k + 1) == 0 ? 1.0 : 0.0;
+        rC[o * kk + i] = sm[t * S + 2 * kk + e];
+    }
+    for (int i = l; i < n * k; i += CS_BSEG_W) {
+        const int t = i / k, r = i - t * k;
+        rd[o * k + i] = sm[t * S + 3 * kk + r];
+    }
 }
 
 #undef CS__KK
