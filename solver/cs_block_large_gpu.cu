@@ -8,7 +8,8 @@
  *
  * Staged kernels (the default): a warp moves its chunks' rows through shared memory, one block
  * row per lane and step, loaded and stored with neighbouring lanes at neighbouring addresses
- * (cs__bseg_stage_in/out: the data movement, shared with the host emulation in the CPU test).
+ * (cs__bseg_slot_set, cs__bseg_stage_in/out: the data movement, shared with the host emulation
+ * in the CPU test).
  * The reduce runs a chunk on two lanes, the upward sweep on the even one and the downward on the
  * odd (the same instructions: cs__bseg_step), 16 chunks per warp; the substitution one lane per
  * chunk, 32 per warp, C' and d' going out to C and d and the backward sweep reading them again.
@@ -77,8 +78,12 @@ bstage_reduce_kernel(size_t m, size_t nb, const double *__restrict__ A, const do
 {
     constexpr int S = CS_BSEG_SLOT(KB);
     __shared__ double smem[SWARPS * CS_BSEG_W * S];
+    __shared__ size_t srow_all[SWARPS * CS_BSEG_W];
+    __shared__ int sflag_all[SWARPS * CS_BSEG_W];
     const int l = threadIdx.x % CS_BSEG_W, w = threadIdx.x / CS_BSEG_W;
     double *sm = smem + w * CS_BSEG_W * S, *slot = sm + l * S;
+    size_t *srow = srow_all + w * CS_BSEG_W;
+    int *sflag = sflag_all + w * CS_BSEG_W;
     const size_t P = m / CS_BSEG_K, q0 = ((size_t)blockIdx.x * SWARPS + w) * (CS_BSEG_W / 2);
     if (q0 >= P) return; /* the whole warp */
     const int steps = cs__bseg_steps(CS__BSEG_RED, q0, P, m);
@@ -86,11 +91,11 @@ bstage_reduce_kernel(size_t m, size_t nb, const double *__restrict__ A, const do
     cs__bseg_start(KB, Pm, Qm, D);
     int sg = 0;
     for (int s = 0; s < steps; ++s) {
-        cs__bseg_stage_in(KB, CS__BSEG_RED, l, q0, s, P, m, nb,
-                          CS__BSEG_A | CS__BSEG_B | CS__BSEG_C | CS__BSEG_D, A, B, C, d, sm);
+        cs__bseg_slot_set(CS__BSEG_RED, q0, l, s, P, m, nb, srow, sflag);
         __syncwarp();
-        if (cs__bseg_slot_row(CS__BSEG_RED, q0, l, s, P, m) != CS__BSEG_NONE)
-            sg |= cs__bseg_red_lane(KB, l, slot, Pm, Qm, D);
+        cs__bseg_stage_in(KB, l, CS__BSEG_A | CS__BSEG_B | CS__BSEG_C | CS__BSEG_D, srow, sflag, A, B, C, d, sm);
+        __syncwarp();
+        if (srow[l] != CS__BSEG_NONE) sg |= cs__bseg_red_lane(KB, l, slot, Pm, Qm, D);
         __syncwarp();
     }
     if (q0 + (size_t)(l >> 1) < P) cs__bseg_red_put(KB, l, slot, Pm, Qm, D);
@@ -108,8 +113,12 @@ bstage_subst_kernel(size_t m, size_t nb, const double *__restrict__ A, const dou
 {
     constexpr int S = CS_BSEG_SLOT(KB), kk = KB * KB;
     __shared__ double smem[SWARPS * CS_BSEG_W * S];
+    __shared__ size_t srow_all[SWARPS * CS_BSEG_W];
+    __shared__ int sflag_all[SWARPS * CS_BSEG_W];
     const int l = threadIdx.x % CS_BSEG_W, w = threadIdx.x / CS_BSEG_W;
     double *sm = smem + w * CS_BSEG_W * S, *slot = sm + l * S;
+    size_t *srow = srow_all + w * CS_BSEG_W;
+    int *sflag = sflag_all + w * CS_BSEG_W;
     const size_t P = m / CS_BSEG_K, q0 = ((size_t)blockIdx.x * SWARPS + w) * CS_BSEG_W, q = q0 + l;
     if (q0 >= P) return; /* the whole warp */
     const bool on = q < P;
@@ -119,25 +128,28 @@ bstage_subst_kernel(size_t m, size_t nb, const double *__restrict__ A, const dou
     int sg = 0;
     const int fsteps = cs__bseg_steps(CS__BSEG_FWD, q0, P, m);
     for (int s = 0; s < fsteps; ++s) {
-        cs__bseg_stage_in(KB, CS__BSEG_FWD, l, q0, s, P, m, nb,
-                          CS__BSEG_A | CS__BSEG_B | CS__BSEG_C | CS__BSEG_D, A, B, C, d, sm);
+        cs__bseg_slot_set(CS__BSEG_FWD, q0, l, s, P, m, nb, srow, sflag);
+        __syncwarp();
+        cs__bseg_stage_in(KB, l, CS__BSEG_A | CS__BSEG_B | CS__BSEG_C | CS__BSEG_D, srow, sflag, A, B, C, d, sm);
         __syncwarp();
         if (on && s <= len - 3)
             sg |= cs__bseg_fwd(KB, 1 + s, len, slot, slot + kk, slot + 2 * kk, slot + 3 * kk, F, L, cp, dp);
         __syncwarp();
-        cs__bseg_stage_out(KB, CS__BSEG_FWD, l, q0, s, P, m, C, d, sm);
+        cs__bseg_stage_out(KB, l, srow, sflag, C, d, sm);
         __syncwarp();
     }
     const int bsteps = cs__bseg_steps(CS__BSEG_BWD, q0, P, m);
     for (int s = 0; s < bsteps; ++s) { /* dp: x of the row below */
-        cs__bseg_stage_in(KB, CS__BSEG_BWD, l, q0, s, P, m, nb, CS__BSEG_C | CS__BSEG_D, A, B, C, d, sm);
+        cs__bseg_slot_set(CS__BSEG_BWD, q0, l, s, P, m, nb, srow, sflag);
+        __syncwarp();
+        cs__bseg_stage_in(KB, l, CS__BSEG_C | CS__BSEG_D, srow, sflag, A, B, C, d, sm);
         __syncwarp();
         if (on && s <= len - 4) {
             cs__blk_backward(KB, slot + 2 * kk, slot + 3 * kk, dp, 1);
             for (int r = 0; r < KB; ++r) dp[r] = slot[3 * kk + r];
         }
         __syncwarp();
-        cs__bseg_stage_out(KB, CS__BSEG_BWD, l, q0, s, P, m, C, d, sm);
+        cs__bseg_stage_out(KB, l, srow, sflag, C, d, sm);
         __syncwarp();
     }
     if (on)

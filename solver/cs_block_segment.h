@@ -171,7 +171,9 @@ CS__BHD int cs__bseg_subst(int k, size_t g0, int K, size_t nb, const double *A, 
  * computes on its own slot, and results go back the same way. The functions below are that
  * data movement, lane by lane; the kernels run them between __syncwarp()s, the host emulation
  * (tests/test_block_tridiag_cpu.c) runs them for lanes 0..31 in turn, so the index arithmetic is
- * checked on the CPU. Modes (one level of m rows, P = m / K chunks, chunk q of length
+ * checked on the CPU. A step: every lane fills its entry of the slot table (cs__bseg_slot_set),
+ * the warp stages the rows in, every lane computes on its slot, the warp stages results out.
+ * Modes (one level of m rows, P = m / K chunks, chunk q of length
  * cs__bseg_len):
  *   CS__BSEG_RED  the reduce: 16 chunks per warp from q0, lane l on chunk q0 + l/2, the upward
  *                 sweep on even lanes (step s: row len-2-s), the downward on odd (row 1+s);
@@ -228,47 +230,66 @@ CS__BHD int cs__bseg_steps(int mode, size_t q0, size_t P, size_t m)
 #define CS__BSEG_B 2
 #define CS__BSEG_C 4
 #define CS__BSEG_D 8
-/* Lane l's share of loading the warp's slots at step s: the arrays in `which` (CS__BSEG_A | ...),
- * A taken as 0 at a system's first row and C at its last (as cs__bseg_row; nb >= m: one system). */
-CS__BHD void cs__bseg_stage_in(int k, int mode, int l, size_t q0, int s, size_t P, size_t m,
-                               size_t nb, int which, const double *A, const double *B,
-                               const double *C, const double *d, double *sm)
+
+/* The warp's slot table at a step, in shared memory: row[t] (CS__BSEG_NONE: slot t idle) and
+ * flag[t]: CS__BSEG_FIRST (the row starts a system: A taken as 0), CS__BSEG_LAST (it ends one:
+ * C taken as 0), CS__BSEG_HASC (the forward substitution stores its C'). Lane l fills entry l,
+ * so the staging below finds a slot's row with one shared-memory read, not a division. */
+#define CS__BSEG_FIRST 1
+#define CS__BSEG_LAST 2
+#define CS__BSEG_HASC 4
+CS__BHD void cs__bseg_slot_set(int mode, size_t q0, int l, int s, size_t P, size_t m, size_t nb,
+                               size_t *row, int *flag)
+{
+    const size_t g = cs__bseg_slot_row(mode, q0, l, s, P, m);
+    int f = 0;
+    if (g != CS__BSEG_NONE) {
+        const size_t p = nb >= m ? g : g % nb;
+        f = (p == 0 ? CS__BSEG_FIRST : 0) | (p == nb - 1 ? CS__BSEG_LAST : 0);
+        if (mode == CS__BSEG_FWD && s + 3 < cs__bseg_len(q0 + (size_t)l, P, m)) f |= CS__BSEG_HASC;
+    }
+    row[l] = g;
+    flag[l] = f;
+}
+
+/* Lane l's share of loading the warp's slots (the table above): the arrays in `which`
+ * (CS__BSEG_A | ...), A = 0 at a system's first row and C at its last (as cs__bseg_row). */
+CS__BHD void cs__bseg_stage_in(int k, int l, int which, const size_t *row, const int *flag,
+                               const double *A, const double *B, const double *C, const double *d,
+                               double *sm)
 {
     const int kk = k * k, S = CS_BSEG_SLOT(k);
-    for (int i = l; i < CS_BSEG_W * kk; i += CS_BSEG_W) {
-        const int t = i / kk, e = i - t * kk;
-        const size_t g = cs__bseg_slot_row(mode, q0, t, s, P, m);
-        if (g == CS__BSEG_NONE) continue;
-        const size_t p = nb >= m ? g : g % nb;
-        double *o = sm + t * S + e;
-        if (which & CS__BSEG_A) o[0] = p == 0 ? 0.0 : A[g * kk + e];
-        if (which & CS__BSEG_B) o[kk] = B[g * kk + e];
-        if (which & CS__BSEG_C) o[2 * kk] = p == nb - 1 ? 0.0 : C[g * kk + e];
-    }
+    if (which & (CS__BSEG_A | CS__BSEG_B | CS__BSEG_C))
+        for (int i = l; i < CS_BSEG_W * kk; i += CS_BSEG_W) {
+            const int t = i / kk, e = i - t * kk, f = flag[t];
+            const size_t g = row[t];
+            if (g == CS__BSEG_NONE) continue;
+            double *o = sm + t * S + e;
+            if (which & CS__BSEG_A) o[0] = (f & CS__BSEG_FIRST) ? 0.0 : A[g * kk + e];
+            if (which & CS__BSEG_B) o[kk] = B[g * kk + e];
+            if (which & CS__BSEG_C) o[2 * kk] = (f & CS__BSEG_LAST) ? 0.0 : C[g * kk + e];
+        }
     if (which & CS__BSEG_D)
         for (int i = l; i < CS_BSEG_W * k; i += CS_BSEG_W) {
             const int t = i / k, r = i - t * k;
-            const size_t g = cs__bseg_slot_row(mode, q0, t, s, P, m);
+            const size_t g = row[t];
             if (g != CS__BSEG_NONE) sm[t * S + 3 * kk + r] = d[g * k + r];
         }
 }
 
-/* Lane l's share of storing the substitution's results at step s: the slots' v to d, and in the
- * forward mode their c (C') to C where the row has one (j < len-2). */
-CS__BHD void cs__bseg_stage_out(int k, int mode, int l, size_t q0, int s, size_t P, size_t m,
-                                double *C, double *d, const double *sm)
+/* Lane l's share of storing the substitution's results: the slots' v to d, and their c (C') to
+ * C where the table says CS__BSEG_HASC. */
+CS__BHD void cs__bseg_stage_out(int k, int l, const size_t *row, const int *flag, double *C,
+                                double *d, const double *sm)
 {
     const int kk = k * k, S = CS_BSEG_SLOT(k);
-    if (mode == CS__BSEG_FWD)
-        for (int i = l; i < CS_BSEG_W * kk; i += CS_BSEG_W) {
-            const int t = i / kk, e = i - t * kk;
-            const size_t g = cs__bseg_slot_row(mode, q0, t, s, P, m);
-            if (g != CS__BSEG_NONE && s + 3 < cs__bseg_len(q0 + (size_t)t, P, m))
-                C[g * kk + e] = sm[t * S + 2 * kk + e];
-        }
+    for (int i = l; i < CS_BSEG_W * kk; i += CS_BSEG_W) {
+        const int t = i / kk, e = i - t * kk;
+        if (flag[t] & CS__BSEG_HASC) C[row[t] * kk + e] = sm[t * S + 2 * kk + e];
+    }
     for (int i = l; i < CS_BSEG_W * k; i += CS_BSEG_W) {
         const int t = i / k, r = i - t * k;
-        const size_t g = cs__bseg_slot_row(mode, q0, t, s, P, m);
+        const size_t g = row[t];
         if (g != CS__BSEG_NONE) d[g * k + r] = sm[t * S + 3 * kk + r];
     }
 }

@@ -162,7 +162,7 @@ START_TEST(test_chunked)
 END_TEST
 
 /* ---- host emulation of the GPU's staged kernels (solver/cs_block_large_gpu.cu) ------------
- * The kernels' data movement (cs_block_segment.h: cs__bseg_stage_in/out, cs__bseg_red_store,
+ * The kernels' data movement (cs_block_segment.h: cs__bseg_slot_set, cs__bseg_stage_in/out, cs__bseg_red_store,
  * the slot rows of each mode) run lane by lane for lanes 0..31 where the kernel runs them
  * between __syncwarp()s, with the same arithmetic per lane. The slots are filled with NaN before
  * every step, so a lane computing on a row that was not staged for it gives NaN. */
@@ -187,6 +187,8 @@ static int emul_level(int k, size_t m, size_t nb, const double *A, const double 
     const size_t P = m / CS_BSEG_K, mr = 2 * P;
     const int S = CS_BSEG_SLOT(k);
     double *red = td_alloc(3 * mr * kk + mr * k), sm[EW * ES];
+    size_t row[EW];
+    int flag[EW];
     double *rA = red, *rB = red + mr * kk, *rC = red + 2 * mr * kk, *rd = red + 3 * mr * kk;
     int sing = 0;
     for (size_t q0 = 0; q0 < P; q0 += EW / 2) { /* the reduce, one warp at a time */
@@ -195,10 +197,10 @@ static int emul_level(int k, size_t m, size_t nb, const double *A, const double 
         const int steps = cs__bseg_steps(CS__BSEG_RED, q0, P, m);
         for (int s = 0; s < steps; ++s) {
             emul_poison(sm);
+            for (int l = 0; l < EW; ++l) cs__bseg_slot_set(CS__BSEG_RED, q0, l, s, P, m, nb, row, flag);
+            for (int l = 0; l < EW; ++l) cs__bseg_stage_in(k, l, 15, row, flag, A, B, C, d, sm);
             for (int l = 0; l < EW; ++l)
-                cs__bseg_stage_in(k, CS__BSEG_RED, l, q0, s, P, m, nb, 15, A, B, C, d, sm);
-            for (int l = 0; l < EW; ++l)
-                if (cs__bseg_slot_row(CS__BSEG_RED, q0, l, s, P, m) != CS__BSEG_NONE)
+                if (row[l] != CS__BSEG_NONE)
                     sing |= cs__bseg_red_lane(k, l, sm + l * S, Pm[l], Qm[l], D[l]);
         }
         emul_poison(sm);
@@ -218,25 +220,26 @@ static int emul_level(int k, size_t m, size_t nb, const double *A, const double 
         const int fs = cs__bseg_steps(CS__BSEG_FWD, q0, P, m), bs = cs__bseg_steps(CS__BSEG_BWD, q0, P, m);
         for (int s = 0; s < fs; ++s) {
             emul_poison(sm);
-            for (int l = 0; l < EW; ++l) cs__bseg_stage_in(k, CS__BSEG_FWD, l, q0, s, P, m, nb, 15, A, B, C, d, sm);
+            for (int l = 0; l < EW; ++l) cs__bseg_slot_set(CS__BSEG_FWD, q0, l, s, P, m, nb, row, flag);
+            for (int l = 0; l < EW; ++l) cs__bseg_stage_in(k, l, 15, row, flag, A, B, C, d, sm);
             for (int l = 0; l < EW; ++l)
                 if (len[l] && s <= len[l] - 3) {
                     double *sl = sm + l * S;
                     sing |= cs__bseg_fwd(k, 1 + s, len[l], sl, sl + kk, sl + 2 * kk, sl + 3 * kk, F[l], L[l], cp[l], dp[l]);
                 }
-            for (int l = 0; l < EW; ++l) cs__bseg_stage_out(k, CS__BSEG_FWD, l, q0, s, P, m, C, d, sm);
+            for (int l = 0; l < EW; ++l) cs__bseg_stage_out(k, l, row, flag, C, d, sm);
         }
         for (int s = 0; s < bs; ++s) {
             emul_poison(sm);
-            for (int l = 0; l < EW; ++l)
-                cs__bseg_stage_in(k, CS__BSEG_BWD, l, q0, s, P, m, nb, CS__BSEG_C | CS__BSEG_D, A, B, C, d, sm);
+            for (int l = 0; l < EW; ++l) cs__bseg_slot_set(CS__BSEG_BWD, q0, l, s, P, m, nb, row, flag);
+            for (int l = 0; l < EW; ++l) cs__bseg_stage_in(k, l, CS__BSEG_C | CS__BSEG_D, row, flag, A, B, C, d, sm);
             for (int l = 0; l < EW; ++l)
                 if (len[l] && s <= len[l] - 4) {
                     double *sl = sm + l * S;
                     cs__blk_backward(k, sl + 2 * kk, sl + 3 * kk, dp[l], 1);
                     for (int r = 0; r < k; ++r) dp[l][r] = sl[3 * kk + r];
                 }
-            for (int l = 0; l < EW; ++l) cs__bseg_stage_out(k, CS__BSEG_BWD, l, q0, s, P, m, C, d, sm);
+            for (int l = 0; l < EW; ++l) cs__bseg_stage_out(k, l, row, flag, C, d, sm);
         }
         for (int l = 0; l < EW; ++l)
             for (int r = 0; r < k && len[l]; ++r) {
