@@ -316,13 +316,12 @@ extern "C" cs_solver_status cs_block_thomas_gpu_chunked_d(int k, int nsys, int n
     }
     if (st == CS_SOLVER_OK) st = bchunk_dispatch(k, nsys, nb, dA, dB, dC, dd, work, (cudaStream_t)0);
     int sing = 0;
-    if (st == CS_SOLVER_OK && host) {
-        e = cudaMemcpy(C, dC, nblk * sizeof(double), cudaMemcpyDeviceToHost);
-        if (e == cudaSuccess) e = cudaMemcpy(d, dd, nvec * sizeof(double), cudaMemcpyDeviceToHost);
-        if (e == cudaSuccess) e = cudaMemcpy(&sing, work, sizeof sing, cudaMemcpyDeviceToHost);
+    if (st == CS_SOLVER_OK) { /* the flag (this waits for the solve), the results to the host */
+        e = cudaMemcpy(&sing, work, sizeof sing, cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess && host) e = cudaMemcpy(C, dC, nblk * sizeof(double), cudaMemcpyDeviceToHost);
+        if (e == cudaSuccess && host) e = cudaMemcpy(d, dd, nvec * sizeof(double), cudaMemcpyDeviceToHost);
         if (e != cudaSuccess) st = cs__thomas_cuda_fail(e, __FILE__, __LINE__, "block chunked: copy out");
     }
-    /* device pointers: the workspace is freed after the solve (cudaFree waits for it) */
     e = cudaFree(buf);
     if (st == CS_SOLVER_OK && e != cudaSuccess) st = cs__thomas_cuda_fail(e, __FILE__, __LINE__, "block chunked: free");
     if (st == CS_SOLVER_OK && sing)
