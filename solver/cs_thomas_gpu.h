@@ -268,6 +268,7 @@ cs_solver_status cs_thomas_gpu_set_device(int device);
 cs_solver_status cs_thomas_gpu_get_device(int *device);
 cs_solver_status cs_thomas_gpu_malloc(void **ptr, size_t bytes);
 cs_solver_status cs_thomas_gpu_free(void *ptr);
+/* Copies that return once the bytes have arrived (kernels on any stream may then read them). */
 cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes);
 cs_solver_status cs_thomas_gpu_to_host(void *dst, const void *src, size_t bytes);
 /* Streams for the calls that take one (void * is a cudaStream_t). */

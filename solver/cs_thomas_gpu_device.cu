@@ -66,6 +66,11 @@ cs_solver_status cs_thomas_gpu_free(void *ptr)
 cs_solver_status cs_thomas_gpu_to_device(void *dst, const void *src, size_t bytes)
 {
     CS__TG_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    /* From pageable memory cudaMemcpy may return before the DMA lands, and kernels on the
+     * library's non-blocking streams do not wait for the legacy stream: wait here, so that the
+     * bytes are on the device when the call returns (test_thomas_bridge_gpu once read a
+     * partly uploaded system on an H100). */
+    CS__TG_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
     return CS_SOLVER_OK;
 }
 

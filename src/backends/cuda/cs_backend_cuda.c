@@ -140,16 +140,69 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
     return cs_cuda_upload(be->s.ev_weight, w, due * sizeof *w);
 }
 
+#define EV_FORK 0
+#define EV_TAIL(l) (1 + (l))
+#define EV_GROUP(q) (1 + CS_CUDA_LANES + (q))
+
+/* The main stream waits for group q's last state update on its lane (be->pending only). */
+static cs_status wait_group(cs_backend *be, int q) {
+    if (!be->pending || be->lane_of[q] < 0) return CS_OK;
+    return cs_cuda_stream_wait(be->s.stream, be->fork_events, EV_GROUP(q));
+}
+
+/* The main stream waits for everything on the lanes. */
+static cs_status join_lanes(cs_backend *be) {
+    if (!be->pending) return CS_OK;
+    for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->s.stream, be->fork_events, EV_TAIL(l)));
+    be->pending = 0;
+    return CS_OK;
+}
+
+/* After the solve, on the lanes (setup_lanes): detection and sampling, and the state updates of
+ * the groups that touch no concentration, each group's end marked by its event; the ordered
+ * groups on the main stream. Returns with the lanes pending. */
+static cs_status fork_lanes(cs_backend *be, int j) {
+    cs_cuda_state *s = &be->s, lane = *s;
+    CS_TRY(cs_cuda_timer_record(be->fork_events, EV_FORK, s->stream));
+    for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->lane[l], be->fork_events, EV_FORK));
+    lane.stream = be->lane[0];
+    CS_TRY(cs_cuda_detect(&lane, j));
+    if (!s->probe_src) CS_TRY(cs_cuda_sample(&lane, j));
+    for (int q = 0; q < s->nmech; ++q) {
+        const int l = be->lane_of[q];
+        lane.stream = l >= 0 ? be->lane[l] : s->stream;
+        CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
+        if (l >= 0) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_GROUP(q), be->lane[l]));
+    }
+    for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_TAIL(l), be->lane[l]));
+    be->pending = 1;
+    if (s->probe_src) { /* probes of states read what the updates write: after them */
+        CS_TRY(join_lanes(be));
+        CS_TRY(cs_cuda_sample(s, j));
+    }
+    return CS_OK;
+}
+
 /* The kernels of one step, the context's current step + j; mark >= 0 records timer events
- * mark .. mark + 7 around its phases (a step launched directly, for the profile). */
+ * mark .. mark + 7 around its phases (a step launched directly, for the profile, in order).
+ * Untimed steps with lanes leave work pending on them (join_lanes ends it). */
 static cs_status step_kernels(cs_backend *be, int j, int mark) {
     cs_cuda_state *s = &be->s;
+    const int lanes = mark < 0 && be->nlanes;
 #define MARK(q) do { if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + (q), s->stream)); } while (0)
     MARK(0);
+    for (int q = 0; q < s->nsyn; ++q) CS_TRY(wait_group(be, s->syn_groups[q])); /* events change states */
     CS_TRY(cs_cuda_deliver(s, j));
     MARK(1);
-    CS_TRY(cs_cuda_currents(s, j, be->p.celsius));
+    for (int q = 0; q < s->nmech; ++q)
+        if (s->mech[q].uses_ions) CS_TRY(wait_group(be, q));
+    CS_TRY(cs_cuda_ions_prepare(s, be->p.celsius));
+    for (int q = 0; q < s->nmech; ++q) {
+        CS_TRY(wait_group(be, q));
+        CS_TRY(cs_cuda_currents(s, j, q, q + 1));
+    }
     MARK(2);
+    CS_TRY(join_lanes(be)); /* detection, sampling and the updates read v */
     if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
         MARK(3);
         cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs,
@@ -167,31 +220,13 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         s->v = s->rhs;
         s->rhs = tmp;
     }
-    if (mark < 0 && be->side && !be->ordered_update) {
-        /* untimed: detection and sampling (they read v and write spikes and samples) and the
-         * state update of mechanism groups 1.. beside group 0's (each reads v and writes its own
-         * states; hh as group 0 also its next current): ~3 of the ~9 dependent launches of a
-         * small network's step leave the critical path */
-        cs_cuda_state side = *s;
-        side.stream = be->side;
-        CS_TRY(cs_cuda_timer_record(be->fork_events, 0, s->stream));
-        CS_TRY(cs_cuda_stream_wait(be->side, be->fork_events, 0));
-        CS_TRY(cs_cuda_detect(&side, j));
-        if (!s->probe_src) CS_TRY(cs_cuda_sample(&side, j));
-        CS_TRY(cs_cuda_advance(&side, be->p.celsius, j, 1, s->nmech));
-        CS_TRY(cs_cuda_advance(s, be->p.celsius, j, 0, 1));
-        CS_TRY(cs_cuda_timer_record(be->fork_events, 1, be->side));
-        CS_TRY(cs_cuda_stream_wait(s->stream, be->fork_events, 1));
-        /* probes of states read what the update writes: after it */
-        if (s->probe_src) CS_TRY(cs_cuda_sample(s, j));
-    } else {
-        CS_TRY(cs_cuda_advance(s, be->p.celsius, j, 0, s->nmech));
-        MARK(5);
-        CS_TRY(cs_cuda_detect(s, j));
-        MARK(6);
-        CS_TRY(cs_cuda_sample(s, j));
-        MARK(7);
-    }
+    if (lanes) return fork_lanes(be, j);
+    CS_TRY(cs_cuda_advance(s, be->p.celsius, j, 0, s->nmech));
+    MARK(5);
+    CS_TRY(cs_cuda_detect(s, j));
+    MARK(6);
+    CS_TRY(cs_cuda_sample(s, j));
+    MARK(7);
 #undef MARK
     return CS_OK;
 }
@@ -204,6 +239,7 @@ static cs_status untimed_steps(cs_backend *be, int n) {
     if (!be->use_graphs) {
         for (int k = 0; k < n; ++k) {
             CS_TRY(step_kernels(be, 0, -1));
+            CS_TRY(join_lanes(be)); /* detection reads the step from the context */
             CS_TRY(cs_cuda_next_steps(s, 1));
         }
         return CS_OK;
@@ -229,7 +265,9 @@ static cs_status untimed_steps(cs_backend *be, int n) {
                 CS_TRY(cs_cuda_capture_begin(s->stream));
                 cs_status st = CS_OK;
                 for (int j = 0; st == CS_OK && j < len; ++j) st = step_kernels(be, j, -1);
+                if (st == CS_OK) st = join_lanes(be); /* a graph ends with its lanes joined */
                 if (st == CS_OK) st = cs_cuda_next_steps(s, len);
+                be->pending = 0;
                 void *exec = NULL;
                 cs_status st2 = cs_cuda_capture_end(s->stream, &exec);
                 CS_TRY(st);

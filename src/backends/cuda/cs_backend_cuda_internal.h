@@ -9,6 +9,9 @@
 #include "cs_event_queue.h"
 #include "cs_hines_gpu.h"
 
+#define CS_CUDA_LANES 8         /* streams beside the main one in a step (the state updates' fan-out) */
+#define CS_FORK_EVENTS (1 + CS_CUDA_LANES + CS_CUDA_MAX_MECH)
+
 #define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
 #define CS_TIMED_MARKS 8        /* events per timed step: before and after each of 7 phases */
 #define CS_SPIKES_PER_DETECTOR 16 /* spike buffer: crossings per detector per epoch */
@@ -47,11 +50,20 @@ struct cs_backend {
     /* CUDA graphs of 2^b steps (the untimed steps of an epoch), by the parity of the v/rhs swap
      * of the separate solve; captured when first needed, dropped when a buffer they name moves */
     int use_graphs;
-    /* untimed steps: detection and sampling on a second stream beside the state update (both
-     * only read v), forked and joined through two events; NULL: in order (CS_CUDA_FORK=0) */
-    void *side, *fork_events;
-    int ordered_update;         /* a mechanism writes an ion concentration that another may read in
-                                   its state update: the groups' updates run in order, unforked */
+    /* Untimed steps: after the solve, the work that only reads v and writes its own arrays runs
+     * on nlanes streams beside the main one (cs_backend_cuda.c, step_kernels): detection and
+     * sampling on lane 0, and the state update of each group whose lane_of >= 0. A group that
+     * reads or writes an ion concentration (in its update, CaDynamics writes cai and SK reads
+     * it) stays on the main stream, in group order, as the CPU runs them. Inside a graph the
+     * main stream goes on to the next step at once: it waits for a group's update (event
+     * 1 + CS_CUDA_LANES + q) just before that group's next events and current, or, where the
+     * group uses an ion (its update might read e or i), before the ions' step; and for every
+     * lane (event 1 + l, its last work) before the solve, which overwrites v. Event 0 is the
+     * fork. pending: lanes hold work the main stream has not waited for. nlanes 0: every kernel
+     * in order (CS_CUDA_FORK=0). */
+    void *lane[CS_CUDA_LANES], *fork_events;
+    int nlanes, pending;
+    int lane_of[CS_CUDA_MAX_MECH]; /* -1: the main stream */
     void *graph[2][CS_GRAPH_LEVELS];
     const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */
     double *v_first;            /* s->v at set-up: the parity of the swap */

@@ -10,6 +10,7 @@
 #include "cs_cable_matrix.h"
 #include "cs_cuda_epoch_setup.h"
 #include "cs_cuda_ions.h"
+#include "cs_ion.h"
 #include "cs_mech_math.h"
 
 void cs__cuda_destroy(cs_backend *be) {
@@ -35,14 +36,15 @@ void cs__cuda_destroy(cs_backend *be) {
         cs_cuda_free(s->ion_ci[ion]);
         cs_cuda_free(s->ion_co[ion]);
         cs_cuda_free(s->nernst_rows[ion]);
+        cs_cuda_free(s->ion_used_rows[ion]);
     }
     cs_cuda_free(s->ev_range);
     cs__cuda_drop_graphs(be);
     if (be->plan) cs_hines_gpu_plan_destroy(be->plan);
     cs_cuda_epoch_free(&s->epoch);
     cs_cuda_timer_destroy(be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
-    cs_cuda_timer_destroy(be->fork_events, 2);
-    cs_cuda_stream_destroy(be->side);
+    cs_cuda_timer_destroy(be->fork_events, CS_FORK_EVENTS);
+    for (int l = 0; l < CS_CUDA_LANES; ++l) cs_cuda_stream_destroy(be->lane[l]);
     cs_cuda_stream_destroy(s->stream);
     free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->inst_group); free(be->inst_local); cs_event_queue_free(&be->ev); free(be->ev_local);
     free(be->ev_weight); free(be->ev_hi); free(be->samples); free(be->spikes); free(be->spike_time);
@@ -181,6 +183,8 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             cs_cuda_mech *cm = &s->mech[m];
             cm->kind = (cs_cuda_mech_kind)kind;
             cm->n = n;
+            cm->ordered = (t->conc_read | t->conc_write) != 0;
+            cm->uses_ions = cs_ion_used(t) != 0;
             /* the built-in kernels read parameters shared by every instance from one copy (a
              * catalogue's generated code reads every instance's: its rows stay full) */
             cm->param_uniform = n > 0 && kind != CS_CUDA_CATALOGUE;
@@ -203,6 +207,29 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
     const char *ahead = getenv("CS_CUDA_HH_AHEAD"); /* 0: hh's current in the currents phase (for comparisons) */
     s->hh_ahead = st == CS_OK && s->nmech > 0 && s->mech[0].kind == CS_CUDA_HH && !(ahead && !strcmp(ahead, "0"));
     return st;
+}
+
+/* The streams beside the main one (cs_backend_cuda_internal.h, lane): lane 0 takes detection
+ * and sampling, and the state updates that touch no concentration go round the lanes, the largest
+ * groups first so that they start first. hh with hh_ahead stays on the main stream: its update
+ * adds the next step's hh current to i and g. */
+static cs_status setup_lanes(cs_backend *be) {
+    const cs_cuda_state *s = &be->s;
+    int order[CS_CUDA_MAX_MECH], nfree = 0;
+    for (int q = 0; q < s->nmech; ++q) {
+        be->lane_of[q] = -1;
+        if (s->mech[q].n > 0 && !s->mech[q].ordered && !(q == 0 && s->hh_ahead)) order[nfree++] = q;
+    }
+    for (int a = 1; a < nfree; ++a) /* by size, descending (insertion: a few groups) */
+        for (int b = a; b > 0 && s->mech[order[b]].n > s->mech[order[b - 1]].n; --b) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    be->nlanes = nfree + 1 < CS_CUDA_LANES ? nfree + 1 : CS_CUDA_LANES;
+    for (int k = 0; k < nfree; ++k) be->lane_of[order[k]] = (k + 1) % be->nlanes;
+    for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_create(&be->lane[l]));
+    return cs_cuda_timer_create(&be->fork_events, CS_FORK_EVENTS);
 }
 
 /* i_membrane probes: per probe, its row's neighbours (parent, then children, in tree order: the
@@ -605,11 +632,7 @@ static cs_status setup(cs_backend *be) {
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     const char *fork = getenv("CS_CUDA_FORK"); /* CS_CUDA_FORK=0: every kernel in order (for comparisons) */
-    for (size_t k = 0; k < net->ninst; ++k) be->ordered_update |= net->inst[k].type->conc_write != 0;
-    if (st == CS_OK && !(fork && !strcmp(fork, "0"))) {
-        st = cs_cuda_stream_create(&be->side);
-        if (st == CS_OK) st = cs_cuda_timer_create(&be->fork_events, 2);
-    }
+    if (st == CS_OK && !(fork && !strcmp(fork, "0"))) st = setup_lanes(be);
     free(det_row); free(det_gid); free(det_thr); free(det_vp); free(cell_row); free(probe_row);
     CS_TRY(st);
     size_t mem1 = cs_cuda_memory_used();

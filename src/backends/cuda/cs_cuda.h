@@ -26,6 +26,9 @@ typedef struct {
     double *param;      /* [nparam × n], or [nparam] when param_uniform */
     int param_uniform;  /* 1: every instance has the same parameters, stored once (hh: 48 B less
                            traffic per instance and step) */
+    int ordered;        /* its type reads or writes an ion concentration (shared among the types
+                           on a CV): its state update keeps its place among the others' */
+    int uses_ions;      /* its type reads or writes some ion variable (e, i or a concentration) */
     double *state;      /* [nstate × n] */
     /* CS_CUDA_CATALOGUE only: its GPU code and its view (device arrays; v, i, g, t set at each
      * launch; param and state as device arrays of device pointers into param and state) */
@@ -86,6 +89,8 @@ typedef struct {
     double *ion_ci[CS_NION], *ion_co[CS_NION]; /* [n_int] concentrations [mM] (NULL: ion not used) */
     int nernst_n[CS_NION];              /* rows whose e follows Nernst every step (cs_cuda_ions.h) */
     int *nernst_rows[CS_NION];          /* [nernst_n] */
+    int ion_used_n[CS_NION];            /* rows where some instance uses the ion: ion_i is zeroed */
+    int *ion_used_rows[CS_NION];        /* there at each step (elsewhere it stays 0) */
     /* 1: hh is mechanism group 0 and its state update computes the next step's hh current in the
      * same kernel (v and the states read once; one launch less per step); its first current comes
      * from cs_cuda_first_currents. Group 0 adds into i and g first either way, so the sums are the
@@ -146,7 +151,10 @@ size_t cs_cuda_memory_used(void);
  * host's rounding (no fused multiply-add), so the results do not depend on the launch path. */
 cs_status cs_cuda_epoch_start(const cs_cuda_state *s, long long step0); /* k = 0; counters reset */
 cs_status cs_cuda_deliver(const cs_cuda_state *s, int j);
-cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius); /* e = Nernst first */
+/* before the currents: the ion current densities zeroed, e = Nernst where concentrations change */
+cs_status cs_cuda_ions_prepare(const cs_cuda_state *s, double celsius);
+/* the currents of mechanism groups [first, end), added in group order */
+cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, int end);
 cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the first step's hh current */
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
 /* the state update of mechanism groups [first, end): each group's states are its own, so groups

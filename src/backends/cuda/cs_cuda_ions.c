@@ -30,9 +30,12 @@ cs_status cs_cuda_ions_build(const cs_network_desc *net, const int *cell_first, 
         h->ci[ion] = calloc(n, sizeof(double));
         h->co[ion] = calloc(n, sizeof(double));
         h->rows[ion] = calloc(n, sizeof(int));
-        unsigned char *style = calloc(n, 1);
-        if (!h->e[ion] || !h->i[ion] || !h->ci[ion] || !h->co[ion] || !h->rows[ion] || !style) {
+        h->used[ion] = calloc(n, sizeof(int));
+        unsigned char *style = calloc(n, 1), *used = calloc(n, 1);
+        if (!h->e[ion] || !h->i[ion] || !h->ci[ion] || !h->co[ion] || !h->rows[ion] || !h->used[ion] || !style ||
+            !used) {
             free(style);
+            free(used);
             return cs_error_set(CS_ERR_NOMEM, "out of memory for ions");
         }
         for (size_t c = 0; c < net->ncell; ++c) {
@@ -48,7 +51,11 @@ cs_status cs_cuda_ions_build(const cs_network_desc *net, const int *cell_first, 
             const cs_instance_desc *in = &net->inst[k];
             int st = cs_ion_style_of(in->type, ion), row = row_map[cell_first[in->cell] + in->node];
             if (st > style[row]) style[row] = (unsigned char)st;
+            if ((cs_ion_used(in->type) >> ion) & 1u) used[row] = 1;
         }
+        for (size_t r = 0; r < n_int; ++r)
+            if (used[r]) h->used[ion][h->nused[ion]++] = (int)r;
+        free(used);
         for (size_t r = 0; r < n_int; ++r)
             if (style[r] == CS_ION_STYLE_WRITE) h->rows[ion][h->nadvance[ion]++] = (int)r;
         h->nrows[ion] = h->nadvance[ion];
@@ -79,6 +86,12 @@ cs_status cs_cuda_ions_upload(const cs_cuda_ions *h, cs_cuda_state *s) {
         CS_TRY(put(&s->ion_ci[ion], h->ci[ion], n, "ion concentrations"));
         CS_TRY(put(&s->ion_co[ion], h->co[ion], n, "ion concentrations"));
         s->nernst_n[ion] = h->nadvance[ion];
+        s->ion_used_n[ion] = h->nused[ion];
+        if (h->nused[ion] && !s->ion_used_rows[ion]) {
+            size_t bytes = (size_t)h->nused[ion] * sizeof(int);
+            CS_TRY(cs_cuda_alloc((void **)&s->ion_used_rows[ion], bytes, "ion rows"));
+            CS_TRY(cs_cuda_upload(s->ion_used_rows[ion], h->used[ion], bytes));
+        }
         if (h->nadvance[ion] && !s->nernst_rows[ion]) {
             size_t bytes = (size_t)h->nadvance[ion] * sizeof(int);
             CS_TRY(cs_cuda_alloc((void **)&s->nernst_rows[ion], bytes, "Nernst rows"));
@@ -91,6 +104,7 @@ cs_status cs_cuda_ions_upload(const cs_cuda_ions *h, cs_cuda_state *s) {
 void cs_cuda_ions_free(cs_cuda_ions *h) {
     for (int ion = 0; ion < CS_NION; ++ion) {
         free(h->e[ion]); free(h->i[ion]); free(h->ci[ion]); free(h->co[ion]); free(h->rows[ion]);
+        free(h->used[ion]);
     }
     memset(h, 0, sizeof *h);
 }

@@ -1,7 +1,7 @@
 /* Ions on the CUDA backend, host side: the per-CV reversal potentials, current densities and
  * concentrations in the solver's internal layout, NEURON's ion style of each CV (cs_ion.h), the
  * reversal potentials at initialisation (computed here, beside the mechanisms' initial states
- * that the backend computes on the host), and their upload. k_nernst (cs_cuda_kernels.cu)
+ * that the backend computes on the host), and their upload. k_ions_step (cs_cuda_kernels.cu)
  * updates e from the concentrations on the device at every step. */
 #ifndef CS_CUDA_IONS_H
 #define CS_CUDA_IONS_H
@@ -13,6 +13,9 @@ typedef struct {
     double *e[CS_NION], *i[CS_NION], *ci[CS_NION], *co[CS_NION]; /* [n_int] host copies [mV], [mA/cm²], [mM] */
     int *rows[CS_NION];   /* Nernst's rows: the first nadvance (style WRITE) at every step, all at init */
     int nrows[CS_NION], nadvance[CS_NION];
+    int *used[CS_NION];   /* the rows where some instance uses the ion: only there can its current
+                             density be non-zero, so only there is it zeroed at each step */
+    int nused[CS_NION];
     double celsius;       /* [°C] */
 } cs_cuda_ions;
 

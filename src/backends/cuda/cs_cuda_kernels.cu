@@ -239,29 +239,54 @@ __global__ void k_iclamp_current(int n, const int *node, const double *p, int pu
     if (e != 0.0) atomicAdd(&I[node[k]], e);
 }
 
-// e = Nernst on the rows where a mechanism writes a concentration (NEURON's ion_cur, before the
-// currents); a concentration gone negative or NaN makes e ±1e6 or NaN, which the NaN watch then
-// reports as the cell's voltage (the CPU backend names the concentration)
-__global__ void k_nernst(int n, const int *rows, const double *ci, const double *co, double *e, double z,
-                         double celsius) {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
-    int r = rows[k];
-    e[r] = cs_nernst(ci[r], co[r], z, celsius);
-}
+// Before the currents, one launch for every ion: zero its current density on the rows where some
+// instance uses it (elsewhere it stays 0: a memset of the whole per-CV array moved 8 B a CV a step
+// for a few soma rows), and e = Nernst on the rows where a mechanism writes a concentration
+// (NEURON's ion_cur). A concentration gone negative or NaN makes e ±1e6 or NaN, which the NaN watch
+// then reports as the cell's voltage (the CPU backend names the concentration).
+struct cs_ion_step {
+    int nzero[CS_NION], nnernst[CS_NION];
+    const int *zero_rows[CS_NION], *nernst_rows[CS_NION];
+    double *i[CS_NION], *e[CS_NION];
+    const double *ci[CS_NION], *co[CS_NION];
+};
 
-extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, double celsius) {
-    static const double z[CS_NION] = CS_ION_VALENCE;
+__constant__ double k_ion_valence[CS_NION] = CS_ION_VALENCE;
+
+__global__ void k_ions_step(cs_ion_step a, double celsius) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
     for (int ion = 0; ion < CS_NION; ++ion) {
-        if (s->ion_i[ion]) CS_CUDA_CALL(cudaMemsetAsync(s->ion_i[ion], 0, s->n_int * sizeof(double), stream_of(s)),
-                                        "ion currents");
-        if (s->nernst_n[ion]) {
-            k_nernst<<<blocks_for(s->nernst_n[ion]), CS_THREADS, 0, stream_of(s)>>>(
-                s->nernst_n[ion], s->nernst_rows[ion], s->ion_ci[ion], s->ion_co[ion], s->ion_e[ion], z[ion], celsius);
-            CS_LAUNCHED("Nernst");
+        if (k < a.nzero[ion]) a.i[ion][a.zero_rows[ion][k]] = 0.0;
+        if (k < a.nnernst[ion]) {
+            int r = a.nernst_rows[ion][k];
+            a.e[ion][r] = cs_nernst(a.ci[ion][r], a.co[ion][r], k_ion_valence[ion], celsius);
         }
     }
-    for (int q = 0; q < s->nmech; ++q) {
+}
+
+extern "C" cs_status cs_cuda_ions_prepare(const cs_cuda_state *s, double celsius) {
+    cs_ion_step a = {};
+    int most = 0;
+    for (int ion = 0; ion < CS_NION; ++ion) {
+        if (s->ion_i[ion]) a.nzero[ion] = s->ion_used_n[ion];
+        a.nnernst[ion] = s->nernst_n[ion];
+        a.zero_rows[ion] = s->ion_used_rows[ion];
+        a.nernst_rows[ion] = s->nernst_rows[ion];
+        a.i[ion] = s->ion_i[ion];
+        a.e[ion] = s->ion_e[ion];
+        a.ci[ion] = s->ion_ci[ion];
+        a.co[ion] = s->ion_co[ion];
+        most = max(most, max(a.nzero[ion], a.nnernst[ion]));
+    }
+    if (most) {
+        k_ions_step<<<blocks_for(most), CS_THREADS, 0, stream_of(s)>>>(a, celsius);
+        CS_LAUNCHED("ion currents zeroed, Nernst");
+    }
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, int end) {
+    for (int q = first; q < end && q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
         if (!m->n) continue;
         unsigned nb = blocks_for(m->n);
@@ -348,10 +373,10 @@ __global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, dou
 
 extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int first, int end) {
     double q10 = cs_hh_q10(celsius), dt = s->dt;
-    for (int j = first; j < end && j < s->nmech; ++j) {
-        const cs_cuda_mech *m = &s->mech[j];
+    for (int q = first; q < end && q < s->nmech; ++q) {
+        const cs_cuda_mech *m = &s->mech[q];
         if (!m->n) continue;
-        if (m->kind == CS_CUDA_HH && j == 0 && s->hh_ahead)
+        if (m->kind == CS_CUDA_HH && q == 0 && s->hh_ahead)
             k_hh_advance_current<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(
                 m->n, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, q10, dt);
         else if (m->kind == CS_CUDA_HH)
