@@ -69,6 +69,14 @@ bchunk_subst_kernel(size_t m, size_t nb, const double *__restrict__ A, const dou
 }
 
 /* ---- staged kernels: a warp's rows through shared memory (cs_block_segment.h) ------------ */
+/* A block's shared memory: per warp, 32 slots of one block row and the step's slot table. */
+template <int KB> struct Stage {
+    static constexpr int S = CS_BSEG_SLOT(KB);
+    double slots[SWARPS][CS_BSEG_W * S];
+    size_t row[SWARPS][CS_BSEG_W];
+    int flag[SWARPS][CS_BSEG_W];
+};
+
 /* The reduce: warp w of the grid holds chunks 16·w .. 16·w + 15, two lanes each. */
 template <int KB>
 __global__ void __launch_bounds__(STPB)
@@ -76,14 +84,11 @@ bstage_reduce_kernel(size_t m, size_t nb, const double *__restrict__ A, const do
                      const double *__restrict__ C, const double *__restrict__ d, double *rA,
                      double *rB, double *rC, double *rd, int *sing)
 {
-    constexpr int S = CS_BSEG_SLOT(KB);
-    __shared__ double smem[SWARPS * CS_BSEG_W * S];
-    __shared__ size_t srow_all[SWARPS * CS_BSEG_W];
-    __shared__ int sflag_all[SWARPS * CS_BSEG_W];
+    __shared__ Stage<KB> sh;
     const int l = threadIdx.x % CS_BSEG_W, w = threadIdx.x / CS_BSEG_W;
-    double *sm = smem + w * CS_BSEG_W * S, *slot = sm + l * S;
-    size_t *srow = srow_all + w * CS_BSEG_W;
-    int *sflag = sflag_all + w * CS_BSEG_W;
+    double *sm = sh.slots[w], *slot = sm + l * Stage<KB>::S;
+    size_t *srow = sh.row[w];
+    int *sflag = sh.flag[w];
     const size_t P = m / CS_BSEG_K, q0 = ((size_t)blockIdx.x * SWARPS + w) * (CS_BSEG_W / 2);
     if (q0 >= P) return; /* the whole warp */
     const int steps = cs__bseg_steps(CS__BSEG_RED, q0, P, m);
@@ -111,14 +116,12 @@ __global__ void __launch_bounds__(STPB)
 bstage_subst_kernel(size_t m, size_t nb, const double *__restrict__ A, const double *__restrict__ B,
                     double *C, double *d, const double *__restrict__ x, int *sing)
 {
-    constexpr int S = CS_BSEG_SLOT(KB), kk = KB * KB;
-    __shared__ double smem[SWARPS * CS_BSEG_W * S];
-    __shared__ size_t srow_all[SWARPS * CS_BSEG_W];
-    __shared__ int sflag_all[SWARPS * CS_BSEG_W];
+    constexpr int kk = KB * KB;
+    __shared__ Stage<KB> sh;
     const int l = threadIdx.x % CS_BSEG_W, w = threadIdx.x / CS_BSEG_W;
-    double *sm = smem + w * CS_BSEG_W * S, *slot = sm + l * S;
-    size_t *srow = srow_all + w * CS_BSEG_W;
-    int *sflag = sflag_all + w * CS_BSEG_W;
+    double *sm = sh.slots[w], *slot = sm + l * Stage<KB>::S;
+    size_t *srow = sh.row[w];
+    int *sflag = sh.flag[w];
     const size_t P = m / CS_BSEG_K, q0 = ((size_t)blockIdx.x * SWARPS + w) * CS_BSEG_W, q = q0 + l;
     if (q0 >= P) return; /* the whole warp */
     const bool on = q < P;

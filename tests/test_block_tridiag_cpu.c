@@ -110,6 +110,14 @@ START_TEST(test_singular_and_invalid)
 }
 END_TEST
 
+/* Block row `row` of A, B, C set to zero (a singular pivot block). */
+static void zero_row(int k, size_t row, double *A, double *B, double *C)
+{
+    const size_t kk = (size_t)k * k;
+    memset(A + row * kk, 0, kk * sizeof *A), memset(B + row * kk, 0, kk * sizeof *B);
+    memset(C + row * kk, 0, kk * sizeof *C);
+}
+
 /* The chunked hybrid for one large block system (cs_block_thomas_solve_chunked_omp: chunks of 16
  * block rows, levels down to 64) against dgbsv at TOL, and against the serial block Thomas at
  * TOL: k = 1..4; one system of 1, 2, 64 (the base), 65, 100, 1000 and 5003 block rows (2 and 3
@@ -150,8 +158,7 @@ START_TEST(test_chunked)
         const size_t nblk = (size_t)nb * k * k, nvec = (size_t)nb * k;
         double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
         blk_gen(k, 1, nb, A, B, C, d);
-        memset(A + 2345 * k * k, 0, k * k * sizeof *A), memset(B + 2345 * k * k, 0, k * k * sizeof *B);
-        memset(C + 2345 * k * k, 0, k * k * sizeof *C);
+        zero_row(k, 2345, A, B, C);
         ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(k, 1, nb, A, B, C, d), CS_SOLVER_ERR_SINGULAR);
         ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(5, 1, nb, A, B, C, d), CS_SOLVER_ERR_INVALID);
         free(A), free(B), free(C), free(d);
@@ -177,13 +184,8 @@ static void emul_poison(double *sm)
 static int emul_level(int k, size_t m, size_t nb, const double *A, const double *B, double *C, double *d)
 {
     const size_t kk = (size_t)k * k;
-    if (m <= CS_BSEG_BASE) {
-        int sing = 0;
-        for (size_t s = 0; s < m / nb; ++s)
-            sing |= cs__blk_thomas_one(k, (int)nb, A + s * nb * kk, B + s * nb * kk, C + s * nb * kk,
-                                       d + s * nb * k, kk, (size_t)k, 1);
-        return sing;
-    }
+    if (m <= CS_BSEG_BASE) /* the base: block Thomas per system, as the CPU hybrid's */
+        return cs_block_thomas_solve_serial(k, (int)(m / nb), (int)nb, A, B, C, d) == CS_SOLVER_ERR_SINGULAR;
     const size_t P = m / CS_BSEG_K, mr = 2 * P;
     const int S = CS_BSEG_SLOT(k);
     double *red = td_alloc(3 * mr * kk + mr * k), sm[EW * ES];
@@ -284,8 +286,7 @@ START_TEST(test_staged_emulation)
         const size_t nblk = (size_t)nb * k * k, nvec = (size_t)nb * k;
         double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
         blk_gen(k, 1, nb, A, B, C, d);
-        memset(A + 1234 * k * k, 0, k * k * sizeof *A), memset(B + 1234 * k * k, 0, k * k * sizeof *B);
-        memset(C + 1234 * k * k, 0, k * k * sizeof *C);
+        zero_row(k, 1234, A, B, C);
         ck_assert_int_eq(emul_level(k, nb, nb, A, B, C, d), 1);
         free(A), free(B), free(C), free(d);
     }
