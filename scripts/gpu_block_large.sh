@@ -37,7 +37,7 @@ echo "build: $(( $(date +%s) - t0 )) s"
 
 if gpu_part tests; then
   echo "== tests"
-  gpu_ctest "$bld" "test_block_tridiag_gpu|test_block_tridiag_cpu" "worst rel err|emulation|SKIP"
+  CTEST_S=150 gpu_ctest "$bld" "test_block_tridiag_gpu|test_block_tridiag_cpu" "worst rel err|emulation|SKIP"
 fi
 
 if gpu_part sanitize; then
