@@ -17,7 +17,7 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 5 /* 5: a GPU net_receive gets a step's events grouped by instance */
+#define CS_MECH_ABI_VERSION 6 /* 6: advance_ion_free; 5: a GPU net_receive gets a step's events grouped by instance */
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
@@ -130,6 +130,10 @@ typedef struct {
     void (*net_receive_vec)(const cs_mech_view *m, int instance, double *w, double flag);
     /* NET_RECEIVE's INITIAL block, once per connection at t = 0 (NULL when it has none). */
     void (*net_init)(const cs_mech_view *m, int instance, double *w);
+    /* 1: the state update (advance) reads and writes no ion variable (e, i or a concentration),
+     * in its own code or in what it calls (the NMODL compiler checks); 0: it may. The CUDA
+     * backend lets an ion-free update run while the next step's ions are prepared. */
+    int advance_ion_free;
 } cs_mech_type;
 
 /* What a catalogue exports (cs_mech_catalogue_get). */

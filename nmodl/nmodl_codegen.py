@@ -19,6 +19,21 @@ from nmodl_parser import IONS
 from nmodl_solve import ONE, ZERO, NonLinear, add, has_name, is_zero, linear, mul, solve_block
 
 
+def reaches_ions(text, code):
+    """Whether generated code, or a FUNCTION or PROCEDURE it calls (code: name -> text, the calls'
+    closure), reads or writes an ion's variable (the view's ion_e, ion_i, ion_ci, ion_co)."""
+    seen, todo = set(), [text]
+    while todo:
+        t = todo.pop()
+        if "->ion_" in t:
+            return True
+        for name, body in code.items():
+            if name not in seen and name + "(" in t:
+                seen.add(name)
+                todo.append(body)
+    return False
+
+
 class NoDerivative(Exception):
     pass
 
@@ -557,10 +572,12 @@ class Gen:
         for f, (args, body, line) in m.procedures.items():
             L.append("static CS_HD void _p_%s(%s);" % (cname(f), ", ".join(["_ctx *_c"] + ["double _a_%s" % cname(a) for a in args])))
         L.append("")
+        code = {}  # each FUNCTION's and PROCEDURE's generated text: what the state update reaches
         for kind, table in (("f", m.functions), ("p", m.procedures)):
             for f, (args, body, line) in table.items():
                 scope = {a: "_a_" + cname(a) for a in args}
                 sig = ", ".join(["_ctx *_c"] + ["double _a_%s" % cname(a) for a in args])
+                first = len(L)
                 if kind == "f":
                     scope[f] = "_ret"  # the FUNCTION's name as a variable: its value so far
                     L.append("static CS_HD double _f_%s(%s) {" % (cname(f), sig))
@@ -572,6 +589,7 @@ class Gen:
                     L += self.stmts(body, scope, 1)
                 L.append("    (void)_c;")
                 L.append("}")
+                code["_%s_%s" % (kind, cname(f))] = "\n".join(L[first:])
         # INITIAL
         L.append("static CS_HD void _init_one(const cs_mech_view *_m, int _k) {")
         L.append("    _ctx _cc = {_m, _k, 0, 0.0, NULL}, *_c = &_cc;" if m.artificial else
@@ -627,6 +645,7 @@ class Gen:
         L.append("    _current_onem(_m, _k, _i, _g, _ion, NULL);")
         L.append("}")
         # advance: the SOLVEd block
+        first = len(L)
         L.append("static CS_HD void _advance_onem(const cs_mech_view *_m, int _k, cs_nmodl_memo *_memo) {")
         L.append("    _ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]], _memo}, *_c = &_cc;")
         for s in m.breakpoint:
@@ -650,6 +669,7 @@ class Gen:
                 self.err(line, "SOLVE %s: no DERIVATIVE block of that name" % blk)
         L.append("    (void)_c;")
         L.append("}")
+        self.advance_ion_free = not reaches_ions("\n".join(L[first:]), code)
         L.append("static CS_HD void _advance_one(const cs_mech_view *_m, int _k) { _advance_onem(_m, _k, NULL); }")
         if m.net_receive and not nmodl_events.takes_vector(m):  # a single weight (on the GPU too)
             args, body, line = m.net_receive
@@ -738,7 +758,7 @@ class Gen:
                      "NULL" if m.artificial else "_advance", recv, "_fold" if fold else "NULL", self.ions_mask("read"),
                      self.ions_mask("write"), gpu,
                      self.nstate_true, self.ions_mask("conc_read"), self.ions_mask("conc_write"),
-                     nmodl_events.type_fields(self)))
+                     nmodl_events.type_fields(self) + ", .advance_ion_free = %d" % getattr(self, "advance_ion_free", 0)))
         return "\n".join(L) + "\n"
 
     # ---- the CUDA file

@@ -195,7 +195,7 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
     CS_TRY(cs_cuda_deliver(s, j));
     MARK(1);
     for (int q = 0; q < s->nmech; ++q)
-        if (s->mech[q].uses_ions) CS_TRY(wait_group(be, q));
+        if (s->mech[q].advance_ions) CS_TRY(wait_group(be, q));
     CS_TRY(cs_cuda_ions_prepare(s, be->p.celsius));
     for (int q = 0; q < s->nmech; ++q) {
         CS_TRY(wait_group(be, q));

@@ -57,7 +57,8 @@ struct cs_backend {
      * it) stays on the main stream, in group order, as the CPU runs them. Inside a graph the
      * main stream goes on to the next step at once: it waits for a group's update (event
      * 1 + CS_CUDA_LANES + q) just before that group's next events and current, or, where the
-     * group uses an ion (its update might read e or i), before the ions' step; and for every
+     * update may touch an ion variable (not cs_mech_type.advance_ion_free), before the ions'
+     * step, which rewrites e and i; and for every
      * lane (event 1 + l, its last work) before the solve, which overwrites v. Event 0 is the
      * fork. pending: lanes hold work the main stream has not waited for. nlanes 0: every kernel
      * in order (CS_CUDA_FORK=0). */

@@ -10,7 +10,6 @@
 #include "cs_cable_matrix.h"
 #include "cs_cuda_epoch_setup.h"
 #include "cs_cuda_ions.h"
-#include "cs_ion.h"
 #include "cs_mech_math.h"
 
 void cs__cuda_destroy(cs_backend *be) {
@@ -184,7 +183,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             cm->kind = (cs_cuda_mech_kind)kind;
             cm->n = n;
             cm->ordered = (t->conc_read | t->conc_write) != 0;
-            cm->uses_ions = cs_ion_used(t) != 0;
+            cm->advance_ions = !t->advance_ion_free;
             /* the built-in kernels read parameters shared by every instance from one copy (a
              * catalogue's generated code reads every instance's: its rows stay full) */
             cm->param_uniform = n > 0 && kind != CS_CUDA_CATALOGUE;

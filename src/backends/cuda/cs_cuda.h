@@ -28,7 +28,8 @@ typedef struct {
                            traffic per instance and step) */
     int ordered;        /* its type reads or writes an ion concentration (shared among the types
                            on a CV): its state update keeps its place among the others' */
-    int uses_ions;      /* its type reads or writes some ion variable (e, i or a concentration) */
+    int advance_ions;   /* its state update may read or write an ion variable (e, i or a
+                           concentration): not cs_mech_type.advance_ion_free */
     double *state;      /* [nstate × n] */
     /* CS_CUDA_CATALOGUE only: its GPU code and its view (device arrays; v, i, g, t set at each
      * launch; param and state as device arrays of device pointers into param and state) */
