@@ -256,12 +256,12 @@ static int emul_level(int k, size_t m, size_t nb, const double *A, const double 
 /* The emulation against cs_block_thomas_solve_chunked_omp: the same arithmetic per chunk, so the
  * same bits (max |x - x_cpu| == 0); k = 1..4, one system of 65 (4 chunks, the last of 17),
  * 16·33 + 31 (a warp's worth of chunks plus one, the last chunk 2K-1 long),
- * 1000, 5003 and 20011 rows (2 to 3 levels), 3 systems of 777 and 40 of 130 (chunks across system
- * cuts); a singular pivot block is reported. */
+ * 1000, 5003 and 20011 rows (2 to 3 levels), 3 systems of 777, 40 of 130 and 64 of 17 (chunks
+ * across system cuts, and holding whole systems); a singular pivot block is reported. */
 START_TEST(test_staged_emulation)
 {
     static const int shapes[][2] = {{1, 65}, {1, 16 * 33 + 31}, {1, 1000}, {1, 5003}, {1, 20011},
-                                    {3, 777}, {40, 130}};
+                                    {3, 777}, {40, 130}, {64, 17}};
     for (int k = 1; k <= 4; ++k)
         for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
             const int nsys = shapes[i][0], nb = shapes[i][1];
@@ -291,7 +291,7 @@ START_TEST(test_staged_emulation)
         free(A), free(B), free(C), free(d);
     }
     printf("block chunked, host emulation of the GPU's staged kernels: bit-identical to the CPU hybrid "
-           "(k = 1..4, 7 shapes up to 20011 rows)\n");
+           "(k = 1..4, 8 shapes up to 20011 rows)\n");
 }
 END_TEST
 

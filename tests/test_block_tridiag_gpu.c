@@ -248,15 +248,16 @@ END_TEST
 /* The caller-workspace call (cs_block_thomas_gpu_chunked_ws_d: device pointers, a stream, the
  * staged kernels) against the CPU chunked hybrid at TOL: k = 1..4; one system of 64 (the base
  * only), 65, 527 and 528 (the reduced level 64 and 66 rows: one level or two; 32 and 33 chunks:
- * one substitution warp or two), 559 (the last chunk 31 rows long), 5003; 3 systems of 777 and
- * 40 of 130 (chunks across system cuts); 200003 rows for k = 2 (4 levels; not with
- * CS_TEST_SMALL). Both kernel sets: staged, and CS_BLOCK_CHUNKED_STAGED=0 (session 17's). A
- * workspace one byte short or misaligned: CS_SOLVER_ERR_INVALID; a singular pivot block: the
- * call succeeds and d is all NaN (device pointers report nothing). */
+ * one substitution warp or two), 559 (the last chunk 31 rows long), 5003; 3 systems of 777, 40
+ * of 130 and 64 of 17 (chunks across system cuts, and holding whole systems); 200003 rows for
+ * k = 2 (4 levels; not with CS_TEST_SMALL). Both kernel sets: staged, and
+ * CS_BLOCK_CHUNKED_STAGED=0 (session 17's). A workspace one byte short, misaligned or NULL:
+ * CS_SOLVER_ERR_INVALID; a singular pivot block: the call succeeds and d is all NaN (the
+ * caller-workspace call reports nothing), the allocating call gives CS_SOLVER_ERR_SINGULAR. */
 START_TEST(test_chunked_ws)
 {
     static const int shapes[][2] = {{1, 64}, {1, 65}, {1, 527}, {1, 528}, {1, 559}, {1, 5003},
-                                    {3, 777}, {40, 130}, {1, 200003}};
+                                    {3, 777}, {40, 130}, {64, 17}, {1, 200003}};
     const char *sm = getenv("CS_TEST_SMALL");
     const int small = sm && sm[0] && sm[0] != '0';
     void *stream = NULL;
