@@ -66,7 +66,8 @@ cs_solver_status cs_block_thomas_gpu_chunked_d(int k, int nsys, int nb, const do
                                                const double *B, double *C, double *d,
                                                cs_thomas_gpu_mem mem);
 /* Bytes of workspace the caller-workspace call needs (0 for k outside 1..4, nsys <= 0 or
- * nb <= 0); about (3k² + k)·8·N/8 bytes for N block rows (the reduced levels), plus 16. */
+ * nb <= 0): the reduced levels, ~1.15·(3k² + k)·N bytes for N = nsys·nb block rows (about
+ * 1/8 of the inputs), plus 16. */
 size_t cs_block_thomas_gpu_chunked_workspace(int k, int nsys, int nb);
 /* The same solve on device pointers with the caller's workspace (device memory, >= the bytes
  * above, 16-byte aligned: any cs_thomas_gpu_malloc'd pointer), asynchronous on `stream` (a
