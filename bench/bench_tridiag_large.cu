@@ -15,8 +15,9 @@
  * against the device-to-device cudaMemcpy bandwidth measured in the same run (read + write).
  * CPU: the serial Thomas and the OpenMP chunked hybrid in double, wall clock, median of 3.
  *
- * Usage: bench_tridiag_large [--quick | --targets] [OUTFILE.md]   (--quick: small sizes, for the sanitizer;
- *        --targets: the one-system sizes of issue 29's targets only) */
+ * Usage: bench_tridiag_large [--quick] [--targets | --block-large] [OUTFILE.md]   (--quick: small
+ *        sizes, for the sanitizer; --targets: the one-system sizes of issue 29's targets only;
+ *        --block-large: only the table of one large block-tridiagonal system, k = 2, 3, 4) */
 #include <omp.h>
 
 #include <cstring>
@@ -32,6 +33,8 @@ static bool g_quick = false;
 /* --targets: only the sizes issue 29's targets are stated at (one system, double and float,
  * 2^20, 2^21, 2^24, 2^25), for a short GPU call */
 static bool g_targets = false;
+/* --block-large: only the table of one large block-tridiagonal system */
+static bool g_block_large = false;
 static const int g_reps = 7;
 static size_t g_l2 = 50u << 20;
 static double g_copy_gbs = 0.0;
@@ -514,9 +517,67 @@ static void run_block(int k, int nsys, int nb, uint64_t seed)
     CUDA_CHECK(cudaFree(derr));
 }
 
-/* One large block system of nb block rows: the GPU chunked hybrid (device pointers; its
- * workspace is allocated and freed inside the timed call) against the CPU serial block Thomas
- * (the reference, 1e-12) and the CPU chunked hybrid (OpenMP). */
+/* One large block system of nb block rows: the GPU chunked hybrid (device pointers) through
+ *   ws        cs_block_thomas_gpu_chunked_ws_d: the caller's workspace (allocated once, outside
+ *             the timing), the default stream, the staged kernels;
+ *   ws, per-thread kernels: the same call with CS_BLOCK_CHUNKED_STAGED=0 (session 17's kernels:
+ *             one thread per chunk, global memory read directly);
+ *   allocating  cs_block_thomas_gpu_chunked_d (cudaMalloc + cudaFree of the workspace inside
+ *             the timed call; staged kernels);
+ * each median of g_reps after a warm-up, every result checked against the CPU serial block
+ * Thomas (the reference, 1e-12); CPU serial and CPU chunked hybrid (OpenMP), median of 3. */
+enum BlockCall { BL_WS = 0, BL_WS_PER_THREAD, BL_ALLOC, BL_NCALLS };
+static const char *const k_block_call[BL_NCALLS] = {"ws (caller workspace), staged",
+                                                   "ws, per-thread kernels (session 17)",
+                                                   "allocating call, staged"};
+
+/* Median time [ms] of one call kind on R prepared copies (slot r at sl + r·set, restored from
+ * pr untimed first); *worst: the worst rel err against ref. */
+static double time_block_large(BlockCall call, int k, int nb, size_t set, int R, const double *pr,
+                               double *sl, const double *ref, double ref_max,
+                               unsigned long long *derr, double *worst)
+{
+    const size_t kk = (size_t)k * k, nblk = (size_t)nb * kk, nvec = (size_t)nb * k;
+    CUDA_CHECK(cudaMemcpy(sl, pr, (size_t)R * set * sizeof(double), cudaMemcpyDeviceToDevice));
+    const size_t wb = cs_block_thomas_gpu_chunked_workspace(k, 1, nb);
+    void *work = NULL;
+    CUDA_CHECK(cudaMalloc(&work, wb));
+    setenv("CS_BLOCK_CHUNKED_STAGED", call == BL_WS_PER_THREAD ? "0" : "1", 1);
+    std::vector<cudaEvent_t> ev(2 * (g_reps + 1));
+    for (auto &e : ev) CUDA_CHECK(cudaEventCreate(&e));
+    for (int r = 0; r <= g_reps; ++r) {
+        double *q = sl + (size_t)(r % R) * set;
+        CUDA_CHECK(cudaEventRecord(ev[2 * r]));
+        if (call == BL_ALLOC)
+            CS_CHECK_OK(cs_block_thomas_gpu_chunked_d(k, 1, nb, q, q + nblk, q + 2 * nblk, q + 3 * nblk,
+                                                      CS_THOMAS_GPU_DEVICE_PTRS));
+        else
+            CS_CHECK_OK(cs_block_thomas_gpu_chunked_ws_d(k, 1, nb, q, q + nblk, q + 2 * nblk, q + 3 * nblk,
+                                                         work, wb, NULL));
+        CUDA_CHECK(cudaEventRecord(ev[2 * r + 1]));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    unsetenv("CS_BLOCK_CHUNKED_STAGED");
+    std::vector<double> t;
+    *worst = 0.0;
+    for (int r = 0; r <= g_reps; ++r) {
+        float f = 0.f;
+        CUDA_CHECK(cudaEventElapsedTime(&f, ev[2 * r], ev[2 * r + 1]));
+        if (r > 0) t.push_back(f);
+        double e = max_err_dev<double>(nvec, sl + (size_t)(r % R) * set + 3 * nblk, ref, derr);
+        e /= ref_max;
+        if (!(e <= *worst)) *worst = std::isnan(e) ? INFINITY : e;
+    }
+    for (auto &e : ev) CUDA_CHECK(cudaEventDestroy(e));
+    CUDA_CHECK(cudaFree(work));
+    if (!(*worst <= 1e-12)) {
+        ++g_failures;
+        fprintf(stderr, "CHECK FAILED: block chunked (%s) k=%d nb=%d: rel err %.3e\n", k_block_call[call], k,
+                nb, *worst);
+    }
+    return median(t);
+}
+
 static void run_block_large(int k, int nb, uint64_t seed)
 {
     const size_t kk = (size_t)k * k, nblk = (size_t)nb * kk, nvec = (size_t)nb * k;
@@ -536,6 +597,7 @@ static void run_block_large(int k, int nb, uint64_t seed)
         }
     double ref_max = 0.0;
     for (double v : x) ref_max = std::max(ref_max, std::fabs(v));
+    /* enough copies that a solve never finds its inputs in L2 (>= 3× L2 in all) */
     const int R = std::max(g_reps + 1, (int)((3 * g_l2 + set * 8 - 1) / (set * 8)));
     double *pr, *sl, *ref;
     unsigned long long *derr;
@@ -547,40 +609,37 @@ static void run_block_large(int k, int nb, uint64_t seed)
     CUDA_CHECK(cudaMemcpy(ref, x.data(), nvec * sizeof(double), cudaMemcpyHostToDevice));
     for (int r = 1; r < R; ++r)
         CUDA_CHECK(cudaMemcpy(pr + (size_t)r * set, pr, set * sizeof(double), cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpy(sl, pr, (size_t)R * set * sizeof(double), cudaMemcpyDeviceToDevice));
-    std::vector<cudaEvent_t> ev(2 * (g_reps + 1));
-    for (auto &e : ev) CUDA_CHECK(cudaEventCreate(&e));
-    for (int r = 0; r <= g_reps; ++r) {
-        double *q = sl + (size_t)r * set;
-        CUDA_CHECK(cudaEventRecord(ev[2 * r]));
-        CS_CHECK_OK(cs_block_thomas_gpu_chunked_d(k, 1, nb, q, q + nblk, q + 2 * nblk, q + 3 * nblk,
-                                                  CS_THOMAS_GPU_DEVICE_PTRS));
-        CUDA_CHECK(cudaEventRecord(ev[2 * r + 1]));
+    const double bytes = (3.0 * kk + 2.0 * k) * nb * sizeof(double);
+    for (int c = 0; c < BL_NCALLS; ++c) {
+        double worst = 0.0;
+        const double ms = time_block_large((BlockCall)c, k, nb, set, R, pr, sl, ref, ref_max, derr, &worst);
+        const double gbs = bytes / (ms * 1e-3) / 1e9;
+        emit("| %d | %d | %s | %s | %.0f (%.1f %%) | %s | %s | %.2e |\n", k, nb, k_block_call[c],
+             fmt_ms(ms).c_str(), gbs, 100.0 * gbs / g_copy_gbs, c ? "″" : fmt_ms(median(ts)).c_str(),
+             c ? "″" : fmt_ms(median(to)).c_str(), worst);
+        fflush(stdout);
     }
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    double worst = 0.0;
-    for (int r = 0; r <= g_reps; ++r) {
-        float f = 0.f;
-        CUDA_CHECK(cudaEventElapsedTime(&f, ev[2 * r], ev[2 * r + 1]));
-        if (r > 0) t.push_back(f);
-        double e = max_err_dev<double>(nvec, sl + (size_t)r * set + 3 * nblk, ref, derr);
-        e /= ref_max;
-        if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
-    }
-    for (auto &e : ev) CUDA_CHECK(cudaEventDestroy(e));
-    if (!(worst <= 1e-12)) {
-        ++g_failures;
-        fprintf(stderr, "CHECK FAILED: block chunked k=%d nb=%d: rel err %.3e\n", k, nb, worst);
-    }
-    const double ms = median(t), gbs = (3.0 * kk + 2.0 * k) * nb * sizeof(double) / (ms * 1e-3) / 1e9;
-    emit("| %d | %d | %s | %.0f (%.0f %%) | %s | %s | %.2e |\n", k, nb, fmt_ms(ms).c_str(), gbs,
-         100.0 * gbs / g_copy_gbs, fmt_ms(median(ts)).c_str(), fmt_ms(median(to)).c_str(), worst);
-    fflush(stdout);
     CUDA_CHECK(cudaFree(pr));
     CUDA_CHECK(cudaFree(sl));
     CUDA_CHECK(cudaFree(ref));
     CUDA_CHECK(cudaFree(derr));
+}
+
+/* The table of one large block system (k = 2, 3, 4). */
+static void block_large_table(void)
+{
+    emit("\n### One large block-tridiagonal system (chunked hybrid), double\n\n");
+    emit("One system of nb block rows: chunks of 16 block rows, the chunks' end rows solved the same "
+         "way down to 64 rows, then substitution (solver/cs_block_large_gpu.cu). Staged kernels: a "
+         "warp's rows through shared memory with coalesced loads, the reduce on two lanes per chunk; "
+         "per-thread: one thread per chunk (session 17). `ws`: the caller's workspace "
+         "(cs_block_thomas_gpu_chunked_ws_d); `allocating`: cs_block_thomas_gpu_chunked_d, whose "
+         "time includes cudaMalloc/cudaFree of its workspace. GB/s: (3k² + 2k)·8 compulsory bytes per "
+         "block row. Checked against the CPU serial block Thomas (1e-12); CPU chunked: the same "
+         "hybrid, OpenMP.\n\n");
+    emit("| k | nb | GPU call | GPU [ms] | GB/s (%% copy) | CPU serial [ms] | CPU chunked_omp [ms] | rel err |\n"
+         "|---:|---:|---|---:|---:|---:|---:|---:|\n");
+    for (int k = 2; k <= 4; ++k) run_block_large(k, g_quick ? 3000 : (1 << 20), 700 + k);
 }
 
 int main(int argc, char **argv)
@@ -591,10 +650,12 @@ int main(int argc, char **argv)
             g_quick = true;
         else if (!strcmp(argv[i], "--targets"))
             g_targets = true;
+        else if (!strcmp(argv[i], "--block-large"))
+            g_block_large = true;
         else if (argv[i][0] != '-')
             outpath = argv[i];
         else {
-            fprintf(stderr, "usage: %s [--quick | --targets] [OUT.md]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--quick] [--targets | --block-large] [OUT.md]\n", argv[0]);
             return 2;
         }
     }
@@ -626,6 +687,13 @@ int main(int argc, char **argv)
          "`scan` take their workspace from the caller; `auto` is the variant call (library workspace; `warp` "
          "or `warp_staged` up to 1024 rows, `chunked` above); `flat` (one thread) only up to 2^14 rows.\n",
          g_reps);
+    if (g_block_large) { /* --block-large: that table only */
+        block_large_table();
+        emit("\nChecks failed: %d\n", g_failures);
+        if (g_out) fclose(g_out);
+        CUSPARSE_CHECK(cusparseDestroy(g_sp));
+        return g_failures ? 1 : 0;
+    }
 
     std::vector<std::pair<int, int>> one, few;
     for (int e = 10; e <= (g_quick ? 14 : 26); e += (g_quick ? 4 : 1))
@@ -660,14 +728,7 @@ int main(int argc, char **argv)
          "CPU OpenMP [ms] |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int k = 2; k <= 4; ++k) run_block(k, g_quick ? 1000 : 16384, g_quick ? 9 : 64, 500 + k);
 
-    emit("\n### One large block-tridiagonal system (chunked hybrid), double\n\n");
-    emit("One system of nb block rows: chunks of 16 block rows, one thread each (block Thomas inside), "
-         "the chunks' end rows solved the same way down to 64 rows, then substitution "
-         "(solver/cs_block_large_gpu.cu); the GPU time includes the call's workspace allocation. "
-         "Checked against the CPU serial block Thomas (1e-12); CPU chunked: the same hybrid, OpenMP.\n\n");
-    emit("| k | nb | GPU chunked [ms] | GB/s (%% copy) | CPU serial [ms] | CPU chunked_omp [ms] | rel err |\n"
-         "|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (int k = 2; k <= 4; ++k) run_block_large(k, g_quick ? 3000 : (1 << 20), 700 + k);
+    block_large_table();
 
 targets:
     emit("\n### Targets (issue 29)\n\n");

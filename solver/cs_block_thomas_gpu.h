@@ -53,14 +53,32 @@ cs_solver_status cs_block_thomas_gpu_solve_d(cs_block_gpu_variant v, int k, int 
 
 /* One large block system, or a few (Flat layout; the batch is one system of nsys·nb block rows
  * cut at the system boundaries): the chunked hybrid of cs_block_thomas_solve_chunked_omp
- * (solver/cs_block_large_gpu.cu: one thread per chunk of 16 block rows, the chunks' end rows
- * solved the same way down to 64 rows, then substitution). Same arguments, memory modes and
- * errors as cs_block_thomas_gpu_solve_d; a singular pivot block fills d with NaN and, with host
- * pointers, gives CS_SOLVER_ERR_SINGULAR. Device pointers: synchronous (the call allocates and
- * frees its workspace). */
+ * (solver/cs_block_large_gpu.cu: chunks of 16 block rows, the chunks' end rows solved the same
+ * way down to 64 rows, then substitution; the rows staged through shared memory a warp at a
+ * time). A and B are read only, d is overwritten with the solution; C is workspace (its contents
+ * afterwards are unspecified: partly C'). A singular pivot block sets a flag in the workspace and
+ * a last kernel fills all of d with NaN.
+ *
+ * cs_block_thomas_gpu_chunked_d: memory modes and errors as cs_block_thomas_gpu_solve_d; the
+ * call allocates and frees its workspace, so it is synchronous with device pointers too; a
+ * singular pivot block gives CS_SOLVER_ERR_SINGULAR with host and with device pointers. */
 cs_solver_status cs_block_thomas_gpu_chunked_d(int k, int nsys, int nb, const double *A,
                                                const double *B, double *C, double *d,
                                                cs_thomas_gpu_mem mem);
+/* Bytes of workspace the caller-workspace call needs (0 for k outside 1..4, nsys <= 0 or
+ * nb <= 0): the reduced levels, ~1.15·(3k² + k)·N bytes for N = nsys·nb block rows (about
+ * 1/8 of the inputs), plus 16. */
+size_t cs_block_thomas_gpu_chunked_workspace(int k, int nsys, int nb);
+/* The same solve on device pointers with the caller's workspace (device memory, >= the bytes
+ * above, 16-byte aligned: any cs_thomas_gpu_malloc'd pointer), asynchronous on `stream` (a
+ * cudaStream_t; NULL = the default stream). Nothing is allocated; calls on several streams may
+ * run at once, each with its own workspace. A singular pivot block is not reported by the call
+ * (it only queues work): d is all NaN afterwards, which the caller checks. Errors:
+ * CS_SOLVER_ERR_INVALID for bad arguments or a too small or misaligned workspace, _DEVICE for a
+ * failed launch. */
+cs_solver_status cs_block_thomas_gpu_chunked_ws_d(int k, int nsys, int nb, const double *A,
+                                                  const double *B, double *C, double *d,
+                                                  void *work, size_t work_bytes, void *stream);
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,21 @@ cs_solver_status cs_block_thomas_gpu_chunked_d(int k, int nsys, int nb, const do
     return CS_SOLVER_ERR_UNAVAILABLE;
 }
 
+size_t cs_block_thomas_gpu_chunked_workspace(int k, int nsys, int nb)
+{
+    (void)k, (void)nsys, (void)nb;
+    return 0;
+}
+
+cs_solver_status cs_block_thomas_gpu_chunked_ws_d(int k, int nsys, int nb, const double *A,
+                                                  const double *B, double *C, double *d,
+                                                  void *work, size_t work_bytes, void *stream)
+{
+    (void)k, (void)nsys, (void)nb, (void)A, (void)B, (void)C, (void)d, (void)work, (void)work_bytes;
+    (void)stream;
+    return CS_SOLVER_ERR_UNAVAILABLE;
+}
+
 #else
 typedef int cs__block_thomas_gpu_stub_unused; /* ISO C forbids an empty translation unit */
 #endif

@@ -245,6 +245,110 @@ START_TEST(test_chunked)
 }
 END_TEST
 
+/* The caller-workspace call (cs_block_thomas_gpu_chunked_ws_d: device pointers, a stream, the
+ * staged kernels) against the CPU chunked hybrid at TOL: k = 1..4; one system of 64 (the base
+ * only), 65, 527 and 528 (the reduced level 64 and 66 rows: one level or two; 32 and 33 chunks:
+ * one substitution warp or two), 559 (the last chunk 31 rows long), 5003; 3 systems of 777, 40
+ * of 130 and 64 of 17 (chunks across system cuts, and holding whole systems); 200003 rows for
+ * k = 2 (4 levels; not with CS_TEST_SMALL). Both kernel sets: staged, and
+ * CS_BLOCK_CHUNKED_STAGED=0 (session 17's). A workspace one byte short, misaligned or NULL:
+ * CS_SOLVER_ERR_INVALID; a singular pivot block: the call succeeds and d is all NaN (the
+ * caller-workspace call reports nothing), the allocating call gives CS_SOLVER_ERR_SINGULAR. */
+START_TEST(test_chunked_ws)
+{
+    static const int shapes[][2] = {{1, 64}, {1, 65}, {1, 527}, {1, 528}, {1, 559}, {1, 5003},
+                                    {3, 777}, {40, 130}, {64, 17}, {1, 200003}};
+    const char *sm = getenv("CS_TEST_SMALL");
+    const int small = sm && sm[0] && sm[0] != '0';
+    void *stream = NULL;
+    GPU_OK(cs_thomas_gpu_stream_create(&stream));
+    double worst[2][5] = {{0}};
+    for (int staged = 1; staged >= 0; --staged) {
+        setenv("CS_BLOCK_CHUNKED_STAGED", staged ? "1" : "0", 1);
+        for (int k = 1; k <= 4; ++k)
+            for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
+                const int nsys = shapes[i][0], nb = shapes[i][1];
+                if (nb > 10000 && (k != 2 || small || !staged)) continue;
+                const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
+                double *h[4] = {td_alloc(nblk), td_alloc(nblk), td_alloc(nblk), td_alloc(nvec)};
+                double *C2 = td_alloc(nblk), *d2 = td_alloc(nvec), *x = td_alloc(nvec);
+                blk_gen(k, nsys, nb, h[0], h[1], h[2], h[3]);
+                memcpy(C2, h[2], nblk * sizeof *C2), memcpy(d2, h[3], nvec * sizeof *d2);
+                ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(k, nsys, nb, h[0], h[1], C2, d2), CS_SOLVER_OK);
+                double *dev[4];
+                const size_t sz[4] = {nblk, nblk, nblk, nvec};
+                for (int j = 0; j < 4; ++j) {
+                    GPU_OK(cs_thomas_gpu_malloc((void **)&dev[j], sz[j] * sizeof(double)));
+                    GPU_OK(cs_thomas_gpu_to_device(dev[j], h[j], sz[j] * sizeof(double)));
+                }
+                const size_t wb = cs_block_thomas_gpu_chunked_workspace(k, nsys, nb);
+                ck_assert(wb >= 16);
+                void *work = NULL;
+                GPU_OK(cs_thomas_gpu_malloc(&work, wb));
+                GPU_OK(cs_block_thomas_gpu_chunked_ws_d(k, nsys, nb, dev[0], dev[1], dev[2], dev[3], work, wb, stream));
+                GPU_OK(cs_thomas_gpu_stream_synchronize(stream));
+                GPU_OK(cs_thomas_gpu_to_host(x, dev[3], nvec * sizeof(double)));
+                const double e = td_rel_err(nvec, x, d2);
+                ck_assert_msg(e <= TOL, "block chunked_ws (%s kernels) k=%d nsys=%d nb=%d: rel err %.3e vs the CPU",
+                              staged ? "staged" : "per-thread", k, nsys, nb, e);
+                if (e > worst[staged][k]) worst[staged][k] = e;
+                if (staged && k == 3 && nb == 527) { /* argument checks, once */
+                    ck_assert_int_eq(cs_block_thomas_gpu_chunked_ws_d(k, nsys, nb, dev[0], dev[1], dev[2], dev[3],
+                                                                      work, wb - 1, stream), CS_SOLVER_ERR_INVALID);
+                    ck_assert_int_eq(cs_block_thomas_gpu_chunked_ws_d(k, nsys, nb, dev[0], dev[1], dev[2], dev[3],
+                                                                      (char *)work + 8, wb - 8, stream),
+                                     CS_SOLVER_ERR_INVALID);
+                    ck_assert_int_eq(cs_block_thomas_gpu_chunked_ws_d(k, nsys, nb, dev[0], dev[1], dev[2], dev[3],
+                                                                      NULL, wb, stream), CS_SOLVER_ERR_INVALID);
+                    ck_assert_int_eq(cs_block_thomas_gpu_chunked_ws_d(5, nsys, nb, dev[0], dev[1], dev[2], dev[3],
+                                                                      work, wb, stream), CS_SOLVER_ERR_INVALID);
+                    ck_assert_int_eq(cs_block_thomas_gpu_chunked_ws_d(k, 0, nb, NULL, NULL, NULL, NULL, NULL, 0, stream),
+                                     CS_SOLVER_OK);
+                    ck_assert_uint_eq(cs_block_thomas_gpu_chunked_workspace(5, nsys, nb), 0);
+                    ck_assert_uint_eq(cs_block_thomas_gpu_chunked_workspace(k, 0, nb), 0);
+                }
+                GPU_OK(cs_thomas_gpu_free(work));
+                for (int j = 0; j < 4; ++j) GPU_OK(cs_thomas_gpu_free(dev[j]));
+                for (int j = 0; j < 4; ++j) free(h[j]);
+                free(C2), free(d2), free(x);
+            }
+    }
+    unsetenv("CS_BLOCK_CHUNKED_STAGED");
+    { /* a singular pivot block through the caller-workspace call: d all NaN, no error */
+        const int k = 4, nb = 3000;
+        const size_t nblk = (size_t)nb * k * k, nvec = (size_t)nb * k;
+        double *h[4] = {td_alloc(nblk), td_alloc(nblk), td_alloc(nblk), td_alloc(nvec)}, *dev[4];
+        blk_gen(k, 1, nb, h[0], h[1], h[2], h[3]);
+        for (int j = 0; j < 3; ++j) memset(h[j] + 1234 * k * k, 0, k * k * sizeof(double));
+        for (int j = 0; j < 4; ++j) {
+            const size_t n = j < 3 ? nblk : nvec;
+            GPU_OK(cs_thomas_gpu_malloc((void **)&dev[j], n * sizeof(double)));
+            GPU_OK(cs_thomas_gpu_to_device(dev[j], h[j], n * sizeof(double)));
+        }
+        const size_t wb = cs_block_thomas_gpu_chunked_workspace(k, 1, nb);
+        void *work = NULL;
+        GPU_OK(cs_thomas_gpu_malloc(&work, wb));
+        GPU_OK(cs_block_thomas_gpu_chunked_ws_d(k, 1, nb, dev[0], dev[1], dev[2], dev[3], work, wb, stream));
+        GPU_OK(cs_thomas_gpu_stream_synchronize(stream));
+        GPU_OK(cs_thomas_gpu_to_host(h[3], dev[3], nvec * sizeof(double)));
+        for (size_t j = 0; j < nvec; ++j) ck_assert_msg(isnan(h[3][j]), "singular: d[%zu] = %g, not NaN", j, h[3][j]);
+        /* the same solve with device pointers through the allocating call reports it */
+        GPU_OK(cs_thomas_gpu_to_device(dev[3], h[3], nvec * sizeof(double)));
+        ck_assert_int_eq(cs_block_thomas_gpu_chunked_d(k, 1, nb, dev[0], dev[1], dev[2], dev[3],
+                                                       CS_THOMAS_GPU_DEVICE_PTRS), CS_SOLVER_ERR_SINGULAR);
+        GPU_OK(cs_thomas_gpu_free(work));
+        for (int j = 0; j < 4; ++j) {
+            GPU_OK(cs_thomas_gpu_free(dev[j]));
+            free(h[j]);
+        }
+    }
+    GPU_OK(cs_thomas_gpu_stream_destroy(stream));
+    printf("block chunked_ws (GPU, caller workspace, stream) vs the CPU chunked hybrid: worst rel err "
+           "staged k=1 %.2e, k=2 %.2e, k=3 %.2e, k=4 %.2e; per-thread k=1 %.2e, k=2 %.2e, k=3 %.2e, k=4 %.2e (tol %.0e)\n",
+           worst[1][1], worst[1][2], worst[1][3], worst[1][4], worst[0][1], worst[0][2], worst[0][3], worst[0][4], TOL);
+}
+END_TEST
+
 int main(void)
 {
     const int skip = gpu_exit_code();
@@ -256,6 +360,7 @@ int main(void)
     tcase_add_test(tc, test_device);
     tcase_add_test(tc, test_near_singular_and_singular);
     tcase_add_test(tc, test_chunked);
+    tcase_add_test(tc, test_chunked_ws);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
