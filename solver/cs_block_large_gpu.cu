@@ -17,8 +17,9 @@
  * apart per lane, so one thread per chunk reads one line per lane per load instruction (32
  * lines per warp instruction, each 8 bytes used at a time); the staging makes each instruction
  * read 32 consecutive doubles, and the two-lane reduce halves the serial chain and the
- * registers of a lane. CS_BLOCK_CHUNKED_STAGED=0 in the environment runs session 17's kernels
- * (one thread per chunk, reading global memory directly) for the benchmark's comparison.
+ * registers of a lane. At k = 4 session 17's kernels (one thread per chunk, reading global memory
+ * directly) measured faster, and run by default (staged_on); CS_BLOCK_CHUNKED_STAGED=1 or 0 in
+ * the environment forces one or the other, for the benchmark's comparison.
  *
  * The workspace: a flag (16 bytes), then per level A, B, C, d of the reduced rows (each rounded
  * to 2 doubles: 16-byte aligned). A singular pivot block sets the flag; a last kernel then fills
@@ -199,10 +200,14 @@ size_t bchunk_bytes(int k, size_t N)
     return tot * sizeof(double);
 }
 
-bool staged_on()
+/* Staged for k <= 3, per-thread for k = 4: measured on an H100 (session 19, 2^20 block rows,
+ * caller workspace) staged took 0.745 / 1.766 / 3.117 ms at k = 2 / 3 / 4 and per-thread 0.950 /
+ * 2.139 / 2.796 ms. CS_BLOCK_CHUNKED_STAGED=1 or 0 forces one (the benchmark's comparison). */
+bool staged_on(int k)
 {
     const char *e = getenv("CS_BLOCK_CHUNKED_STAGED");
-    return !(e && e[0] == '0');
+    if (e && (e[0] == '0' || e[0] == '1')) return e[0] == '1';
+    return k <= 3;
 }
 
 template <int KB>
@@ -210,7 +215,7 @@ cs_solver_status bchunk_run(int nsys, int nb, const double *A, const double *B, 
                             double *d, double *work, cudaStream_t st)
 {
     const size_t kk = KB * KB, N = (size_t)nsys * nb;
-    const bool staged = staged_on();
+    const bool staged = staged_on(KB);
     int *sing = reinterpret_cast<int *>(work);
     CS__TG_CUDA(cudaMemsetAsync(sing, 0, sizeof(int), st));
     work += 2;
