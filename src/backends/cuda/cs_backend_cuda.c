@@ -180,7 +180,7 @@ static cs_status fork_lanes(cs_backend *be, int j) {
         CS_TRY(join_lanes(be));
         CS_TRY(cs_cuda_sample(s, j));
     }
-    return CS_OK;
+    return be->defer ? CS_OK : join_lanes(be);
 }
 
 /* With the gather (cs_cuda_gather.h), after the ions' step: the catalogue groups' currents, which

@@ -58,12 +58,15 @@ struct cs_backend {
      * main stream goes on to the next step at once: it waits for a group's update (event
      * 1 + CS_CUDA_LANES + q) just before that group's next events and current, or, where the
      * update may touch an ion variable (not cs_mech_type.advance_ion_free), before the ions'
-     * step, which rewrites e and i; and for every
-     * lane (event 1 + l, its last work) before the solve, which overwrites v. Event 0 is the
-     * fork. pending: lanes hold work the main stream has not waited for. nlanes 0: every kernel
-     * in order (CS_CUDA_FORK=0). */
+     * step, which rewrites e and i; and for every lane (event 1 + l, its last work) before the
+     * solve, which overwrites v. Event 0 is the fork. pending: lanes hold work the main stream
+     * has not waited for. Networks of built-in mechanisms only keep one lane, joined at the end
+     * of each step (defer 0: setup_lanes says why). nlanes 0: every kernel in order
+     * (CS_CUDA_FORK=0). */
     void *lane[CS_CUDA_LANES], *fork_events;
     int nlanes, pending;
+    int defer;                  /* 0: the lanes join at the end of every step (networks of
+                                   built-in mechanisms only: setup_lanes) */
     int lane_of[CS_CUDA_MAX_MECH]; /* -1: the main stream */
     void *graph[2][CS_GRAPH_LEVELS];
     const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */

@@ -216,7 +216,20 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
  * adds the next step's hh current to i and g. */
 static cs_status setup_lanes(cs_backend *be) {
     const cs_cuda_state *s = &be->s;
-    int order[CS_CUDA_MAX_MECH], nfree = 0;
+    int order[CS_CUDA_MAX_MECH], nfree = 0, catalogue = 0;
+    for (int q = 0; q < s->nmech; ++q) catalogue |= s->mech[q].kind == CS_CUDA_CATALOGUE && s->mech[q].n > 0;
+    if (!catalogue) {
+        /* built-in mechanisms only (hh, expsyn, iclamp): session 17's two streams, group 0 on the
+         * main one, the others and detection and sampling on lane 0, joined at the step's end.
+         * Measured on an H100 (session 19, the nine real cells, 18 432 cells): the lanes'
+         * schedule took 0.49 s where this took 0.42 s; on the Allen network it gained 1.2x. */
+        be->defer = 0;
+        be->nlanes = 1;
+        for (int q = 0; q < s->nmech; ++q) be->lane_of[q] = q == 0 ? -1 : 0;
+        CS_TRY(cs_cuda_stream_create(&be->lane[0]));
+        return cs_cuda_timer_create(&be->fork_events, CS_FORK_EVENTS);
+    }
+    be->defer = 1;
     for (int q = 0; q < s->nmech; ++q) {
         be->lane_of[q] = -1;
         if (s->mech[q].n > 0 && !s->mech[q].ordered && !(q == 0 && s->hh_ahead)) order[nfree++] = q;
