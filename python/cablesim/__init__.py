@@ -24,8 +24,8 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["CablesimError", "Model", "Probe", "Spikes", "Traces", "Simulation", "load_model", "allen_model",
-           "cli_path", "__version__"]
+__all__ = ["CablesimError", "Model", "Probe", "Spikes", "NodeSpikes", "Cells", "Traces", "Simulation", "load_model",
+           "allen_model", "cli_path", "__version__"]
 
 __version__: str = _lib.lib.cs_api_version().decode()
 
@@ -131,6 +131,20 @@ class Spikes(NamedTuple):
     """Spikes sorted by time, then gid: global cell ids and times [ms]."""
     gids: np.ndarray   # uint64 [n]
     times: np.ndarray  # float64 [n], ms
+
+
+class NodeSpikes(NamedTuple):
+    """One population's spikes, sorted by time, then node: each cell's index in its population
+    (a SONATA config's node_id, as the spikes file has it) and times [ms]."""
+    node_ids: np.ndarray  # uint64 [n]
+    times: np.ndarray     # float64 [n], ms
+
+
+class Cells(NamedTuple):
+    """Cells named as the output names them: population of each (str) and index there (a
+    SONATA config's node_id)."""
+    populations: np.ndarray  # str (object) [n]
+    ids: np.ndarray          # uint64 [n]
 
 
 class Probe(NamedTuple):
@@ -311,6 +325,30 @@ class Simulation:
         _check(_lib.lib.cs_simulation_spikes(self._handle(), n, gids.ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)),
                                              times.ctypes.data_as(_lib._dp)))
         return Spikes(gids, times)
+
+    def cells(self, gids: Any) -> Cells:
+        """The population and the index there (a SONATA config's node population and node_id)
+        of each gid, as the output file names them: ``sim.cells(sim.spikes.gids)``."""
+        g = np.ascontiguousarray(np.asarray(gids, dtype=np.uint64).ravel())
+        pops = (ctypes.c_char_p * max(len(g), 1))()
+        ids = np.empty(len(g), dtype=np.uint64)
+        u64 = ctypes.POINTER(ctypes.c_uint64)
+        _check(_lib.lib.cs_simulation_cells(self._handle(), len(g), g.ctypes.data_as(u64), pops, ids.ctypes.data_as(u64)))
+        names = np.array([pops[k].decode() for k in range(len(g))], dtype=object)
+        return Cells(names, ids)
+
+    @property
+    def spikes_by_population(self) -> Dict[str, NodeSpikes]:
+        """Every spike so far by population, as the spikes file groups them (a SONATA config's
+        node populations, bmtk's /spikes/<population>/node_ids and timestamps): ``{name:
+        NodeSpikes(node_ids, times)}``, each sorted by time, then node."""
+        gids, times = self.spikes
+        cells = self.cells(gids)
+        out = {}
+        for name in dict.fromkeys(cells.populations):  # in order of first spike
+            k = cells.populations == name
+            out[name] = NodeSpikes(cells.ids[k], times[k])
+        return out
 
     @property
     def probes(self) -> List[Probe]:

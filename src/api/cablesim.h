@@ -95,6 +95,12 @@ int cs_simulation_get_info(const cs_simulation *sim, cs_simulation_info *info);
 
 /* The kept spikes, sorted by time then gid: n (<= info.kept_spikes) into gid[] and time[] [ms]. */
 int cs_simulation_spikes(const cs_simulation *sim, size_t n, uint64_t *gid, double *time);
+/* The cells of n gids: population[k], the name of gid[k]'s population (a model's population; a
+ * SONATA config's node population, also where reports split it into several groups), and
+ * index[k], its cell there (SONATA: its node id), as the output file names them. Strings live
+ * as long as the simulation. A gid that is no cell of the model is an error naming it. */
+int cs_simulation_cells(const cs_simulation *sim, size_t n, const uint64_t *gid, const char **population,
+                        uint64_t *index);
 /* The kept traces: rows [nrow × info.probes] (nrow <= info.trace_rows), each column in its
  * variable's unit (cs_probe_info: [mV] for v), row r at
  * r·info.sample_interval ms. Every probe is sampled at the finest interval of the model's

@@ -227,6 +227,30 @@ int cs_simulation_traces(const cs_simulation *sim, size_t nrow, double *rows) {
     return CS_OK;
 }
 
+int cs_simulation_cells(const cs_simulation *sim, size_t n, const uint64_t *gid, const char **population,
+                        uint64_t *index) {
+    cs_error_clear();
+    if (!sim || (n && (!gid || !population || !index)))
+        return cs_error_set(CS_ERR_INVALID, "cs_simulation_cells: NULL argument");
+    const cs_model *m = &sim->model;
+    for (size_t k = 0; k < n; ++k) {
+        /* the populations hold consecutive gids, in order: the last that starts at or below */
+        int lo = 0, hi = m->npop; /* answer in [lo, hi) */
+        while (hi - lo > 1) {
+            int mid = (lo + hi) / 2;
+            if (m->pops[mid].first_gid <= gid[k]) lo = mid;
+            else hi = mid;
+        }
+        const cs_population_spec *ps = m->npop ? &m->pops[lo] : NULL;
+        if (!ps || gid[k] < ps->first_gid || gid[k] - ps->first_gid >= (uint64_t)ps->count)
+            return cs_error_set(CS_ERR_INVALID, "cs_simulation_cells: gid %llu is no cell of this model (%llu cells)",
+                                (unsigned long long)gid[k], (unsigned long long)m->ncells);
+        population[k] = cs_population_output_name(ps);
+        index[k] = ps->output_id0 + (gid[k] - ps->first_gid);
+    }
+    return CS_OK;
+}
+
 int cs_simulation_probe(const cs_simulation *sim, size_t j, cs_probe_info *p) {
     cs_error_clear();
     if (!sim || !p || p->size < sizeof(size_t))

@@ -52,6 +52,14 @@ def check_against_file(sim, path, model, precision, min_spikes=10):
     order = np.lexsort((fg, ft))
     assert_identical(g, fg[order])
     assert_identical(t, ft[order])
+    # by population, named as the file names them (sim.cells maps gid -> population, index)
+    by_pop = sim.spikes_by_population
+    assert set(by_pop) == {p for p, (ids, _) in spikes.items() if len(ids)}
+    for p, (ids, ts) in spikes.items():
+        if len(ids):
+            o = np.lexsort((ids, ts))
+            assert_identical(by_pop[p].node_ids, ids[o].astype(np.uint64))
+            assert_identical(by_pop[p].times, ts[o])
     # traces: each population's columns, at its own interval
     tr = sim.traces
     for pop, rep in reports.items():
@@ -68,6 +76,21 @@ def check_against_file(sim, path, model, precision, min_spikes=10):
         cells = sorted({p.cell for p in probes}, key=[p.cell for p in probes].index)
         assert cells == list(rep["node_ids"])
         assert all(p.gid == first[pop] + p.cell for p in probes)
+
+
+def test_cells_names_gids(net):
+    """sim.cells: each gid's population and index there; a gid past the last cell is an error
+    that names it."""
+    first = first_gids(net)
+    with cablesim.Simulation(net, backend="cpu", threads=1) as sim:
+        pops = list(first)
+        last = pops[-1]
+        gids = [first[pops[0]], first[last] + 1, first[pops[0]] + 2]
+        c = sim.cells(gids)
+        assert list(c.populations) == [pops[0], last, pops[0]] and list(c.ids) == [0, 1, 2]
+        n = sum(p["count"] for p in net["populations"])
+        with pytest.raises(cablesim.CablesimError, match="gid %d is no cell" % n):
+            sim.cells([n])
 
 
 def gpu_or_skip(backend):

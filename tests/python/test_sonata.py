@@ -71,7 +71,13 @@ def test_sonata_probes_name_node_ids(tmp_path, monkeypatch):
         sim.run(sim.tfinal, progress=False)  # the report files are written when the run ends
         probes = sim.probes
         data = np.asarray(sim.traces)
+        by_pop = sim.spikes_by_population
     assert [(p.population, p.cell, p.variable) for p in probes] == [("net", 1, "v")]
+    # the spikes, too, by node population and node id, as the spikes file has them
+    assert set(by_pop) == {"net"}
+    ids, ts = spikes(d / "out" / "spikes.h5")
+    o = np.lexsort((ids, ts))
+    assert np.array_equal(by_pop["net"].node_ids, ids[o]) and np.array_equal(by_pop["net"].times, ts[o])
     with h5py.File(d / "out" / "soma_v.h5", "r") as f:
         assert list(f["report/net/mapping/node_ids"][()]) == [1]
         rep = f["report/net/data"][:, 0]  # bmtk's rows: t < tstop (the traces also have t = tstop)
