@@ -1,6 +1,10 @@
 """What the Python tests of the CLI share: their command line (--cablesim, --source-dir,
 --work-dir, as tests/CMakeLists.txt passes them) and a tally of named checks."""
 import argparse
+import os
+import shutil
+import subprocess
+import sys
 
 
 def arguments():
@@ -9,6 +13,22 @@ def arguments():
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--work-dir", required=True)
     return ap.parse_args()
+
+
+def generate_c(source_dir, work, mods):
+    """The NMODL compiler's C files for mods ({name: .mod text}, written to work/mod after work is
+    emptied) into work/gen (no CUDA, nothing compiled): the finished process (its returncode,
+    stderr) and the folder."""
+    shutil.rmtree(work, ignore_errors=True)
+    mod_dir, gen = os.path.join(work, "mod"), os.path.join(work, "gen")
+    os.makedirs(mod_dir)
+    for name, text in mods.items():
+        with open(os.path.join(mod_dir, name + ".mod"), "w") as f:
+            f.write(text)
+    r = subprocess.run([sys.executable, os.path.join(source_dir, "nmodl", "cs_nmodl.py"), mod_dir,
+                        "-o", os.path.join(work, "gen.so"), "--gen-only", gen, "--cuda", "off",
+                        "--include", os.path.join(source_dir, "mechanisms")], capture_output=True, text=True)
+    return r, gen
 
 
 def h5py_numpy():

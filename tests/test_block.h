@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cs_solver.h"   /* cs_block_thomas_solve_chunked_omp: the reference of blk_case */
 #include "test_tridiag.h" /* td_alloc, td_rel_err, urand */
 
 /* LAPACK (Fortran ABI); without LAPACK the tests exit 77 before calling it */
@@ -47,6 +48,29 @@ static inline void blk_gen(int k, int nsys, int nb, double *A, double *B, double
                 d[((size_t)s * nb + i) * k + r] = 2.0 * urand() - 1.0;
             }
         }
+}
+
+/* A random batch (blk_gen) of nsys systems of nb block rows and the CPU chunked hybrid's solution
+ * of a copy: the variant under test solves A, B, C, d; ref holds the reference x (C2 its C'). */
+typedef struct {
+    size_t nblk, nvec;               /* entries of A, B, C and of d */
+    double *A, *B, *C, *d, *C2, *ref;
+} blk_case;
+
+/* The case, and the reference solve's status (CS_SOLVER_OK expected). */
+static inline int blk_case_make(int k, int nsys, int nb, blk_case *c)
+{
+    c->nblk = (size_t)nsys * nb * k * k, c->nvec = (size_t)nsys * nb * k;
+    c->A = td_alloc(c->nblk), c->B = td_alloc(c->nblk), c->C = td_alloc(c->nblk), c->d = td_alloc(c->nvec);
+    c->C2 = td_alloc(c->nblk), c->ref = td_alloc(c->nvec);
+    blk_gen(k, nsys, nb, c->A, c->B, c->C, c->d);
+    memcpy(c->C2, c->C, c->nblk * sizeof *c->C), memcpy(c->ref, c->d, c->nvec * sizeof *c->d);
+    return cs_block_thomas_solve_chunked_omp(k, nsys, nb, c->A, c->B, c->C2, c->ref);
+}
+
+static inline void blk_case_free(blk_case *c)
+{
+    free(c->A), free(c->B), free(c->C), free(c->d), free(c->C2), free(c->ref);
 }
 
 /* Near-singular: every coupling negative (-[0, 1)), B's diagonal the row's other entries' sum plus

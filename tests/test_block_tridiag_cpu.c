@@ -265,21 +265,17 @@ START_TEST(test_staged_emulation)
     for (int k = 1; k <= 4; ++k)
         for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
             const int nsys = shapes[i][0], nb = shapes[i][1];
-            const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
-            double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
-            double *C2 = td_alloc(nblk), *d2 = td_alloc(nvec);
-            blk_gen(k, nsys, nb, A, B, C, d);
-            memcpy(C2, C, nblk * sizeof *C), memcpy(d2, d, nvec * sizeof *d);
-            ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(k, nsys, nb, A, B, C2, d2), CS_SOLVER_OK);
-            ck_assert_int_eq(emul_level(k, (size_t)nsys * nb, (size_t)nb, A, B, C, d), 0);
+            blk_case c;
+            ck_assert_int_eq(blk_case_make(k, nsys, nb, &c), CS_SOLVER_OK);
+            ck_assert_int_eq(emul_level(k, (size_t)nsys * nb, (size_t)nb, c.A, c.B, c.C, c.d), 0);
             double diff = 0.0;
-            for (size_t j = 0; j < nvec; ++j) {
-                const double e = fabs(d[j] - d2[j]);
+            for (size_t j = 0; j < c.nvec; ++j) {
+                const double e = fabs(c.d[j] - c.ref[j]);
                 diff = (e > diff || isnan(e)) ? e : diff;
             }
             ck_assert_msg(diff == 0.0, "staged emulation k=%d nsys=%d nb=%d: max |x - x_cpu| = %.3e", k,
                           nsys, nb, diff);
-            free(A), free(B), free(C), free(d), free(C2), free(d2);
+            blk_case_free(&c);
         }
     {
         const int k = 2, nb = 3000;

@@ -201,12 +201,10 @@ START_TEST(test_chunked)
         for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
             const int nsys = shapes[i][0], nb = shapes[i][1];
             if (nb > 10000 && (k != 2 || small)) continue;
-            const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
-            double *A = td_alloc(nblk), *B = td_alloc(nblk), *C = td_alloc(nblk), *d = td_alloc(nvec);
-            double *C2 = td_alloc(nblk), *d2 = td_alloc(nvec);
-            blk_gen(k, nsys, nb, A, B, C, d);
-            memcpy(C2, C, nblk * sizeof *C), memcpy(d2, d, nvec * sizeof *d);
-            ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(k, nsys, nb, A, B, C2, d2), CS_SOLVER_OK);
+            blk_case c;
+            ck_assert_int_eq(blk_case_make(k, nsys, nb, &c), CS_SOLVER_OK);
+            const size_t nblk = c.nblk, nvec = c.nvec;
+            double *A = c.A, *B = c.B, *C = c.C, *d = c.d, *d2 = c.ref;
             if (k == 3 && nb == 1000) { /* device pointers */
                 double *dev[4];
                 const size_t sz[4] = {nblk, nblk, nblk, nvec};
@@ -225,7 +223,7 @@ START_TEST(test_chunked)
             const double e = td_rel_err(nvec, d, d2);
             ck_assert_msg(e <= TOL, "block chunked k=%d nsys=%d nb=%d: rel err %.3e vs the CPU", k, nsys, nb, e);
             if (e > worst[k]) worst[k] = e;
-            free(A), free(B), free(C), free(d), free(C2), free(d2);
+            blk_case_free(&c);
         }
     {
         const int k = 2, nb = 3000;
@@ -269,12 +267,10 @@ START_TEST(test_chunked_ws)
             for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
                 const int nsys = shapes[i][0], nb = shapes[i][1];
                 if (nb > 10000 && (k != 2 || small || !staged)) continue;
-                const size_t nblk = (size_t)nsys * nb * k * k, nvec = (size_t)nsys * nb * k;
-                double *h[4] = {td_alloc(nblk), td_alloc(nblk), td_alloc(nblk), td_alloc(nvec)};
-                double *C2 = td_alloc(nblk), *d2 = td_alloc(nvec), *x = td_alloc(nvec);
-                blk_gen(k, nsys, nb, h[0], h[1], h[2], h[3]);
-                memcpy(C2, h[2], nblk * sizeof *C2), memcpy(d2, h[3], nvec * sizeof *d2);
-                ck_assert_int_eq(cs_block_thomas_solve_chunked_omp(k, nsys, nb, h[0], h[1], C2, d2), CS_SOLVER_OK);
+                blk_case c;
+                ck_assert_int_eq(blk_case_make(k, nsys, nb, &c), CS_SOLVER_OK);
+                const size_t nblk = c.nblk, nvec = c.nvec;
+                double *h[4] = {c.A, c.B, c.C, c.d}, *d2 = c.ref, *x = td_alloc(nvec);
                 double *dev[4];
                 const size_t sz[4] = {nblk, nblk, nblk, nvec};
                 for (int j = 0; j < 4; ++j) {
@@ -309,8 +305,8 @@ START_TEST(test_chunked_ws)
                 }
                 GPU_OK(cs_thomas_gpu_free(work));
                 for (int j = 0; j < 4; ++j) GPU_OK(cs_thomas_gpu_free(dev[j]));
-                for (int j = 0; j < 4; ++j) free(h[j]);
-                free(C2), free(d2), free(x);
+                blk_case_free(&c);
+                free(x);
             }
     }
     unsetenv("CS_BLOCK_CHUNKED_STAGED");

@@ -10,11 +10,9 @@ Usage: test_nmodl_advance_ions.py --cablesim PATH --source-dir DIR --work-dir DI
 """
 import os
 import re
-import shutil
-import subprocess
 import sys
 
-from checks import Tally, arguments
+from checks import Tally, arguments, generate_c
 
 HEAD = """NEURON {{ SUFFIX {name} USEION na READ ena WRITE ina {extra} RANGE g }}
 PARAMETER {{ g = 0.001 (S/cm2) }}
@@ -40,16 +38,9 @@ MODS = {
 def main():
     a = arguments()
     t = Tally()
-    work = os.path.abspath(a.work_dir)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(os.path.join(work, "mod"))
-    for name, (extra, assigned, body) in MODS.items():
-        with open(os.path.join(work, "mod", name + ".mod"), "w") as f:
-            f.write(HEAD.format(name=name, extra=extra, assigned=assigned) + body)
-    gen = os.path.join(work, "gen")
-    r = subprocess.run([sys.executable, os.path.join(a.source_dir, "nmodl", "cs_nmodl.py"), os.path.join(work, "mod"),
-                        "-o", os.path.join(work, "ions.so"), "--gen-only", gen, "--cuda", "off",
-                        "--include", os.path.join(a.source_dir, "mechanisms")], capture_output=True, text=True)
+    r, gen = generate_c(a.source_dir, os.path.abspath(a.work_dir),
+                        {name: HEAD.format(name=name, extra=extra, assigned=assigned) + body
+                         for name, (extra, assigned, body) in MODS.items()})
     t(r.returncode == 0, "the mod files compile (%s)" % r.stderr.strip())
     if r.returncode:
         return t.summary()

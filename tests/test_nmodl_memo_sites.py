@@ -10,11 +10,9 @@ Usage: test_nmodl_memo_sites.py --cablesim PATH --source-dir DIR --work-dir DIR
 """
 import os
 import re
-import shutil
-import subprocess
 import sys
 
-from checks import Tally, arguments
+from checks import Tally, arguments, generate_c
 
 MOD = """NEURON {
     SUFFIX memo
@@ -45,15 +43,7 @@ PROCEDURE rates(u (mV)) {
 def main():
     a = arguments()
     t = Tally()
-    work = os.path.abspath(a.work_dir)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(os.path.join(work, "mod"))
-    with open(os.path.join(work, "mod", "memo.mod"), "w") as f:
-        f.write(MOD)
-    gen = os.path.join(work, "gen")
-    r = subprocess.run([sys.executable, os.path.join(a.source_dir, "nmodl", "cs_nmodl.py"), os.path.join(work, "mod"),
-                        "-o", os.path.join(work, "memo.so"), "--gen-only", gen, "--cuda", "off",
-                        "--include", os.path.join(a.source_dir, "mechanisms")], capture_output=True, text=True)
+    r, gen = generate_c(a.source_dir, os.path.abspath(a.work_dir), {"memo": MOD})
     t(r.returncode == 0, "the mod file compiles (%s)" % r.stderr.strip())
     if r.returncode:
         return t.summary()
