@@ -52,6 +52,8 @@ typedef struct {
     int nnernst[CS_NION];         /* rows whose mechanisms read the concentrations (style >= READ): */
     int *nernst[CS_NION];         /* e = Nernst at initialisation; first nadvance of them: style WRITE, */
     int nadvance[CS_NION];        /* e = Nernst at every step (cs_ion.h) */
+    int nused[CS_NION];           /* rows where some mechanism uses the ion: only there can its */
+    int *used[CS_NION];           /* current density be non-zero, so only there is it zeroed */
     char conc_error[256];         /* a concentration gone negative or NaN (set by the batch's thread) */
     int nactive;
     int *active;                  /* [nactive] rows where a mechanism is evaluated every step */
@@ -182,9 +184,11 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
         b->ion_ci[ion] = xcalloc(n, sizeof(double), &fail);
         b->ion_co[ion] = xcalloc(n, sizeof(double), &fail);
         b->nernst[ion] = xcalloc(n, sizeof(int), &fail);
-        unsigned char *style = xcalloc(n, 1, &fail);
+        b->used[ion] = xcalloc(n, sizeof(int), &fail);
+        unsigned char *style = xcalloc(n, 1, &fail), *used = xcalloc(n, 1, &fail);
         if (fail) {
             free(style);
+            free(used);
             return cs_error_set(CS_ERR_NOMEM, "out of memory for ions of %d CVs", b->ncv);
         }
         for (int c = 0; c < b->ncell; ++c) {
@@ -200,7 +204,11 @@ static cs_status setup_batch(cs_backend *be, batch *b) {
             for (int l = 0; l < b->mech[m].n; ++l) {
                 int st = cs_ion_style_of(b->mech[m].type, ion), r = b->mech[m].node[l];
                 if (st > style[r]) style[r] = (unsigned char)st;
+                if ((cs_ion_used(b->mech[m].type) >> ion) & 1u) used[r] = 1;
             }
+        for (int r = 0; r < b->ncv; ++r)
+            if (used[r]) b->used[ion][b->nused[ion]++] = r;
+        free(used);
         for (int r = 0; r < b->ncv; ++r)
             if (style[r] == CS_ION_STYLE_WRITE) b->nernst[ion][b->nadvance[ion]++] = r;
         b->nnernst[ion] = b->nadvance[ion];
@@ -302,6 +310,7 @@ static void destroy_batch(batch *b) {
     cs_event_queue_free(&b->ev); free(b->spikes);
     for (int ion = 0; ion < CS_NION; ++ion) {
         free(b->ion_e[ion]); free(b->ion_i[ion]); free(b->ion_ci[ion]); free(b->ion_co[ion]); free(b->nernst[ion]);
+        free(b->used[ion]);
     }
 }
 
@@ -519,7 +528,7 @@ static void run_steps(cs_backend *be, batch *b, int64_t step0, int nsteps) {
         /* i and g were zeroed by the previous step's assembly (above before the first); where
          * mechanisms write a concentration, e follows it (NEURON's ion_cur, before the currents) */
         for (int ion = 0; ion < CS_NION; ++ion) {
-            if (b->ion_i[ion]) memset(b->ion_i[ion], 0, (size_t)b->ncv * sizeof(double));
+            for (int k = 0; k < b->nused[ion]; ++k) b->ion_i[ion][b->used[ion][k]] = 0.0;
             if (b->nadvance[ion]) nernst_rows(be, b, ion, b->nadvance[ion], t);
         }
         if (b->conc_error[0]) return;
