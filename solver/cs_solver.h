@@ -82,11 +82,13 @@ cs_solver_status cs_thomas_solve_scan_omp(int nsys, int n, const double *a, doub
 
 /* Host emulation of the GPU chunked variant (warp-chunked hybrid; solver/cs_thomas_warp_emul.c):
  * lanes of k rows, warps of 32 lanes combined in a tree; a level of at most `base` rows is
- * reduced once more and its warps' rows solved by PCR (the GPU's one-block base kernel); the GPU
- * uses k = 16, base = 4096. a, b, c are not written; d becomes the solution. For the
- * tests: not meant to be fast. */
-cs_solver_status cs_thomas_solve_warp_emul(int nsys, int n, int k, int base, const double *a,
-                                           const double *b, const double *c, double *d);
+ * reduced once more and its warps' rows solved by PCR (the GPU's one-block base kernel), except
+ * that a reduced level (not the first) of at most `pcr` rows is solved whole by PCR (the GPU's
+ * PCR base kernel; 0: never); the GPU uses k = 16, base = 4096, pcr = 1024. a, b, c are not
+ * written; d becomes the solution. For the tests: not meant to be fast. */
+cs_solver_status cs_thomas_solve_warp_emul(int nsys, int n, int k, int base, int pcr,
+                                           const double *a, const double *b, const double *c,
+                                           double *d);
 
 /* ---- CPU block-tridiagonal batch ---------------------------------------------------- */
 /* nsys systems of nb block rows with k×k blocks (1 <= k <= 4), for block row i of a system:

@@ -52,6 +52,19 @@ template <typename T> struct cs__vec2;
 template <> struct cs__vec2<double> { typedef double2 t; };
 template <> struct cs__vec2<float> { typedef float2 t; };
 
+/* System boundaries bnd = k·n in [t0, t0 + NT·K] of a tile in shared memory: a = 0 at row bnd,
+ * c = 0 at row bnd-1. */
+template <typename T, int NT>
+__device__ __forceinline__ void cs__wcut(size_t t0, size_t m, size_t n, T *sa, T *sc)
+{
+    const size_t end = t0 + CS__WK * NT;
+    for (size_t bnd = (t0 + n - 1) / n * n + (size_t)threadIdx.x * n; bnd <= end && bnd <= m;
+         bnd += (size_t)NT * n) {
+        if (bnd < end && bnd < m) sa[cs__wslot((int)(bnd - t0))] = T(0);
+        if (bnd > t0) sc[cs__wslot((int)(bnd - 1 - t0))] = T(0);
+    }
+}
+
 /* Rows [t0, t0 + NT·K) of a level of m rows made of systems of n rows, into shared memory
  * (NT threads); rows at or past m are identity rows. vec: the arrays are 2-element aligned
  * (16-byte loads of double). LAST: the rows' last use (the substitution): loaded evict-first, so
@@ -89,13 +102,7 @@ __device__ __forceinline__ void cs__wload(size_t t0, size_t m, size_t n, int vec
         }
     }
     __syncthreads();
-    /* system boundaries bnd = k·n in [t0, t0 + TILE]: a = 0 at row bnd, c = 0 at row bnd-1 */
-    const size_t end = t0 + TILE;
-    for (size_t bnd = (t0 + n - 1) / n * n + (size_t)threadIdx.x * n; bnd <= end && bnd <= m;
-         bnd += (size_t)NT * n) {
-        if (bnd < end && bnd < m) sa[cs__wslot((int)(bnd - t0))] = T(0);
-        if (bnd > t0) sc[cs__wslot((int)(bnd - 1 - t0))] = T(0);
-    }
+    cs__wcut<T, NT>(t0, m, n, sa, sc);
     __syncthreads();
 }
 
@@ -294,6 +301,52 @@ cs__wbase_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T *
     cs__wstore<T, CS__WBT>(0, m, vec, s.d, d);
 }
 
+/* The last reduced level (m <= CS__PMAX rows, unit diagonal) by PCR in one block, a row a thread:
+ * log2(m) steps of one division each, against the warp base's 16-row chunk sweeps and 5-level
+ * trees up and down (ncu, 2^24 double: 10.3 us for its 256 rows, of ~26 us between the two
+ * passes). Rows are normalised by b first; a[0] and c[m-1] are taken as 0 (the level is one
+ * system). In place: each step reads its neighbours into registers, then every thread writes
+ * after a barrier. Measured slower than the warp base on a level of 4 096 rows (2^20 rows), so
+ * taken up to 1 024 rows (the reduced levels of 2^21 to 2^26 rows: 32 to 1 024). */
+#define CS__PT 1024 /* most threads, a row each */
+#define CS__PMAX CS__PT
+#define CS__PSMEM(T) (3 * CS__PMAX * sizeof(T)) /* 24 KB in double: no opt-in */
+template <typename T>
+__global__ void __launch_bounds__(CS__PT)
+cs__pcr_base_kernel(int m, const T *__restrict__ a, const T *__restrict__ b,
+                    const T *__restrict__ c, T *__restrict__ d)
+{
+    extern __shared__ __align__(16) unsigned char cs__raw[];
+    T *sa = reinterpret_cast<T *>(cs__raw), *sc = sa + CS__PMAX, *sd = sc + CS__PMAX;
+    cs__pdl_wait(); /* the level's rows come from the last reduce */
+    cs__pdl_trigger();
+    const int i = threadIdx.x;
+    if (i < m) {
+        const T r = T(1) / b[i];
+        sa[i] = (i == 0) ? T(0) : a[i] * r;
+        sc[i] = (i == m - 1) ? T(0) : c[i] * r;
+        sd[i] = d[i] * r;
+    }
+    __syncthreads();
+    for (int st = 1; st < m; st <<= 1) {
+        T na = T(0), nc = T(0), nd = T(0);
+        if (i < m) {
+            const T al = sa[i], ga = sc[i], de = sd[i];
+            T alm = T(0), gam = T(0), dem = T(0), alp = T(0), gap = T(0), dep = T(0);
+            if (i >= st) alm = sa[i - st], gam = sc[i - st], dem = sd[i - st];
+            if (i + st < m) alp = sa[i + st], gap = sc[i + st], dep = sd[i + st];
+            const T r = T(1) / (T(1) - gam * al - alp * ga);
+            nd = (de - dem * al - dep * ga) * r;
+            na = -alm * al * r;
+            nc = -gap * ga * r;
+        }
+        __syncthreads();
+        if (i < m) sa[i] = na, sc[i] = nc, sd[i] = nd;
+        __syncthreads();
+    }
+    if (i < m) d[i] = sd[i];
+}
+
 /* ---- host side --------------------------------------------------------------------------- */
 static size_t cs__wround32(size_t m) { return (m + 31) / 32 * 32; }
 static size_t cs__wreduced(size_t m) { return 2 * ((m + CS__WROWS - 1) / CS__WROWS); }
@@ -333,6 +386,14 @@ template <typename T> static cs_solver_status cs__wattr(void)
 static bool cs__pdl_on(void)
 {
     const char *e = getenv("CS_THOMAS_PDL");
+    return !(e && e[0] == '0');
+}
+
+/* The reduced levels' base by PCR (cs__pcr_base_kernel) unless CS_THOMAS_PCR_BASE=0 (the warp
+ * base, for the benchmark's comparison). */
+static bool cs__pcr_base_on(void)
+{
+    const char *e = getenv("CS_THOMAS_PCR_BASE");
     return !(e && e[0] == '0');
 }
 
@@ -389,8 +450,13 @@ static cs_solver_status cs__wchunked_run(int nsys, int n, const T *a, const T *b
         la[L] = ra, lb[L] = rb, lc[L] = rc, ld[L] = rd, lm[L] = m, ln[L] = m;
         lv[L] = cs__wvec(ra, rb, rc, rd, 2 * sizeof(T));
     }
-    CS__TG_CUDA(cs__wlaunch(pdl && L > 0, cs__wbase_kernel<T>, 1u, CS__WBT, CS__WSMEM(T, CS__WBT),
-                            stream, lm[L], ln[L], lv[L], la[L], lb[L], lc[L], ld[L]));
+    if (L > 0 && lm[L] <= CS__PMAX && cs__pcr_base_on())
+        CS__TG_CUDA(cs__wlaunch(pdl, cs__pcr_base_kernel<T>, 1u, (unsigned)cs__wround32(lm[L]),
+                                CS__PSMEM(T), stream, (int)lm[L], la[L], lb[L], lc[L], ld[L]));
+    else
+        CS__TG_CUDA(cs__wlaunch(pdl && L > 0, cs__wbase_kernel<T>, 1u, CS__WBT,
+                                CS__WSMEM(T, CS__WBT), stream, lm[L], ln[L], lv[L], la[L], lb[L],
+                                lc[L], ld[L]));
     for (int l = L - 1; l >= 0; --l) {
         const size_t blocks = (lm[l] + CS__WK * CS__WT - 1) / (CS__WK * CS__WT);
         CS__TG_CUDA(cs__wlaunch(pdl, cs__wsubst_kernel<T>, (unsigned)blocks, CS__WT,

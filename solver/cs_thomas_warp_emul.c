@@ -9,7 +9,8 @@
  * of at most `base` rows is the GPU's one-block base kernel: the same reduction, its warps' rows
  * by PCR (on the GPU padded with zero rows to 16, which changes no bit), the same substitution.
  * The substitution recomputes each lane's chunk and tree, splits the tree down from the warp's
- * ends, and substitutes. */
+ * ends, and substitutes. A reduced level (not the first) of at most `pcr` rows is instead the
+ * GPU's PCR base kernel: the whole level by PCR. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -78,9 +79,16 @@ static void cs__pcr(size_t m, size_t n, const double *a, const double *b, const 
 /* One level: reduce (m rows -> 2·ceil(m/(32k)) rows at r*); the reduced rows by PCR when
  * m <= base (the GPU's one-block base kernel: its warps' rows), else by the next level;
  * substitute into d. */
-static cs_solver_status cs__level(size_t m, size_t n, int k, size_t base, const double *a,
-                                  const double *b, const double *c, double *d)
+static cs_solver_status cs__level(size_t m, size_t n, int k, size_t base, size_t pcr, int top,
+                                  const double *a, const double *b, const double *c, double *d)
 {
+    if (!top && m <= base && m <= pcr) { /* the PCR base kernel */
+        double *w = malloc(6 * m * sizeof *w);
+        if (!w) return CS_SOLVER_ERR_NOMEM;
+        cs__pcr(m, m, a, b, c, d, w);
+        free(w);
+        return CS_SOLVER_OK;
+    }
     const size_t W = (size_t)CS__LANES * k, nw = (m + W - 1) / W, mr = 2 * nw;
     double *red = calloc(4 * mr, sizeof *red); /* calloc: every row is written, but gcc cannot tell */
     cs_seg *sums = malloc(CS__LANES * sizeof *sums);
@@ -109,7 +117,7 @@ static cs_solver_status cs__level(size_t m, size_t n, int k, size_t base, const 
         else st = CS_SOLVER_ERR_NOMEM;
         free(w);
     } else {
-        st = cs__level(mr, mr, k, base, ra, rb, rc, rd);
+        st = cs__level(mr, mr, k, base, pcr, 0, ra, rb, rc, rd);
     }
     if (st == CS_SOLVER_OK)
         for (size_t w = 0; w < nw; ++w) {
@@ -142,14 +150,15 @@ static cs_solver_status cs__level(size_t m, size_t n, int k, size_t base, const 
     return st;
 }
 
-cs_solver_status cs_thomas_solve_warp_emul(int nsys, int n, int k, int base, const double *a,
-                                           const double *b, const double *c, double *d)
+cs_solver_status cs_thomas_solve_warp_emul(int nsys, int n, int k, int base, int pcr,
+                                           const double *a, const double *b, const double *c,
+                                           double *d)
 {
-    if (nsys < 0 || n < 1 || k < 2 || k > CS__MAX_K || base < 2) return CS_SOLVER_ERR_INVALID;
+    if (nsys < 0 || n < 1 || k < 2 || k > CS__MAX_K || base < 2 || pcr < 0) return CS_SOLVER_ERR_INVALID;
     if (nsys == 0) return CS_SOLVER_OK;
     if (!a || !b || !c || !d) return CS_SOLVER_ERR_INVALID;
     const size_t N = (size_t)nsys * (size_t)n;
-    cs_solver_status st = cs__level(N, (size_t)n, k, (size_t)base, a, b, c, d);
+    cs_solver_status st = cs__level(N, (size_t)n, k, (size_t)base, (size_t)pcr, 1, a, b, c, d);
     for (size_t i = 0; st == CS_SOLVER_OK && i < N; ++i)
         if (!isfinite(d[i])) st = CS_SOLVER_ERR_SINGULAR;
     return st;

@@ -176,7 +176,7 @@ END_TEST
  * trees of 32 lanes, PCR at the base): the GPU's k = 16 and base = 4096 (2^20 rows: one level;
  * 2^23 would take two), and small k and base to take 2..4 levels at small sizes; batches whose
  * systems straddle lanes and warps; near-singular systems (margin 1e-8) <= 1e-9. */
-static double run_emul(int nsys, int n, int k, int base, double margin)
+static double run_emul(int nsys, int n, int k, int base, int pcr, double margin)
 {
     const size_t N = (size_t)nsys * n;
     double *a = td_alloc(N), *b = td_alloc(N), *c = td_alloc(N), *d = td_alloc(N);
@@ -184,9 +184,9 @@ static double run_emul(int nsys, int n, int k, int base, double margin)
     if (margin > 0.0) td_gen_weak(nsys, n, margin, a, b, c, d);
     else td_gen(nsys, n, a, b, c, d);
     td_reference(nsys, n, a, b, c, d, ref);
-    const cs_solver_status st = cs_thomas_solve_warp_emul(nsys, n, k, base, a, b, c, d);
-    ck_assert_msg(st == CS_SOLVER_OK, "emul nsys=%d n=%d k=%d base=%d: status %d", nsys, n, k,
-                  base, (int)st);
+    const cs_solver_status st = cs_thomas_solve_warp_emul(nsys, n, k, base, pcr, a, b, c, d);
+    ck_assert_msg(st == CS_SOLVER_OK, "emul nsys=%d n=%d k=%d base=%d pcr=%d: status %d", nsys, n,
+                  k, base, pcr, (int)st);
     const double e = td_rel_err(N, d, ref);
     free(a), free(b), free(c), free(d), free(ref);
     return e;
@@ -194,32 +194,38 @@ static double run_emul(int nsys, int n, int k, int base, double margin)
 
 START_TEST(test_warp_emul)
 {
-    static const int shapes[][4] = {/* nsys, n, k, base */
-                                    {1, 1, 16, 4096},    {1, 2, 16, 4096},   {1, 4096, 16, 4096},
-                                    {1, 4097, 16, 4096}, {1, 100003, 16, 4096}, {3, 5000, 16, 4096},
-                                    {7, 1000, 4, 16},    {1, 513, 4, 8},     {1, 70001, 4, 16},
-                                    {5, 33333, 2, 4},    {64, 17, 4, 8},     {1, 1 << 20, 16, 4096}};
+    /* pcr: 0 the warp base everywhere; 1024 the GPU's PCR base on reduced levels (2^22 + 5
+     * rows: 66 rows after two reductions; 4096 also on 2^20's 4096-row level); small pcr for
+     * 2..3 levels */
+    static const int shapes[][5] = {/* nsys, n, k, base, pcr */
+                                    {1, 1, 16, 4096, 0},    {1, 2, 16, 4096, 0},   {1, 4096, 16, 4096, 0},
+                                    {1, 4097, 16, 4096, 0}, {1, 100003, 16, 4096, 0}, {3, 5000, 16, 4096, 0},
+                                    {7, 1000, 4, 16, 0},    {1, 513, 4, 8, 0},     {1, 70001, 4, 16, 0},
+                                    {5, 33333, 2, 4, 0},    {64, 17, 4, 8, 0},     {1, 1 << 20, 16, 4096, 0},
+                                    {1, 4097, 16, 4096, 1024}, {3, 5000, 16, 4096, 1024},
+                                    {1, 1 << 20, 16, 4096, 4096}, {1, (1 << 22) + 5, 16, 4096, 1024},
+                                    {7, 1000, 4, 16, 16},   {1, 70001, 4, 16, 8}, {64, 17, 4, 8, 8}};
     double worst = 0.0;
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
         const int *s = shapes[i];
-        const double e = run_emul(s[0], s[1], s[2], s[3], 0.0);
-        ck_assert_msg(e <= TOL, "emul nsys=%d n=%d k=%d base=%d: rel err %.3e > %.0e", s[0], s[1],
-                      s[2], s[3], e, TOL);
+        const double e = run_emul(s[0], s[1], s[2], s[3], s[4], 0.0);
+        ck_assert_msg(e <= TOL, "emul nsys=%d n=%d k=%d base=%d pcr=%d: rel err %.3e > %.0e", s[0],
+                      s[1], s[2], s[3], s[4], e, TOL);
         if (e > worst) worst = e;
     }
-    const double weak = run_emul(1, 300007, 16, 4096, 1e-8);
+    const double weak = run_emul(1, 300007, 16, 4096, 1024, 1e-8);
     ck_assert_msg(weak <= 1e-9, "emul near-singular: rel err %.3e", weak);
     {
         const int n = 100003;
         double *a = td_alloc(n), *b = td_alloc(n), *c = td_alloc(n), *d = td_alloc(n);
         td_gen(1, n, a, b, c, d);
         a[n / 3] = b[n / 3] = c[n / 3] = 0.0; /* a zero row: singular */
-        ck_assert_int_eq(cs_thomas_solve_warp_emul(1, n, 16, 4096, a, b, c, d), CS_SOLVER_ERR_SINGULAR);
+        ck_assert_int_eq(cs_thomas_solve_warp_emul(1, n, 16, 4096, 1024, a, b, c, d), CS_SOLVER_ERR_SINGULAR);
         free(a), free(b), free(c), free(d);
     }
     double x = 1.0, z = 0.0, one = 1.0;
-    ck_assert_int_eq(cs_thomas_solve_warp_emul(1, 1, 16, 4096, &z, &z, &z, &x), CS_SOLVER_ERR_SINGULAR);
-    ck_assert_int_eq(cs_thomas_solve_warp_emul(1, 1, 1, 4096, &z, &one, &z, &x), CS_SOLVER_ERR_INVALID);
+    ck_assert_int_eq(cs_thomas_solve_warp_emul(1, 1, 16, 4096, 4096, &z, &z, &z, &x), CS_SOLVER_ERR_SINGULAR);
+    ck_assert_int_eq(cs_thomas_solve_warp_emul(1, 1, 1, 4096, 4096, &z, &one, &z, &x), CS_SOLVER_ERR_INVALID);
     printf("warp emulation: %d shapes, worst rel err %.2e (tol %.0e); near-singular 1e-8: %.2e\n",
            (int)(sizeof shapes / sizeof *shapes), worst, TOL, weak);
 }
