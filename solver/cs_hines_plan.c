@@ -195,30 +195,42 @@ fail:
     return st;
 }
 
-static int cs__cmp_int2(const void *a, const void *b)
-{
-    const int x = ((const int *)a)[0], y = ((const int *)b)[0];
-    return (x > y) - (x < y);
-}
-
-/* lorder: each structure's rows sorted by their internal offset (lmap). Returns 0, or -1 when out
- * of memory. */
+/* lorder: each structure's rows sorted by their internal offset (lmap), ties in row order. A
+ * stable radix sort of the offsets less their least, 8 bits a pass, as many passes as their span
+ * needs (qsort took a quarter of the fine and chunked plans of 16 M compartments, session 20).
+ * Returns 0, or -1 when out of memory. */
 static int cs__hplan_order_maps(cs__hines_hplan *hp)
 {
     if (!hp->nlmap) return 0;
-    int *pairs = malloc(sizeof(int) * 2 * (size_t)hp->max_n);
+    int *a = malloc(sizeof(int) * 2 * (size_t)hp->max_n), *b = a ? a + hp->max_n : NULL;
+    unsigned *key = malloc(sizeof(unsigned) * (size_t)hp->max_n);
     unsigned char *done = calloc((size_t)hp->nlmap, 1);
     hp->lorder = malloc(sizeof(int) * (size_t)hp->nlmap);
-    if (!pairs || !done || !hp->lorder) { free(pairs); free(done); return -1; }
+    if (!a || !key || !done || !hp->lorder) { free(a); free(key); free(done); return -1; }
     for (int s = 0; s < hp->nsys; ++s) {
         const int m = hp->cell_map[s], n = hp->offset[s + 1] - hp->offset[s];
         if (m < 0 || done[m]) continue;
         done[m] = 1;
-        for (int i = 0; i < n; ++i) { pairs[2 * i] = hp->lmap[m + i]; pairs[2 * i + 1] = i; }
-        qsort(pairs, (size_t)n, 2 * sizeof(int), cs__cmp_int2);
-        for (int q = 0; q < n; ++q) hp->lorder[m + q] = pairs[2 * q + 1];
+        const int *lm = hp->lmap + m;
+        int lo = lm[0];
+        for (int i = 1; i < n; ++i) lo = lm[i] < lo ? lm[i] : lo;
+        unsigned span = 0;
+        for (int i = 0; i < n; ++i) {
+            key[i] = (unsigned)((long long)lm[i] - lo);
+            span |= key[i];
+            a[i] = i;
+        }
+        int *src = a, *dst = b;
+        for (int shift = 0; shift < 32 && (shift == 0 || span >> shift); shift += 8) {
+            int count[257] = {0};
+            for (int i = 0; i < n; ++i) count[((key[src[i]] >> shift) & 255u) + 1]++;
+            for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
+            for (int i = 0; i < n; ++i) dst[count[(key[src[i]] >> shift) & 255u]++] = src[i];
+            int *t = src; src = dst; dst = t;
+        }
+        memcpy(hp->lorder + m, src, sizeof(int) * (size_t)n);
     }
-    free(pairs); free(done);
+    free(a); free(key); free(done);
     return 0;
 }
 

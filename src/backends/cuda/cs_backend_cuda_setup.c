@@ -527,6 +527,7 @@ static cs_status setup(cs_backend *be) {
     cs_cuda_state *s = &be->s;
     int ncell = (int)net->ncell;
     CS_TRY(cs_cuda_select(be->p.device, be->device, sizeof be->device)); /* one GPU per rank */
+    if (be->p.solver && !strcmp(be->p.solver, "epoch")) CS_TRY(cs_cuda_epoch_check(net)); /* before any set-up */
     CS_TRY(cs_cuda_stream_create(&s->stream));
     size_t mem0 = cs_cuda_memory_used();
 
