@@ -1,7 +1,8 @@
 /* The host side of the GPU set-up, timed without a GPU (issue 28, auto's trial): for a model,
  * the network build, the tree-order parents, and each GPU solver's host plan
  * (cs__hines_hplan_build, the planner that cs_hines_gpu_plan_create runs before its uploads),
- * with the options the CUDA backend gives it (fused step, 132 multiprocessors as an H100).
+ * with the options the CUDA backend gives it (fused step, 132 multiprocessors as an H100), then
+ * what each resolves to unbuilt (cs__hines_hplan_resolve, asked by auto's trial).
  *
  *   plan_times MODEL.json [VARIANT...]      (default: auto staged warp fine chunked variable flat)
  *
@@ -125,6 +126,17 @@ int main(int argc, char **argv) {
             cs__hines_hplan_free(&hp);
         }
         fflush(stdout);
+    }
+    for (int k = 0; k < nvar; ++k) { /* what auto's trial asks before building a candidate */
+        cs_hines_gpu_options opt;
+        cs_hines_gpu_options_default(&opt);
+        opt.variant = variants[k];
+        opt.fused_step = 1;
+        t = cs_now();
+        const int v = cs__hines_hplan_resolve(ncell, first, parent, &opt, 132);
+        char what[40];
+        snprintf(what, sizeof what, "resolve %s", variants[k]);
+        printf("%-28s %8.3f s  %s\n", what, cs_now() - t, v < 0 ? "(unknown)" : cs__hines_variant_name(v));
     }
     free(first);
     free(parent);
