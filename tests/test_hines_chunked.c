@@ -310,38 +310,36 @@ END_TEST
  * bench/real_cells.py: runs of 2-6 compartments): "auto" is fine and "chunked" would cut nothing,
  * so it solves as fine and the trial skips it; with long runs (big30000, FlyWire) both are
  * chunked, timed once. */
+/* what auto's trial is told, unbuilt, of the variant named on batch b */
+static int resolved(const batch *b, const char *variant, int fused)
+{
+    cs_hines_gpu_options opt;
+    cs_hines_gpu_options_default(&opt);
+    opt.fused_step = fused;
+    opt.variant = variant;
+    return cs__hines_hplan_resolve(b->nsys, b->offset, b->p, &opt, 132);
+}
+
 START_TEST(test_resolve_candidates)
 {
     g_rng = 20;
-    batch b = {0};
-    batch_cap c = {0, 0};
-    for (int k = 0; k < 40; ++k) add_random_tree(&b, &c, 2000, 401, 600 + k); /* ~5 rows a run */
-    cs_hines_gpu_options opt;
-    cs_hines_gpu_options_default(&opt);
-    opt.fused_step = 1;
-    opt.variant = "chunked";
-    ck_assert_int_eq(cs__hines_hplan_resolve(b.nsys, b.offset, b.p, &opt, 132), CS__HV_FINE);
-    ck_assert_int_eq(check_chunked(&b, 0, "40 trees of 2 000 rows, short runs", NULL), 0);
-    opt.variant = "auto";
-    ck_assert_int_eq(cs__hines_hplan_resolve(b.nsys, b.offset, b.p, &opt, 132), CS__HV_FINE);
-    ck_assert_int_eq(auto_variant(&b), CS__HV_FINE);
-    opt.variant = "warp"; /* the others are what they are named */
-    ck_assert_int_eq(cs__hines_hplan_resolve(b.nsys, b.offset, b.p, &opt, 132), CS__HV_WARP);
-    opt.variant = "nonesuch";
-    ck_assert_int_lt(cs__hines_hplan_resolve(b.nsys, b.offset, b.p, &opt, 132), 0);
-    batch_free(&b);
-    batch l = {0};
-    batch_cap cl = {0, 0};
-    for (int k = 0; k < 4; ++k) add_random_tree(&l, &cl, 30000, 301, 700 + k); /* ~100 rows a run */
-    opt.variant = "chunked";
-    ck_assert_int_eq(cs__hines_hplan_resolve(l.nsys, l.offset, l.p, &opt, 132), CS__HV_CHUNKED);
-    ck_assert_int_gt(check_chunked(&l, 0, "4 trees of 30 000 rows, long runs", NULL), 0);
-    opt.variant = "auto";
-    ck_assert_int_eq(cs__hines_hplan_resolve(l.nsys, l.offset, l.p, &opt, 132), CS__HV_CHUNKED);
-    ck_assert_int_eq(auto_variant(&l), CS__HV_CHUNKED);
-    opt.fused_step = 0; /* a staged trial plan decides: not known unbuilt */
-    ck_assert_int_lt(cs__hines_hplan_resolve(l.nsys, l.offset, l.p, &opt, 132), 0);
-    batch_free(&l);
+    /* trees of 2 000 rows with ~5 rows a run: nothing cut; of 30 000 with ~100 a run: chunked */
+    const struct { int count, rows, nbranch, solves_as; const char *what; } nets[] = {
+        {40, 2000, 401, CS__HV_FINE, "40 trees of 2 000 rows, short runs"},
+        {4, 30000, 301, CS__HV_CHUNKED, "4 trees of 30 000 rows, long runs"}};
+    for (int n = 0; n < 2; ++n) {
+        batch b = {0};
+        batch_cap c = {0, 0};
+        for (int k = 0; k < nets[n].count; ++k) add_random_tree(&b, &c, nets[n].rows, nets[n].nbranch, 600 + 100 * n + k);
+        ck_assert_int_eq(resolved(&b, "chunked", 1), nets[n].solves_as);
+        ck_assert_int_eq(check_chunked(&b, 0, nets[n].what, NULL) > 0, nets[n].solves_as == CS__HV_CHUNKED);
+        ck_assert_int_eq(resolved(&b, "auto", 1), nets[n].solves_as);
+        ck_assert_int_eq(auto_variant(&b), nets[n].solves_as);
+        ck_assert_int_eq(resolved(&b, "warp", 1), CS__HV_WARP); /* the others are what they are named */
+        ck_assert_int_lt(resolved(&b, "nonesuch", 1), 0);
+        ck_assert_int_lt(resolved(&b, "auto", 0), 0); /* a staged trial plan decides: not known unbuilt */
+        batch_free(&b);
+    }
 }
 END_TEST
 
