@@ -211,11 +211,12 @@ static cs_status refuse_ions(void) {
 }
 
 cs_status cs_cuda_epoch_check(const cs_network_desc *net) {
-    for (size_t k = 0; k < net->ninst; ++k) { /* as the set-up's groups (kind_of) and ions (cs_cuda_ions_build) */
-        const cs_mech_type *t = net->inst[k].type;
-        if (!t->fold && (t->gpu || t == &cs_mech_exp2syn)) return refuse_catalogue();
-        if (cs_ion_used(t)) return refuse_ions();
-    }
+    /* in cs_cuda_epoch_build's order: the set-up's groups (kind_of), its ions (cs_cuda_ions_build) */
+    for (size_t k = 0; k < net->ninst; ++k)
+        if (!net->inst[k].type->fold && (net->inst[k].type->gpu || net->inst[k].type == &cs_mech_exp2syn))
+            return refuse_catalogue();
+    for (size_t k = 0; k < net->ninst; ++k)
+        if (cs_ion_used(net->inst[k].type)) return refuse_ions();
     int max_rows = 0;
     for (size_t c = 0; c < net->ncell; ++c)
         if (net->cells[c].geom->ncv > max_rows) max_rows = net->cells[c].geom->ncv;
