@@ -4,7 +4,8 @@
 # change) built side by side, then `--backend cuda --solver auto` with CABLESIM_WISDOM=off (every
 # run a first trial) on networks of bench/real_cells.py: the unscaled FlyWire cell x 551 and
 # big10000 x 1600 (16 M compartments each) and the nine real cells x 2048 (18 432 cells), each
-# network by the reference, then by this tree. Prints per run the summary's `auto:` line (the
+# network by the reference, then by this tree; before them test_backend_cuda.py on epoch and
+# chunked (this tree; TESTS=0 leaves it out, ~1-2 min). Prints per run the summary's `auto:` line (the
 # candidates, their set-up, the choice and the trial's seconds), the run time and the spikes, then
 # a table: trial and run seconds, reference against this tree.
 #
@@ -14,7 +15,7 @@
 #   scripts/gpu_auto_trial.sh [OUTDIR]
 # Carry: .devlibs (scripts/devlibs.sh), build-shared (mkdir -p build-shared && cp -r
 # ../shared/data build-shared/) and build-ref-src.
-# NETS (default "giant big10000 mixed": which networks, in that order), TFINAL=10 [ms],
+# NETS (default "giant big10000 mixed": which networks, in that order), TESTS=1, TFINAL=10 [ms],
 # BIG_COMPARTMENTS=16e6, BUDGET_S=450 [s] for the whole script (no run starts after it).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -36,6 +37,12 @@ gpu_build --src "$root/build-ref-src" "$root/build-gpu-ref" cablesim_cli & b2=$!
 wait $b1 || exit 1
 wait $b2 || exit 1
 declare -A exe=([ref]=$root/build-gpu-ref/cablesim [new]=$root/build-gpu/cablesim)
+
+rc_backend=na
+if [ "${TESTS:-1}" = 1 ]; then # the set-up changed: epoch's early refusals, chunked and fine against the CPU
+  gpu_stamp "test_backend_cuda.py, epoch and chunked"
+  CS_TEST_VARIANTS="epoch chunked" CTEST_S=150 gpu_ctest "$root/build-gpu" '^test_backend_cuda$'; rc_backend=$rc_tests
+fi
 
 gpu_stamp "networks"
 models=$out/models
@@ -67,4 +74,5 @@ echo
 echo "| network | build | chosen | trial [s] | run [s] | spikes |"
 echo "|---|---|---|---:|---:|---:|"
 printf '%s\n' "${rows[@]}"
-gpu_stamp "done"
+gpu_stamp "done: test_backend_cuda=$rc_backend"
+case $rc_backend in na | 0) ;; *) exit 1 ;; esac
