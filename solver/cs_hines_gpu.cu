@@ -316,6 +316,20 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
     return CS_SOLVER_OK;
 }
 
+extern "C" const char *cs_hines_gpu_plan_resolve(int nsys, const int *offset, const int *p, const cs_hines_gpu_options *opt)
+{
+    cs_hines_gpu_options o;
+    if (opt) o = *opt; else cs_hines_gpu_options_default(&o);
+    int nsm = 0;
+    if (cs_hines_gpu_device_count() <= o.device ||
+        cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, o.device) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    const int v = cs__hines_hplan_resolve(nsys, offset, p, &o, nsm);
+    return v < 0 ? NULL : cs__hines_variant_name(v);
+}
+
 /* the device side of a host plan: uploads and kernel attributes (a chunked plan's sub plan too) */
 static cs_solver_status cs__plan_finish(cs_hines_plan *pl)
 {

@@ -181,6 +181,12 @@ const char *cs_hines_gpu_last_error(void);
 cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset, const int *p,
                                           const cs_hines_gpu_options *opt, cs_hines_plan **out);
 void cs_hines_gpu_plan_destroy(cs_hines_plan *plan);
+/* The variant whose solve a plan of opt->variant would run on device opt->device, without
+ * building it (a few passes over the rows, no device memory): the name itself; for "auto" the
+ * variant it would choose (NULL without the fused step, where a trial plan decides); for
+ * "chunked", "fine" where it would cut nothing (its solve is then exactly fine's). NULL for an
+ * unknown name, a malformed batch, or no CUDA or device (create says why). */
+const char *cs_hines_gpu_plan_resolve(int nsys, const int *offset, const int *p, const cs_hines_gpu_options *opt);
 
 /* The variant the plan runs ("auto" resolved), its internal size (elements per array), and a
  * one-line description of its shape (groups, packs, levels, padding) for logs and benchmarks. */

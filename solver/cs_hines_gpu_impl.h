@@ -237,6 +237,14 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
                                        cs__hines_hplan *hp, char *msg, size_t msglen);
 void cs__hines_hplan_free(cs__hines_hplan *hp);
 
+/* The variant whose solve a plan of this batch would run, without building it: opt->variant
+ * itself; for "auto" the library's rule (-1 without the fused step: a staged trial plan decides
+ * there); for "chunked", CS__HV_FINE where its top level would cut nothing (its solve is then
+ * exactly fine's). -1 for an unknown name or a malformed batch (the plan reports those). A few
+ * linear passes over the rows: `auto`'s trial asks it before building a candidate that may only
+ * repeat one it has timed (src/core/cs_backend_choose.c). */
+int cs__hines_hplan_resolve(int nsys, const int *offset, const int *p, const cs_hines_gpu_options *opt, int nsm);
+
 /* fine and warp (cs_hines_plan_fine.c): the plan of a batch with distinct structures sid[s]
  * (rep[id]: a system of structure id). */
 cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,

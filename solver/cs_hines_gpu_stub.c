@@ -25,6 +25,11 @@ cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset, const int
     return CS_SOLVER_ERR_UNAVAILABLE;
 }
 void cs_hines_gpu_plan_destroy(cs_hines_plan *plan) { (void)plan; }
+const char *cs_hines_gpu_plan_resolve(int nsys, const int *offset, const int *p, const cs_hines_gpu_options *opt)
+{
+    (void)nsys; (void)offset; (void)p; (void)opt;
+    return NULL;
+}
 const char *cs_hines_gpu_plan_variant(const cs_hines_plan *plan) { (void)plan; return ""; }
 size_t cs_hines_gpu_plan_internal_size(const cs_hines_plan *plan) { (void)plan; return 0; }
 const char *cs_hines_gpu_plan_describe(const cs_hines_plan *plan) { (void)plan; return ""; }

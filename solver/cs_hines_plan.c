@@ -195,30 +195,42 @@ fail:
     return st;
 }
 
-static int cs__cmp_int2(const void *a, const void *b)
-{
-    const int x = ((const int *)a)[0], y = ((const int *)b)[0];
-    return (x > y) - (x < y);
-}
-
-/* lorder: each structure's rows sorted by their internal offset (lmap). Returns 0, or -1 when out
- * of memory. */
+/* lorder: each structure's rows sorted by their internal offset (lmap), ties in row order. A
+ * stable radix sort of the offsets less their least, 8 bits a pass, as many passes as their span
+ * needs (qsort took a quarter of the fine and chunked plans of 16 M compartments, session 20).
+ * Returns 0, or -1 when out of memory. */
 static int cs__hplan_order_maps(cs__hines_hplan *hp)
 {
     if (!hp->nlmap) return 0;
-    int *pairs = malloc(sizeof(int) * 2 * (size_t)hp->max_n);
+    int *a = malloc(sizeof(int) * 2 * (size_t)hp->max_n), *b = a ? a + hp->max_n : NULL;
+    unsigned *key = malloc(sizeof(unsigned) * (size_t)hp->max_n);
     unsigned char *done = calloc((size_t)hp->nlmap, 1);
     hp->lorder = malloc(sizeof(int) * (size_t)hp->nlmap);
-    if (!pairs || !done || !hp->lorder) { free(pairs); free(done); return -1; }
+    if (!a || !key || !done || !hp->lorder) { free(a); free(key); free(done); return -1; }
     for (int s = 0; s < hp->nsys; ++s) {
         const int m = hp->cell_map[s], n = hp->offset[s + 1] - hp->offset[s];
         if (m < 0 || done[m]) continue;
         done[m] = 1;
-        for (int i = 0; i < n; ++i) { pairs[2 * i] = hp->lmap[m + i]; pairs[2 * i + 1] = i; }
-        qsort(pairs, (size_t)n, 2 * sizeof(int), cs__cmp_int2);
-        for (int q = 0; q < n; ++q) hp->lorder[m + q] = pairs[2 * q + 1];
+        const int *lm = hp->lmap + m;
+        int lo = lm[0];
+        for (int i = 1; i < n; ++i) lo = lm[i] < lo ? lm[i] : lo;
+        unsigned span = 0;
+        for (int i = 0; i < n; ++i) {
+            key[i] = (unsigned)((long long)lm[i] - lo);
+            span |= key[i];
+            a[i] = i;
+        }
+        int *src = a, *dst = b;
+        for (int shift = 0; shift < 32 && (shift == 0 || span >> shift); shift += 8) {
+            int count[257] = {0};
+            for (int i = 0; i < n; ++i) count[((key[src[i]] >> shift) & 255u) + 1]++;
+            for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
+            for (int i = 0; i < n; ++i) dst[count[(key[src[i]] >> shift) & 255u]++] = src[i];
+            int *t = src; src = dst; dst = t;
+        }
+        memcpy(hp->lorder + m, src, sizeof(int) * (size_t)n);
     }
-    free(pairs); free(done);
+    free(a); free(key); free(done);
     return 0;
 }
 
@@ -244,6 +256,58 @@ static cs_solver_status cs__plan_chunked_tree(cs__hines_hplan *hp, const int *p,
     if (st == CS_SOLVER_OK) st = cs__chunked_layout(hp, opt, &red, msg, msglen);
     cs__chunked_reduced_free(&red);
     return st;
+}
+
+/* The rest of the library's rule for "auto" (the comments in cs__hines_hplan_build), after its
+ * staged trial plan where it makes one (without the fused step). */
+static int cs__hines_auto_rule(int nsys, int nrows, int max_n, int uniform, const int *p, int fused, int nsm)
+{
+    const long long sms = nsm > 0 ? nsm : 132;
+    const int fits = (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX;
+    const int large = (long long)nsys >= 1024 * sms;
+    if (fused && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms) return uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
+    /* chunked (issue 28, H100, session 16, bench/NOTES.md): on cells too large to stage, the
+     * level schedules of fine are latency-bound where unbranched runs are long: chunked ran
+     * big30000 (runs of 40-110 rows) 3.6× and the FlyWire cell 10.5× as fast as fine, big10000
+     * (13-35) 1.14×; with nothing to cut (big2000, 2-6) it lost 13 % (now it runs fine there) */
+    if (!fits && cs__chunked_auto(nrows, p, 0)) return CS__HV_CHUNKED;
+    if (uniform && fits && (!large || max_n <= 128)) return CS__HV_WARP;
+    if (!uniform && fits && !large) return CS__HV_FINE;
+    return uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
+}
+
+/* 1 when every system's local parents equal system 0's (one structure) */
+static int cs__hines_uniform(int nsys, const int *offset, const int *p)
+{
+    const int n0 = offset[1];
+    for (int s = 1; s < nsys; ++s) {
+        const int o = offset[s];
+        if (offset[s + 1] - o != n0) return 0;
+        for (int i = 1; i < n0; ++i)
+            if (p[o + i] - o != p[i]) return 0;
+    }
+    return 1;
+}
+
+int cs__hines_hplan_resolve(int nsys, const int *offset, const int *p, const cs_hines_gpu_options *opt, int nsm)
+{
+    int v = cs__hines_variant_lookup(opt ? opt->variant : NULL);
+    if (v < 0 || nsys < 1 || !offset || !p || offset[0] != 0) return -1;
+    int max_n = 0;
+    for (int s = 0; s < nsys; ++s) max_n = offset[s + 1] - offset[s] > max_n ? offset[s + 1] - offset[s] : max_n;
+    int L = opt->block_size;
+    if (v == CS__HV_AUTO) {
+        if (!opt->fused_step) return -1; /* its staged trial plan decides */
+        v = cs__hines_auto_rule(nsys, offset[nsys], max_n, cs__hines_uniform(nsys, offset, p), p, 1, nsm);
+        L = 0;
+    }
+    if (v != CS__HV_CHUNKED) return v;
+    /* as cs__plan_chunked_tree and cs__chunked_reduce: the top level cuts only where it pays */
+    if (!L) L = cs__chunked_pick_L(offset[nsys], p);
+    if (L < CS__CHK_MIN_L || L > CS__CHK_MAX_L) return v; /* refused by the plan itself */
+    cs__chk_estimate est;
+    if (cs__chunked_estimate(offset[nsys], p, 1, &L, &est) < 0) return -1;
+    return cs__chunked_pays(&est, offset[nsys]) ? CS__HV_CHUNKED : CS__HV_FINE;
 }
 
 cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p, int variant,
@@ -319,9 +383,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
          * warp and fine stage rows in shared memory: too large a cell takes interleaved/variable.
          * The simulator's fused step needs a per-system variant: from CS_HINES_FUSED_MIN_PER_SM
          * systems per multiprocessor (below that the separate assembly plus warp/fine is faster). */
-        const long long sms = nsm > 0 ? nsm : 132;
-        const int fits = (long long)max_n * (3 * 8 + 24) <= CS__HINES_SMEM_BYTES_MAX;
-        const int large = (long long)nsys >= 1024 * sms;
+        const int large = (long long)nsys >= 1024LL * (nsm > 0 ? nsm : 132);
         /* staged, whenever its lanes are at least half busy (session 5, H200, double; every
          * variant in one run): at 256000 cells it was the fastest for small-high (232 µs against
          * warp 296), medium-low (876 against interleaved 1486), medium-high (887 against 1574),
@@ -360,19 +422,8 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
             }
             cs__staged_release(&trial); /* only its own arrays: the rest is hp's */
         }
-        if (opt.fused_step && (long long)nsys >= (long long)CS_HINES_FUSED_MIN_PER_SM * sms)
-            variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
-        /* chunked (issue 28, H100, session 16, bench/NOTES.md): on cells too large to stage, the
-         * level schedules of fine are latency-bound where unbranched runs are long: chunked ran
-         * big30000 (runs of 40-110 rows) 3.6× and the FlyWire cell 10.5× as fast as fine, big10000
-         * (13-35) 1.14×; with nothing to cut (big2000, 2-6) it lost 13 % (now it runs fine there) */
-        else if (!fits && cs__chunked_auto(hp->nrows, p, 0)) {
-            variant = CS__HV_CHUNKED;
-            opt.block_size = 0; /* its automatic L (block_size means another thing to other variants) */
-        }
-        else if (hp->uniform && fits && (!large || max_n <= 128)) variant = CS__HV_WARP;
-        else if (!hp->uniform && fits && !large) variant = CS__HV_FINE;
-        else variant = hp->uniform ? CS__HV_INTERLEAVED : CS__HV_VARIABLE;
+        variant = cs__hines_auto_rule(nsys, hp->nrows, max_n, hp->uniform, p, opt.fused_step, nsm);
+        if (variant == CS__HV_CHUNKED) opt.block_size = 0; /* its automatic L (block_size means another thing to other variants) */
     }
     hp->variant = variant;
     if (cs__hines_variant_is_fine(variant)) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);

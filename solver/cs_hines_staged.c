@@ -373,6 +373,18 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
                  nt, distinct_rows, CS_HINES_STAGED_MAX_DISTINCT_ROWS);
         return CS_SOLVER_ERR_INVALID;
     }
+    /* A schedule runs at most one row per lane and step, so at most CS__STG_REG_STEPS_MAX ·
+     * CS__STG_MAX_SLOTS rows stay in registers; every other row needs a shared row, and a shape
+     * with CS__STG_MAX_SMEM_ROWS or more fits nowhere (cs__staged_pick). A larger cell is refused
+     * here, before the schedules that would find the same: the 29 050-row FlyWire cell took 20 s
+     * of them (session 20). */
+    const int reg_rows_max = CS__STG_REG_STEPS_MAX * CS__STG_MAX_SLOTS;
+    if (hp->max_n - reg_rows_max >= CS__STG_MAX_SMEM_ROWS) {
+        snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (at least %d of its rows "
+                 "would need shared rows, at most %d; use interleaved or warp)", hp->max_n, hp->max_n - reg_rows_max,
+                 CS__STG_MAX_SMEM_ROWS - 1);
+        return CS_SOLVER_ERR_INVALID;
+    }
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;
     int *count = calloc((size_t)nt, sizeof(int)), *first = malloc(sizeof(int) * (size_t)(nt + 1));
     int *order = malloc(sizeof(int) * (size_t)nsys), *nrow = malloc(sizeof(int) * (size_t)nt);

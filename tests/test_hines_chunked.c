@@ -84,6 +84,9 @@ static int check_chunked(const batch *b, int block_size, const char *what, int *
     char msg[256];
     cs_solver_status st = cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_CHUNKED, &opt, 132, &hp, msg, sizeof msg);
     ck_assert_msg(st == CS_SOLVER_OK, "%s: plan: %s", what, msg);
+    /* auto's trial is told without the plan what it would solve as: fine where nothing is cut */
+    ck_assert_int_eq(cs__hines_hplan_resolve(b->nsys, b->offset, b->p, &opt, 132),
+                     hp.chk_nchunk ? CS__HV_CHUNKED : CS__HV_FINE);
     const int n = b->nrows, ni = hp.internal_size;
     ck_assert_int_ge(ni, n);
     double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));
@@ -274,6 +277,7 @@ static int auto_variant(const batch *b)
     char msg[256];
     ck_assert_int_eq(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_AUTO, &opt, 132, &hp, msg, sizeof msg), CS_SOLVER_OK);
     const int v = hp.variant;
+    ck_assert_int_eq(cs__hines_hplan_resolve(b->nsys, b->offset, b->p, &opt, 132), v); /* the same rule, unbuilt */
     printf("auto on %d rows: %s\n", b->nrows, hp.describe);
     cs__hines_hplan_free(&hp);
     return v;
@@ -299,6 +303,43 @@ START_TEST(test_auto)
     add_cable(&b3, &c3, 4000);
     ck_assert_int_ne(auto_variant(&b3), CS__HV_CHUNKED);
     batch_free(&b3);
+}
+END_TEST
+
+/* auto's candidates on a network of distinct big cells with short runs (big2000 of
+ * bench/real_cells.py: runs of 2-6 compartments): "auto" is fine and "chunked" would cut nothing,
+ * so it solves as fine and the trial skips it; with long runs (big30000, FlyWire) both are
+ * chunked, timed once. */
+/* what auto's trial is told, unbuilt, of the variant named on batch b */
+static int resolved(const batch *b, const char *variant, int fused)
+{
+    cs_hines_gpu_options opt;
+    cs_hines_gpu_options_default(&opt);
+    opt.fused_step = fused;
+    opt.variant = variant;
+    return cs__hines_hplan_resolve(b->nsys, b->offset, b->p, &opt, 132);
+}
+
+START_TEST(test_resolve_candidates)
+{
+    g_rng = 20;
+    /* trees of 2 000 rows with ~5 rows a run: nothing cut; of 30 000 with ~100 a run: chunked */
+    const struct { int count, rows, nbranch, solves_as; const char *what; } nets[] = {
+        {40, 2000, 401, CS__HV_FINE, "40 trees of 2 000 rows, short runs"},
+        {4, 30000, 301, CS__HV_CHUNKED, "4 trees of 30 000 rows, long runs"}};
+    for (int n = 0; n < 2; ++n) {
+        batch b = {0};
+        batch_cap c = {0, 0};
+        for (int k = 0; k < nets[n].count; ++k) add_random_tree(&b, &c, nets[n].rows, nets[n].nbranch, 600 + 100 * n + k);
+        ck_assert_int_eq(resolved(&b, "chunked", 1), nets[n].solves_as);
+        ck_assert_int_eq(check_chunked(&b, 0, nets[n].what, NULL) > 0, nets[n].solves_as == CS__HV_CHUNKED);
+        ck_assert_int_eq(resolved(&b, "auto", 1), nets[n].solves_as);
+        ck_assert_int_eq(auto_variant(&b), nets[n].solves_as);
+        ck_assert_int_eq(resolved(&b, "warp", 1), CS__HV_WARP); /* the others are what they are named */
+        ck_assert_int_lt(resolved(&b, "nonesuch", 1), 0);
+        ck_assert_int_lt(resolved(&b, "auto", 0), 0); /* a staged trial plan decides: not known unbuilt */
+        batch_free(&b);
+    }
 }
 END_TEST
 
@@ -355,6 +396,7 @@ int main(void)
     tcase_add_test(tc, test_estimate);
     tcase_add_test(tc, test_too_little);
     tcase_add_test(tc, test_auto);
+    tcase_add_test(tc, test_resolve_candidates);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

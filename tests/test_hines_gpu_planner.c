@@ -275,6 +275,13 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
         return;
     }
     ck_assert_msg(st == CS_SOLVER_OK, "%s %s: %s", what, opt->variant, msg);
+    /* what auto's trial is told without the plan: the variant whose solve the plan runs (chunked
+     * cutting nothing runs fine's); auto without the fused step may not say */
+    const int solves_as = hp.variant == CS__HV_CHUNKED && hp.chk_nchunk == 0 ? CS__HV_FINE : hp.variant;
+    const int resolved = cs__hines_hplan_resolve(b->nsys, b->offset, b->p, opt, nsm);
+    ck_assert_msg(resolved == solves_as || (resolved < 0 && v == CS__HV_AUTO && !opt->fused_step),
+                  "%s %s: resolved to %s, the plan solves as %s", what, opt->variant, cs__hines_variant_name(resolved),
+                  cs__hines_variant_name(solves_as));
     size_t ni = (size_t)hp.internal_size;
     double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));
     double *x = malloc(sizeof(double) * b->nrows);
@@ -383,19 +390,42 @@ static const char *auto_choice(const batch *b, int nsm, int fused)
 /* staged's planner is per structure: a batch of many distinct trees is refused at once, with a
  * message naming why, and "auto" takes another variant (2 000 distinct trees of 2 036 rows had
  * taken minutes of set-up) */
+/* staged refuses the batch with a message holding each of want (NULL-terminated), and auto
+ * without the fused step takes another variant */
+static void check_staged_refused(const batch *b, const char *const *want)
+{
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    cs__hines_hplan hp;
+    char msg[256] = "";
+    ck_assert_int_eq(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_STAGED, &o, 132, &hp, msg, sizeof msg),
+                     CS_SOLVER_ERR_INVALID);
+    for (; *want; ++want) ck_assert_msg(strstr(msg, *want) != NULL, "%s", msg);
+    ck_assert_str_ne(auto_choice(b, 132, 0), "staged");
+}
+
 START_TEST(test_staged_many_structures)
 {
     batch b;
     make_random_batch(&b, 400, 77); /* ~81 000 rows, every tree distinct */
     ck_assert_int_gt(b.nrows, CS_HINES_STAGED_MAX_DISTINCT_ROWS);
-    cs_hines_gpu_options o;
-    cs_hines_gpu_options_default(&o);
-    cs__hines_hplan hp;
-    char msg[256] = "";
-    ck_assert_int_eq(cs__hines_hplan_build(b.nsys, b.offset, b.p, CS__HV_STAGED, &o, 132, &hp, msg, sizeof msg),
-                     CS_SOLVER_ERR_INVALID);
-    ck_assert_msg(strstr(msg, "distinct cell structures") != NULL, "%s", msg);
-    ck_assert_str_ne(auto_choice(&b, 132, 0), "staged");
+    check_staged_refused(&b, (const char *const[]){"distinct cell structures", NULL});
+    batch_free(&b);
+}
+END_TEST
+
+/* staged holds at most CS__STG_REG_STEPS_MAX · 32 rows of a cell in registers and fewer than
+ * CS__STG_MAX_SMEM_ROWS in shared memory: a larger cell is refused before any schedule (the
+ * 29 050-row FlyWire cell took 20 s of schedules to be refused), beside cells that fit; auto
+ * without the fused step then takes another variant */
+START_TEST(test_staged_large_cell)
+{
+    const int big = CS__STG_REG_STEPS_MAX * CS__STG_MAX_SLOTS + CS__STG_MAX_SMEM_ROWS;
+    batch b = {0};
+    batch_cap c = {0, 0};
+    random_system(&b, &c, 300, 21, 41);
+    random_system(&b, &c, big, 401, 42);
+    check_staged_refused(&b, (const char *const[]){"does not fit in shared memory", "at least", NULL});
     batch_free(&b);
 }
 END_TEST
@@ -626,6 +656,7 @@ static Suite *host_suite(void)
     tcase_add_test(tc, test_generator);
     tcase_add_test(tc, test_auto_choice);
     tcase_add_test(tc, test_staged_many_structures);
+    tcase_add_test(tc, test_staged_large_cell);
     tcase_add_test(tc, test_host_plans);
     tcase_add_test(tc, test_host_plans_cells);
     suite_add_tcase(s, tc);

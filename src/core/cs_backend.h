@@ -89,5 +89,11 @@ const char *cs_backend_cuda_unavailable(void);
 /* The Hines solver variant a CUDA backend instance runs ("auto" resolved), or NULL when ops is
  * not the CUDA backend's. */
 const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *b);
+/* The solver an instance of ops = cs_backend_cuda() for p->solver would report (as
+ * cs_backend_cuda_solver), or the one whose solve it would run the same (a "chunked" that would
+ * cut nothing: "fine"), found from the network's trees without building it; NULL when only a
+ * built instance can tell (or no GPU). `auto`'s trial skips a candidate that would only repeat
+ * one it has timed. */
+const char *cs_backend_cuda_resolve(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p);
 
 #endif

@@ -169,6 +169,15 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
         q.solver = names[c];
         timing t = {"", -1, 0, 0};
         if (names[c] && already_timed(ops[c], names[c], done, ndone)) continue; /* "auto" resolved to it */
+        /* one that would run the solve of one timed already (chunked cutting nothing is fine):
+         * known from the trees, before its set-up of seconds */
+        const char *same = names[c] && ndone > 0 ? cs_backend_cuda_resolve(ops[c], net, &q) : NULL;
+        if (same && strcmp(same, names[c]) && already_timed(ops[c], same, done, ndone)) {
+            char note[96];
+            snprintf(note, sizeof note, " %s solves as %s, not timed again;", names[c], same);
+            append(out->report, sizeof out->report, "%s", note, 0.0);
+            continue;
+        }
         const double best_so_far = best < 0 ? -1 : weighed(&done[best]);
         const double tc = cs_now();
         cs_status st = time_candidate(ops[c], net, &q, trial_steps, done, ndone, best_so_far, &t);

@@ -27,6 +27,13 @@ const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *
     return NULL;
 }
 
+const char *cs_backend_cuda_resolve(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p) {
+    (void)ops;
+    (void)net;
+    (void)p;
+    return NULL;
+}
+
 #else
 
 #include "cs_backend_cuda_internal.h"

@@ -522,43 +522,75 @@ static cs_status setup_constants(cs_backend *be, const int *parent) {
     return st;
 }
 
+/* The batch's tree-order structure: each cell's first row (cell_first[ncell + 1]) and the rows'
+ * parents. */
+static cs_status tree_structure(const cs_network_desc *net, double dt, int **cell_first, int **parent) {
+    const size_t nrow = (size_t)net->total_cv;
+    *cell_first = malloc((net->ncell + 1) * sizeof **cell_first);
+    *parent = malloc((nrow ? nrow : 1) * sizeof **parent);
+    if (!*cell_first || !*parent) return cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
+    int row = 0;
+    for (size_t c = 0; c < net->ncell; ++c) {
+        (*cell_first)[c] = row;
+        cs_cable_matrix_cell(&net->cells[c], dt, row, *parent, NULL, NULL, NULL, NULL);
+        row += net->cells[c].geom->ncv;
+    }
+    (*cell_first)[net->ncell] = row;
+    return CS_OK;
+}
+
+/* The solver plan's options for the backend's parameters. */
+static void plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt) {
+    cs_hines_gpu_options_default(opt);
+    const int epoch = p->solver && !strcmp(p->solver, "epoch");
+    opt->variant = epoch ? "flat" : p->solver; /* epoch: tree order, cell by cell */
+    /* CS_CUDA_FUSED=0: assembly and solve as two kernels (for comparisons) */
+    const char *fuse = getenv("CS_CUDA_FUSED");
+    opt->fused_step = !(fuse && !strcmp(fuse, "0"));
+    opt->device = p->device;
+    opt->const_coupling = 1; /* s->u is uploaded once and every solve passes it unchanged */
+    /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
+    const char *chunk_l = getenv("CS_CHUNKED_L");
+    if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);
+}
+
+const char *cs_backend_cuda_resolve(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p) {
+    if (ops != cs_backend_cuda() || !net->ncell || net->total_cv > (uint64_t)INT_MAX) return NULL;
+    /* only auto and chunked may run another variant's solve (cs_hines_gpu_plan_resolve) */
+    if (p->solver && strcmp(p->solver, "auto") && strcmp(p->solver, "chunked")) return p->solver;
+    int *cell_first = NULL, *parent = NULL;
+    const char *v = NULL;
+    if (tree_structure(net, p->dt, &cell_first, &parent) == CS_OK) {
+        cs_hines_gpu_options opt;
+        plan_options(p, &opt);
+        v = cs_hines_gpu_plan_resolve((int)net->ncell, cell_first, parent, &opt);
+    }
+    cs_error_clear();
+    free(cell_first);
+    free(parent);
+    return v;
+}
+
 static cs_status setup(cs_backend *be) {
     const cs_network_desc *net = be->net;
     cs_cuda_state *s = &be->s;
     int ncell = (int)net->ncell;
     CS_TRY(cs_cuda_select(be->p.device, be->device, sizeof be->device)); /* one GPU per rank */
+    be->epoch = be->p.solver && !strcmp(be->p.solver, "epoch");
+    if (be->epoch) CS_TRY(cs_cuda_epoch_check(net)); /* its refusals before any set-up */
     CS_TRY(cs_cuda_stream_create(&s->stream));
     size_t mem0 = cs_cuda_memory_used();
 
     /* tree-order structure of the whole batch */
-    be->cell_first = malloc(((size_t)ncell + 1) * sizeof *be->cell_first);
     size_t nrow = (size_t)net->total_cv;
-    int *parent = malloc((nrow ? nrow : 1) * sizeof *parent);
+    int *parent = NULL;
+    cs_status st = tree_structure(net, be->p.dt, &be->cell_first, &parent);
     be->row_map = malloc((nrow ? nrow : 1) * sizeof *be->row_map);
-    cs_status st = CS_OK;
-    if (!be->cell_first || !parent || !be->row_map)
-        st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
-    int row = 0;
-    for (int c = 0; st == CS_OK && c < ncell; ++c) {
-        be->cell_first[c] = row;
-        cs_cable_matrix_cell(&net->cells[c], be->p.dt, row, parent, NULL, NULL, NULL, NULL);
-        row += net->cells[c].geom->ncv;
-    }
-    if (st == CS_OK) be->cell_first[ncell] = row;
+    if (st == CS_OK && !be->row_map) st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
 
     if (st == CS_OK) {
         cs_hines_gpu_options opt;
-        cs_hines_gpu_options_default(&opt);
-        be->epoch = be->p.solver && !strcmp(be->p.solver, "epoch");
-        opt.variant = be->epoch ? "flat" : be->p.solver; /* epoch: tree order, cell by cell */
-        /* CS_CUDA_FUSED=0: assembly and solve as two kernels (for comparisons) */
-        const char *fuse = getenv("CS_CUDA_FUSED");
-        opt.fused_step = !(fuse && !strcmp(fuse, "0"));
-        opt.device = be->p.device;
-        opt.const_coupling = 1; /* s->u is uploaded once and every solve passes it unchanged */
-        /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
-        const char *chunk_l = getenv("CS_CHUNKED_L");
-        if (chunk_l && be->p.solver && !strcmp(be->p.solver, "chunked")) opt.block_size = atoi(chunk_l);
+        plan_options(&be->p, &opt);
         cs_solver_status ss = cs_hines_gpu_plan_create(ncell, be->cell_first, parent, &opt, &be->plan);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);

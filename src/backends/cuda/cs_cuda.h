@@ -189,6 +189,9 @@ cs_status cs_cuda_alloc_ctx(void **ctx);
  * memory) and sets it up for launches; then runs nsteps steps from step0 (the epoch's events
  * staged as for the step kernels) and leaves v, the states, spikes and samples as they would. */
 cs_status cs_cuda_epoch_prepare(cs_cuda_state *s);
+/* The shared memory [B] of a block of the epoch kernel for cells of at most max_rows
+ * compartments; refuses (CS_ERR_UNSUPPORTED, one line) more than the device lets a block have. */
+cs_status cs_cuda_epoch_smem(int max_rows, size_t *smem);
 cs_status cs_cuda_epoch_run(const cs_cuda_state *s, long long step0, int nsteps, double celsius);
 
 /* CUDA graphs: capture what is launched on a stream between begin and end into an executable

@@ -294,21 +294,26 @@ static cs_status epoch_fail(cudaError_t e, const char *what) {
                         cudaGetErrorString(e));
 }
 
-extern "C" cs_status cs_cuda_epoch_prepare(cs_cuda_state *s) {
-    cs_cuda_epoch *e = &s->epoch;
+extern "C" cs_status cs_cuda_epoch_smem(int max_rows, size_t *smem) {
     int dev = 0, max_optin = 0;
     cudaError_t err = cudaGetDevice(&dev);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&max_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     if (err != cudaSuccess) return epoch_fail(err, "reading the device's shared memory");
-    e->smem = (size_t)e->max_rows * (EP_ARRAYS * sizeof(double) + EP_INTS * sizeof(int)) + 4 * sizeof(int);
-    if (e->smem > (size_t)max_optin)
+    *smem = (size_t)max_rows * (EP_ARRAYS * sizeof(double) + EP_INTS * sizeof(int)) + 4 * sizeof(int);
+    if (*smem > (size_t)max_optin)
         return cs_error_set(CS_ERR_UNSUPPORTED, "solver 'epoch': a cell of %d compartments needs %.0f KiB of shared "
                             "memory, more than the %d KiB a block may have; use another --solver",
-                            e->max_rows, e->smem / 1024.0, max_optin / 1024);
+                            max_rows, *smem / 1024.0, max_optin / 1024);
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_epoch_prepare(cs_cuda_state *s) {
+    cs_cuda_epoch *e = &s->epoch;
+    CS_TRY(cs_cuda_epoch_smem(e->max_rows, &e->smem));
     /* a warp per 64 rows of the largest cell, 1 to 8 warps */
     int warps = (e->max_rows + 63) / 64;
     e->threads = 32 * (warps < 1 ? 1 : warps > 8 ? 8 : warps);
-    err = cudaFuncSetAttribute(k_epoch, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)e->smem);
+    cudaError_t err = cudaFuncSetAttribute(k_epoch, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)e->smem);
     if (err != cudaSuccess) return epoch_fail(err, "configuring the epoch kernel");
     return CS_OK;
 }

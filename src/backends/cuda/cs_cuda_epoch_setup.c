@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cs_cuda_epoch_setup.h"
+#include "cs_ion.h"
 
 #ifdef CS_HAVE_CUDA
 
@@ -201,16 +202,35 @@ static cs_status build_lists(cs_cuda_epoch *e, const cs_network_desc *net) {
     return st;
 }
 
+static cs_status refuse_catalogue(void) {
+    return cs_error_set(CS_ERR_UNSUPPORTED, "solver 'epoch': mechanisms from catalogues and exp2syn are not "
+                        "supported (only hh, pas, expsyn, iclamp); use another --solver");
+}
+static cs_status refuse_ions(void) {
+    return cs_error_set(CS_ERR_UNSUPPORTED, "solver 'epoch': ion currents are not supported; use another --solver");
+}
+
+cs_status cs_cuda_epoch_check(const cs_network_desc *net) {
+    /* in cs_cuda_epoch_build's order: the set-up's groups (kind_of), its ions (cs_cuda_ions_build) */
+    for (size_t k = 0; k < net->ninst; ++k)
+        if (!net->inst[k].type->fold && (net->inst[k].type->gpu || net->inst[k].type == &cs_mech_exp2syn))
+            return refuse_catalogue();
+    for (size_t k = 0; k < net->ninst; ++k)
+        if (cs_ion_used(net->inst[k].type)) return refuse_ions();
+    int max_rows = 0;
+    for (size_t c = 0; c < net->ncell; ++c)
+        if (net->cells[c].geom->ncv > max_rows) max_rows = net->cells[c].geom->ncv;
+    size_t smem;
+    return cs_cuda_epoch_smem(max_rows, &smem);
+}
+
 cs_status cs_cuda_epoch_build(cs_cuda_state *s, const cs_network_desc *net, const int *cell_first,
                               const int *inst_group, const int *inst_local) {
     cs_cuda_epoch *e = &s->epoch;
     for (int q = 0; q < s->nmech; ++q)
-        if (s->mech[q].kind == CS_CUDA_CATALOGUE)
-            return cs_error_set(CS_ERR_UNSUPPORTED, "solver 'epoch': mechanisms from catalogues and exp2syn are not "
-                                "supported (only hh, pas, expsyn, iclamp); use another --solver");
+        if (s->mech[q].kind == CS_CUDA_CATALOGUE) return refuse_catalogue();
     for (int ion = 0; ion < CS_NION; ++ion)
-        if (s->ion_i[ion])
-            return cs_error_set(CS_ERR_UNSUPPORTED, "solver 'epoch': ion currents are not supported; use another --solver");
+        if (s->ion_i[ion]) return refuse_ions();
     e->ncell = (int)net->ncell;
     CS_TRY(build_tree(e, net, cell_first));
     CS_TRY(build_mechanisms(e, s, net, inst_group, inst_local));

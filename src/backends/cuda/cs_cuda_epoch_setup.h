@@ -13,5 +13,8 @@
 cs_status cs_cuda_epoch_build(cs_cuda_state *s, const cs_network_desc *net, const int *cell_first,
                               const int *inst_group, const int *inst_local);
 void cs_cuda_epoch_free(cs_cuda_epoch *e);
+/* The same refusals from the network alone, before any set-up: `auto` tries epoch on every
+ * network, and on distinct big cells its refusal came after seconds of set-up (session 20). */
+cs_status cs_cuda_epoch_check(const cs_network_desc *net);
 
 #endif

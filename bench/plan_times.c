@@ -1,0 +1,146 @@
+/* The host side of the GPU set-up, timed without a GPU (issue 28, auto's trial): for a model,
+ * the network build, the tree-order parents, and each GPU solver's host plan
+ * (cs__hines_hplan_build, the planner that cs_hines_gpu_plan_create runs before its uploads),
+ * with the options the CUDA backend gives it (fused step, 132 multiprocessors as an H100), then
+ * what each resolves to unbuilt (cs__hines_hplan_resolve, asked by auto's trial).
+ *
+ *   plan_times MODEL.json [VARIANT...]      (default: auto staged warp fine chunked variable flat)
+ *
+ * Prints one line per step: its wall time [s], a digest of the plan (FNV-1a over its row map and
+ * its schedules: two builds that print the same digest built the same plan) and what the plan
+ * became (its describe line). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs_build.h"
+#include "cs_cable_matrix.h"
+#include "cs_error.h"
+#include "cs_hines_gpu_impl.h"
+#include "cs_model.h"
+#include "cs_profile.h"
+
+static uint64_t fnv(uint64_t h, const void *data, size_t bytes) {
+    const unsigned char *b = data;
+    for (size_t k = 0; b && k < bytes; ++k) h = (h ^ b[k]) * 0x100000001b3ull;
+    return h;
+}
+#define H(h, arr, n) fnv(h, (arr), (size_t)(n) * sizeof *(arr))
+
+/* the plan's row map and the arrays its kernels read, with their counts (a chunked plan's sub plan too) */
+static uint64_t digest(const cs__hines_hplan *hp, uint64_t h) {
+    for (int s = 0; s < hp->nsys; ++s)
+        for (int i = 0; i < hp->offset[s + 1] - hp->offset[s]; ++i) {
+            long long k = cs__hines_hplan_internal_index(hp, s, i);
+            h = fnv(h, &k, sizeof k);
+        }
+    const int counts[] = {hp->variant, hp->internal_size, hp->nlmap, hp->nslot, hp->npack, hp->ntype, hp->ntask,
+                          hp->nchild, hp->nlevel_start, hp->nblock, hp->nlaunch, hp->ngroup, hp->nstype,
+                          hp->stg_nslot, hp->stg_nlaunch, hp->chk_nchunk, hp->chk_ngroup, hp->max_pack_rows};
+    h = H(h, counts, sizeof counts / sizeof counts[0]);
+    h = H(h, hp->lmap, hp->nlmap);
+    h = H(h, hp->lusrc, hp->nlmap);
+    h = H(h, hp->lorder, hp->nlmap);
+    h = H(h, hp->slot_base, hp->nslot);
+    h = H(h, hp->slot_n, hp->nslot);
+    h = H(h, hp->p_local, hp->p_local ? (hp->shared_p ? hp->max_n : hp->internal_size) : 0);
+    h = H(h, hp->pack_base, hp->npack);
+    h = H(h, hp->pack_type, hp->npack);
+    h = H(h, hp->type_info, 4 * hp->ntype);
+    h = H(h, hp->level_start, hp->nlevel_start);
+    h = H(h, hp->tasks, 4 * hp->ntask);
+    h = H(h, hp->children, hp->nchild);
+    h = H(h, hp->block_first, hp->block_first ? hp->nblock + 1 : 0);
+    h = H(h, hp->launch_first, hp->launch_first ? hp->nlaunch + 1 : 0);
+    h = H(h, hp->group_base, hp->group_base ? hp->ngroup : 0);
+    h = H(h, hp->group_type, hp->group_type ? hp->ngroup : 0);
+    h = H(h, hp->stg_sched, 2 * hp->stg_nslot);
+    h = H(h, hp->stype, 2 * hp->nstype);
+    h = H(h, hp->stg_launch, CS__SL_N * hp->stg_nlaunch);
+    h = H(h, hp->chk_chunk, 4 * hp->chk_nchunk);
+    h = H(h, hp->chk_group, 2 * hp->chk_ngroup);
+    h = fnv(h, hp->describe, strlen(hp->describe));
+    return hp->chk_sub ? digest(hp->chk_sub, h) : h;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s MODEL.json [VARIANT...]\n", argv[0]);
+        return 2;
+    }
+    static const char *const all[] = {"auto", "staged", "warp", "fine", "chunked", "variable", "flat"};
+    const char *const *variants = argc > 2 ? (const char *const *)argv + 2 : all;
+    const int nvar = argc > 2 ? argc - 2 : (int)(sizeof all / sizeof all[0]);
+    cs_model m;
+    double t = cs_now();
+    if (cs_model_load_file(argv[1], &m) != CS_OK) {
+        fprintf(stderr, "%s\n", cs_error_message());
+        return 1;
+    }
+    printf("%-28s %8.3f s\n", "model read", cs_now() - t);
+    cs_network_desc net;
+    t = cs_now();
+    if (cs_build_network(&m, &net) != CS_OK) {
+        fprintf(stderr, "%s\n", cs_error_message());
+        return 1;
+    }
+    printf("%-28s %8.3f s  (%zu cells, %llu CVs, %zu instances)\n", "network build", cs_now() - t, net.ncell,
+           (unsigned long long)net.total_cv, net.ninst);
+    const int ncell = (int)net.ncell;
+    int *first = malloc(((size_t)ncell + 1) * sizeof *first);
+    int *parent = malloc((net.total_cv ? net.total_cv : 1) * sizeof *parent);
+    if (!first || !parent) return 1;
+    t = cs_now();
+    int row = 0;
+    for (int c = 0; c < ncell; ++c) { /* as the CUDA backend's set-up */
+        first[c] = row;
+        cs_cable_matrix_cell(&net.cells[c], 0.025, row, parent, NULL, NULL, NULL, NULL);
+        row += net.cells[c].geom->ncv;
+    }
+    first[ncell] = row;
+    printf("%-28s %8.3f s\n", "parents", cs_now() - t);
+    double *a = calloc(net.total_cv ? net.total_cv : 1, sizeof *a);
+    t = cs_now();
+    for (int c = 0; c < ncell; ++c) cs_cable_matrix_cell(&net.cells[c], 0.025, first[c], NULL, NULL, NULL, a, NULL);
+    printf("%-28s %8.3f s\n", "one matrix array (d0)", cs_now() - t);
+    free(a);
+    for (int k = 0; k < nvar; ++k) {
+        cs_hines_gpu_options opt;
+        cs_hines_gpu_options_default(&opt);
+        opt.variant = variants[k];
+        opt.fused_step = 1;
+        opt.const_coupling = 1;
+        cs__hines_hplan hp;
+        char msg[256];
+        t = cs_now();
+        cs_solver_status st = cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(variants[k]), &opt,
+                                                    132, &hp, msg, sizeof msg);
+        const double el = cs_now() - t;
+        char what[40];
+        snprintf(what, sizeof what, "plan %s", variants[k]);
+        if (st != CS_SOLVER_OK) printf("%-28s %8.3f s  refused: %s\n", what, el, msg);
+        else {
+            printf("%-28s %8.3f s  %016llx %s: %.140s\n", what, el,
+                   (unsigned long long)digest(&hp, 0xcbf29ce484222325ull), cs__hines_variant_name(hp.variant), hp.describe);
+            cs__hines_hplan_free(&hp);
+        }
+        fflush(stdout);
+    }
+    for (int k = 0; k < nvar; ++k) { /* what auto's trial asks before building a candidate */
+        cs_hines_gpu_options opt;
+        cs_hines_gpu_options_default(&opt);
+        opt.variant = variants[k];
+        opt.fused_step = 1;
+        t = cs_now();
+        const int v = cs__hines_hplan_resolve(ncell, first, parent, &opt, 132);
+        char what[40];
+        snprintf(what, sizeof what, "resolve %s", variants[k]);
+        printf("%-28s %8.3f s  %s\n", what, cs_now() - t, v < 0 ? "(unknown)" : cs__hines_variant_name(v));
+    }
+    free(first);
+    free(parent);
+    cs_network_desc_free(&net);
+    cs_model_free(&m);
+    return 0;
+}
