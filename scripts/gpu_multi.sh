@@ -12,7 +12,8 @@
 # one GPU, the smoke test a one-GPU machine allows). Binary: MPI_CS (default dist-mpi/cablesim:
 # CUDA + MPI + CABLESIM_MPI_SERIAL_HDF5, built on the development machine, docs/mpi.md), else
 # build-gpu-mpi built here with the machine's mpicc. Carry: .devlibs, build-shared, dist-mpi.
-# Usage: scripts/gpu_multi.sh [OUTDIR]; PARTS="weak strong largest spikes"; TFINAL=20 [ms];
+# Usage: scripts/gpu_multi.sh [OUTDIR]; PARTS="weak strong largest spikes"; TFINAL=20 [ms]; SOLVER=auto
+# (staged: no trial in each run);
 # BACKEND=cpu for a dry run of the script itself on a machine without a GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -59,7 +60,7 @@ PY
 # one run: ranks, model, extra options -> "seconds cs/s compartments spikes" (rank 0's summary)
 one() {
   local n=$1 m=$2; shift 2
-  timeout 500 "${mpi_run[@]}" -np "$n" "$mpi_cs" run "$m" --backend "${BACKEND:-cuda}" --solver auto --tfinal "$tfinal" "$@" 2>&1 \
+  timeout 500 "${mpi_run[@]}" -np "$n" "$mpi_cs" run "$m" --backend "${BACKEND:-cuda}" --solver "${SOLVER:-auto}" --tfinal "$tfinal" "$@" 2>&1 \
     | awk '/compartments,/{c=$3} /spikes/ && /population/{s+=$(NF-4)} /run time/{t=$3; r=$5} END{print t, r, c, s}'
 }
 model() { $py - "$@" <<'PY'
@@ -109,10 +110,10 @@ if gpu_part largest && [ "${LARGEST_PER_GPU:-0}" -gt 0 ]; then
 fi
 if gpu_part spikes; then
   m=$models/mixed-1152.json
-  "${mpi_run[@]}" -np 1 "$mpi_cs" run "$m" --backend "${BACKEND:-cuda}" --solver auto -q -o "$out/spikes-1.h5" --tfinal "$tfinal"
+  "${mpi_run[@]}" -np 1 "$mpi_cs" run "$m" --backend "${BACKEND:-cuda}" --solver "${SOLVER:-auto}" -q -o "$out/spikes-1.h5" --tfinal "$tfinal"
   for n in $gpus; do
     [ "$n" = 1 ] && continue
-    "${mpi_run[@]}" -np "$n" "$mpi_cs" run "$m" --backend "${BACKEND:-cuda}" --solver auto -q -o "$out/spikes-$n.h5" --tfinal "$tfinal"
+    "${mpi_run[@]}" -np "$n" "$mpi_cs" run "$m" --backend "${BACKEND:-cuda}" --solver "${SOLVER:-auto}" -q -o "$out/spikes-$n.h5" --tfinal "$tfinal"
     $py - "$out/spikes-1.h5" "$out/spikes-$n.h5" "$n" <<'PY'
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
