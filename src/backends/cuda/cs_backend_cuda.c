@@ -459,4 +459,8 @@ const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *
     return b->epoch ? "epoch" : cs_hines_gpu_plan_variant(b->plan);
 }
 
+const char *cs_backend_cuda_resolve(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p) {
+    return ops == &cs__cuda_ops ? cs__cuda_resolve(net, p) : NULL;
+}
+
 #endif

@@ -83,5 +83,8 @@ cs_status cs__cuda_solver_fail(cs_solver_status st, const char *what);
 /* cs_backend_ops.create and .destroy (cs_backend_cuda_setup.c) */
 cs_status cs__cuda_create(const cs_network_desc *net, const cs_backend_params *p, cs_backend **out);
 void cs__cuda_destroy(cs_backend *be);
+/* The solver variant a network's plan would run (cs_backend_cuda_resolve's work; setup.c, which
+ * holds the tree structure and the plan options): NULL where that cannot be said. */
+const char *cs__cuda_resolve(const cs_network_desc *net, const cs_backend_params *p);
 
 #endif

@@ -554,8 +554,8 @@ static void plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt) 
     if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);
 }
 
-const char *cs_backend_cuda_resolve(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p) {
-    if (ops != cs_backend_cuda() || !net->ncell || net->total_cv > (uint64_t)INT_MAX) return NULL;
+const char *cs__cuda_resolve(const cs_network_desc *net, const cs_backend_params *p) {
+    if (!net->ncell || net->total_cv > (uint64_t)INT_MAX) return NULL;
     /* only auto and chunked may run another variant's solve (cs_hines_gpu_plan_resolve) */
     if (p->solver && strcmp(p->solver, "auto") && strcmp(p->solver, "chunked")) return p->solver;
     int *cell_first = NULL, *parent = NULL;
