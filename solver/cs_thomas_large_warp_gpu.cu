@@ -5,9 +5,11 @@
  * A batch of nsys systems of n rows is one system of N = nsys·n rows whose couplings across
  * system boundaries are zero (a[s·n] and c[s·n+n-1] are taken as 0 when a tile is loaded); rows
  * past N are identity rows. A level of m rows:
- *   m <= CS__WBASE (4096): one block of 1024 threads solves it by PCR in shared memory (the only
- *               launch for n·nsys <= 4096: the small systems of one launch);
- *   otherwise   reduce: a block of 128 threads loads a tile of 2048 rows into shared memory
+ *   m <= CS__WBASE (4096): one block of 256 threads solves it (the same chunks and warp trees,
+ *               its warps' rows by PCR; the only launch for n·nsys <= 4096: the small systems
+ *               of one launch); a reduced level of at most 1 024 rows by PCR alone, a row a
+ *               thread (cs__pcr_base_kernel);
+ *   otherwise   reduce: a block of one warp loads a tile of 512 rows into shared memory
  *               (16-byte loads when the arrays allow), each lane summarises its 16 rows
  *               (cs_seg_chunk: two Thomas sweeps), and each warp combines its 32 lanes'
  *               summaries in a shuffle tree (cs_seg_combine, 5 levels) into the F and L rows of
@@ -37,7 +39,7 @@
 #include "cs_tridiag_segment.h"
 
 #define CS__WK 16                     /* rows per lane */
-#define CS__WT 128                    /* threads per reduce/substitute block */
+#define CS__WT 32 /* threads per reduce/substitute block (session 20: 32 / 64 against 128: 3 % / 2 % faster) */
 #define CS__WROWS (32 * CS__WK)       /* rows per warp */
 #define CS__WPAD (CS__WK + 1)         /* one pad element per lane's chunk: no bank conflicts */
 #define CS__WBT 256                   /* threads of the base block */
@@ -201,18 +203,18 @@ __device__ __forceinline__ void cs__pdl_trigger(void)
 
 /* ---- kernels ----------------------------------------------------------------------------- */
 /* A level of m rows -> its 2·ceil(m/512) reduced rows (ra, rb, rc, rd). */
-template <typename T>
-__global__ void __launch_bounds__(CS__WT, 3)
+template <typename T, int NT>
+__global__ void __launch_bounds__(NT, 384 / NT)
 cs__wreduce_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T *__restrict__ b,
                    const T *__restrict__ c, const T *__restrict__ d, T *__restrict__ ra,
                    T *__restrict__ rb, T *__restrict__ rc, T *__restrict__ rd)
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
-    cs__wsmem<T, CS__WT> s(cs__raw);
+    cs__wsmem<T, NT> s(cs__raw);
     cs__pdl_wait(); /* the level's rows come from the previous reduce */
     cs__pdl_trigger();
-    const size_t t0 = (size_t)blockIdx.x * (CS__WK * CS__WT);
-    cs__wload<T, CS__WT>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
+    const size_t t0 = (size_t)blockIdx.x * (CS__WK * NT);
+    cs__wload<T, NT>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
     cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 0);
     sum = cs__wtree_up<T>(sum, lane, (cs_seg_node<T> *)0);
@@ -225,15 +227,15 @@ cs__wreduce_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T
 
 /* x: the reduced level's solution (warp w's ends: x[2w], x[2w+1]); writes the level's solution
  * (m rows) to d. */
-template <typename T>
-__global__ void __launch_bounds__(CS__WT, 3)
+template <typename T, int NT>
+__global__ void __launch_bounds__(NT, 384 / NT)
 cs__wsubst_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T *__restrict__ b,
                   const T *__restrict__ c, T *__restrict__ d, const T *__restrict__ x)
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
-    cs__wsmem<T, CS__WT> s(cs__raw);
-    const size_t t0 = (size_t)(gridDim.x - 1 - blockIdx.x) * (CS__WK * CS__WT);
-    cs__wload<T, CS__WT, true>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
+    cs__wsmem<T, NT> s(cs__raw);
+    const size_t t0 = (size_t)(gridDim.x - 1 - blockIdx.x) * (CS__WK * NT);
+    cs__wload<T, NT, true>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
     cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 1);
     cs_seg_node<T> nd[5];
@@ -246,7 +248,7 @@ cs__wsubst_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T 
     cs__wtree_down<T>(nd, lane, xf, xl);
     cs_seg_chunk_subst<T>(s.a + o, s.c + o, s.d + o, CS__WK, xf, xl);
     __syncthreads();
-    cs__wstore<T, CS__WT>(t0, m, vec, s.d, d);
+    cs__wstore<T, NT>(t0, m, vec, s.d, d);
 }
 
 /* A level of m <= CS__WBASE rows (systems of n rows), in place on d, by one block: its lanes'
@@ -362,18 +364,28 @@ static size_t cs__wchunked_elems(size_t N)
     return tot;
 }
 
+template <typename T, int NT> static cudaError_t cs__wlevel_attr(void)
+{
+    const int tile = (int)CS__WSMEM(T, NT);
+    cudaError_t e = cudaFuncSetAttribute((const void *)cs__wreduce_kernel<T, NT>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, tile);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute((const void *)cs__wsubst_kernel<T, NT>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, tile);
+    return e;
+}
+
 /* The kernels' dynamic shared memory beyond 48 KB: opt in once per instantiation. */
 template <typename T> static cs_solver_status cs__wattr(void)
 {
     static std::once_flag once;
     static cudaError_t e = cudaSuccess;
     std::call_once(once, [] {
-        const int tile = (int)CS__WSMEM(T, CS__WT), base = (int)CS__WSMEM(T, CS__WBT);
-        e = cudaFuncSetAttribute((const void *)cs__wreduce_kernel<T>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, tile);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute((const void *)cs__wsubst_kernel<T>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, tile);
+        const int base = (int)CS__WSMEM(T, CS__WBT);
+        e = cs__wlevel_attr<T, 32>();
+        if (e == cudaSuccess) e = cs__wlevel_attr<T, 64>();
+        if (e == cudaSuccess) e = cs__wlevel_attr<T, 128>();
+        if (e == cudaSuccess) e = cs__wlevel_attr<T, 256>();
         if (e == cudaSuccess)
             e = cudaFuncSetAttribute((const void *)cs__wbase_kernel<T>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, base);
@@ -417,6 +429,56 @@ static cudaError_t cs__wlaunch(bool pdl, void (*kernel)(P...), unsigned g, unsig
     return cudaGetLastError();
 }
 
+/* Threads a block of the level kernels: CS_THOMAS_WT = 32 (the default), 64, 128 or 256; the
+ * same 16 rows a lane, so smaller blocks only change how many share an SM (12 blocks of one warp
+ * of double: 12 warps either way) and how finely the grid ends and overlaps its barriers. */
+static int cs__wt(void)
+{
+    const char *e = getenv("CS_THOMAS_WT");
+    const int v = e ? atoi(e) : CS__WT;
+    return (v == 64 || v == 128 || v == 256) ? v : 32;
+}
+
+template <typename T, int NT>
+static cudaError_t cs__wreduce_nt(bool pdl, cudaStream_t st, size_t m, size_t n, int vec,
+                                  const T *a, const T *b, const T *c, const T *d, T *ra, T *rb,
+                                  T *rc, T *rd)
+{
+    const size_t blocks = (m + CS__WK * NT - 1) / (CS__WK * NT);
+    return cs__wlaunch(pdl, cs__wreduce_kernel<T, NT>, (unsigned)blocks, NT, CS__WSMEM(T, NT), st,
+                       m, n, vec, a, b, c, d, ra, rb, rc, rd);
+}
+
+template <typename T>
+static cudaError_t cs__wreduce_launch(int wt, bool pdl, cudaStream_t st, size_t m, size_t n,
+                                      int vec, const T *a, const T *b, const T *c, const T *d,
+                                      T *ra, T *rb, T *rc, T *rd)
+{
+    if (wt == 64) return cs__wreduce_nt<T, 64>(pdl, st, m, n, vec, a, b, c, d, ra, rb, rc, rd);
+    if (wt == 128) return cs__wreduce_nt<T, 128>(pdl, st, m, n, vec, a, b, c, d, ra, rb, rc, rd);
+    if (wt == 256) return cs__wreduce_nt<T, 256>(pdl, st, m, n, vec, a, b, c, d, ra, rb, rc, rd);
+    return cs__wreduce_nt<T, 32>(pdl, st, m, n, vec, a, b, c, d, ra, rb, rc, rd);
+}
+
+template <typename T, int NT>
+static cudaError_t cs__wsubst_nt(bool pdl, cudaStream_t st, size_t m, size_t n, int vec,
+                                 const T *a, const T *b, const T *c, T *d, const T *x)
+{
+    const size_t blocks = (m + CS__WK * NT - 1) / (CS__WK * NT);
+    return cs__wlaunch(pdl, cs__wsubst_kernel<T, NT>, (unsigned)blocks, NT, CS__WSMEM(T, NT), st,
+                       m, n, vec, a, b, c, d, x);
+}
+
+template <typename T>
+static cudaError_t cs__wsubst_launch(int wt, bool pdl, cudaStream_t st, size_t m, size_t n,
+                                     int vec, const T *a, const T *b, const T *c, T *d, const T *x)
+{
+    if (wt == 64) return cs__wsubst_nt<T, 64>(pdl, st, m, n, vec, a, b, c, d, x);
+    if (wt == 128) return cs__wsubst_nt<T, 128>(pdl, st, m, n, vec, a, b, c, d, x);
+    if (wt == 256) return cs__wsubst_nt<T, 256>(pdl, st, m, n, vec, a, b, c, d, x);
+    return cs__wsubst_nt<T, 32>(pdl, st, m, n, vec, a, b, c, d, x);
+}
+
 static int cs__wvec(const void *a, const void *b, const void *c, const void *d, size_t al)
 {
     return (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c | (uintptr_t)d) % al) == 0;
@@ -436,16 +498,15 @@ static cs_solver_status cs__wchunked_run(int nsys, int n, const T *a, const T *b
     la[0] = a, lb[0] = b, lc[0] = c, ld[0] = d, lm[0] = N, ln[0] = (size_t)n;
     lv[0] = cs__wvec(a, b, c, d, 2 * sizeof(T));
     const bool pdl = cs__pdl_on(); /* the first kernel is a plain launch: it waits for the inputs */
+    const int wt = cs__wt();
     int L = 0;
     while (lm[L] > CS__WBASE) {
         if (L + 1 >= CS__WMAX_LEVELS) CS__TG_INVALID("chunked: too many levels for %zu rows", N);
         const size_t m = cs__wreduced(lm[L]), r = cs__wround32(m);
         T *ra = work, *rb = work + r, *rc = work + 2 * r, *rd = work + 3 * r;
         work += 4 * r;
-        const size_t blocks = (lm[L] + CS__WK * CS__WT - 1) / (CS__WK * CS__WT);
-        CS__TG_CUDA(cs__wlaunch(pdl && L > 0, cs__wreduce_kernel<T>, (unsigned)blocks, CS__WT,
-                                CS__WSMEM(T, CS__WT), stream, lm[L], ln[L], lv[L], la[L], lb[L],
-                                lc[L], (const T *)ld[L], ra, rb, rc, rd));
+        CS__TG_CUDA(cs__wreduce_launch<T>(wt, pdl && L > 0, stream, lm[L], ln[L], lv[L], la[L],
+                                          lb[L], lc[L], (const T *)ld[L], ra, rb, rc, rd));
         ++L;
         la[L] = ra, lb[L] = rb, lc[L] = rc, ld[L] = rd, lm[L] = m, ln[L] = m;
         lv[L] = cs__wvec(ra, rb, rc, rd, 2 * sizeof(T));
@@ -458,10 +519,8 @@ static cs_solver_status cs__wchunked_run(int nsys, int n, const T *a, const T *b
                                 CS__WSMEM(T, CS__WBT), stream, lm[L], ln[L], lv[L], la[L], lb[L],
                                 lc[L], ld[L]));
     for (int l = L - 1; l >= 0; --l) {
-        const size_t blocks = (lm[l] + CS__WK * CS__WT - 1) / (CS__WK * CS__WT);
-        CS__TG_CUDA(cs__wlaunch(pdl, cs__wsubst_kernel<T>, (unsigned)blocks, CS__WT,
-                                CS__WSMEM(T, CS__WT), stream, lm[l], ln[l], lv[l], la[l], lb[l],
-                                lc[l], ld[l], (const T *)ld[l + 1]));
+        CS__TG_CUDA(cs__wsubst_launch<T>(wt, pdl, stream, lm[l], ln[l], lv[l], la[l], lb[l], lc[l],
+                                         ld[l], (const T *)ld[l + 1]));
     }
     return CS_SOLVER_OK;
 }
