@@ -124,9 +124,15 @@ enum {
     CS_HINES_FINE_GLOBAL = 8,    /* work in device memory even when a pack fits in shared memory */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
-    CS_HINES_STAGED_NO_TWO_WAY = 32    /* staged: eliminate every section from its bottom only (no
+    CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no
                                           two-way sections, which shorten the schedules of 1 cell
                                           per warp) */
+    CS_HINES_STAGED_INVARIANT = 64     /* staged: a cell's arithmetic independent of the other cells
+                                          of the batch (bitwise the same x whichever cells share the
+                                          plan, e.g. on 1 or 4 GPUs): its root chosen from its
+                                          structure alone, no two-way sections, and the children of
+                                          a branch point added in a fixed order (never carried).
+                                          Off by default: its cost is not measured on a GPU */
 };
 
 typedef struct {

@@ -31,6 +31,10 @@
 
 /* input arrays of a plan's rings: the fused step's, or a solve's d, u, rhs */
 #define CS__STG_ARRAYS(opt) ((opt)->fused_step ? CS__STG_FUSED_ARRAYS : 3)
+/* a plan whose cells' arithmetic must not depend on the batch (CS_HINES_STAGED_INVARIANT) */
+#define CS__STG_FIXED(opt) (((opt)->fine_flags & CS_HINES_STAGED_INVARIANT) != 0)
+/* no two-way sections: asked, or invariant (whether they pay depends on the batch) */
+#define CS__STG_NO_TW(opt) (((opt)->fine_flags & (CS_HINES_STAGED_NO_TWO_WAY | CS_HINES_STAGED_INVARIANT)) != 0)
 
 size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, size_t elem)
 {
@@ -40,30 +44,68 @@ size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, in
     return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * 32 * (size_t)arrays) * elem + (size_t)max_steps * S * 8;
 }
 
+/* Fixed order (CS_HINES_STAGED_INVARIANT): the children of a row with several are put in an
+ * order that depends on the tree alone, by the height of their subtrees (the one that can be done
+ * soonest first), then by row; pred[c] is c's sibling before it (-1: none, or an only child). A
+ * gather adds into its parent in step order, so with each child after its pred in the schedule,
+ * the sum is the same whatever the lanes per cell. work: 2n ints. Returns 0, or -1 when out of
+ * memory. */
+static int cs__staged_sibling_order(int n, const int *lp, int *pred, int *work)
+{
+    int *height = work, *link = work + n, *bucket = malloc(sizeof(int) * (size_t)n); /* a height is below n */
+    if (!bucket) return -1;
+    for (int i = 0; i < n; ++i) { height[i] = 0; bucket[i] = -1; }
+    for (int i = n - 1; i >= 1; --i) /* parents first in lp */
+        if (height[i] + 1 > height[lp[i]]) height[lp[i]] = height[i] + 1;
+    for (int i = n - 1; i >= 1; --i) { link[i] = bucket[height[i]]; bucket[height[i]] = i; } /* each by increasing row */
+    int *last = height; /* each parent's last child so far (the heights are bucketed) */
+    for (int i = 0; i < n; ++i) { last[i] = -1; pred[i] = -1; }
+    for (int h = 0; h < n; ++h)
+        for (int i = bucket[h]; i >= 0; i = link[i]) { pred[i] = last[lp[i]]; last[lp[i]] = i; }
+    free(bucket);
+    return 0;
+}
+
 /* The schedule of one structure of n rows (lp local parents, lp[0] = -1) into sched (2·S ints
  * per step, room for n steps). Returns the number of steps, or -1 when out of memory.
  * The S slots of a step run on S lanes at once, so a step never holds two rows with the same
  * parent (their gathers would race on it). A parent becomes ready in the step where its last
  * child runs, and the next step's same slot takes it (carry) unless that would put two siblings
  * in one step; rows not carried wait in a ready list by depth, and a free slot takes the deepest
- * one it may (the longest chain to the root first: the classic critical-path priority). */
-static int cs__staged_schedule(int n, const int *lp, int S, int *sched)
+ * one it may (the longest chain to the root first: the classic critical-path priority).
+ * fixed (CS_HINES_STAGED_INVARIANT): a row becomes ready only in a step after its pred
+ * (cs__staged_sibling_order) ran, and a row with several children takes none by carry (all
+ * gather, in that order): its elimination then does not depend on S. */
+static int cs__staged_schedule(int n, const int *lp, int S, int fixed, int *sched)
 {
     int *remaining = calloc((size_t)n, sizeof(int)), *depth = malloc(sizeof(int) * (size_t)n);
     int *bucket_head = malloc(sizeof(int) * (size_t)(n + 1)), *next = malloc(sizeof(int) * (size_t)n);
     int *step_of = malloc(sizeof(int) * (size_t)n), *slot_of = malloc(sizeof(int) * (size_t)n);
+    int *pred = fixed ? malloc(sizeof(int) * 3 * (size_t)n) : NULL, *succ = pred ? pred + n : NULL, *nch = succ ? succ + n : NULL;
+    unsigned char *waiting = fixed ? calloc((size_t)n, 1) : NULL;
     int nsteps = -1;
-    if (!remaining || !depth || !bucket_head || !next || !step_of || !slot_of) goto done;
+    if (!remaining || !depth || !bucket_head || !next || !step_of || !slot_of || (fixed && (!pred || !waiting))) goto done;
     for (int i = 0; i <= n; ++i) bucket_head[i] = -1;
     for (int i = 0; i < n; ++i) {
         depth[i] = i ? depth[lp[i]] + 1 : 0;
         if (i) remaining[lp[i]]++;
         step_of[i] = -1;
     }
-    int top = 0; /* no bucket above top holds a row */
-    for (int i = n - 1; i >= 0; --i)
-        if (!remaining[i]) cs__ready_push(i, depth, bucket_head, next, &top);
-    int done_rows = 0, t = 0, last[CS__STG_MAX_SLOTS];
+    if (fixed) {
+        if (cs__staged_sibling_order(n, lp, pred, succ) < 0) goto done; /* succ, nch: its scratch, filled below */
+        for (int i = 0; i < n; ++i) { succ[i] = -1; nch[i] = remaining[i]; }
+        for (int i = 0; i < n; ++i)
+            if (pred[i] >= 0) succ[pred[i]] = i;
+    }
+    /* a ready row whose pred has not run in an earlier step waits for it (fixed only) */
+#define CS__STG_HELD(r) (fixed && pred[r] >= 0 && (step_of[pred[r]] < 0 || step_of[pred[r]] >= t))
+    int top = 0, t = 0; /* no bucket above top holds a row */
+    for (int i = n - 1; i >= 0; --i) {
+        if (remaining[i]) continue;
+        if (CS__STG_HELD(i)) waiting[i] = 1;
+        else cs__ready_push(i, depth, bucket_head, next, &top);
+    }
+    int done_rows = 0, last[CS__STG_MAX_SLOTS];
     for (int s = 0; s < S; ++s) last[s] = -1;
     while (done_rows < n) {
         int rows[CS__STG_MAX_SLOTS], taken = 0;
@@ -73,6 +115,7 @@ static int cs__staged_schedule(int n, const int *lp, int S, int *sched)
             int c = last[s];
             if (c <= 0 || remaining[lp[c]] != 0 || step_of[lp[c]] >= 0) continue;
             int p = lp[c], clash = 0;
+            if (CS__STG_HELD(p)) { waiting[p] = 1; continue; } /* its pred will release it */
             for (int s2 = 0; s2 < s; ++s2) clash |= rows[s2] > 0 && p > 0 && lp[rows[s2]] == lp[p];
             step_of[p] = t; /* taken now, or queued below */
             if (clash) { step_of[p] = -1; cs__ready_push(p, depth, bucket_head, next, &top); continue; }
@@ -96,6 +139,10 @@ static int cs__staged_schedule(int n, const int *lp, int S, int *sched)
             slot_of[r] = s;
             ++taken;
             if (r > 0) remaining[lp[r]]--;
+            if (fixed && succ[r] >= 0 && waiting[succ[r]]) { /* ready from the next step */
+                waiting[succ[r]] = 0;
+                cs__ready_push(succ[r], depth, bucket_head, next, &top);
+            }
         }
         if (!taken) { nsteps = -1; goto done; } /* cannot happen for a valid tree */
         done_rows += taken;
@@ -110,22 +157,23 @@ static int cs__staged_schedule(int n, const int *lp, int S, int *sched)
         if (r == 0) { *f |= CS__STG_ROOT; continue; }
         int p = lp[r], kp = step_of[p] * S + slot_of[p];
         *f |= p << 8;
-        if (step_of[p] == step_of[r] + 1 && slot_of[p] == slot_of[r]) *f |= CS__STG_CARRY_OUT;
+        if (step_of[p] == step_of[r] + 1 && slot_of[p] == slot_of[r] && !(fixed && nch[p] > 1)) *f |= CS__STG_CARRY_OUT;
         else sched[2 * kp + 1] |= CS__STG_GATHER_IN;
     }
+#undef CS__STG_HELD
 done:
-    free(remaining); free(depth); free(bucket_head); free(next); free(step_of); free(slot_of);
+    free(remaining); free(depth); free(bucket_head); free(next); free(step_of); free(slot_of); free(pred); free(waiting);
     return nsteps;
 }
 
-/* The schedule of a structure, one-way (cs__staged_schedule) or with two-way sections
- * (cs__staged_schedule_tw: only where it finds one, else -2), and each row's u slot source (edge:
- * itself one-way; may be NULL). sched has room for 2n + 64 steps. */
-static int cs__staged_schedule_any(int n, const int *lp, int S, int two_way, int *sched, int *edge)
+/* The schedule of a structure, one-way (cs__staged_schedule, with fixed order or not) or with
+ * two-way sections (cs__staged_schedule_tw: only where it finds one, else -2), and each row's u
+ * slot source (edge: itself one-way; may be NULL). sched has room for 2n + 64 steps. */
+static int cs__staged_schedule_any(int n, const int *lp, int S, int two_way, int fixed, int *sched, int *edge)
 {
     if (two_way) return cs__staged_schedule_tw(n, lp, S, sched, edge);
     for (int i = 0; edge && i < n; ++i) edge[i] = i;
-    return cs__staged_schedule(n, lp, S, sched);
+    return cs__staged_schedule(n, lp, S, fixed, sched);
 }
 #define CS__STG_SCHED_STEPS(n) (2 * (size_t)(n) + 64) /* room for the steps of either schedule */
 
@@ -222,8 +270,9 @@ static double cs__staged_model_time(const cs__staged_shape_t *sh) { return sh->t
  * ranked, and weighed against the best one-way shape, by the load model (cs__staged_model), which
  * sees the schedulers fill. Returns 0, or -1 when out of memory; best->warps = 0: nothing fits. */
 static int cs__staged_pick(int nt, const int *n, const int *count, int *const *lp, int max_n, int nsm, int want_cells,
-                           int want_reg, int want_tw, int arrays, cs__staged_shape_t *best)
+                           int want_reg, int want_tw, const cs_hines_gpu_options *opt, cs__staged_shape_t *best)
 {
+    const int arrays = CS__STG_ARRAYS(opt), fixed = CS__STG_FIXED(opt);
     int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * CS__STG_SCHED_STEPS(max_n));
     if (!tmp) return -1;
     cs__staged_shape_t kind[2]; /* the best one-way and two-way shapes */
@@ -242,7 +291,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
             double work = 0;
             long long groups = 0;
             for (int t = 0; t < nt && found; ++t) {
-                const int steps = cs__staged_schedule_any(n[t], lp[t], S, tw, tmp, NULL);
+                const int steps = cs__staged_schedule_any(n[t], lp[t], S, tw, fixed, tmp, NULL);
                 if (steps == -2) { found = 0; break; } /* no two-way schedule: one-way only */
                 if (steps < 0) { free(tmp); return -1; }
                 if (steps > max_steps) max_steps = steps;
@@ -294,8 +343,8 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     const int want_reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
     /* several structures: two-way sections by the rule of cells per multiprocessor (-2), since
      * the load model does not see the launches that run beside each other (see above) */
-    const int want_tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : nt == 1 ? -1 : -2;
-    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, want_tw, CS__STG_ARRAYS(opt), &shapes[0]) < 0) return -1;
+    const int want_tw = CS__STG_NO_TW(opt) ? 0 : nt == 1 ? -1 : -2;
+    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, want_tw, opt, &shapes[0]) < 0) return -1;
     for (int t = 0; t < nt; ++t) launch_of[t] = 0;
     if (nt == 1 || opt->block_size) return shapes[0].warps ? 1 : 0;
     /* each structure's own shape, then the structures of one shape together */
@@ -309,7 +358,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     if (!own || !sub_n || !sub_count || !sub_lp || !split || !lgroups) goto done;
     for (int t = 0; t < nt; ++t) {
         cs__staged_shape_t sh;
-        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, CS__STG_ARRAYS(opt), &sh) < 0) goto done;
+        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, opt, &sh) < 0) goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
         /* a launch of two-way sections takes another structure only while all its groups still run
          * at once (the condition of two-way sections): six structures of one size, each two-way,
@@ -329,7 +378,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
         for (int t = 0; t < nt; ++t)
             if (own[t] == l) { sub_n[m] = nrow[t]; sub_count[m] = count[t]; sub_lp[m++] = lp[t]; mx = nrow[t] > mx ? nrow[t] : mx; }
         cs__staged_shape_t sh;
-        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, split[l].two_way, CS__STG_ARRAYS(opt), &sh) < 0)
+        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, split[l].two_way, opt, &sh) < 0)
             goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; }
         split[l] = sh;
@@ -416,7 +465,9 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         for (int i = 0; i < nrow[t]; ++i) lp[t][i] = i ? p[o + i] - o : -1;
         /* re-rooted at the centre of its longest path when that makes the tree lower (a schedule
          * is at least as many steps as the tree is high: small-low 61 -> 32) and the load model
-         * faster (medium-high keeps its root: the same 45 steps, but more shared rows) */
+         * faster (medium-high keeps its root: the same 45 steps, but more shared rows). An
+         * invariant plan weighs the two roots for one cell (est: the shorter schedule), so that
+         * the root depends on the structure alone, not on how many cells share the plan */
         if (opt->fine_flags & CS_HINES_FINE_NO_REROOT) continue;
         int h0 = 0, *depth = tmp; /* tmp is free until the schedules */
         for (int i = 0; i < nrow[t]; ++i) {
@@ -431,9 +482,10 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             cs__staged_shape_t a, b;
             int *lpa[1] = {lp[t]}, *lpb[1] = {lpn};
             const int want = opt->block_size, reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
-            const int tw = (opt->fine_flags & CS_HINES_STAGED_NO_TWO_WAY) ? 0 : nt == 1 ? -1 : -2; /* as cs__staged_launches */
-            if (cs__staged_pick(1, &nrow[t], &count[t], lpa, nrow[t], sms, want, reg, tw, CS__STG_ARRAYS(opt), &a) < 0 ||
-                cs__staged_pick(1, &nrow[t], &count[t], lpb, nrow[t], sms, want, reg, tw, CS__STG_ARRAYS(opt), &b) < 0) {
+            const int tw = CS__STG_NO_TW(opt) ? 0 : nt == 1 ? -1 : -2; /* as cs__staged_launches */
+            const int one = 1, *cnt = CS__STG_FIXED(opt) ? &one : &count[t];
+            if (cs__staged_pick(1, &nrow[t], cnt, lpa, nrow[t], sms, want, reg, tw, opt, &a) < 0 ||
+                cs__staged_pick(1, &nrow[t], cnt, lpb, nrow[t], sms, want, reg, tw, opt, &b) < 0) {
                 free(renumbered); free(lpn); free(us);
                 goto fail;
             }
@@ -473,7 +525,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     for (int t = 0; t < nt; ++t) {
         const cs__staged_shape_t *sh = &shapes[hp->stg_type_launch[t]];
         const int S = 32 / sh->cells;
-        int steps = cs__staged_schedule_any(nrow[t], lp[t], S, sh->two_way, tmp, edge);
+        int steps = cs__staged_schedule_any(nrow[t], lp[t], S, sh->two_way, CS__STG_FIXED(opt), tmp, edge);
         if (steps < 0 || cs__staged_assign(nrow[t], steps, tmp, S, sh->reg_steps, 1) < 0) goto fail;
         if (hp->stg_nslot + steps * S > cap) {
             cap = 2 * (hp->stg_nslot + steps * S);
