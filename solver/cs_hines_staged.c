@@ -466,8 +466,8 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         /* re-rooted at the centre of its longest path when that makes the tree lower (a schedule
          * is at least as many steps as the tree is high: small-low 61 -> 32) and the load model
          * faster (medium-high keeps its root: the same 45 steps, but more shared rows). An
-         * invariant plan weighs the two roots for one cell (est: the shorter schedule), so that
-         * the root depends on the structure alone, not on how many cells share the plan */
+         * invariant plan weighs the two roots for one cell and any cells per warp (est: the
+         * shorter schedule), so that the root depends on the structure alone, not on the batch */
         if (opt->fine_flags & CS_HINES_FINE_NO_REROOT) continue;
         int h0 = 0, *depth = tmp; /* tmp is free until the schedules */
         for (int i = 0; i < nrow[t]; ++i) {
@@ -481,7 +481,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         if (h1 >= 0 && h1 < h0) {
             cs__staged_shape_t a, b;
             int *lpa[1] = {lp[t]}, *lpb[1] = {lpn};
-            const int want = opt->block_size, reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
+            const int want = CS__STG_FIXED(opt) ? 0 : opt->block_size, reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
             const int tw = CS__STG_NO_TW(opt) ? 0 : nt == 1 ? -1 : -2; /* as cs__staged_launches */
             const int one = 1, *cnt = CS__STG_FIXED(opt) ? &one : &count[t];
             if (cs__staged_pick(1, &nrow[t], cnt, lpa, nrow[t], sms, want, reg, tw, opt, &a) < 0 ||

@@ -265,6 +265,7 @@ static const config g_configs[] = {
     {"staged", 0, 0, 0, 0, 1},                        /* plans for the fused step (7-array rings) */
     {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 1},
     {"staged", 1, 0, 0, 0, 1},
+    {"staged", 0, 0, CS_HINES_STAGED_INVARIANT, 0, 1}, /* a cell's arithmetic independent of the batch */
     {"chunked", 0, 0, 0, 0, 0},                       /* the automatic L (8, 16 or 32); cut where it pays */
     {"chunked", 32, 0, 0, 0, 0},                      /* the largest chunks (P1/P3 at their most registers) */
     {"chunked", 4, 0, 0, 0, 0},                       /* chunks of <= 4 interior rows: more, nested levels */
@@ -349,6 +350,62 @@ static void make_two_class_batch(batch *b, int a, int na, int cb, int nb, uint64
         for (int j = 0; j < num[k]; ++j) batch_add(b, &c, mc->size, lp, NULL, NULL);
         free(lp);
     }
+}
+
+/* ---- staged's invariance (CS_HINES_STAGED_INVARIANT) ---------------------------------------- */
+/* A network of the real cells: count of each, in blocks (its populations, as bench/real_cells.py
+ * writes them) */
+static void make_cells_network(batch *b, int count, uint64_t seed)
+{
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    for (int k = 0; k < g_ncells; ++k)
+        for (int j = 0; j < count; ++j) batch_add(b, &c, g_cells[k].n, g_cells[k].lp, g_cells[k].g, g_cells[k].cdt);
+}
+
+/* cells [c0, c1) of a as a batch of their own, with the same values: one rank's share */
+static void batch_slice(const batch *a, int c0, int c1, batch *out)
+{
+    const int r0 = a->offset[c0], n = a->offset[c1] - r0;
+    memset(out, 0, sizeof *out);
+    out->nsys = c1 - c0;
+    out->nrows = n;
+    out->offset = malloc(sizeof(int) * (size_t)(out->nsys + 1));
+    out->p = malloc(sizeof(int) * (size_t)n);
+    out->d = malloc(sizeof(double) * (size_t)n);
+    out->u = malloc(sizeof(double) * (size_t)n);
+    out->rhs = malloc(sizeof(double) * (size_t)n);
+    ck_assert(out->offset && out->p && out->d && out->u && out->rhs);
+    for (int s = 0; s <= out->nsys; ++s) out->offset[s] = a->offset[c0 + s] - r0;
+    for (int i = 0; i < n; ++i) {
+        out->p[i] = a->p[r0 + i] < 0 ? -1 : a->p[r0 + i] - r0;
+        out->d[i] = a->d[r0 + i];
+        out->u[i] = a->u[r0 + i];
+        out->rhs[i] = a->rhs[r0 + i];
+    }
+}
+
+/* The runs compared: the whole network or the share of its cells [INV_C0, INV_C1), with the cells
+ * per warp forced (1, 2, 4) or chosen, for nsm multiprocessors (the host planner; the GPU's own
+ * count on the device): the whole network's first run is the reference. */
+#define INV_COUNT 24 /* of each cell */
+#define INV_C0 100
+#define INV_C1 190
+typedef struct { int share, block_size, nsm; } invariance_run;
+static const invariance_run g_inv_runs[] = {{0, 0, 132}, {0, 4, 132}, {0, 1, 132}, {1, 0, 132}, {1, 2, 132}, {1, 0, 4}};
+#define INV_NRUNS ((int)(sizeof g_inv_runs / sizeof g_inv_runs[0]))
+
+/* the cells of a run (its first cell c0 of the network) whose x differs in any bit from the
+ * network's x_ref */
+static int cells_differ(const batch *net, const double *x_ref, const batch *run, int c0, const double *x)
+{
+    int n = 0;
+    for (int s = 0; s < run->nsys; ++s) {
+        const int o = run->offset[s], o_ref = net->offset[c0 + s], len = run->offset[s + 1] - o;
+        n += memcmp(x + o, x_ref + o_ref, sizeof(double) * (size_t)len) != 0;
+    }
+    return n;
 }
 
 #endif

@@ -109,9 +109,10 @@ static void check_two_way_schedule(const int *sc, int steps, int S, int m, const
 
 /* staged: every type's schedule runs each row once, after all its children (in earlier steps),
  * never two rows with one parent in a step (their lanes' gathers would race), its carry flags pair
- * a row with its parent in the same slot of the next step, and its shared rows are distinct, fit
- * the plan's, exist for every row kept in shared memory or gathered into, and name the parent */
-static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, const char *what)
+ * a row with its parent in the same slot of the next step (fixed, CS_HINES_STAGED_INVARIANT: but
+ * for a parent of several children, which gathers them all), and its shared rows are distinct,
+ * fit the plan's, exist for every row kept in shared memory or gathered into, and name the parent */
+static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, int fixed, const char *what)
 {
     /* the launches cover the groups in order, each group's type in its launch */
     int g_next = 0;
@@ -233,13 +234,16 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, con
             ++seen;
         }
         TEST_CHECK(seen == n, "%s: system %d: %d of %d rows scheduled", what, sy, seen, n);
+        for (int r = 0; r < n; ++r) stamp[r] = 0; /* children of each row */
+        for (int r = 0; r < n; ++r)
+            if (par[r] >= 0) stamp[par[r]]++;
         for (int r = 0; r < n; ++r) {
             const int w = sc[2 * (step[r] * S + slot[r]) + 1], f = w & 0xff;
             if (par[r] < 0) { TEST_CHECK(f & CS__STG_ROOT, "%s: system %d: root flag", what, sy); continue; }
             TEST_CHECK(!(f & CS__STG_ROOT), "%s: system %d row %d: root flag", what, sy, r);
             const int p = par[r], wp = sc[2 * (step[p] * S + slot[p]) + 1];
             TEST_CHECK(step[p] > step[r], "%s: system %d row %d runs before its child %d", what, sy, p, r);
-            const int carry = step[p] == step[r] + 1 && slot[p] == slot[r];
+            const int carry = step[p] == step[r] + 1 && slot[p] == slot[r] && !(fixed && stamp[p] > 1);
             TEST_CHECK(!(f & CS__STG_CARRY_OUT) == !carry, "%s: system %d row %d: carry flag", what, sy, r);
             if (!(f & CS__STG_CARRY_OUT))
                 TEST_CHECK((wp & CS__STG_GATHER_IN) && CS__STG_PAR(w) == CS__STG_OWN(wp), "%s: system %d row %d: its parent's shared row",
@@ -302,7 +306,7 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
     double e = relerr(b->nrows, x, ref);
     ck_assert_msg(e <= TOL_D, "%s %s (host emulation: %s): error %.3g", what, opt->variant, hp.describe, e);
     if (hp.variant == CS__HV_WARP) check_warp_blocks(&hp, opt, what);
-    if (hp.variant == CS__HV_STAGED) check_staged_schedule(&hp, b, what);
+    if (hp.variant == CS__HV_STAGED) check_staged_schedule(&hp, b, (opt->fine_flags & CS_HINES_STAGED_INVARIANT) != 0, what);
     /* the device conversion's order: each mapped system's rows once, by increasing internal index */
     for (int sy = 0; sy < b->nsys; ++sy) {
         const int m = hp.cell_map[sy], n = b->offset[sy + 1] - b->offset[sy];
@@ -533,7 +537,7 @@ START_TEST(test_host_plans)
         ck_assert_msg(count == 1024 ? hp.stg_nlaunch == 1 : hp.stg_nlaunch > 1, "%d cells: %s", count, hp.describe);
         for (int l = 0; l < hp.stg_nlaunch; ++l)
             ck_assert_msg(hp.stg_launch[CS__SL_N * l + CS__SL_TW] == 1, "%d cells, launch %d: %s", count, l, hp.describe);
-        check_staged_schedule(&hp, &sb, "same size");
+        check_staged_schedule(&hp, &sb, 0, "same size");
         cs__hines_hplan_free(&hp);
         batch_free(&sb);
     }
@@ -648,6 +652,62 @@ START_TEST(test_host_plans_cells)
 }
 END_TEST
 
+/* staged with CS_HINES_STAGED_INVARIANT: each cell's x bitwise the same in the whole network of
+ * the real cells and in a share of it, with 1, 2 or 4 cells per warp and for 132 or 4
+ * multiprocessors (host emulation; every run also within TOL_D of the CPU). Without the flag the
+ * plans differ in cells per warp and two-way sections, and so do some cells' x (counted, printed:
+ * session 20 measured it on 1-4 GPUs). */
+START_TEST(test_staged_invariant)
+{
+    load_cells();
+    batch net, part;
+    make_cells_network(&net, INV_COUNT, 22);
+    batch_slice(&net, INV_C0, INV_C1, &part);
+    for (int inv = 1; inv >= 0; --inv) {
+        double *x_ref = NULL;
+        int differ = 0;
+        for (int k = 0; k < INV_NRUNS; ++k) {
+            const invariance_run *r = &g_inv_runs[k];
+            const batch *b = r->share ? &part : &net;
+            cs_hines_gpu_options o;
+            cs_hines_gpu_options_default(&o);
+            o.variant = "staged";
+            o.fused_step = 1; /* as the simulator's plans */
+            o.block_size = r->block_size;
+            o.fine_flags = inv ? CS_HINES_STAGED_INVARIANT : 0;
+            cs__hines_hplan hp;
+            char msg[256];
+            ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_STAGED, &o, r->nsm, &hp, msg, sizeof msg) == CS_SOLVER_OK,
+                          "%s", msg);
+            const size_t ni = (size_t)hp.internal_size;
+            double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));
+            double *x = malloc(sizeof(double) * (size_t)b->nrows);
+            cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->d, id);
+            cs__hines_hplan_to_internal_host(&hp, CS_HINES_COUPLING, b->u, iu);
+            cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->rhs, ir);
+            cs__hines_hplan_solve_host(&hp, id, iu, ir);
+            cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, ir, x);
+            double *ref = reference(b);
+            const double e = relerr(b->nrows, x, ref);
+            ck_assert_msg(e <= TOL_D, "invariance run %d (%s): error %.3g", k, hp.describe, e);
+            if (inv) ck_assert_msg(strstr(hp.describe, "two-way") == NULL, "invariant plan with two-way sections: %s", hp.describe);
+            if (k == 0) x_ref = x;
+            else {
+                const int n = cells_differ(&net, x_ref, b, r->share ? INV_C0 : 0, x);
+                ck_assert_msg(!inv || n == 0, "invariant plans: %d cells of run %d (%s) differ from run 0", n, k, hp.describe);
+                differ += n;
+                free(x);
+            }
+            free(ref); free(id); free(iu); free(ir);
+            cs__hines_hplan_free(&hp);
+        }
+        if (!inv) printf("staged, default plans: %d cells of %d runs differ bitwise from the whole network's first run\n", differ, INV_NRUNS - 1);
+        free(x_ref);
+    }
+    batch_free(&net); batch_free(&part);
+}
+END_TEST
+
 static Suite *host_suite(void)
 {
     Suite *s = suite_create("hines_gpu_planner");
@@ -659,6 +719,7 @@ static Suite *host_suite(void)
     tcase_add_test(tc, test_staged_large_cell);
     tcase_add_test(tc, test_host_plans);
     tcase_add_test(tc, test_host_plans_cells);
+    tcase_add_test(tc, test_staged_invariant);
     suite_add_tcase(s, tc);
     return s;
 }
