@@ -507,9 +507,12 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_mixed);
     tcase_add_test(tc, test_gpu_more_reg_steps);
     tcase_add_test(tc, test_gpu_two_way);
-    tcase_add_test(tc, test_gpu_staged_invariant);
     tcase_add_test(tc, test_gpu_chunked_large);
     suite_add_tcase(s, tc);
+    TCase *ti = tcase_create("invariant"); /* alone: CK_RUN_CASE=invariant (scripts/gpu_staged_invariant.sh) */
+    tcase_set_timeout(ti, 600);
+    tcase_add_test(ti, test_gpu_staged_invariant);
+    suite_add_tcase(s, ti);
     return s;
 }
 
