@@ -425,53 +425,28 @@ START_TEST(test_gpu_two_way)
 }
 END_TEST
 
+/* a solve on the device (the plan for its own multiprocessors: nsm is the host planner's) */
+static double *inv_solve_gpu(const batch *b, const cs_hines_gpu_options *o, int nsm, char *desc, size_t len)
+{
+    (void)nsm;
+    cs_hines_plan *pl = NULL;
+    ck_assert_msg(cs_hines_gpu_plan_create(b->nsys, b->offset, b->p, o, &pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    double *d = malloc(sizeof(double) * (size_t)b->nrows), *x = malloc(sizeof(double) * (size_t)b->nrows);
+    memcpy(d, b->d, sizeof(double) * (size_t)b->nrows);
+    memcpy(x, b->rhs, sizeof(double) * (size_t)b->nrows);
+    ck_assert_msg(cs_hines_gpu_solve_d(pl, d, b->u, x) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    snprintf(desc, len, "%s", cs_hines_gpu_plan_describe(pl));
+    free(d);
+    cs_hines_gpu_plan_destroy(pl);
+    return x;
+}
+
 /* staged with CS_HINES_STAGED_INVARIANT on the device: each cell's x bitwise the same in the
  * whole network of the real cells and in a share of it, with 1, 2 or 4 cells per warp (other
- * kernels: the compiler's contractions must not differ between them); every run within TOL_D of
- * the CPU. Without the flag the cells that differ are counted and printed. */
+ * kernels: the compiler's contractions must not differ between them); check_staged_invariance */
 START_TEST(test_gpu_staged_invariant)
 {
-    load_cells();
-    batch net, part;
-    make_cells_network(&net, INV_COUNT, 22);
-    batch_slice(&net, INV_C0, INV_C1, &part);
-    for (int inv = 1; inv >= 0; --inv) {
-        double *x_ref = NULL;
-        int differ = 0;
-        for (int k = 0; k < INV_NRUNS; ++k) {
-            const invariance_run *r = &g_inv_runs[k];
-            const batch *b = r->share ? &part : &net;
-            cs_hines_gpu_options o;
-            cs_hines_gpu_options_default(&o);
-            o.variant = "staged";
-            o.fused_step = 1; /* as the simulator's plans */
-            o.block_size = r->block_size;
-            o.fine_flags = inv ? CS_HINES_STAGED_INVARIANT : 0;
-            cs_hines_plan *pl = NULL;
-            ck_assert_msg(cs_hines_gpu_plan_create(b->nsys, b->offset, b->p, &o, &pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
-            double *d = malloc(sizeof(double) * (size_t)b->nrows), *x = malloc(sizeof(double) * (size_t)b->nrows);
-            memcpy(d, b->d, sizeof(double) * (size_t)b->nrows);
-            memcpy(x, b->rhs, sizeof(double) * (size_t)b->nrows);
-            ck_assert_msg(cs_hines_gpu_solve_d(pl, d, b->u, x) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
-            double *ref = reference(b);
-            const double e = relerr(b->nrows, x, ref);
-            ck_assert_msg(e <= TOL_D, "invariance run %d [%s]: error %.3g", k, cs_hines_gpu_plan_describe(pl), e);
-            if (k == 0) x_ref = x;
-            else {
-                const int n = cells_differ(&net, x_ref, b, r->share ? INV_C0 : 0, x);
-                ck_assert_msg(!inv || n == 0, "invariant plans: %d cells of run %d [%s] differ from run 0", n, k,
-                              cs_hines_gpu_plan_describe(pl));
-                differ += n;
-                free(x);
-            }
-            free(ref); free(d);
-            cs_hines_gpu_plan_destroy(pl);
-        }
-        printf("staged on the GPU, %s plans: %d cells of %d runs differ bitwise from the whole network's first run\n",
-               inv ? "invariant" : "default", differ, INV_NRUNS - 1);
-        free(x_ref);
-    }
-    batch_free(&net); batch_free(&part);
+    check_staged_invariance(inv_solve_gpu, "GPU");
 }
 END_TEST
 

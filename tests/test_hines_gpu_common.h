@@ -408,4 +408,49 @@ static int cells_differ(const batch *net, const double *x_ref, const batch *run,
     return n;
 }
 
+/* A staged solve of b with options o (nsm: for the host planner) into a new array (tree order);
+ * desc gets the plan's description. */
+typedef double *(*inv_solve_fn)(const batch *b, const cs_hines_gpu_options *o, int nsm, char *desc, size_t len);
+
+/* The runs of g_inv_runs through solve, staged as the simulator plans it (fused step), with
+ * CS_HINES_STAGED_INVARIANT: each within TOL_D of the CPU, no two-way sections, and every cell's
+ * x bitwise the network's first run's; then without the flag, the cells that differ printed. */
+static void check_staged_invariance(inv_solve_fn solve, const char *where)
+{
+    load_cells();
+    batch net, part;
+    make_cells_network(&net, INV_COUNT, 22);
+    batch_slice(&net, INV_C0, INV_C1, &part);
+    for (int inv = 1; inv >= 0; --inv) {
+        double *x_ref = NULL;
+        int differ = 0;
+        for (int k = 0; k < INV_NRUNS; ++k) {
+            const invariance_run *r = &g_inv_runs[k];
+            const batch *b = r->share ? &part : &net;
+            cs_hines_gpu_options o;
+            cs_hines_gpu_options_default(&o);
+            o.variant = "staged";
+            o.fused_step = 1;
+            o.block_size = r->block_size;
+            o.fine_flags = inv ? CS_HINES_STAGED_INVARIANT : 0;
+            char desc[1024];
+            double *x = solve(b, &o, r->nsm, desc, sizeof desc), *ref = reference(b);
+            const double e = relerr(b->nrows, x, ref);
+            ck_assert_msg(e <= TOL_D, "%s, invariance run %d (%s): error %.3g", where, k, desc, e);
+            ck_assert_msg(!inv || strstr(desc, "two-way") == NULL, "%s: invariant plan with two-way sections: %s", where, desc);
+            free(ref);
+            if (k == 0) { x_ref = x; continue; }
+            const int n = cells_differ(&net, x_ref, b, r->share ? INV_C0 : 0, x);
+            ck_assert_msg(!inv || n == 0, "%s, invariant plans: %d cells of run %d (%s) differ from run 0", where, n, k, desc);
+            differ += n;
+            free(x);
+        }
+        printf("staged, %s, %s plans: %d cells of %d runs differ bitwise from the whole network's first run\n", where,
+               inv ? "invariant" : "default", differ, INV_NRUNS - 1);
+        free(x_ref);
+    }
+    batch_free(&net);
+    batch_free(&part);
+}
+
 #endif

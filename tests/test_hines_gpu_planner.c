@@ -652,59 +652,33 @@ START_TEST(test_host_plans_cells)
 }
 END_TEST
 
+/* staged's host emulation of a plan for nsm multiprocessors */
+static double *inv_solve_host(const batch *b, const cs_hines_gpu_options *o, int nsm, char *desc, size_t len)
+{
+    cs__hines_hplan hp;
+    char msg[256];
+    ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_STAGED, o, nsm, &hp, msg, sizeof msg) == CS_SOLVER_OK, "%s", msg);
+    const size_t ni = (size_t)hp.internal_size;
+    double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));
+    double *x = malloc(sizeof(double) * (size_t)b->nrows);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->d, id);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_COUPLING, b->u, iu);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->rhs, ir);
+    cs__hines_hplan_solve_host(&hp, id, iu, ir);
+    cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, ir, x);
+    snprintf(desc, len, "%s", hp.describe);
+    free(id); free(iu); free(ir);
+    cs__hines_hplan_free(&hp);
+    return x;
+}
+
 /* staged with CS_HINES_STAGED_INVARIANT: each cell's x bitwise the same in the whole network of
  * the real cells and in a share of it, with 1, 2 or 4 cells per warp and for 132 or 4
- * multiprocessors (host emulation; every run also within TOL_D of the CPU). Without the flag the
- * plans differ in cells per warp and two-way sections, and so do some cells' x (counted, printed:
- * session 20 measured it on 1-4 GPUs). */
+ * multiprocessors (host emulation; check_staged_invariance). Without the flag the plans differ in
+ * cells per warp and two-way sections, and so do some cells' x (printed). */
 START_TEST(test_staged_invariant)
 {
-    load_cells();
-    batch net, part;
-    make_cells_network(&net, INV_COUNT, 22);
-    batch_slice(&net, INV_C0, INV_C1, &part);
-    for (int inv = 1; inv >= 0; --inv) {
-        double *x_ref = NULL;
-        int differ = 0;
-        for (int k = 0; k < INV_NRUNS; ++k) {
-            const invariance_run *r = &g_inv_runs[k];
-            const batch *b = r->share ? &part : &net;
-            cs_hines_gpu_options o;
-            cs_hines_gpu_options_default(&o);
-            o.variant = "staged";
-            o.fused_step = 1; /* as the simulator's plans */
-            o.block_size = r->block_size;
-            o.fine_flags = inv ? CS_HINES_STAGED_INVARIANT : 0;
-            cs__hines_hplan hp;
-            char msg[256];
-            ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_STAGED, &o, r->nsm, &hp, msg, sizeof msg) == CS_SOLVER_OK,
-                          "%s", msg);
-            const size_t ni = (size_t)hp.internal_size;
-            double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));
-            double *x = malloc(sizeof(double) * (size_t)b->nrows);
-            cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->d, id);
-            cs__hines_hplan_to_internal_host(&hp, CS_HINES_COUPLING, b->u, iu);
-            cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, b->rhs, ir);
-            cs__hines_hplan_solve_host(&hp, id, iu, ir);
-            cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, ir, x);
-            double *ref = reference(b);
-            const double e = relerr(b->nrows, x, ref);
-            ck_assert_msg(e <= TOL_D, "invariance run %d (%s): error %.3g", k, hp.describe, e);
-            if (inv) ck_assert_msg(strstr(hp.describe, "two-way") == NULL, "invariant plan with two-way sections: %s", hp.describe);
-            if (k == 0) x_ref = x;
-            else {
-                const int n = cells_differ(&net, x_ref, b, r->share ? INV_C0 : 0, x);
-                ck_assert_msg(!inv || n == 0, "invariant plans: %d cells of run %d (%s) differ from run 0", n, k, hp.describe);
-                differ += n;
-                free(x);
-            }
-            free(ref); free(id); free(iu); free(ir);
-            cs__hines_hplan_free(&hp);
-        }
-        if (!inv) printf("staged, default plans: %d cells of %d runs differ bitwise from the whole network's first run\n", differ, INV_NRUNS - 1);
-        free(x_ref);
-    }
-    batch_free(&net); batch_free(&part);
+    check_staged_invariance(inv_solve_host, "host emulation");
 }
 END_TEST
 
