@@ -10,7 +10,8 @@
 #   3. with MPI (built here with the machine's mpicc, else dist-mpi/cablesim rebuilt from this
 #      tree; neither: skipped): the 1 152-cell network on 1, 2 and 4 ranks sharing the GPU (each rank
 #      plans its own share, as on 4 GPUs) through scripts/gpu_multi.sh (SHARE=1, PARTS=spikes),
-#      default and invariant: "identical" or "DIFFER" against 1 rank
+#      default and invariant: each against 1 rank, "identical bit for bit" or "the same spikes,
+#      times within ... ms"
 # Usage: scripts/gpu_staged_invariant.sh [OUTDIR]. Carry: .devlibs, build-shared. PARTS="test
 # time mpi"; NETS, REPS, TFINAL=20 [ms].
 set -uo pipefail
