@@ -255,7 +255,8 @@ static double cs__staged_model_time(const cs__staged_shape_t *sh) { return sh->t
  * CS__STG_REG_STEPS_MORE(C); want_reg: -1 any, -2 any but the MORE, >= 0 only that; two-way
  * sections or not, want_tw: -1 either, by the load model; -2 either, by the rule of session 8
  * (batches of at most 4 cells per multiprocessor, ranked by est); 0 not; 1 only) of the
- * structures (n[t] rows, cells count[t], local parents lp[t]).
+ * structures (n[t] rows, cells count[t], local parents lp[t]), scheduled as opt asks (its rings'
+ * arrays, the fixed order of CS_HINES_STAGED_INVARIANT).
  * One-way shapes are ranked by est, in steps of one warp: the groups' steps shared by the warps
  * that fit the device, or the longest schedule when there are fewer groups than warps (ties: more
  * cells per warp, then fewer register steps).
