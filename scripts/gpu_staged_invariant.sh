@@ -12,8 +12,10 @@
 #      plans its own share, as on 4 GPUs) through scripts/gpu_multi.sh (SHARE=1, PARTS=spikes),
 #      default and invariant: each against 1 rank, "identical bit for bit" or "the same spikes,
 #      times within ... ms"
-# Usage: scripts/gpu_staged_invariant.sh [OUTDIR]. Carry: .devlibs, build-shared. PARTS="test
-# time mpi"; NETS, REPS, TFINAL=20 [ms].
+#   suite (not by default): the whole test_hines_gpu, whose configurations include the invariant
+#      plan on every batch, against the CPU (a few minutes more)
+# Usage: scripts/gpu_staged_invariant.sh [OUTDIR]. Carry: .devlibs, build-shared. PARTS (default
+# "test time mpi"; add "suite"); NETS, REPS, TFINAL=20 [ms].
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
@@ -37,6 +39,15 @@ if gpu_part test; then
   rc_test=$?
   grep -E "device:|differ|Checks|:F:|:E:" "$out/test.log"
   echo "test_hines_gpu invariant: exit $rc_test"
+fi
+
+if [[ " ${PARTS:-} " == *" suite "* ]]; then
+  gpu_stamp "test_hines_gpu, every case"
+  timeout 400 "$root/build-gpu/tests/test_hines_gpu" >"$out/suite.log" 2>&1
+  rc_suite=$?
+  grep -E "Checks|:F:|:E:" "$out/suite.log"
+  echo "test_hines_gpu: exit $rc_suite"
+  [ "$rc_suite" = 0 ] || rc_test=1
 fi
 
 if gpu_part time; then
