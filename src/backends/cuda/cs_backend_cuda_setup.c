@@ -549,11 +549,11 @@ static void plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt) 
     opt->fused_step = !(fuse && !strcmp(fuse, "0"));
     opt->device = p->device;
     opt->const_coupling = 1; /* s->u is uploaded once and every solve passes it unchanged */
-    /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
     /* CS_STAGED_INVARIANT=1: staged plans in which a cell's arithmetic does not depend on the
      * other cells on its GPU (the same spike times on 1 or N GPUs; docs/mpi.md) */
     const char *inv = getenv("CS_STAGED_INVARIANT");
     if (inv && !strcmp(inv, "1")) opt->fine_flags |= CS_HINES_STAGED_INVARIANT;
+    /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
     const char *chunk_l = getenv("CS_CHUNKED_L");
     if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);
 }
