@@ -219,9 +219,11 @@ cs_solver_status cs_hines_gpu_solve_internal_f(cs_hines_plan *plan, float *d, co
                                                float *rhs);
 
 /* ---- one membrane step: assembly fused into the solve (double; device pointers; asynchronous)
- * For the per-system variants (flat, interleaved, block_interleaved, variable) and for "staged"
+ * For the per-system variants (flat, interleaved, block_interleaved, variable), "fine" (and
+ * "chunked" where it cuts nothing: fine's solve), and for "staged"
  * plans built with fused_step = 1 (see cs_hines_gpu_plan_fuses, cs_hines_gpu_plan_set_current;
- * staged forms rhs as (cdt·v + b0) + (g·v − i) and uses neither work array). In the internal
+ * staged and fine form rhs as (cdt·v + b0) + (g·v − i); staged uses neither work array, fine's
+ * packs too large for shared memory use them as their d and rhs). In the internal
  * layout, every row's diagonal and right-hand side are
  * built as the sweep reaches them and never stored:
  *     d   = d0 + g                     (g only at rows flagged CS_HINES_ROW_CURRENT)
@@ -265,6 +267,10 @@ typedef struct {
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan);
 /* 1 when the plan's variant runs cs_hines_gpu_step_internal_d, else 0. */
 int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan);
+/* 1 when its fused step takes shared constants (cs_hines_step_d.shared_constants): a per-system
+ * variant whose systems all have one structure; else 0 (fine, chunked and staged read their own
+ * constants per row). */
+int cs_hines_gpu_plan_shares_constants(const cs_hines_plan *plan);
 /* The structure bits (CS_HINES_ROW_PARENT_PREV, CS_HINES_ROW_GATHERS) of every internal row
  * into a host array of internal-size bytes (padding rows 0). CS_SOLVER_ERR_UNAVAILABLE when
  * the plan does not fuse. */
@@ -274,7 +280,7 @@ cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned
  * fused_step = 1: its rings stage d0, u, b0, C/dt, v and, at those rows only, i and g) marks them
  * in its schedule and needs this call before its first step, and again when rows gain current
  * (marks are only added: a marked row without current reads and zeroes zeros); it does not read
- * step->flags, nor take shared constants. The per-system variants read step->flags
+ * step->flags, nor take shared constants. The per-system variants and fine read step->flags
  * instead and ignore this call. */
 cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsigned char *flags);
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *step);
