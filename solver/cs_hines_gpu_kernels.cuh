@@ -313,8 +313,10 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
  * and zeroed only at rows flagged CS_HINES_ROW_CURRENT, and the solution is written to v. Against a
  * separate assembly kernel (80 B a row: d0, b0, cdt, v, i, g read, d, rhs, i, g written) and the
  * solve's reads of d and rhs, a row costs d0, cdt, b0, v, u, its flag byte and v written: ~49 B.
- * SMEM: the pack's D, U, R in shared memory as cs__k_fine; else D and R are work_a and work_b. */
-template <bool SMEM>
+ * SMEM: the pack's D and R in shared memory (and U too when U_SMEM; without it, a pack takes 16 B
+ * a row of shared memory instead of 24, so more blocks fit a multiprocessor, and U is read through
+ * L1); else D and R are work_a and work_b. */
+template <bool SMEM, bool U_SMEM>
 __global__ void cs__k_fine_step(const int *__restrict__ pack_base, const int *__restrict__ pack_type,
                                 const int4 *__restrict__ type_info, const int *__restrict__ level_start,
                                 const int4 *__restrict__ tasks, const int *__restrict__ children, const cs_hines_step_d st)
@@ -330,9 +332,12 @@ __global__ void cs__k_fine_step(const int *__restrict__ pack_base, const int *__
         double *s = reinterpret_cast<double *>(cs__smem_fine_step);
         D = s;
         R = s + rows;
-        double *Us = s + 2 * rows;
-        for (int e = threadIdx.x; e < rows; e += blockDim.x) Us[e] = __ldg(st.u + base + e);
-        U = Us;
+        U = st.u + base;
+        if (U_SMEM) {
+            double *Us = s + 2 * rows;
+            for (int e = threadIdx.x; e < rows; e += blockDim.x) Us[e] = __ldg(st.u + base + e);
+            U = Us;
+        }
     } else {
         D = st.work_a + base;
         R = st.work_b + base;
