@@ -215,11 +215,14 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
         if (bytes > 48 * 1024) {
             CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
             if (sizeof(T) == sizeof(double)) /* the fused step (double only) stages at most the same three arrays */
-                CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+                CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
         }
         if (sizeof(T) == sizeof(double) && bytes * 2 / 3 > 48 * 1024)
-            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)(bytes * 2 / 3)));
+        if (sizeof(T) == sizeof(double) && bytes / 3 > 48 * 1024)
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)(bytes / 3)));
     }
     return CS_SOLVER_OK;
 }
@@ -582,14 +585,17 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
         return cs_hines_gpu_step_internal_d(pl->sub, st);
     if (hp->variant == CS__HV_FINE) {
         const size_t rows = (size_t)hp->max_pack_rows;
-        if (cs__fine_smem(pl, sizeof(double)) && (hp->fine_flags & CS_HINES_FINE_U_GLOBAL))
-            cs__k_fine_step<true, false><<<hp->npack, hp->threads, rows * 2 * sizeof(double), pl->stream>>>(
+        if (cs__fine_smem(pl, sizeof(double)) && (hp->fine_flags & CS_HINES_FINE_D_GLOBAL))
+            cs__k_fine_step<true, false, false><<<hp->npack, hp->threads, rows * sizeof(double), pl->stream>>>(
+                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        else if (cs__fine_smem(pl, sizeof(double)) && (hp->fine_flags & CS_HINES_FINE_U_GLOBAL))
+            cs__k_fine_step<true, false, true><<<hp->npack, hp->threads, rows * 2 * sizeof(double), pl->stream>>>(
                 pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
         else if (cs__fine_smem(pl, sizeof(double)))
-            cs__k_fine_step<true, true><<<hp->npack, hp->threads, rows * 3 * sizeof(double), pl->stream>>>(
+            cs__k_fine_step<true, true, true><<<hp->npack, hp->threads, rows * 3 * sizeof(double), pl->stream>>>(
                 pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
         else
-            cs__k_fine_step<false, false><<<hp->npack, hp->threads, 0, pl->stream>>>(
+            cs__k_fine_step<false, false, false><<<hp->npack, hp->threads, 0, pl->stream>>>(
                 pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
         CS__CU(cudaGetLastError());
         return CS_SOLVER_OK;

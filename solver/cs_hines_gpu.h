@@ -124,6 +124,8 @@ enum {
     CS_HINES_FINE_GLOBAL = 8,    /* work in device memory even when a pack fits in shared memory */
     CS_HINES_FINE_U_GLOBAL = 16, /* fine's fused step: u read through L1, not staged in shared memory
                                     (16 B a row of shared memory instead of 24: more blocks a multiprocessor) */
+    CS_HINES_FINE_D_GLOBAL = 32, /* fine's fused step: u through L1 and the eliminated diagonal in work_a
+                                    (8 B a row of shared memory) */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no

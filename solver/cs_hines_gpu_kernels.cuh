@@ -315,8 +315,8 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
  * solve's reads of d and rhs, a row costs d0, cdt, b0, v, u, its flag byte and v written: ~49 B.
  * SMEM: the pack's D and R in shared memory (and U too when U_SMEM; without it, a pack takes 16 B
  * a row of shared memory instead of 24, so more blocks fit a multiprocessor, and U is read through
- * L1); else D and R are work_a and work_b. */
-template <bool SMEM, bool U_SMEM>
+ * L1; without D_SMEM, D is work_a: 8 B a row); else D and R are work_a and work_b. */
+template <bool SMEM, bool U_SMEM, bool D_SMEM>
 __global__ void cs__k_fine_step(const int *__restrict__ pack_base, const int *__restrict__ pack_type,
                                 const int4 *__restrict__ type_info, const int *__restrict__ level_start,
                                 const int4 *__restrict__ tasks, const int *__restrict__ children, const cs_hines_step_d st)
@@ -330,8 +330,8 @@ __global__ void cs__k_fine_step(const int *__restrict__ pack_base, const int *__
     const double *U;
     if (SMEM) {
         double *s = reinterpret_cast<double *>(cs__smem_fine_step);
-        D = s;
-        R = s + rows;
+        R = s;
+        D = D_SMEM ? s + rows : st.work_a + base;
         U = st.u + base;
         if (U_SMEM) {
             double *Us = s + 2 * rows;
