@@ -166,6 +166,7 @@ typedef struct cs__hines_hplan {
     int *group_base;   /* [ngroup] block_shared: internal index of the group's first element */
     int *group_rows;   /* [ngroup] block_shared: padded rows of the group's systems */
     int threads;       /* CUDA threads per block */
+    int threads_auto;  /* fine: threads came from the default (the fused step may take more) */
 
     /* fine */
     int npack;
