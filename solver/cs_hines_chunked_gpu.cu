@@ -5,15 +5,55 @@
  * sweeps loads one contiguous 256-byte row (double) for all lanes, however long each chunk is.
  * The template LMAX bounds a chunk's interior: the loops over it are unrolled, so its rows
  * live in registers (P1 issues all loads of a chunk before its dependent chain; P3 keeps the
- * bottom-up elimination in registers for the downward substitution). */
+ * bottom-up elimination in registers for the downward substitution).
+ * The template In gives an interior row's d, u and rhs: read from the solve's arrays
+ * (cs__chk_in_solve), or, in the fused step, assembled from the membrane state
+ * (cs__chk_in_step: d0 + g, cdt·v + b0 + (g·v − i), i and g read at flagged rows only). */
 #include <cuda_runtime.h>
 
 #include "cs_hines_chunked_gpu.h"
 #include "cs_hines_gpu_impl.h"
 
-template <class T, int LMAX>
+/* an interior row of the solve: d, u, rhs as they are */
+template <class T>
+struct cs__chk_in_solve {
+    const T *d, *u, *rhs;
+    template <bool LAST>
+    __device__ __forceinline__ void row(long long k, T &D, T &U, T &R) const
+    {
+        D = LAST ? __ldg(d + k) : d[k]; /* P1 writes d (at the ends), P3 only reads it */
+        U = __ldg(u + k);
+        R = rhs[k];
+    }
+};
+
+/* an interior row of the fused step: assembled from the membrane state (the order of operations
+ * of cs__chk_row_in, the host emulation); LAST (P3, the last reader): i and g zeroed */
+struct cs__chk_in_step {
+    const double *__restrict__ d0, *__restrict__ cdt, *__restrict__ b0, *__restrict__ u;
+    const double *v;
+    double *i, *g;
+    const unsigned char *__restrict__ flags;
+    template <bool LAST>
+    __device__ __forceinline__ void row(long long k, double &D, double &U, double &R) const
+    {
+        const double vk = v[k];
+        D = __ldg(d0 + k);
+        U = __ldg(u + k);
+        R = __ldg(cdt + k) * vk + __ldg(b0 + k);
+        if (__ldg(flags + k) & CS_HINES_ROW_CURRENT) {
+            const double gk = g[k];
+            D += gk;
+            R += gk * vk - i[k];
+            if (LAST) { g[k] = 0.0; i[k] = 0.0; }
+        }
+    }
+};
+
+/* P1: the interior (from in) eliminated into d, rhs of its ends a and b (the reduced rows) */
+template <class T, int LMAX, class In>
 __global__ void __launch_bounds__(128) cs__k_chunked_p1(int nchunk, const int4 *__restrict__ chunk, const int2 *__restrict__ group,
-                                                        T *d, const T *__restrict__ u, T *rhs, T *__restrict__ ur)
+                                                        In in, T *d, T *rhs, T *__restrict__ ur)
 {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= nchunk) return;
@@ -21,18 +61,12 @@ __global__ void __launch_bounds__(128) cs__k_chunked_p1(int nchunk, const int4 *
     const int2 gr = group[c / CS__CHK_LANES];
     const int lane = c % CS__CHK_LANES, m = e.w;
     /* q = 0 is the interior's bottom row (next to b), at group row M - 1 */
-    const T *dq = d + gr.x + (long long)(gr.y - 1) * CS__CHK_LANES + lane;
-    const T *rq = rhs + gr.x + (long long)(gr.y - 1) * CS__CHK_LANES + lane;
-    const T *uq = u + gr.x + (long long)(gr.y - 1) * CS__CHK_LANES + lane;
+    const long long k0 = gr.x + (long long)(gr.y - 1) * CS__CHK_LANES + lane;
     T vd[LMAX], vu[LMAX], vr[LMAX];
 #pragma unroll
     for (int q = 0; q < LMAX; ++q)
-        if (q < m) {
-            vd[q] = dq[-(long long)q * CS__CHK_LANES];
-            vu[q] = __ldg(uq - (long long)q * CS__CHK_LANES);
-            vr[q] = rq[-(long long)q * CS__CHK_LANES];
-        }
-    T cd = T(0), cr = T(0), G = __ldg(u + e.z), db = T(0), rb = T(0);
+        if (q < m) in.template row<false>(k0 - (long long)q * CS__CHK_LANES, vd[q], vu[q], vr[q]);
+    T cd = T(0), cr = T(0), G = __ldg(in.u + e.z), db = T(0), rb = T(0);
 #pragma unroll
     for (int q = 0; q < LMAX; ++q)
         if (q < m) {
@@ -52,9 +86,10 @@ __global__ void __launch_bounds__(128) cs__k_chunked_p1(int nchunk, const int4 *
     ur[e.z] = G;
 }
 
-template <class T, int LMAX>
+/* P3: the interior (from in again) solved with x_a, x_b from x; its solution into out */
+template <class T, int LMAX, class In>
 __global__ void __launch_bounds__(128) cs__k_chunked_p3(int nchunk, const int4 *__restrict__ chunk, const int2 *__restrict__ group,
-                                                        const T *__restrict__ d, const T *__restrict__ u, T *rhs)
+                                                        In in, const T *x_ab, T *out)
 {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= nchunk) return;
@@ -65,13 +100,9 @@ __global__ void __launch_bounds__(128) cs__k_chunked_p3(int nchunk, const int4 *
     T va[LMAX], vb[LMAX], vu[LMAX];
 #pragma unroll
     for (int q = 0; q < LMAX; ++q)
-        if (q < m) {
-            va[q] = __ldg(d + k0 - (long long)q * CS__CHK_LANES);
-            vu[q] = __ldg(u + k0 - (long long)q * CS__CHK_LANES);
-            vb[q] = rhs[k0 - (long long)q * CS__CHK_LANES];
-        }
-    const T xa = rhs[e.x];
-    T cd = T(0), cr = __ldg(u + e.z) * rhs[e.y];
+        if (q < m) in.template row<true>(k0 - (long long)q * CS__CHK_LANES, va[q], vu[q], vb[q]);
+    const T xa = x_ab[e.x];
+    T cd = T(0), cr = __ldg(in.u + e.z) * x_ab[e.y];
 #pragma unroll
     for (int q = 0; q < LMAX; ++q)
         if (q < m) {
@@ -86,29 +117,76 @@ __global__ void __launch_bounds__(128) cs__k_chunked_p3(int nchunk, const int4 *
     for (int q = LMAX - 1; q >= 0; --q)
         if (q < m) {
             x = vb[q] - va[q] * x;
-            rhs[k0 - (long long)q * CS__CHK_LANES] = x;
+            out[k0 - (long long)q * CS__CHK_LANES] = x;
         }
 }
+
+/* the launch of kernel K<T, LMAX, In> for the plan's L */
+#define CS__CHK_LAUNCH(K, T, In, ...)                                                                             \
+    do {                                                                                                          \
+        if (cd.nchunk == 0) return cudaSuccess;                                                                   \
+        const int th = 128, grid = (cd.nchunk + th - 1) / th;                                                     \
+        if (cd.L <= 8) K<T, 8, In><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, __VA_ARGS__);          \
+        else if (cd.L <= 16) K<T, 16, In><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, __VA_ARGS__);   \
+        else K<T, CS__CHK_MAX_L, In><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, __VA_ARGS__);       \
+        return cudaGetLastError();                                                                                \
+    } while (0)
 
 template <class T>
 cudaError_t cs__chunked_launch_p1(const cs__chunked_dev &cd, T *d, const T *u, T *rhs, T *ur, cudaStream_t stream)
 {
-    if (cd.nchunk == 0) return cudaSuccess;
-    const int th = 128, grid = (cd.nchunk + th - 1) / th;
-    if (cd.L <= 8) cs__k_chunked_p1<T, 8><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, d, u, rhs, ur);
-    else if (cd.L <= 16) cs__k_chunked_p1<T, 16><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, d, u, rhs, ur);
-    else cs__k_chunked_p1<T, CS__CHK_MAX_L><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, d, u, rhs, ur);
-    return cudaGetLastError();
+    const cs__chk_in_solve<T> in = {d, u, rhs};
+    CS__CHK_LAUNCH(cs__k_chunked_p1, T, cs__chk_in_solve<T>, in, d, rhs, ur);
 }
 
 template <class T>
 cudaError_t cs__chunked_launch_p3(const cs__chunked_dev &cd, const T *d, const T *u, T *rhs, cudaStream_t stream)
 {
-    if (cd.nchunk == 0) return cudaSuccess;
-    const int th = 128, grid = (cd.nchunk + th - 1) / th;
-    if (cd.L <= 8) cs__k_chunked_p3<T, 8><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, d, u, rhs);
-    else if (cd.L <= 16) cs__k_chunked_p3<T, 16><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, d, u, rhs);
-    else cs__k_chunked_p3<T, CS__CHK_MAX_L><<<grid, th, 0, stream>>>(cd.nchunk, cd.chunk, cd.group, d, u, rhs);
+    const cs__chk_in_solve<T> in = {d, u, rhs};
+    CS__CHK_LAUNCH(cs__k_chunked_p3, T, cs__chk_in_solve<T>, in, (const T *)rhs, rhs);
+}
+
+static cs__chk_in_step cs__chk_in_of(const cs_hines_step_d &st)
+{
+    const cs__chk_in_step in = {st.d0, st.cdt, st.b0, st.u, st.v, st.i, st.g, st.flags};
+    return in;
+}
+
+cudaError_t cs__chunked_launch_p1_step(const cs__chunked_dev &cd, const cs_hines_step_d &st, double *ur, cudaStream_t stream)
+{
+    CS__CHK_LAUNCH(cs__k_chunked_p1, double, cs__chk_in_step, cs__chk_in_of(st), st.work_a, st.v, ur);
+}
+
+cudaError_t cs__chunked_launch_p3_step(const cs__chunked_dev &cd, const cs_hines_step_d &st, cudaStream_t stream)
+{
+    CS__CHK_LAUNCH(cs__k_chunked_p3, double, cs__chk_in_step, cs__chk_in_of(st), (const double *)st.v, st.v);
+}
+
+/* the reduced rows [0, nr): d into work_a, rhs into v itself (the sub plan's solve leaves x_a, x_b
+ * there), i and g read and zeroed at flagged rows; u into ur when copy_u */
+__global__ void cs__k_chunked_reduced_in(int nr, cs_hines_step_d st, double *__restrict__ ur, int copy_u)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= nr) return;
+    const double vk = st.v[k];
+    double D = __ldg(st.d0 + k), R = __ldg(st.cdt + k) * vk + __ldg(st.b0 + k);
+    if (__ldg(st.flags + k) & CS_HINES_ROW_CURRENT) {
+        const double gk = st.g[k];
+        D += gk;
+        R += gk * vk - st.i[k];
+        st.g[k] = 0.0;
+        st.i[k] = 0.0;
+    }
+    st.work_a[k] = D;
+    st.v[k] = R;
+    if (copy_u) ur[k] = __ldg(st.u + k);
+}
+
+cudaError_t cs__chunked_launch_reduced_in(int nr, const cs_hines_step_d &st, double *ur, int copy_u, cudaStream_t stream)
+{
+    if (nr <= 0) return cudaSuccess;
+    const int th = 256;
+    cs__k_chunked_reduced_in<<<(nr + th - 1) / th, th, 0, stream>>>(nr, st, ur, copy_u);
     return cudaGetLastError();
 }
 

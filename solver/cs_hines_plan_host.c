@@ -134,7 +134,8 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
 int cs__hines_hplan_fuses(const cs__hines_hplan *hp)
 {
     return hp->variant == CS__HV_FLAT || hp->variant == CS__HV_INTERLEAVED || hp->variant == CS__HV_BLOCK_INTERLEAVED ||
-           hp->variant == CS__HV_VARIABLE || (hp->variant == CS__HV_STAGED && hp->stg_fused);
+           hp->variant == CS__HV_VARIABLE || (hp->variant == CS__HV_STAGED && hp->stg_fused) ||
+           (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk > 0);
 }
 
 static inline int cs__slot_parent(const cs__hines_hplan *hp, long long k, int i)
@@ -144,8 +145,13 @@ static inline int cs__slot_parent(const cs__hines_hplan *hp, long long k, int i)
 
 void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags)
 {
+    if (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk == 0 && hp->chk_sub) { /* nothing cut: its fine plan's */
+        cs__hines_hplan_row_flags(hp->chk_sub, flags);
+        return;
+    }
     memset(flags, 0, (size_t)hp->internal_size);
-    if (!cs__hines_hplan_fuses(hp) || hp->variant == CS__HV_STAGED) return; /* staged: its schedule has the structure */
+    /* staged: its schedule has the structure; chunked: its kernels need none */
+    if (!cs__hines_hplan_fuses(hp) || hp->variant == CS__HV_STAGED || hp->variant == CS__HV_CHUNKED) return;
     for (int q = 0; q < hp->nslot; ++q) {
         long long b = hp->slot_base[q], G = hp->stride;
         for (int i = 1; i < hp->slot_n[q]; ++i) {
@@ -181,9 +187,19 @@ int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const dou
     return 0;
 }
 
-/* Mirrors cs__k_step_cells in cs_hines_gpu.cu operation for operation. */
+/* Mirrors cs__k_step_cells in cs_hines_gpu.cu operation for operation (chunked: its own,
+ * cs__chunked_step_host). */
 void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
 {
+    if (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk == 0) { /* nothing cut: its fine plan's step */
+        cs__hines_hplan_step_host(hp->chk_sub, st);
+        return;
+    }
+    if (hp->variant == CS__HV_CHUNKED) {
+        if (cs__chunked_step_host(hp, st) < 0) /* out of memory: no result */
+            for (int k = 0; k < hp->internal_size; ++k) st->v[k] = NAN;
+        return;
+    }
     const unsigned char *F = st->flags;
     double *v = st->v, *wa = st->work_a, *wb = st->work_b;
     for (int q = 0; q < hp->nslot; ++q) {

@@ -99,7 +99,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
     ck_assert_int_eq(cs_hines_gpu_plan_uniform(pl), hp.uniform);
     double *x = malloc(sizeof(double) * b->nrows);
     const int staged = hp.variant == CS__HV_STAGED;
-    for (int shared = 0; shared <= (staged ? 0 : hp.uniform); ++shared) {
+    for (int shared = 0; shared <= step_shares_constants(&hp); ++shared) {
         step_inputs si;
         step_inputs_make(b, &hp, shared, &si);
         if (staged) /* its step needs the rows with current first */
@@ -142,7 +142,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
         free(sref);
         step_inputs_free(&si);
     }
-    if (!hp.uniform || staged) { /* shared constants are refused for systems of different structures, and by staged */
+    if (!hp.uniform || !step_shares_constants(&hp)) { /* refused: systems of different structures, staged, chunked */
         cs_hines_step_d bad = {(double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl,
                                (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl};
         ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &bad), CS_SOLVER_ERR_INVALID);

@@ -220,6 +220,14 @@ static void step_inputs_free(step_inputs *s)
     free(s->row_flags);
 }
 
+/* Whether the fused step is run with shared constants (cs_hines_step_d) on plan hp: identical
+ * cells of one structure, but not staged (it stages its own rows) nor chunked plans that cut
+ * (they assemble their reduced tree's rows in the internal layout): those refuse them. */
+static int step_shares_constants(const cs__hines_hplan *hp)
+{
+    return hp->uniform && hp->variant != CS__HV_STAGED && !(hp->variant == CS__HV_CHUNKED && hp->chk_nchunk > 0);
+}
+
 /* After a step: i and g zero at every row, the work arrays zero at gathering rows. */
 static void check_step_leftovers(const step_inputs *s, const double *wa, const double *wb, const double *i,
                                  const double *g, const char *what)
