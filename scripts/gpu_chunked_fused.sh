@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The chunked Hines solver's fused membrane step (issue 28, session 21) on the GPU machine, in one
+# call of ~5-6 minutes on an H100: build; test_hines_chunked (the CPU emulation of the fused step,
+# 1e-12), test_hines_gpu restricted to chunked (every chunked config's fused step on the device
+# against the CPU at 1e-12, const_coupling too) and test_backend_cuda restricted to chunked;
+# compute-sanitizer memcheck on test_hines_gpu's small chunked cases (PARTS: "sanitize", ~1 min);
+# then `--solver chunked` on bench/real_cells.py's big10000, big30000 and the unscaled FlyWire
+# "giant" at BIG_COMPARTMENTS (default 16e6), TFINAL [ms] (default 10), the fused step (default)
+# against the separate assembly (CS_CUDA_FUSED=0, the same binary), alternating, REPS times each:
+# compartment-steps/s, % of the bound (BOUND, default 6.25e10 cs/s: 48 B per compartment-step at
+# 3.0 TB/s, H100), spike counts (fused and unfused must agree), and whether the step was fused.
+#
+# Usage, from the project root: scripts/gpu_chunked_fused.sh [OUTDIR]
+# Carry: .devlibs (scripts/devlibs.sh) and build-shared (mkdir -p build-shared && cp -r
+# ../shared/data build-shared/): the tests and the networks read the nine SWC cells there.
+# PARTS="tests bench" (default; add "sanitize" for memcheck), REPS=1, CS_CHUNKED_L (chunk length;
+# default: chosen by the plan), BUDGET_S=330 [s] for the whole script (no run starts after it).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+. scripts/gpu_common.sh
+parts_all="tests bench"
+gpu_start "${1:-${OUT:-$PWD/build-gpu/out-chunked-fused}}" cablesim_cli || exit 1
+deadline=$((t0 + ${BUDGET_S:-330}))
+morph=${CS_MORPH_DIR:-$(gpu_morph_dir)} || exit 1
+export CS_MORPH_DIR=$morph
+rc_chunk=na rc_hines=na rc_backend=na rc_mem=na rc_bench=na
+
+if gpu_part tests; then
+  gpu_build "$bld" test_hines_gpu && gpu_build "$bld" test_hines_chunked || exit 1
+  gpu_stamp "test_hines_chunked (CPU emulation, fused step included)"
+  (cd "$bld/tests" && timeout 60 ./test_hines_chunked) >"$out/test_hines_chunked.log" 2>&1; rc_chunk=$?
+  grep -E "fused step rel|^[0-9]+%|Failure|Error" "$out/test_hines_chunked.log" | head -20
+  gpu_stamp "test_hines_gpu, chunked (solves and fused steps)"
+  (cd "$bld/tests" && CS_TEST_VARIANTS="chunked" timeout 120 ./test_hines_gpu) >"$out/test_hines_gpu.log" 2>&1; rc_hines=$?
+  grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test_hines_gpu.log" | head -20
+  gpu_stamp "test_backend_cuda.py, chunked"
+  export CS_TEST_VARIANTS="chunked"
+  CTEST_S=120 gpu_ctest "$bld" '^test_backend_cuda$'; rc_backend=$rc_tests
+  unset CS_TEST_VARIANTS
+fi
+
+if gpu_part sanitize && command -v compute-sanitizer >/dev/null; then
+  gpu_build "$bld" test_hines_gpu || exit 1
+  gpu_stamp "memcheck, small chunked solves and fused steps"
+  (cd "$bld/tests" && export CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 CS_TEST_VARIANTS=chunked &&
+    gpu_sanitize memcheck 120 "$out/memcheck.log" memcheck ./test_hines_gpu)
+  grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.log" && rc_mem=0 || rc_mem=1
+fi
+
+if gpu_part bench; then
+  gpu_stamp "networks"
+  models=$out/models
+  $py bench/real_cells.py generate --out "$models" --morph-dir "$CS_MORPH_DIR" --alone 0 --mixed "" \
+    --big-compartments "${BIG_COMPARTMENTS:-16e6}" --big-sizes 10000,30000 \
+    --tfinal "${TFINAL:-10}" --cablesim "$cs" --check-limit 0 >"$out/networks.md" 2>&1
+  grep -E "^\| (big|giant)" "$out/networks.md"
+  rc_bench=0
+  for rep in $(seq 1 "${REPS:-1}"); do
+    for fused in 1 0; do
+      gpu_stamp "chunked, fused=$fused, rep $rep"
+      CS_CUDA_FUSED=$fused PYTHONUNBUFFERED=1 $py bench/real_cells.py run --models "$models" --cablesim "$cs" --only '^(big|giant)' \
+        --backends cuda --solvers chunked --reps 1 --rep-limit 2 --timeout 120 --bound "${BOUND:-6.25e10}" \
+        --deadline "$deadline" --json "$out/fused$fused-$rep.json" --md "$out/fused$fused-$rep.md" \
+        >"$out/fused$fused-$rep.log" 2>&1 || rc_bench=1
+      grep -E "cs/s|refused|error|skipped" "$out/fused$fused-$rep.log" | head -10
+    done
+  done
+  $py - "$out" "${BOUND:-6.25e10}" <<'EOF' || rc_bench=1
+import glob, json, os, sys
+out, bound = sys.argv[1], float(sys.argv[2])
+runs = {}  # (network, fused) -> [run]
+comp = {}
+for p in sorted(glob.glob(os.path.join(out, "fused*-*.json"))):
+    fused = os.path.basename(p)[5]
+    for n in json.load(open(p))["networks"]:
+        comp[n["name"]] = n.get("compartments", "?")
+        runs.setdefault((n["name"], fused), []).extend(r for r in n["runs"] if r["status"] == "ok")
+print("\n| network | compartments | step | cs/s (best) | %% of %.3g | spikes | fused in the summary |" % bound)
+print("|---|---:|---|---:|---:|---:|---|")
+bad = 0
+for name in sorted(comp):
+    best = {}
+    for fused in "10":
+        rs = runs.get((name, fused), [])
+        if not rs:
+            print("| %s | %s | %s | no run | | | |" % (name, comp[name], "fused" if fused == "1" else "CS_CUDA_FUSED=0"))
+            continue
+        r = max(rs, key=lambda r: r["cs_per_s"])
+        best[fused] = r
+        says = "assembly fused" in r.get("detail", "")
+        bad += says != (fused == "1")
+        print("| %s | %s | %s | %.3g | %.1f | %s | %s |" % (name, comp[name], "fused" if fused == "1" else "CS_CUDA_FUSED=0",
+              r["cs_per_s"], 100 * r["cs_per_s"] / bound, ",".join(str(x["spikes"]) for x in rs), "yes" if says else "no"))
+    if len(best) == 2:
+        same = best["1"]["spikes"] == best["0"]["spikes"]
+        bad += not same
+        print("| %s | | fused / unfused | **%.2fx** | | %s | |" % (name, best["1"]["cs_per_s"] / best["0"]["cs_per_s"],
+              "same" if same else "**DIFFER**"))
+sys.exit(1 if bad else 0)
+EOF
+fi
+gpu_stamp "done: test_hines_chunked=$rc_chunk test_hines_gpu=$rc_hines test_backend_cuda=$rc_backend memcheck=$rc_mem bench=$rc_bench"
+for r in $rc_chunk $rc_hines $rc_backend $rc_mem $rc_bench; do case $r in na | 0) ;; *) exit 1 ;; esac; done
+exit 0
