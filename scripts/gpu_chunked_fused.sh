@@ -96,6 +96,11 @@ for name in sorted(comp):
         bad += not same
         print("| %s | | fused / unfused | **%.2fx** | | %s | |" % (name, best["1"]["cs_per_s"] / best["0"]["cs_per_s"],
               "same" if same else "**DIFFER**"))
+print()
+for name in sorted(comp):  # the plans (chunks, interiors, reduced rows: the bytes of bench/NOTES.md)
+    rs = runs.get((name, "1"), [])
+    if rs:
+        print("%s: %s" % (name, rs[0].get("detail", "")[:400]))
 sys.exit(1 if bad else 0)
 EOF
 fi
