@@ -8,47 +8,75 @@
  * bottom-up elimination in registers for the downward substitution).
  * The template In gives an interior row's d, u and rhs: read from the solve's arrays
  * (cs__chk_in_solve), or, in the fused step, assembled from the membrane state
- * (cs__chk_in_step: d0 + g, cdt·v + b0 + (g·v − i), i and g read at flagged rows only). */
+ * (cs__chk_in_step: d0 + g, cdt·v + b0 + (g·v − i), i and g read at rows with current only,
+ * and zeroed there by P3). */
 #include <cuda_runtime.h>
 
 #include "cs_hines_chunked_gpu.h"
 #include "cs_hines_gpu_impl.h"
 
-/* an interior row of the solve: d, u, rhs as they are */
+/* An interior row's d, u, rhs for P1 and P3, in two parts so that a chunk's loads are all issued
+ * before any of them is waited for: base() loads what every row has and returns 1 where the row
+ * carries current; current() then adds i and g there (a rare branch), and P3, their last reader,
+ * clears them with clear() after its other loads and stores. */
+/* the solve: d, u, rhs as they are */
 template <class T>
 struct cs__chk_in_solve {
     const T *d, *u, *rhs;
     template <bool LAST>
-    __device__ __forceinline__ void row(long long k, T &D, T &U, T &R) const
+    __device__ __forceinline__ unsigned base(long long k, T &D, T &U, T &R) const
     {
         D = LAST ? __ldg(d + k) : d[k]; /* P1 writes d (at the ends), P3 only reads it */
         U = __ldg(u + k);
         R = rhs[k];
+        return 0u;
+    }
+    __device__ __forceinline__ void current(long long, T &, T &) const {}
+    __device__ __forceinline__ void clear(long long) const {}
+};
+
+/* the fused step: assembled from the membrane state (the order of operations of cs__chk_row_in,
+ * the host emulation): d = d0 (+ g), rhs = cdt·v + b0 (+ (g·v − i)) */
+struct cs__chk_in_step {
+    const double *d0, *cdt, *b0, *u, *v;
+    double *i, *g;
+    const unsigned char *flags;
+    template <bool LAST>
+    __device__ __forceinline__ unsigned base(long long k, double &D, double &U, double &R) const
+    {
+        D = __ldg(d0 + k);
+        U = __ldg(u + k);
+        R = __ldg(cdt + k) * v[k] + __ldg(b0 + k);
+        return __ldg(flags + k) & CS_HINES_ROW_CURRENT;
+    }
+    __device__ __forceinline__ void current(long long k, double &D, double &R) const
+    {
+        const double gk = g[k], vk = v[k];
+        D += gk;
+        R += gk * vk - i[k];
+    }
+    __device__ __forceinline__ void clear(long long k) const
+    {
+        g[k] = 0.0;
+        i[k] = 0.0;
     }
 };
 
-/* an interior row of the fused step: assembled from the membrane state (the order of operations
- * of cs__chk_row_in, the host emulation); LAST (P3, the last reader): i and g zeroed */
-struct cs__chk_in_step {
-    const double *__restrict__ d0, *__restrict__ cdt, *__restrict__ b0, *__restrict__ u;
-    const double *v;
-    double *i, *g;
-    const unsigned char *__restrict__ flags;
-    template <bool LAST>
-    __device__ __forceinline__ void row(long long k, double &D, double &U, double &R) const
-    {
-        const double vk = v[k];
-        D = __ldg(d0 + k);
-        U = __ldg(u + k);
-        R = __ldg(cdt + k) * vk + __ldg(b0 + k);
-        if (__ldg(flags + k) & CS_HINES_ROW_CURRENT) {
-            const double gk = g[k];
-            D += gk;
-            R += gk * vk - i[k];
-            if (LAST) { g[k] = 0.0; i[k] = 0.0; }
-        }
-    }
-};
+/* a chunk's interior rows (q = 0 the bottom one, at k0) from in, into vd, vu, vr; bit q of the
+ * result: row q carries current */
+template <class T, int LMAX, bool LAST, class In>
+__device__ __forceinline__ unsigned cs__chk_load(const In &in, long long k0, int m, T *vd, T *vu, T *vr)
+{
+    unsigned cur = 0u;
+#pragma unroll
+    for (int q = 0; q < LMAX; ++q)
+        if (q < m) cur |= in.template base<LAST>(k0 - (long long)q * CS__CHK_LANES, vd[q], vu[q], vr[q]) << q;
+    if (cur) /* rare: ~1 row in 2 000 carries current in the big networks */
+#pragma unroll
+        for (int q = 0; q < LMAX; ++q)
+            if ((cur >> q) & 1u) in.current(k0 - (long long)q * CS__CHK_LANES, vd[q], vr[q]);
+    return cur;
+}
 
 /* P1: the interior (from in) eliminated into d, rhs of its ends a and b (the reduced rows) */
 template <class T, int LMAX, class In>
@@ -63,9 +91,7 @@ __global__ void __launch_bounds__(128) cs__k_chunked_p1(int nchunk, const int4 *
     /* q = 0 is the interior's bottom row (next to b), at group row M - 1 */
     const long long k0 = gr.x + (long long)(gr.y - 1) * CS__CHK_LANES + lane;
     T vd[LMAX], vu[LMAX], vr[LMAX];
-#pragma unroll
-    for (int q = 0; q < LMAX; ++q)
-        if (q < m) in.template row<false>(k0 - (long long)q * CS__CHK_LANES, vd[q], vu[q], vr[q]);
+    cs__chk_load<T, LMAX, false>(in, k0, m, vd, vu, vr);
     T cd = T(0), cr = T(0), G = __ldg(in.u + e.z), db = T(0), rb = T(0);
 #pragma unroll
     for (int q = 0; q < LMAX; ++q)
@@ -98,9 +124,7 @@ __global__ void __launch_bounds__(128) cs__k_chunked_p3(int nchunk, const int4 *
     const int lane = c % CS__CHK_LANES, m = e.w;
     const long long k0 = gr.x + (long long)(gr.y - 1) * CS__CHK_LANES + lane;
     T va[LMAX], vb[LMAX], vu[LMAX];
-#pragma unroll
-    for (int q = 0; q < LMAX; ++q)
-        if (q < m) in.template row<true>(k0 - (long long)q * CS__CHK_LANES, va[q], vu[q], vb[q]);
+    const unsigned cur = cs__chk_load<T, LMAX, true>(in, k0, m, va, vu, vb);
     const T xa = x_ab[e.x];
     T cd = T(0), cr = __ldg(in.u + e.z) * x_ab[e.y];
 #pragma unroll
@@ -119,6 +143,10 @@ __global__ void __launch_bounds__(128) cs__k_chunked_p3(int nchunk, const int4 *
             x = vb[q] - va[q] * x;
             out[k0 - (long long)q * CS__CHK_LANES] = x;
         }
+    if (cur) /* i and g, read above, zeroed for the next step */
+#pragma unroll
+        for (int q = 0; q < LMAX; ++q)
+            if ((cur >> q) & 1u) in.clear(k0 - (long long)q * CS__CHK_LANES);
 }
 
 /* the launch of kernel K<T, LMAX, In> for the plan's L */
