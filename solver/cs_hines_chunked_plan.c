@@ -26,8 +26,8 @@
  * rows with current; P3, their last reader, zeroes them), so an interior row moves 41 B in P1
  * and 49 B in P3, and no d or rhs is stored (bench/NOTES.md, "Session 21"). The kernels
  * (cs_hines_chunked_gpu.cu) and the host emulation (cs__chunked_p1_host, cs__chunked_p3_host,
- * around cs__hines_hplan_solve_host; cs__chunked_step_host) run the same operations in the same
- * order.
+ * around cs__hines_hplan_solve_host; the fused step's, around cs__hines_hplan_step_host) run the
+ * same operations in the same order.
  *
  * Set-up only; nothing here runs per solve except the host emulation. */
 #include <limits.h>
@@ -430,17 +430,23 @@ void cs__chunked_p3_host(const cs__hines_hplan *hp, const double *d, const doubl
     for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p3(hp, c, &s, rhs, rhs);
 }
 
-int cs__chunked_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
+/* The fused step's three phases (cs__k_chunked_reduced_in, P1 and P3 on cs__chk_in_step); the
+ * reduced tree's solve on (work_a, ur, v) between P1 and P3 is cs__hines_hplan_step_host's. */
+void cs__chunked_reduced_in_host(const cs__hines_hplan *hp, const cs_hines_step_d *st, double *ur)
 {
-    double *ur = malloc(sizeof(double) * (size_t)(hp->chk_nr > 0 ? hp->chk_nr : 1));
-    if (!ur) return -1;
     const cs__chk_src s = {NULL, st->u, NULL, st};
-    /* the reduced rows (cs__k_chunked_reduced_in): d into work_a, rhs into v, u into ur; i and g
-     * zeroed at flagged rows (their only reader) */
+    /* d into work_a, rhs into v, u into ur; i and g zeroed at flagged rows (their only reader) */
     for (int k = 0; k < hp->chk_nr; ++k) cs__chk_row_in(&s, k, 1, &st->work_a[k], &ur[k], &st->v[k]);
+}
+
+void cs__chunked_p1_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st, double *ur)
+{
+    const cs__chk_src s = {NULL, st->u, NULL, st};
     for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p1(hp, c, &s, st->work_a, st->v, ur);
-    cs__hines_hplan_solve_host(hp->chk_sub, st->work_a, ur, st->v);
+}
+
+void cs__chunked_p3_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
+{
+    const cs__chk_src s = {NULL, st->u, NULL, st};
     for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p3(hp, c, &s, st->v, st->v);
-    free(ur);
-    return 0;
 }

@@ -16,11 +16,12 @@
  * float loop on the same system), and the normwise backward error
  * max|b - A·x| / max(|A|·|x| + |b|) must stay under 1e-6 in every float case.
  *
- * The fused membrane step (cs_hines_gpu_step_internal_d) is checked on every variant that runs it
- * (per-system, staged built for it, chunked plans that cut, also with const_coupling), with and
- * without shared constants (uniform batches; staged and chunked refuse them), against the serial
- * solve of the system it assembles, at the same 1e-12; two steps each, and after each step i, g
- * and the branch points' work entries must be zero.
+ * The fused membrane step (cs_hines_gpu_step_internal_d) is checked on every variant that runs it:
+ * per-system (with and without shared constants on uniform batches), fine (its packs in shared
+ * memory and in device memory), staged built for it, chunked (plans that cut, also with
+ * const_coupling, and plans that cut nothing), against the serial solve of the system it
+ * assembles, at the same 1e-12; two steps each, and after each step i, g and the branch points'
+ * work entries must be zero.
  *
  * Exit 77 (skipped) when CUDA is not compiled in or no device is present; the host planner's
  * checks (no GPU needed) are test_hines_gpu_planner.c. CS_TEST_SMALL=1 runs smaller batches (for
@@ -100,7 +101,9 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
     ck_assert_int_eq(cs_hines_gpu_plan_uniform(pl), hp.uniform);
     double *x = malloc(sizeof(double) * b->nrows);
     const int staged = hp.variant == CS__HV_STAGED;
-    for (int shared = 0; shared <= step_shares_constants(&hp); ++shared) {
+    const int shares = cs_hines_gpu_plan_shares_constants(pl);
+    ck_assert_int_eq(shares, cs__hines_hplan_shares_constants(&hp));
+    for (int shared = 0; shared <= shares; ++shared) {
         step_inputs si;
         step_inputs_make(b, &hp, shared, &si);
         if (staged) /* its step needs the rows with current first */
@@ -143,7 +146,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
         free(sref);
         step_inputs_free(&si);
     }
-    if (!hp.uniform || !step_shares_constants(&hp)) { /* refused: systems of different structures, staged, chunked */
+    if (!shares) { /* refused for systems of different structures, and by staged, fine and chunked */
         cs_hines_step_d bad = {(double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl,
                                (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl};
         ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &bad), CS_SOLVER_ERR_INVALID);

@@ -220,14 +220,6 @@ static void step_inputs_free(step_inputs *s)
     free(s->row_flags);
 }
 
-/* Whether the fused step is run with shared constants (cs_hines_step_d) on plan hp: identical
- * cells of one structure, but not staged (it stages its own rows) nor chunked plans that cut
- * (they assemble their reduced tree's rows in the internal layout): those refuse them. */
-static int step_shares_constants(const cs__hines_hplan *hp)
-{
-    return hp->uniform && hp->variant != CS__HV_STAGED && !(hp->variant == CS__HV_CHUNKED && hp->chk_nchunk > 0);
-}
-
 /* After a step: i and g zero at every row, the work arrays zero at gathering rows. */
 static void check_step_leftovers(const step_inputs *s, const double *wa, const double *wb, const double *i,
                                  const double *g, const char *what)
@@ -263,6 +255,8 @@ static const config g_configs[] = {
     {"fine", 0, 32, 0, 256, 0},
     {"fine", 0, 64, CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT | CS_HINES_FINE_NO_SORT, 0, 0},
     {"fine", 0, 128, CS_HINES_FINE_GLOBAL, 0, 0},
+    {"fine", 0, 128, CS_HINES_FINE_U_GLOBAL, 0, 0}, /* the fused step with u through L1 */
+    {"fine", 0, 256, CS_HINES_FINE_D_GLOBAL, 0, 0}, /* u through L1, d in device memory */
     {"warp", 0, 0, 0, 0, 0},
     {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640, 0},
     {"staged", 0, 0, 0, 0, 0},

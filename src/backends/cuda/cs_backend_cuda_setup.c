@@ -478,9 +478,7 @@ static cs_status setup_constants(cs_backend *be, const int *parent) {
     double **dev[CS__NCONST] = {&s->u, &s->cdt, &s->d0, &s->b0};
     const cs_hines_array_kind kind[CS__NCONST] = {CS_HINES_COUPLING, CS_HINES_NODE, CS_HINES_NODE, CS_HINES_NODE};
     cs_status st = CS_OK;
-    const char *variant = cs_hines_gpu_plan_variant(be->plan); /* staged stages its rows, chunked assembles its */
-    be->shared_constants = be->fused && !be->epoch && ncell > 0 && cs_hines_gpu_plan_uniform(be->plan) &&
-                           strcmp(variant, "staged") != 0 && strcmp(variant, "chunked") != 0; /* reduced tree's in place */
+    be->shared_constants = be->fused && !be->epoch && ncell > 0 && cs_hines_gpu_plan_shares_constants(be->plan);
     /* identical cells: every cell's rows of each array equal cell 0's bit for bit; keep cell 0's */
     const size_t n0 = ncell ? (size_t)be->cell_first[1] : 0;
     double *first[CS__NCONST] = {NULL};
@@ -554,6 +552,13 @@ static void plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt) 
      * other cells on its GPU (the same spike times on 1 or N GPUs; docs/mpi.md) */
     const char *inv = getenv("CS_STAGED_INVARIANT");
     if (inv && !strcmp(inv, "1")) opt->fine_flags |= CS_HINES_STAGED_INVARIANT;
+    /* CS_FINE_U_GLOBAL=1: fine's fused step reads u through L1 instead of shared memory */
+    const char *ug = getenv("CS_FINE_U_GLOBAL");
+    if (ug && !strcmp(ug, "1")) opt->fine_flags |= CS_HINES_FINE_U_GLOBAL;
+    const char *dg = getenv("CS_FINE_D_GLOBAL"); /* =1: also the eliminated diagonal in device memory */
+    if (dg && !strcmp(dg, "1")) opt->fine_flags |= CS_HINES_FINE_D_GLOBAL;
+    const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
+    if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024) opt->threads = atoi(fth);
     /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
     const char *chunk_l = getenv("CS_CHUNKED_L");
     if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);
