@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The chunked Hines solver's fused membrane step (issue 28, session 21) on the GPU machine, in one
-# call of ~5-6 minutes on an H100: build; test_hines_chunked (the CPU emulation of the fused step,
-# 1e-12), test_hines_gpu restricted to chunked (every chunked config's fused step on the device
-# against the CPU at 1e-12, const_coupling too) and test_backend_cuda restricted to chunked;
-# compute-sanitizer memcheck on test_hines_gpu's small chunked cases (PARTS: "sanitize", ~1 min);
+# call of ~5-6 minutes on an H100: build; scripts/gpu_chunked.sh's tests on chunked alone:
+# test_hines_chunked (the CPU emulation of the fused step, 1e-12), test_hines_gpu (every chunked
+# config's solves and fused steps on the device against the CPU at 1e-12, const_coupling too) and
+# test_backend_cuda; compute-sanitizer memcheck on test_hines_gpu's small chunked cases (PARTS:
+# "sanitize", ~1 min);
 # then `--solver chunked` on bench/real_cells.py's big10000, big30000 and the unscaled FlyWire
 # "giant" at BIG_COMPARTMENTS (default 16e6), TFINAL [ms] (default 10), the fused step (default)
 # against the separate assembly (CS_CUDA_FUSED=0, the same binary), alternating, REPS times each:
@@ -23,28 +24,11 @@ gpu_start "${1:-${OUT:-$PWD/build-gpu/out-chunked-fused}}" cablesim_cli || exit 
 deadline=$((t0 + ${BUDGET_S:-330}))
 morph=${CS_MORPH_DIR:-$(gpu_morph_dir)} || exit 1
 export CS_MORPH_DIR=$morph
-rc_chunk=na rc_hines=na rc_backend=na rc_mem=na rc_bench=na
+rc_tests=na rc_bench=na
 
-if gpu_part tests; then
-  gpu_build "$bld" test_hines_gpu && gpu_build "$bld" test_hines_chunked || exit 1
-  gpu_stamp "test_hines_chunked (CPU emulation, fused step included)"
-  (cd "$bld/tests" && timeout 60 ./test_hines_chunked) >"$out/test_hines_chunked.log" 2>&1; rc_chunk=$?
-  grep -E "fused step rel|^[0-9]+%|Failure|Error" "$out/test_hines_chunked.log" | head -20
-  gpu_stamp "test_hines_gpu, chunked (solves and fused steps)"
-  (cd "$bld/tests" && CS_TEST_VARIANTS="chunked" timeout 120 ./test_hines_gpu) >"$out/test_hines_gpu.log" 2>&1; rc_hines=$?
-  grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test_hines_gpu.log" | head -20
-  gpu_stamp "test_backend_cuda.py, chunked"
-  export CS_TEST_VARIANTS="chunked"
-  CTEST_S=120 gpu_ctest "$bld" '^test_backend_cuda$'; rc_backend=$rc_tests
-  unset CS_TEST_VARIANTS
-fi
-
-if gpu_part sanitize && command -v compute-sanitizer >/dev/null; then
-  gpu_build "$bld" test_hines_gpu || exit 1
-  gpu_stamp "memcheck, small chunked solves and fused steps"
-  (cd "$bld/tests" && export CK_RUN_SUITE=hines_gpu CS_TEST_SMALL=1 CS_TEST_VARIANTS=chunked &&
-    gpu_sanitize memcheck 120 "$out/memcheck.log" memcheck ./test_hines_gpu)
-  grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.log" && rc_mem=0 || rc_mem=1
+if gpu_part tests || gpu_part sanitize; then # gpu_chunked.sh's tests, on chunked alone, in the same build
+  parts=$(for p in tests sanitize; do gpu_part $p && echo -n "$p "; done)
+  PARTS=$parts TEST_VARIANTS=chunked BUILD_DIR=$bld scripts/gpu_chunked.sh "$out/tests"; rc_tests=$?
 fi
 
 if gpu_part bench; then
@@ -104,6 +88,6 @@ for name in sorted(comp):  # the plans (chunks, interiors, reduced rows: the byt
 sys.exit(1 if bad else 0)
 EOF
 fi
-gpu_stamp "done: test_hines_chunked=$rc_chunk test_hines_gpu=$rc_hines test_backend_cuda=$rc_backend memcheck=$rc_mem bench=$rc_bench"
-for r in $rc_chunk $rc_hines $rc_backend $rc_mem $rc_bench; do case $r in na | 0) ;; *) exit 1 ;; esac; done
+gpu_stamp "done: tests=$rc_tests (test_hines_chunked, test_hines_gpu, test_backend_cuda, memcheck: above) bench=$rc_bench"
+for r in $rc_tests $rc_bench; do case $r in na | 0) ;; *) exit 1 ;; esac; done
 exit 0

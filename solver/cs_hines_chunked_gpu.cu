@@ -15,22 +15,22 @@
 #include "cs_hines_chunked_gpu.h"
 #include "cs_hines_gpu_impl.h"
 
-/* An interior row's d, u, rhs for P1 and P3, in two parts so that a chunk's loads are all issued
- * before any of them is waited for: base() loads what every row has and returns 1 where the row
- * carries current; current() then adds i and g there (a rare branch), and P3, their last reader,
- * clears them with clear() after its other loads and stores. */
+/* An interior row's d, u, rhs for P1 and P3, in parts so that a chunk's loads are all issued
+ * before any of them is waited for: base() loads d and rhs as every row has them and returns 1
+ * where the row carries current, coupling() its u; current() then adds i and g there (a rare
+ * branch), and P3, their last reader, clears them with clear() after its other loads and stores. */
 /* the solve: d, u, rhs as they are */
 template <class T>
 struct cs__chk_in_solve {
     const T *d, *u, *rhs;
     template <bool LAST>
-    __device__ __forceinline__ unsigned base(long long k, T &D, T &U, T &R) const
+    __device__ __forceinline__ unsigned base(long long k, T &D, T &R) const
     {
         D = LAST ? __ldg(d + k) : d[k]; /* P1 writes d (at the ends), P3 only reads it */
-        U = __ldg(u + k);
         R = rhs[k];
         return 0u;
     }
+    __device__ __forceinline__ T coupling(long long k) const { return __ldg(u + k); }
     __device__ __forceinline__ void current(long long, T &, T &) const {}
     __device__ __forceinline__ void clear(long long) const {}
 };
@@ -42,13 +42,13 @@ struct cs__chk_in_step {
     double *i, *g;
     const unsigned char *flags;
     template <bool LAST>
-    __device__ __forceinline__ unsigned base(long long k, double &D, double &U, double &R) const
+    __device__ __forceinline__ unsigned base(long long k, double &D, double &R) const
     {
         D = __ldg(d0 + k);
-        U = __ldg(u + k);
         R = __ldg(cdt + k) * v[k] + __ldg(b0 + k);
         return __ldg(flags + k) & CS_HINES_ROW_CURRENT;
     }
+    __device__ __forceinline__ double coupling(long long k) const { return __ldg(u + k); }
     __device__ __forceinline__ void current(long long k, double &D, double &R) const
     {
         const double gk = g[k], vk = v[k];
@@ -70,7 +70,11 @@ __device__ __forceinline__ unsigned cs__chk_load(const In &in, long long k0, int
     unsigned cur = 0u;
 #pragma unroll
     for (int q = 0; q < LMAX; ++q)
-        if (q < m) cur |= in.template base<LAST>(k0 - (long long)q * CS__CHK_LANES, vd[q], vu[q], vr[q]) << q;
+        if (q < m) {
+            const long long k = k0 - (long long)q * CS__CHK_LANES;
+            cur |= in.template base<LAST>(k, vd[q], vr[q]) << q;
+            vu[q] = in.coupling(k);
+        }
     if (cur) /* rare: ~1 row in 2 000 carries current in the big networks */
 #pragma unroll
         for (int q = 0; q < LMAX; ++q)
@@ -174,7 +178,7 @@ cudaError_t cs__chunked_launch_p3(const cs__chunked_dev &cd, const T *d, const T
     CS__CHK_LAUNCH(cs__k_chunked_p3, T, cs__chk_in_solve<T>, in, (const T *)rhs, rhs);
 }
 
-static cs__chk_in_step cs__chk_in_of(const cs_hines_step_d &st)
+static __host__ __device__ cs__chk_in_step cs__chk_in_of(const cs_hines_step_d &st)
 {
     const cs__chk_in_step in = {st.d0, st.cdt, st.b0, st.u, st.v, st.i, st.g, st.flags};
     return in;
@@ -196,18 +200,15 @@ __global__ void cs__k_chunked_reduced_in(int nr, cs_hines_step_d st, double *__r
 {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= nr) return;
-    const double vk = st.v[k];
-    double D = __ldg(st.d0 + k), R = __ldg(st.cdt + k) * vk + __ldg(st.b0 + k);
-    if (__ldg(st.flags + k) & CS_HINES_ROW_CURRENT) {
-        const double gk = st.g[k];
-        D += gk;
-        R += gk * vk - st.i[k];
-        st.g[k] = 0.0;
-        st.i[k] = 0.0;
+    const cs__chk_in_step in = cs__chk_in_of(st);
+    double D, R;
+    if (in.base<true>(k, D, R)) {
+        in.current(k, D, R);
+        in.clear(k);
     }
     st.work_a[k] = D;
     st.v[k] = R;
-    if (copy_u) ur[k] = __ldg(st.u + k);
+    if (copy_u) ur[k] = in.coupling(k);
 }
 
 cudaError_t cs__chunked_launch_reduced_in(int nr, const cs_hines_step_d &st, double *ur, int copy_u, cudaStream_t stream)
