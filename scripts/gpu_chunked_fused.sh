@@ -46,7 +46,7 @@ if gpu_part bench; then
         --backends cuda --solvers chunked --reps 1 --rep-limit 2 --timeout 120 --bound "${BOUND:-6.25e10}" \
         --deadline "$deadline" --json "$out/fused$fused-$rep.json" --md "$out/fused$fused-$rep.md" \
         >"$out/fused$fused-$rep.log" 2>&1 || rc_bench=1
-      grep -E "cs/s|refused|error|skipped" "$out/fused$fused-$rep.log" | head -10
+      grep -E "cs/s|refused|error|skipped" "$out/fused$fused-$rep.log" | grep -vE "^(\||tfinal)" | head -10
     done
   done
   $py - "$out" "${BOUND:-6.25e10}" <<'EOF' || rc_bench=1
