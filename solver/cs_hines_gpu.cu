@@ -538,8 +538,8 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
 static cs_solver_status cs__need_fused(const cs_hines_plan *pl)
 {
     if (cs__hines_hplan_fuses(&pl->hp)) return CS_SOLVER_OK;
-    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable), fine, or a "
-                "staged plan built with fused_step, not %s", cs__hines_variant_name(pl->hp.variant));
+    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable), fine, "
+                "chunked, or a staged plan built with fused_step, not %s", cs__hines_variant_name(pl->hp.variant));
     return CS_SOLVER_ERR_UNAVAILABLE;
 }
 
@@ -584,8 +584,19 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
                     "and a0");
         return CS_SOLVER_ERR_INVALID;
     }
-    if (hp->variant == CS__HV_CHUNKED) /* nothing cut (cs__hines_hplan_fuses): the fine plan's step */
+    if (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk == 0) /* nothing cut: its fine plan's step */
         return cs_hines_gpu_step_internal_d(pl->sub, st);
+    if (hp->variant == CS__HV_CHUNKED) { /* the reduced rows, P1, the reduced tree, P3 (cs_hines_chunked_gpu.h) */
+        const cs__chunked_dev cd = {hp->chk_nchunk, hp->chk_L, pl->d_chk_chunk, pl->d_chk_group};
+        double *ur = (double *)pl->chk_ur;
+        const int copy_u = !pl->const_u || pl->chk_ur_src != (const void *)st->u; /* as the solve's copy */
+        CS__CU(cs__chunked_launch_reduced_in(hp->chk_nr, *st, ur, copy_u, pl->stream));
+        pl->chk_ur_src = st->u;
+        CS__CU(cs__chunked_launch_p1_step(cd, *st, ur, pl->stream));
+        CS__TRY(cs__solve_internal<double>(pl->sub, st->work_a, (const double *)ur, st->v));
+        CS__CU(cs__chunked_launch_p3_step(cd, *st, pl->stream));
+        return CS_SOLVER_OK;
+    }
     if (hp->variant == CS__HV_FINE) {
         const size_t rows = (size_t)hp->max_pack_rows;
         const int smem = cs__fine_smem(pl, sizeof(double)), u_shared = (hp->fine_flags & CS_HINES_FINE_U_SHARED) != 0;

@@ -226,11 +226,13 @@ cs_solver_status cs_hines_gpu_solve_internal_f(cs_hines_plan *plan, float *d, co
                                                float *rhs);
 
 /* ---- one membrane step: assembly fused into the solve (double; device pointers; asynchronous)
- * For the per-system variants (flat, interleaved, block_interleaved, variable), "fine" (and
- * "chunked" where it cuts nothing: fine's solve), and for "staged"
- * plans built with fused_step = 1 (see cs_hines_gpu_plan_fuses, cs_hines_gpu_plan_set_current;
- * staged and fine form rhs as (cdt·v + b0) + (g·v − i); staged uses neither work array, fine's
- * packs too large for shared memory use them as their d and rhs). In the internal
+ * For the per-system variants (flat, interleaved, block_interleaved, variable), "fine", "chunked"
+ * and "staged" plans built with fused_step = 1 (see cs_hines_gpu_plan_fuses,
+ * cs_hines_gpu_plan_set_current; staged, fine and chunked form rhs as (cdt·v + b0) + (g·v − i);
+ * staged uses neither work array, fine's packs too large for shared memory use them as their d
+ * and rhs; chunked where it cuts nothing is fine's step, and where it cuts it assembles the rows
+ * of its reduced tree into work_a and v, which that tree's unfused solve then overwrites with
+ * their solution, and its chunks' interiors as P1 and P3 reach them: work_b unused). In the internal
  * layout, every row's diagonal and right-hand side are
  * built as the sweep reaches them and never stored:
  *     d   = d0 + g                     (g only at rows flagged CS_HINES_ROW_CURRENT)
