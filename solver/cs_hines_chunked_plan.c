@@ -355,15 +355,7 @@ static void cs__chk_row_in(const cs__chk_src *s, long long k, int last, double *
         *R = s->rhs[k];
         return;
     }
-    const double vk = st->v[k];
-    *D = st->d0[k];
-    *R = st->cdt[k] * vk + st->b0[k];
-    if (st->flags[k] & CS_HINES_ROW_CURRENT) {
-        const double gk = st->g[k];
-        *D += gk;
-        *R += gk * vk - st->i[k];
-        if (last) st->g[k] = st->i[k] = 0.0;
-    }
+    cs__step_row_host(st, k, last, D, R);
 }
 
 /* P1 on chunk c: the interior eliminated upwards, the fill G to b carried; d, rhs of a and b

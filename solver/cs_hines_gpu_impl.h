@@ -367,6 +367,20 @@ int cs__hines_hplan_fuses(const cs__hines_hplan *hp);
 int cs__hines_hplan_shares_constants(const cs__hines_hplan *hp);
 void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags);
 void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
+/* The fused step's row k on the host, as the kernels form it: d = d0 (+ g), rhs = (cdt·v + b0)
+ * (+ (g·v − i)), g and i of a row flagged CS_HINES_ROW_CURRENT zeroed when zero is set. */
+static inline void cs__step_row_host(const cs_hines_step_d *st, long long k, int zero, double *d, double *rhs)
+{
+    const double vk = st->v[k];
+    *d = st->d0[k];
+    *rhs = st->cdt[k] * vk + st->b0[k];
+    if (st->flags[k] & CS_HINES_ROW_CURRENT) {
+        const double gk = st->g[k];
+        *d += gk;
+        *rhs += gk * vk - st->i[k];
+        if (zero) st->g[k] = st->i[k] = 0.0;
+    }
+}
 
 #ifdef __cplusplus
 }

@@ -280,10 +280,9 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
                            const T *__restrict__ u, T *rhs)
 {
     extern __shared__ __align__(16) unsigned char cs__smem_fine[];
-    const int pk = blockIdx.x;
-    const int4 ti = type_info[pack_type[pk]];
-    const long long base = pack_base[pk];
-    const int rows = ti.w;
+    const int4 ti = type_info[pack_type[blockIdx.x]];
+    const long long base = pack_base[blockIdx.x];
+    const int rows = ti.w; /* ti: {first task, first level start, levels, rows} */
     T *D, *R;
     const T *U;
     if (SMEM) {
@@ -322,26 +321,20 @@ __global__ void cs__k_fine_step(const int *__restrict__ pack_base, const int *__
                                 const int4 *__restrict__ tasks, const int *__restrict__ children, const cs_hines_step_d st)
 {
     extern __shared__ __align__(16) unsigned char cs__smem_fine_step[];
-    const int pk = blockIdx.x;
-    const int4 ti = type_info[pack_type[pk]];
-    const long long base = pack_base[pk];
+    const int4 ti = type_info[pack_type[blockIdx.x]];
+    const long long base = pack_base[blockIdx.x];
     const int rows = ti.w;
-    double *D, *R;
-    const double *U;
+    double *D = st.work_a + base, *R = st.work_b + base; /* in device memory unless SMEM */
+    const double *U = st.u + base;
     if (SMEM) {
         double *s = reinterpret_cast<double *>(cs__smem_fine_step);
         R = s;
-        D = D_SMEM ? s + rows : st.work_a + base;
-        U = st.u + base;
+        if (D_SMEM) D = s + rows;
         if (U_SMEM) {
             double *Us = s + 2 * rows;
             for (int e = threadIdx.x; e < rows; e += blockDim.x) Us[e] = __ldg(st.u + base + e);
             U = Us;
         }
-    } else {
-        D = st.work_a + base;
-        R = st.work_b + base;
-        U = st.u + base;
     }
     /* FINE_LOADS rows a thread at a time, so that their loads are in flight together: the rows'
      * own terms and flags, then i and g of those flagged CS_HINES_ROW_CURRENT (read and zeroed) */

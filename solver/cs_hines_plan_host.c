@@ -198,17 +198,7 @@ int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const dou
 static void cs__fine_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
 {
     double *wa = st->work_a, *wb = st->work_b;
-    for (long long k = 0; k < hp->internal_size; ++k) {
-        const double v = st->v[k];
-        wa[k] = st->d0[k];
-        wb[k] = st->cdt[k] * v + st->b0[k];
-        if (st->flags[k] & CS_HINES_ROW_CURRENT) {
-            wa[k] += st->g[k];
-            wb[k] += st->g[k] * v - st->i[k];
-            st->g[k] = 0.0;
-            st->i[k] = 0.0;
-        }
-    }
+    for (long long k = 0; k < hp->internal_size; ++k) cs__step_row_host(st, k, 1, wa + k, wb + k);
     cs__hines_hplan_solve_host(hp, wa, st->u, wb);
     memcpy(st->v, wb, sizeof(double) * (size_t)hp->internal_size);
 }
