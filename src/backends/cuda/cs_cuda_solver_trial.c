@@ -178,8 +178,9 @@ static int is_variant(const char *name, const char *v) { return v && name && !st
 cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_network_desc *net,
                                        const cs_backend_params *p, int max_steps, double abandon,
                                        cs_solver_trial *cand, int n) {
-    if (ops != cs_backend_cuda() || !ops)
-        return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': %s", cs_backend_cuda_unavailable());
+    if (!cs_backend_cuda()) return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': %s", cs_backend_cuda_unavailable());
+    if (ops != cs_backend_cuda())
+        return cs_error_set(CS_ERR_UNSUPPORTED, "backend 'cuda': the solver-level trial runs the CUDA backend's solvers only");
     if (!net->ncell || net->total_cv > (uint64_t)INT_MAX)
         return cs_error_set(CS_ERR_INVALID, "backend 'cuda': no cells, or more than 2^31 CVs in one batch");
     for (int c = 0; c < n; ++c) {
