@@ -175,6 +175,26 @@ static cs_status time_one(const trial_inputs *in, const cs_hines_gpu_options *op
 
 static int is_variant(const char *name, const char *v) { return v && name && !strcmp(name, v); }
 
+/* only auto and chunked may solve as another variant (cs_hines_gpu_plan_resolve) */
+static int needs_resolve(const char *name) { return !name || !strcmp(name, "auto") || !strcmp(name, "chunked"); }
+
+/* the jobs of the parallel parts: JOB_PLAN + c, JOB_RESOLVE + c (candidate c), JOB_CONST + k */
+enum { JOB_PLAN = 0, JOB_RESOLVE = 1 << 20, JOB_CONST = 2 << 20, JOB_INDEX = (1 << 20) - 1 };
+
+/* One candidate's plan, on this thread; its failure kept in r. */
+static void build_plan(const trial_inputs *in, const cs_hines_gpu_options *opt, trial_state *ts, cs_solver_trial *t,
+                       job_result *r) {
+    const cs_network_desc *net = in->net;
+    const double t0 = cs_now();
+    cs_solver_status ss = cs_hines_gpu_plan_create((int)net->ncell, in->cell_first, in->parent, opt, &ts->plan);
+    t->plan_seconds = cs_now() - t0;
+    r->st = CS_OK;
+    if (ss != CS_SOLVER_OK) {
+        ts->plan = NULL;
+        keep_error(r, cs__cuda_solver_fail(ss, "building the solver plan"));
+    }
+}
+
 cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_network_desc *net,
                                        const cs_backend_params *p, int max_steps, double abandon,
                                        cs_solver_trial *cand, int n) {
@@ -222,26 +242,33 @@ cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_netwo
         q[c].solver = cand[c].name;
         cs__cuda_plan_options(&q[c], &opt[c]);
     }
-    /* 1. at once: the four constants on the host and their uploads, and what auto and chunked
-     * would solve as (cs_hines_gpu_plan_resolve: a few passes over the rows) */
+    /* 1. at once, the longest first: the plans of the named candidates (host planning and
+     * uploads; cs_hines_gpu_plan_create selects the device on its thread), what auto and chunked
+     * would solve as (cs_hines_gpu_plan_resolve: a few passes over the rows), and the four
+     * constants (built on the host, uploaded) */
+    int *job = calloc((size_t)(CS__NCONST + 2 * n), sizeof *job), njob = 0;
+    if (st == CS_OK && !job) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
+    for (int c = 0; st == CS_OK && c < n; ++c)
+        if (cand[c].name && strcmp(cand[c].name, "auto")) job[njob++] = JOB_PLAN + c;
+    for (int c = 0; st == CS_OK && c < n; ++c)
+        if (needs_resolve(cand[c].name)) job[njob++] = JOB_RESOLVE + c;
+        else resolved[c] = cand[c].name;
+    for (int k = 0; st == CS_OK && k < CS__NCONST; ++k) job[njob++] = JOB_CONST + k;
     if (st == CS_OK) {
-        const int njob = CS__NCONST + n;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(njob < omp_get_max_threads() ? njob : omp_get_max_threads())
         for (int j = 0; j < njob; ++j) {
-            if (j < CS__NCONST) {
-                keep_error(&res[j], constant_job(&in, j));
-                continue;
-            }
-            const int c = j - CS__NCONST;
-            const char *name = cand[c].name;
-            resolved[c] = name && strcmp(name, "auto") && strcmp(name, "chunked")
-                              ? name
-                              : cs_hines_gpu_plan_resolve((int)net->ncell, in.cell_first, in.parent, &opt[c]);
+            const int c = job[j] & JOB_INDEX;
+            if (job[j] >= JOB_CONST)
+                keep_error(&res[c], constant_job(&in, c));
+            else if (job[j] >= JOB_RESOLVE)
+                resolved[c] = cs_hines_gpu_plan_resolve((int)net->ncell, in.cell_first, in.parent, &opt[c]);
+            else
+                build_plan(&in, &opt[c], &ts[c], &cand[c], &res[CS__NCONST + c]);
         }
-        for (int j = 0; j < CS__NCONST && st == CS_OK; ++j)
-            if (res[j].st != CS_OK) st = cs_error_set(res[j].st, "%s", res[j].msg);
+        for (int k = 0; k < CS__NCONST && st == CS_OK; ++k)
+            if (res[k].st != CS_OK) st = cs_error_set(res[k].st, "%s", res[k].msg);
     }
-    /* a candidate that would solve as another candidate by its name is not built: that one is
+    /* a candidate that would solve as another candidate by its name is not timed: that one is
      * (auto that resolves to chunked: chunked's plan is the same, and auto's planner took 3.0 s
      * where chunked's took 1.35 s on big10000, bench/plan_times); else the first of a solve */
     for (int c = 0; st == CS_OK && c < n; ++c) {
@@ -250,28 +277,23 @@ cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_netwo
             if (e != c && (is_variant(cand[e].name, resolved[c]) || (e < c && is_variant(resolved[e], resolved[c]))))
                 snprintf(cand[c].same_as, sizeof cand[c].same_as, "%s", resolved[c]);
     }
-    /* 2. at once: the plans (host planning and uploads; cs_hines_gpu_plan_create selects the
-     * device on its thread) */
-    if (st == CS_OK) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(n < omp_get_max_threads() ? n : omp_get_max_threads())
-        for (int c = 0; c < n; ++c) {
-            if (cand[c].same_as[0]) continue;
-            const double t0 = cs_now();
-            cs_solver_status ss = cs_hines_gpu_plan_create((int)net->ncell, in.cell_first, in.parent, &opt[c], &ts[c].plan);
-            cand[c].plan_seconds = cs_now() - t0;
-            job_result *r = &res[CS__NCONST + c];
-            r->st = CS_OK;
-            if (ss != CS_SOLVER_OK) {
-                ts[c].plan = NULL;
-                keep_error(r, cs__cuda_solver_fail(ss, "building the solver plan"));
-            }
-        }
+    /* 2. auto's plan where it solves as none of the others (usually none) */
+    njob = 0;
+    for (int c = 0; st == CS_OK && c < n; ++c)
+        if (!ts[c].plan && !cand[c].same_as[0] && res[CS__NCONST + c].st == CS_OK) job[njob++] = c;
+    if (st == CS_OK && njob) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(njob < omp_get_max_threads() ? njob : omp_get_max_threads())
+        for (int j = 0; j < njob; ++j) build_plan(&in, &opt[job[j]], &ts[job[j]], &cand[job[j]], &res[CS__NCONST + job[j]]);
     }
+    free(job);
     /* 3. one after the other: each plan's steps timed, then its state freed */
     double best = -1;
     for (int c = 0; st == CS_OK && c < n; ++c) {
         cs_solver_trial *t = &cand[c];
-        if (t->same_as[0]) continue;
+        if (t->same_as[0]) {
+            state_free(&ts[c]); /* built before it was known (chunked cutting nothing) */
+            continue;
+        }
         if (res[CS__NCONST + c].st != CS_OK) {
             t->status = res[CS__NCONST + c].st;
             snprintf(t->message, sizeof t->message, "%s", res[CS__NCONST + c].msg);
