@@ -212,8 +212,17 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
     }
     if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
         size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);
-        if (bytes > 48 * 1024)
+        if (bytes > 48 * 1024) {
             CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+            if (sizeof(T) == sizeof(double)) /* the fused step (double only) stages at most the same three arrays */
+                CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+        }
+        if (sizeof(T) == sizeof(double) && bytes * 2 / 3 > 48 * 1024)
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)(bytes * 2 / 3)));
+        if (sizeof(T) == sizeof(double) && bytes / 3 > 48 * 1024)
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)(bytes / 3)));
     }
     return CS_SOLVER_OK;
 }
@@ -526,8 +535,8 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
 static cs_solver_status cs__need_fused(const cs_hines_plan *pl)
 {
     if (cs__hines_hplan_fuses(&pl->hp)) return CS_SOLVER_OK;
-    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable) or a staged plan "
-                "built with fused_step, not %s", cs__hines_variant_name(pl->hp.variant));
+    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable), fine, or a "
+                "staged plan built with fused_step, not %s", cs__hines_variant_name(pl->hp.variant));
     return CS_SOLVER_ERR_UNAVAILABLE;
 }
 
@@ -547,6 +556,8 @@ extern "C" int cs_hines_gpu_plan_uniform(const cs_hines_plan *pl) { return pl &&
 
 extern "C" int cs_hines_gpu_plan_fuses(const cs_hines_plan *pl) { return pl && cs__hines_hplan_fuses(&pl->hp); }
 
+extern "C" int cs_hines_gpu_plan_shares_constants(const cs_hines_plan *pl) { return pl && cs__hines_hplan_shares_constants(&pl->hp); }
+
 extern "C" cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *pl, unsigned char *flags)
 {
     if (!pl || !flags) { cs__gpu_err("cs_hines_gpu_plan_row_flags: NULL argument"); return CS_SOLVER_ERR_INVALID; }
@@ -565,9 +576,29 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
     const cs__hines_hplan *hp = &pl->hp;
     CS__TRY(cs__need_fused(pl));
     CS__CU(cudaSetDevice(pl->device));
-    if (st->shared_constants && (!hp->uniform || !st->a0)) {
-        cs__gpu_err("cs_hines_gpu_step_internal_d: shared constants need systems of one structure and a0");
+    if (st->shared_constants && (!cs__hines_hplan_shares_constants(hp) || !st->a0)) {
+        cs__gpu_err("cs_hines_gpu_step_internal_d: shared constants need a per-system variant, systems of one structure "
+                    "and a0");
         return CS_SOLVER_ERR_INVALID;
+    }
+    if (hp->variant == CS__HV_CHUNKED) /* nothing cut (cs__hines_hplan_fuses): the fine plan's step */
+        return cs_hines_gpu_step_internal_d(pl->sub, st);
+    if (hp->variant == CS__HV_FINE) {
+        const size_t rows = (size_t)hp->max_pack_rows;
+        if (cs__fine_smem(pl, sizeof(double)) && (hp->fine_flags & CS_HINES_FINE_D_GLOBAL))
+            cs__k_fine_step<true, false, false><<<hp->npack, hp->threads, rows * sizeof(double), pl->stream>>>(
+                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        else if (cs__fine_smem(pl, sizeof(double)) && (hp->fine_flags & CS_HINES_FINE_U_GLOBAL))
+            cs__k_fine_step<true, false, true><<<hp->npack, hp->threads, rows * 2 * sizeof(double), pl->stream>>>(
+                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        else if (cs__fine_smem(pl, sizeof(double)))
+            cs__k_fine_step<true, true, true><<<hp->npack, hp->threads, rows * 3 * sizeof(double), pl->stream>>>(
+                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        else
+            cs__k_fine_step<false, false, false><<<hp->npack, hp->threads, 0, pl->stream>>>(
+                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        CS__CU(cudaGetLastError());
+        return CS_SOLVER_OK;
     }
     if (hp->variant == CS__HV_STAGED) {
         if (st->shared_constants || !pl->stg_current) {

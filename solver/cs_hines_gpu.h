@@ -122,6 +122,10 @@ enum {
     CS_HINES_FINE_NO_SPLIT = 2,  /* do not split long branches */
     CS_HINES_FINE_NO_SORT = 4,   /* keep branches of a level in tree order instead of by length */
     CS_HINES_FINE_GLOBAL = 8,    /* work in device memory even when a pack fits in shared memory */
+    CS_HINES_FINE_U_GLOBAL = 16, /* fine's fused step: u read through L1, not staged in shared memory
+                                    (16 B a row of shared memory instead of 24: more blocks a multiprocessor) */
+    CS_HINES_FINE_D_GLOBAL = 32, /* fine's fused step: u through L1 and the eliminated diagonal in work_a
+                                    (8 B a row of shared memory) */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no
@@ -219,9 +223,11 @@ cs_solver_status cs_hines_gpu_solve_internal_f(cs_hines_plan *plan, float *d, co
                                                float *rhs);
 
 /* ---- one membrane step: assembly fused into the solve (double; device pointers; asynchronous)
- * For the per-system variants (flat, interleaved, block_interleaved, variable) and for "staged"
+ * For the per-system variants (flat, interleaved, block_interleaved, variable), "fine" (and
+ * "chunked" where it cuts nothing: fine's solve), and for "staged"
  * plans built with fused_step = 1 (see cs_hines_gpu_plan_fuses, cs_hines_gpu_plan_set_current;
- * staged forms rhs as (cdt·v + b0) + (g·v − i) and uses neither work array). In the internal
+ * staged and fine form rhs as (cdt·v + b0) + (g·v − i); staged uses neither work array, fine's
+ * packs too large for shared memory use them as their d and rhs). In the internal
  * layout, every row's diagonal and right-hand side are
  * built as the sweep reaches them and never stored:
  *     d   = d0 + g                     (g only at rows flagged CS_HINES_ROW_CURRENT)
@@ -265,6 +271,10 @@ typedef struct {
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan);
 /* 1 when the plan's variant runs cs_hines_gpu_step_internal_d, else 0. */
 int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan);
+/* 1 when its fused step takes shared constants (cs_hines_step_d.shared_constants): a per-system
+ * variant whose systems all have one structure; else 0 (fine, chunked and staged read their own
+ * constants per row). */
+int cs_hines_gpu_plan_shares_constants(const cs_hines_plan *plan);
 /* The structure bits (CS_HINES_ROW_PARENT_PREV, CS_HINES_ROW_GATHERS) of every internal row
  * into a host array of internal-size bytes (padding rows 0). CS_SOLVER_ERR_UNAVAILABLE when
  * the plan does not fuse. */
@@ -274,7 +284,7 @@ cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned
  * fused_step = 1: its rings stage d0, u, b0, C/dt, v and, at those rows only, i and g) marks them
  * in its schedule and needs this call before its first step, and again when rows gain current
  * (marks are only added: a marked row without current reads and zeroes zeros); it does not read
- * step->flags, nor take shared constants. The per-system variants read step->flags
+ * step->flags, nor take shared constants. The per-system variants and fine read step->flags
  * instead and ignore this call. */
 cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsigned char *flags);
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *step);

@@ -356,6 +356,7 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
  * runs it, the structure bits of every internal row, and a host emulation of the kernel (same
  * order of operations) for checking the bits on machines without a GPU. */
 int cs__hines_hplan_fuses(const cs__hines_hplan *hp);
+int cs__hines_hplan_shares_constants(const cs__hines_hplan *hp);
 void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags);
 void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
 

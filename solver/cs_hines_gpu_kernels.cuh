@@ -7,6 +7,7 @@
  *   cs__k_step_cells   the fused membrane step on the same layouts
  *   cs__k_block_shared one CUDA block per group of BS systems, rhs in shared memory
  *   cs__k_fine         one CUDA block per pack, one thread per branch, level by level
+ *   cs__k_fine_step    the fused membrane step on fine's packs
  *   cs__k_warp         one warp per pack, packs of one type per block
  *   cs__k_convert      tree order <-> internal layout, one warp per system */
 #ifndef CS_HINES_GPU_KERNELS_CUH
@@ -305,6 +306,84 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
     cs__pack_sweeps<T, false>(D, U, R, level_start + ti.y, ti.z, tasks, children, threadIdx.x, blockDim.x);
     if (SMEM)
         for (int e = threadIdx.x; e < rows; e += blockDim.x) rhs[base + e] = R[e];
+}
+
+/* The fused membrane step on fine's packs (cs_hines_gpu.h, cs_hines_step_d): each row's d and rhs
+ * are formed as the pack is loaded, d = d0 (+ g), rhs = (cdt·v + b0) (+ (g·v − i)) with i and g read
+ * and zeroed only at rows flagged CS_HINES_ROW_CURRENT, and the solution is written to v. Against a
+ * separate assembly kernel (80 B a row: d0, b0, cdt, v, i, g read, d, rhs, i, g written) and the
+ * solve's reads of d and rhs, a row costs d0, cdt, b0, v, u, its flag byte and v written: ~49 B.
+ * SMEM: the pack's D and R in shared memory (and U too when U_SMEM; without it, a pack takes 16 B
+ * a row of shared memory instead of 24, so more blocks fit a multiprocessor, and U is read through
+ * L1; without D_SMEM, D is work_a: 8 B a row); else D and R are work_a and work_b. */
+template <bool SMEM, bool U_SMEM, bool D_SMEM>
+__global__ void cs__k_fine_step(const int *__restrict__ pack_base, const int *__restrict__ pack_type,
+                                const int4 *__restrict__ type_info, const int *__restrict__ level_start,
+                                const int4 *__restrict__ tasks, const int *__restrict__ children, const cs_hines_step_d st)
+{
+    extern __shared__ __align__(16) unsigned char cs__smem_fine_step[];
+    const int pk = blockIdx.x;
+    const int4 ti = type_info[pack_type[pk]];
+    const long long base = pack_base[pk];
+    const int rows = ti.w;
+    double *D, *R;
+    const double *U;
+    if (SMEM) {
+        double *s = reinterpret_cast<double *>(cs__smem_fine_step);
+        R = s;
+        D = D_SMEM ? s + rows : st.work_a + base;
+        U = st.u + base;
+        if (U_SMEM) {
+            double *Us = s + 2 * rows;
+            for (int e = threadIdx.x; e < rows; e += blockDim.x) Us[e] = __ldg(st.u + base + e);
+            U = Us;
+        }
+    } else {
+        D = st.work_a + base;
+        R = st.work_b + base;
+        U = st.u + base;
+    }
+    /* the rows' own terms first, FINE_LOADS rows a thread at a time so that their loads are all in
+     * flight together (no global store in this loop: nothing for them to wait on), then the few
+     * rows with current (their i and g, read and zeroed) */
+    const double *__restrict__ d0 = st.d0 + base, *__restrict__ cdt = st.cdt + base, *__restrict__ b0 = st.b0 + base;
+    const double *__restrict__ vin = st.v + base;
+    const unsigned char *__restrict__ fl = st.flags + base;
+    enum { FINE_LOADS = 4 };
+    const int stride = blockDim.x;
+    for (int e0 = threadIdx.x; e0 < rows; e0 += FINE_LOADS * stride) {
+        double v[FINE_LOADS], a[FINE_LOADS], c[FINE_LOADS], b[FINE_LOADS];
+#pragma unroll
+        for (int j = 0; j < FINE_LOADS; ++j) {
+            const int e = e0 + j * stride;
+            if (e < rows) {
+                v[j] = vin[e];
+                a[j] = __ldg(d0 + e);
+                c[j] = __ldg(cdt + e);
+                b[j] = __ldg(b0 + e);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < FINE_LOADS; ++j) {
+            const int e = e0 + j * stride;
+            if (e < rows) {
+                D[e] = a[j];
+                R[e] = c[j] * v[j] + b[j];
+            }
+        }
+    }
+    for (int e = threadIdx.x; e < rows; e += stride)
+        if (__ldg(fl + e) & CS_HINES_ROW_CURRENT) {
+            const long long k = base + e;
+            const double g = st.g[k], v = vin[e];
+            D[e] += g;
+            R[e] += g * v - st.i[k];
+            st.g[k] = 0.0;
+            st.i[k] = 0.0;
+        }
+    __syncthreads();
+    cs__pack_sweeps<double, false>(D, U, R, level_start + ti.y, ti.z, tasks, children, threadIdx.x, blockDim.x);
+    for (int e = threadIdx.x; e < rows; e += blockDim.x) st.v[base + e] = R[e];
 }
 
 /* "warp": one block per run of packs of one type (block_first), one warp per pack. The block

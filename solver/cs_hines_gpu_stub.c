@@ -50,6 +50,7 @@ CS__STUB_SOLVE(cs_hines_gpu_solve_internal_f, float)
 
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan) { (void)plan; return 0; }
 int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan) { (void)plan; return 0; }
+int cs_hines_gpu_plan_shares_constants(const cs_hines_plan *plan) { (void)plan; return 0; }
 cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned char *f) { (void)plan; (void)f; return CS_SOLVER_ERR_UNAVAILABLE; }
 cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsigned char *f) { (void)plan; (void)f; return CS_SOLVER_ERR_UNAVAILABLE; }
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *st) { (void)plan; (void)st; return CS_SOLVER_ERR_UNAVAILABLE; }

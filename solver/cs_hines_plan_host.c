@@ -131,11 +131,22 @@ void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const doub
 }
 
 /* ---- the fused step -------------------------------------------------------------------------- */
-int cs__hines_hplan_fuses(const cs__hines_hplan *hp)
+/* the per-system variants: one thread per system on a (slot base, stride) layout */
+static int cs__per_system(const cs__hines_hplan *hp)
 {
     return hp->variant == CS__HV_FLAT || hp->variant == CS__HV_INTERLEAVED || hp->variant == CS__HV_BLOCK_INTERLEAVED ||
-           hp->variant == CS__HV_VARIABLE || (hp->variant == CS__HV_STAGED && hp->stg_fused);
+           hp->variant == CS__HV_VARIABLE;
 }
+
+/* A chunked plan that cuts nothing runs its reduced tree's plan, which is then fine
+ * (cs__chunked_pays: a level that does not pay is planned fine), so it fuses as fine does. */
+int cs__hines_hplan_fuses(const cs__hines_hplan *hp)
+{
+    return cs__per_system(hp) || hp->variant == CS__HV_FINE || (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk == 0) ||
+           (hp->variant == CS__HV_STAGED && hp->stg_fused);
+}
+
+int cs__hines_hplan_shares_constants(const cs__hines_hplan *hp) { return cs__per_system(hp) && hp->uniform; }
 
 static inline int cs__slot_parent(const cs__hines_hplan *hp, long long k, int i)
 {
@@ -145,7 +156,7 @@ static inline int cs__slot_parent(const cs__hines_hplan *hp, long long k, int i)
 void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags)
 {
     memset(flags, 0, (size_t)hp->internal_size);
-    if (!cs__hines_hplan_fuses(hp) || hp->variant == CS__HV_STAGED) return; /* staged: its schedule has the structure */
+    if (!cs__per_system(hp)) return; /* staged: its schedule has the structure; fine's packs need none */
     for (int q = 0; q < hp->nslot; ++q) {
         long long b = hp->slot_base[q], G = hp->stride;
         for (int i = 1; i < hp->slot_n[q]; ++i) {
@@ -182,8 +193,32 @@ int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const dou
 }
 
 /* Mirrors cs__k_step_cells in cs_hines_gpu.cu operation for operation. */
+/* fine's fused step (cs__k_fine_step): every row assembled (into the work arrays, which stand
+ * for the kernel's D and R), the packs' sweeps, the solution into v */
+static void cs__fine_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
+{
+    double *wa = st->work_a, *wb = st->work_b;
+    for (long long k = 0; k < hp->internal_size; ++k) {
+        const double v = st->v[k];
+        wa[k] = st->d0[k];
+        wb[k] = st->cdt[k] * v + st->b0[k];
+        if (st->flags[k] & CS_HINES_ROW_CURRENT) {
+            wa[k] += st->g[k];
+            wb[k] += st->g[k] * v - st->i[k];
+            st->g[k] = 0.0;
+            st->i[k] = 0.0;
+        }
+    }
+    cs__hines_hplan_solve_host(hp, wa, st->u, wb);
+    memcpy(st->v, wb, sizeof(double) * (size_t)hp->internal_size);
+}
+
 void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
 {
+    if (hp->variant == CS__HV_FINE || hp->variant == CS__HV_CHUNKED) { /* chunked: only when it cuts nothing */
+        cs__fine_step_host(hp, st);
+        return;
+    }
     const unsigned char *F = st->flags;
     double *v = st->v, *wa = st->work_a, *wb = st->work_b;
     for (int q = 0; q < hp->nslot; ++q) {

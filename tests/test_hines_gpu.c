@@ -16,8 +16,9 @@
  * float loop on the same system), and the normwise backward error
  * max|b - A·x| / max(|A|·|x| + |b|) must stay under 1e-6 in every float case.
  *
- * The fused membrane step (cs_hines_gpu_step_internal_d) is checked on every per-system variant,
- * with and without shared constants (uniform batches), against the serial solve of the system it
+ * The fused membrane step (cs_hines_gpu_step_internal_d) is checked on every per-system variant
+ * (with and without shared constants on uniform batches), on fine (its packs in shared memory and
+ * in device memory) and on chunked plans that cut nothing, against the serial solve of the system it
  * assembles, at the same 1e-12; two steps each, and after each step i, g and the branch points'
  * work entries must be zero.
  *
@@ -99,7 +100,9 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
     ck_assert_int_eq(cs_hines_gpu_plan_uniform(pl), hp.uniform);
     double *x = malloc(sizeof(double) * b->nrows);
     const int staged = hp.variant == CS__HV_STAGED;
-    for (int shared = 0; shared <= (staged ? 0 : hp.uniform); ++shared) {
+    const int shares = cs_hines_gpu_plan_shares_constants(pl);
+    ck_assert_int_eq(shares, cs__hines_hplan_shares_constants(&hp));
+    for (int shared = 0; shared <= shares; ++shared) {
         step_inputs si;
         step_inputs_make(b, &hp, shared, &si);
         if (staged) /* its step needs the rows with current first */
@@ -142,7 +145,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
         free(sref);
         step_inputs_free(&si);
     }
-    if (!hp.uniform || staged) { /* shared constants are refused for systems of different structures, and by staged */
+    if (!shares) { /* refused for systems of different structures, and by staged, fine and chunked */
         cs_hines_step_d bad = {(double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl,
                                (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl};
         ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &bad), CS_SOLVER_ERR_INVALID);

@@ -321,7 +321,7 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
         free(seen);
     }
     const int staged = hp.variant == CS__HV_STAGED; /* no shared constants; rows with current in its schedule */
-    for (int shared = 0; cs__hines_hplan_fuses(&hp) && shared <= (staged ? 0 : hp.uniform); ++shared) {
+    for (int shared = 0; cs__hines_hplan_fuses(&hp) && shared <= cs__hines_hplan_shares_constants(&hp); ++shared) {
         /* the fused step, twice: the second finds the work arrays as the first left them */
         step_inputs si;
         step_inputs_make(b, &hp, shared, &si);

@@ -38,6 +38,13 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
      * other cells on its GPU (the same spike times on 1 or N GPUs; docs/mpi.md) */
     const char *inv = getenv("CS_STAGED_INVARIANT");
     if (inv && !strcmp(inv, "1")) opt->fine_flags |= CS_HINES_STAGED_INVARIANT;
+    /* CS_FINE_U_GLOBAL=1: fine's fused step reads u through L1 instead of shared memory */
+    const char *ug = getenv("CS_FINE_U_GLOBAL");
+    if (ug && !strcmp(ug, "1")) opt->fine_flags |= CS_HINES_FINE_U_GLOBAL;
+    const char *dg = getenv("CS_FINE_D_GLOBAL"); /* =1: also the eliminated diagonal in device memory */
+    if (dg && !strcmp(dg, "1")) opt->fine_flags |= CS_HINES_FINE_D_GLOBAL;
+    const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
+    if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024) opt->threads = atoi(fth);
     /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
     const char *chunk_l = getenv("CS_CHUNKED_L");
     if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);

@@ -411,8 +411,7 @@ static cs_status setup_constants(cs_backend *be, const int *parent) {
     double **dev[CS__NCONST] = {&s->u, &s->cdt, &s->d0, &s->b0};
     const cs_hines_array_kind kind[CS__NCONST] = {CS_HINES_COUPLING, CS_HINES_NODE, CS_HINES_NODE, CS_HINES_NODE};
     cs_status st = CS_OK;
-    be->shared_constants = be->fused && !be->epoch && ncell > 0 && cs_hines_gpu_plan_uniform(be->plan) &&
-                           strcmp(cs_hines_gpu_plan_variant(be->plan), "staged") != 0; /* it stages its rows */
+    be->shared_constants = be->fused && !be->epoch && ncell > 0 && cs_hines_gpu_plan_shares_constants(be->plan);
     /* identical cells: every cell's rows of each array equal cell 0's bit for bit; keep cell 0's */
     const size_t n0 = ncell ? (size_t)be->cell_first[1] : 0;
     double *first[CS__NCONST] = {NULL};

@@ -93,8 +93,7 @@ static cs_status state_build(const trial_inputs *in, const cs_hines_gpu_options 
     cs_solver_status ss = cs_hines_gpu_set_stream(s->plan, in->stream);
     s->fused = opt->fused_step && cs_hines_gpu_plan_fuses(s->plan);
     s->n_int = cs_hines_gpu_plan_internal_size(s->plan);
-    s->shared = s->fused && cs_hines_gpu_plan_uniform(s->plan) && strcmp(cs_hines_gpu_plan_variant(s->plan), "staged") &&
-                in->identical[0] && in->identical[1] && in->identical[2] && in->identical[3];
+    s->shared = s->fused && cs_hines_gpu_plan_shares_constants(s->plan) && in->identical[0] && in->identical[1] && in->identical[2] && in->identical[3];
     s->row_map = malloc((nrow ? nrow : 1) * sizeof *s->row_map);
     if (!s->row_map) return cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
     if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(s->plan, s->row_map);
