@@ -67,6 +67,17 @@ static uint64_t digest(const cs__hines_hplan *hp, uint64_t h) {
     return hp->chk_sub ? digest(hp->chk_sub, h) : h;
 }
 
+/* the host plan of a variant with the options the CUDA backend gives it, 132 multiprocessors */
+static cs_solver_status host_plan(int ncell, const int *first, const int *parent, const char *variant,
+                                  cs__hines_hplan *hp, char *msg, size_t len) {
+    cs_hines_gpu_options opt;
+    cs_hines_gpu_options_default(&opt);
+    opt.variant = variant;
+    opt.fused_step = 1;
+    opt.const_coupling = 1;
+    return cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(variant), &opt, 132, hp, msg, len);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s MODEL.json [VARIANT...]\n", argv[0]);
@@ -109,16 +120,10 @@ int main(int argc, char **argv) {
     printf("%-28s %8.3f s\n", "one matrix array (d0)", cs_now() - t);
     free(a);
     for (int k = 0; k < nvar; ++k) {
-        cs_hines_gpu_options opt;
-        cs_hines_gpu_options_default(&opt);
-        opt.variant = variants[k];
-        opt.fused_step = 1;
-        opt.const_coupling = 1;
         cs__hines_hplan hp;
         char msg[256];
         t = cs_now();
-        cs_solver_status st = cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(variants[k]), &opt,
-                                                    132, &hp, msg, sizeof msg);
+        cs_solver_status st = host_plan(ncell, first, parent, variants[k], &hp, msg, sizeof msg);
         const double el = cs_now() - t;
         char what[40];
         snprintf(what, sizeof what, "plan %s", variants[k]);
@@ -137,15 +142,9 @@ int main(int argc, char **argv) {
     int refused = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : refused)
     for (int k = 0; k < nvar; ++k) {
-        cs_hines_gpu_options opt;
-        cs_hines_gpu_options_default(&opt);
-        opt.variant = variants[k];
-        opt.fused_step = 1;
-        opt.const_coupling = 1;
         cs__hines_hplan hp;
         char msg[256];
-        if (cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(variants[k]), &opt, 132, &hp, msg,
-                                  sizeof msg) == CS_SOLVER_OK)
+        if (host_plan(ncell, first, parent, variants[k], &hp, msg, sizeof msg) == CS_SOLVER_OK)
             cs__hines_hplan_free(&hp);
         else
             ++refused;
