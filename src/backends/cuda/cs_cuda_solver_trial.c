@@ -90,7 +90,9 @@ static void state_free(trial_state *s) {
 static cs_status state_build(const trial_inputs *in, const cs_hines_gpu_options *opt, trial_state *s) {
     const cs_network_desc *net = in->net;
     const size_t nrow = (size_t)net->total_cv, n0 = (size_t)in->cell_first[1];
-    cs_solver_status ss = cs_hines_gpu_set_stream(s->plan, in->stream);
+    /* its kernels' attributes again: the plans built since (at once) may have set shared ones lower */
+    cs_solver_status ss = cs_hines_gpu_plan_prepare(s->plan);
+    if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(s->plan, in->stream);
     s->fused = opt->fused_step && cs_hines_gpu_plan_fuses(s->plan);
     s->n_int = cs_hines_gpu_plan_internal_size(s->plan);
     s->shared = s->fused && cs_hines_gpu_plan_shares_constants(s->plan) && in->identical[0] && in->identical[1] && in->identical[2] && in->identical[3];
