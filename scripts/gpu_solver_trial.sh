@@ -9,6 +9,7 @@
 #   2. test_backend_choose, and test_backend_cuda.py on `auto` only (CS_TEST_VARIANTS=auto: auto
 #      against the CPU on every model, the whole trial and wisdom, the solver-level trial forced
 #      on the ring and the real cells, each run equal to its chosen solver named; ~1.5 min);
+#      test_hines_gpu's case "prepare" (cs_hines_gpu_plan_prepare: two fine plans, either order);
 #   3. compute-sanitizer memcheck on the solver-level trial forced on the ring
 #      (CABLESIM_AUTO_SOLVER_TRIAL=0): every candidate's plan, conversions and steps;
 #   4. bench/plan_times on big10000 (host plans one by one, then at once on the machine's cores).
@@ -34,8 +35,14 @@ gpu_build "$root/build-gpu" cablesim_cli || exit 1
 if gpu_part tests; then
   gpu_stamp "test_backend_choose; test_backend_cuda.py on auto (the solver-level trial forced on ring and real cells)"
   gpu_build "$root/build-gpu" test_backend_choose || exit 1
+  gpu_build "$root/build-gpu" test_hines_gpu || exit 1
   CS_TEST_VARIANTS=auto CTEST_S=170 gpu_ctest "$root/build-gpu" '^(test_backend_choose|test_backend_cuda)$' "solver-level"
   [ "$rc_tests" = 0 ] || rc=1
+  # two fine plans built one after the other, each solving after cs_hines_gpu_plan_prepare
+  CK_RUN_CASE=prepare timeout 60 "$root/build-gpu/tests/test_hines_gpu" >"$out/hines-prepare.log" 2>&1
+  echo "test_hines_gpu case prepare: exit $? | $(grep -E 'Checks:' "$out/hines-prepare.log" | tail -1)"
+  grep -E ":F:|:E:" "$out/hines-prepare.log" | head -5
+  grep -q "100%: Checks: 1, Failures: 0, Errors: 0" "$out/hines-prepare.log" || rc=1
 fi
 if gpu_part sanitize; then
   gpu_stamp "compute-sanitizer memcheck: the solver-level trial forced on the ring"

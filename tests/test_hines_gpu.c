@@ -532,8 +532,11 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_more_reg_steps);
     tcase_add_test(tc, test_gpu_two_way);
     tcase_add_test(tc, test_gpu_chunked_large);
-    tcase_add_test(tc, test_gpu_plan_prepare);
     suite_add_tcase(s, tc);
+    TCase *tp = tcase_create("prepare"); /* alone: CK_RUN_CASE=prepare (scripts/gpu_solver_trial.sh) */
+    tcase_set_timeout(tp, 600);
+    tcase_add_test(tp, test_gpu_plan_prepare);
+    suite_add_tcase(s, tp);
     TCase *ti = tcase_create("invariant"); /* alone: CK_RUN_CASE=invariant (scripts/gpu_staged_invariant.sh) */
     tcase_set_timeout(ti, 600);
     tcase_add_test(ti, test_gpu_staged_invariant);
