@@ -16,7 +16,8 @@
 # PARTS="tests hbench bench" (default; add "sanitize" for memcheck), BIG_COMPARTMENTS=16e6 (the issue's size),
 # TFINAL=10 [ms], REPS=1, SOLVERS="chunked fine auto", CS_CHUNKED_L (chunk length; default: chosen
 # by the plan), ALSO_L="16" (chunked alone again on the big networks with that chunk length;
-# default none), BUDGET_S=440 [s] for the whole script (no benchmark run starts after it).
+# default none), BUDGET_S=440 [s] for the whole script (no benchmark run starts after it),
+# TEST_VARIANTS="chunked fine" (the variants test_hines_gpu and test_backend_cuda.py run).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
@@ -33,11 +34,12 @@ if gpu_part tests; then
   gpu_stamp "test_hines_chunked (CPU emulation)"
   (cd "$bld/tests" && timeout 60 ./test_hines_chunked) >"$out/test_hines_chunked.log" 2>&1; rc_chunk=$?
   grep -E "^[0-9]+%|Failure|Error" "$out/test_hines_chunked.log"
-  gpu_stamp "test_hines_gpu, chunked and fine"
-  (cd "$bld/tests" && CS_TEST_VARIANTS="chunked fine" timeout 150 ./test_hines_gpu) >"$out/test_hines_gpu.log" 2>&1; rc_hines=$?
+  tv=${TEST_VARIANTS:-chunked fine}
+  gpu_stamp "test_hines_gpu, $tv"
+  (cd "$bld/tests" && CS_TEST_VARIANTS="$tv" timeout 150 ./test_hines_gpu) >"$out/test_hines_gpu.log" 2>&1; rc_hines=$?
   grep -E "^[0-9]+%|SKIP|device:|Failure|Error|error" "$out/test_hines_gpu.log" | head -20
-  gpu_stamp "test_backend_cuda.py, chunked and fine"
-  export CS_TEST_VARIANTS="chunked fine"
+  gpu_stamp "test_backend_cuda.py, $tv"
+  export CS_TEST_VARIANTS="$tv"
   CTEST_S=150 gpu_ctest "$bld" '^test_backend_cuda$'; rc_backend=$rc_tests
   unset CS_TEST_VARIANTS
 fi

@@ -19,9 +19,15 @@
  *   P3  one thread per chunk: the interior again from the original d, u, rhs, now with x_b known
  *       (bottom-up elimination kept in registers), then x from x_a downwards.
  * Recomputing in P3 instead of storing the fill keeps the traffic of an interior row at 24 B read
- * in P1 and 24 B read + 8 B written in P3 (bench/NOTES.md, "Session 16"). The kernels
+ * in P1 and 24 B read + 8 B written in P3 (bench/NOTES.md, "Session 16"). The fused step
+ * (cs_hines_gpu_step_internal_d) assembles the rows instead of reading d and rhs: the reduced
+ * rows first (d into work_a, rhs into v itself, which the reduced tree's solve then overwrites
+ * with their solution), the interiors in P1 and again in P3 from d0, cdt, b0, v (and i, g at
+ * rows with current; P3, their last reader, zeroes them), so an interior row moves 41 B in P1
+ * and 49 B in P3, and no d or rhs is stored (bench/NOTES.md, "Session 21"). The kernels
  * (cs_hines_chunked_gpu.cu) and the host emulation (cs__chunked_p1_host, cs__chunked_p3_host,
- * around cs__hines_hplan_solve_host) run the same operations in the same order.
+ * around cs__hines_hplan_solve_host; the fused step's, around cs__hines_hplan_step_host) run the
+ * same operations in the same order.
  *
  * Set-up only; nothing here runs per solve except the host emulation. */
 #include <limits.h>
@@ -332,17 +338,46 @@ done:
 }
 
 /* ---- host emulation (the kernels' order of operations) ------------------------------------ */
+/* An interior row's d, u, rhs (cs__chk_in_solve and cs__chk_in_step of cs_hines_chunked_gpu.cu):
+ * from the solve's arrays (st NULL), or assembled from the fused step's state; last (P3): i and
+ * g zeroed at flagged rows after they are read. */
+typedef struct {
+    const double *d, *u, *rhs;   /* the solve */
+    const cs_hines_step_d *st;   /* the fused step (d, rhs unused) */
+} cs__chk_src;
+
+static void cs__chk_row_in(const cs__chk_src *s, long long k, int last, double *D, double *U, double *R)
+{
+    const cs_hines_step_d *st = s->st;
+    *U = s->u[k];
+    if (!st) {
+        *D = s->d[k];
+        *R = s->rhs[k];
+        return;
+    }
+    const double vk = st->v[k];
+    *D = st->d0[k];
+    *R = st->cdt[k] * vk + st->b0[k];
+    if (st->flags[k] & CS_HINES_ROW_CURRENT) {
+        const double gk = st->g[k];
+        *D += gk;
+        *R += gk * vk - st->i[k];
+        if (last) st->g[k] = st->i[k] = 0.0;
+    }
+}
+
 /* P1 on chunk c: the interior eliminated upwards, the fill G to b carried; d, rhs of a and b
  * updated in place, u'_ab into ur. */
-static void cs__chk_p1(const cs__hines_hplan *hp, int c, double *d, const double *u, double *rhs, double *ur)
+static void cs__chk_p1(const cs__hines_hplan *hp, int c, const cs__chk_src *s, double *d, double *rhs, double *ur)
 {
     const int *e = hp->chk_chunk + 4 * c;
     const int g = c / CS__CHK_LANES, lane = c % CS__CHK_LANES, gb = hp->chk_group[2 * g], M = hp->chk_group[2 * g + 1];
     const int top = M - e[3];
-    double cd = 0.0, cr = 0.0, G = u[e[2]], db = 0.0, rb = 0.0;
+    double cd = 0.0, cr = 0.0, G = s->u[e[2]], db = 0.0, rb = 0.0;
     for (int j = M - 1; j >= top; --j) {
-        const long long k = gb + (long long)j * CS__CHK_LANES + lane;
-        const double ek = u[k], D = d[k] - cd, R = rhs[k] - cr, inv = 1.0 / D;
+        double dk, ek, rk;
+        cs__chk_row_in(s, gb + (long long)j * CS__CHK_LANES + lane, 0, &dk, &ek, &rk);
+        const double D = dk - cd, R = rk - cr, inv = 1.0 / D;
         const double gi = G * inv;
         db += gi * G;
         rb += gi * R;
@@ -358,36 +393,60 @@ static void cs__chk_p1(const cs__hines_hplan *hp, int c, double *d, const double
     ur[e[2]] = G;
 }
 
-/* P3 on chunk c: x_a, x_b known; bottom-up elimination with x_b moved to the right-hand side,
- * then x downwards from x_a. */
-static void cs__chk_p3(const cs__hines_hplan *hp, int c, const double *d, const double *u, double *rhs)
+/* P3 on chunk c: x_a, x_b known (in x_ab); bottom-up elimination with x_b moved to the right-hand
+ * side, then the interior's x downwards from x_a, into out. The interior is read first, as the
+ * kernel loads it (in the fused step i and g are zeroed there). */
+static void cs__chk_p3(const cs__hines_hplan *hp, int c, const cs__chk_src *s, const double *x_ab, double *out)
 {
     const int *e = hp->chk_chunk + 4 * c;
     const int g = c / CS__CHK_LANES, lane = c % CS__CHK_LANES, gb = hp->chk_group[2 * g], M = hp->chk_group[2 * g + 1];
     const int m = e[3];
-    double A[CS__CHK_MAX_L], B[CS__CHK_MAX_L];
-    double cd = 0.0, cr = u[e[2]] * rhs[e[1]];
+    double A[CS__CHK_MAX_L], B[CS__CHK_MAX_L], U[CS__CHK_MAX_L];
+    for (int q = 0; q < m; ++q) cs__chk_row_in(s, gb + (long long)(M - 1 - q) * CS__CHK_LANES + lane, 1, &A[q], &U[q], &B[q]);
+    double cd = 0.0, cr = s->u[e[2]] * x_ab[e[1]];
     for (int q = 0; q < m; ++q) {
-        const long long k = gb + (long long)(M - 1 - q) * CS__CHK_LANES + lane;
-        const double ek = u[k], D = d[k] - cd, R = rhs[k] - cr, inv = 1.0 / D;
+        const double ek = U[q], D = A[q] - cd, R = B[q] - cr, inv = 1.0 / D;
         A[q] = ek * inv;
         B[q] = R * inv;
         cd = A[q] * ek;
         cr = A[q] * R;
     }
-    double x = rhs[e[0]];
+    double x = x_ab[e[0]];
     for (int q = m - 1; q >= 0; --q) {
         x = B[q] - A[q] * x;
-        rhs[gb + (long long)(M - 1 - q) * CS__CHK_LANES + lane] = x;
+        out[gb + (long long)(M - 1 - q) * CS__CHK_LANES + lane] = x;
     }
 }
 
 void cs__chunked_p1_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs, double *ur)
 {
-    for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p1(hp, c, d, u, rhs, ur);
+    const cs__chk_src s = {d, u, rhs, NULL};
+    for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p1(hp, c, &s, d, rhs, ur);
 }
 
 void cs__chunked_p3_host(const cs__hines_hplan *hp, const double *d, const double *u, double *rhs)
 {
-    for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p3(hp, c, d, u, rhs);
+    const cs__chk_src s = {d, u, rhs, NULL};
+    for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p3(hp, c, &s, rhs, rhs);
+}
+
+/* The fused step's three phases (cs__k_chunked_reduced_in, P1 and P3 on cs__chk_in_step); the
+ * reduced tree's solve on (work_a, ur, v) between P1 and P3 is cs__hines_hplan_step_host's. */
+void cs__chunked_reduced_in_host(const cs__hines_hplan *hp, const cs_hines_step_d *st, double *ur)
+{
+    const cs__chk_src s = {NULL, st->u, NULL, st};
+    /* d into work_a, rhs into v, u into ur; i and g zeroed at flagged rows (their only reader) */
+    for (int k = 0; k < hp->chk_nr; ++k) cs__chk_row_in(&s, k, 1, &st->work_a[k], &ur[k], &st->v[k]);
+}
+
+void cs__chunked_p1_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st, double *ur)
+{
+    const cs__chk_src s = {NULL, st->u, NULL, st};
+    for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p1(hp, c, &s, st->work_a, st->v, ur);
+}
+
+void cs__chunked_p3_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
+{
+    const cs__chk_src s = {NULL, st->u, NULL, st};
+    for (int c = 0; c < hp->chk_nchunk; ++c) cs__chk_p3(hp, c, &s, st->v, st->v);
 }

@@ -96,6 +96,7 @@ struct cs_hines_plan {
     int *stg_blocks;        /* staged: blocks per multiprocessor of each launch, double and float */
     size_t bs_smem_elems;   /* block_shared: max group rows · G */
     int smem_optin;         /* bytes of shared memory a block may opt in to */
+    int smem_sm;            /* bytes of shared memory of a multiprocessor */
     bool conv_attr[2][2];   /* conversion kernel [double][to_internal]: its shared-memory limit raised */
     void *buf_tree;         /* 3 tree-order arrays (host-pointer path), bytes below */
     size_t buf_tree_bytes;
@@ -257,6 +258,7 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         pl->hp.chk_sub = NULL;
         sub->device = pl->device;
         sub->smem_optin = pl->smem_optin;
+        sub->smem_sm = pl->smem_sm;
         sub->nsm = pl->nsm;
         sub->stream = pl->stream;
         pl->sub = sub;
@@ -309,6 +311,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
     pl->device = opt.device;
     pl->const_u = opt.const_coupling != 0;
     pl->smem_optin = (int)prop.sharedMemPerBlockOptin;
+    pl->smem_sm = (int)prop.sharedMemPerMultiprocessor;
     pl->nsm = prop.multiProcessorCount;
     char msg[256];
     cs_solver_status st = cs__hines_hplan_build(nsys, offset, p, variant, &opt, prop.multiProcessorCount, &pl->hp, msg, sizeof msg);
@@ -553,8 +556,8 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
 static cs_solver_status cs__need_fused(const cs_hines_plan *pl)
 {
     if (cs__hines_hplan_fuses(&pl->hp)) return CS_SOLVER_OK;
-    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable), fine, or a "
-                "staged plan built with fused_step, not %s", cs__hines_variant_name(pl->hp.variant));
+    cs__gpu_err("the fused step needs a per-system variant (flat, interleaved, block_interleaved, variable), fine, "
+                "chunked, or a staged plan built with fused_step, not %s", cs__hines_variant_name(pl->hp.variant));
     return CS_SOLVER_ERR_UNAVAILABLE;
 }
 
@@ -599,21 +602,38 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
                     "and a0");
         return CS_SOLVER_ERR_INVALID;
     }
-    if (hp->variant == CS__HV_CHUNKED) /* nothing cut (cs__hines_hplan_fuses): the fine plan's step */
+    if (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk == 0) /* nothing cut: its fine plan's step */
         return cs_hines_gpu_step_internal_d(pl->sub, st);
+    if (hp->variant == CS__HV_CHUNKED) { /* the reduced rows, P1, the reduced tree, P3 (cs_hines_chunked_gpu.h) */
+        const cs__chunked_dev cd = {hp->chk_nchunk, hp->chk_L, pl->d_chk_chunk, pl->d_chk_group};
+        double *ur = (double *)pl->chk_ur;
+        const int copy_u = !pl->const_u || pl->chk_ur_src != (const void *)st->u; /* as the solve's copy */
+        CS__CU(cs__chunked_launch_reduced_in(hp->chk_nr, *st, ur, copy_u, pl->stream));
+        pl->chk_ur_src = st->u;
+        CS__CU(cs__chunked_launch_p1_step(cd, *st, ur, pl->stream));
+        CS__TRY(cs__solve_internal<double>(pl->sub, st->work_a, (const double *)ur, st->v));
+        CS__CU(cs__chunked_launch_p3_step(cd, *st, pl->stream));
+        return CS_SOLVER_OK;
+    }
     if (hp->variant == CS__HV_FINE) {
         const size_t rows = (size_t)hp->max_pack_rows;
-        if (cs__fine_smem(pl, sizeof(double)) && (hp->fine_flags & CS_HINES_FINE_D_GLOBAL))
-            cs__k_fine_step<true, false, false><<<hp->npack, hp->threads, rows * sizeof(double), pl->stream>>>(
+        const int smem = cs__fine_smem(pl, sizeof(double)), u_shared = (hp->fine_flags & CS_HINES_FINE_U_SHARED) != 0;
+        const size_t bytes = !smem ? 0 : rows * sizeof(double) * ((hp->fine_flags & CS_HINES_FINE_D_GLOBAL) ? 1 : u_shared ? 3 : 2);
+        /* the pack's threads: with fewer than 8 blocks a multiprocessor (shared memory), 256 so that
+         * ~32 warps hide the level sweeps' latency (big2000 × 8 000, H100: 128 → 256 threads 1.80e10 →
+         * 1.95e10 cs/s; 512 was slower, 1.35e10, registers; bench/NOTES.md, session 21) */
+        const int th = hp->threads_auto && bytes > 0 && (size_t)pl->smem_sm / bytes < 8 ? 256 : hp->threads;
+        if (smem && (hp->fine_flags & CS_HINES_FINE_D_GLOBAL))
+            cs__k_fine_step<true, false, false><<<hp->npack, th, bytes, pl->stream>>>(
                 pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
-        else if (cs__fine_smem(pl, sizeof(double)) && (hp->fine_flags & CS_HINES_FINE_U_GLOBAL))
-            cs__k_fine_step<true, false, true><<<hp->npack, hp->threads, rows * 2 * sizeof(double), pl->stream>>>(
+        else if (smem && !u_shared)
+            cs__k_fine_step<true, false, true><<<hp->npack, th, bytes, pl->stream>>>(
                 pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
-        else if (cs__fine_smem(pl, sizeof(double)))
-            cs__k_fine_step<true, true, true><<<hp->npack, hp->threads, rows * 3 * sizeof(double), pl->stream>>>(
+        else if (smem)
+            cs__k_fine_step<true, true, true><<<hp->npack, th, bytes, pl->stream>>>(
                 pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
         else
-            cs__k_fine_step<false, false, false><<<hp->npack, hp->threads, 0, pl->stream>>>(
+            cs__k_fine_step<false, false, false><<<hp->npack, th, 0, pl->stream>>>(
                 pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
         CS__CU(cudaGetLastError());
         return CS_SOLVER_OK;

@@ -122,10 +122,11 @@ enum {
     CS_HINES_FINE_NO_SPLIT = 2,  /* do not split long branches */
     CS_HINES_FINE_NO_SORT = 4,   /* keep branches of a level in tree order instead of by length */
     CS_HINES_FINE_GLOBAL = 8,    /* work in device memory even when a pack fits in shared memory */
-    CS_HINES_FINE_U_GLOBAL = 16, /* fine's fused step: u read through L1, not staged in shared memory
-                                    (16 B a row of shared memory instead of 24: more blocks a multiprocessor) */
-    CS_HINES_FINE_D_GLOBAL = 32, /* fine's fused step: u through L1 and the eliminated diagonal in work_a
-                                    (8 B a row of shared memory) */
+    CS_HINES_FINE_U_SHARED = 16, /* fine's fused step: u staged in shared memory with d and rhs (24 B a
+                                    row) instead of read through L1 (16 B a row: more blocks a
+                                    multiprocessor; faster on every network measured, bench/NOTES.md) */
+    CS_HINES_FINE_D_GLOBAL = 32, /* fine's fused step: the eliminated diagonal in work_a too (8 B a row
+                                    of shared memory) */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no
@@ -145,7 +146,9 @@ typedef struct {
                             variable (0 → 32: systems per padded group), staged (0 → chosen: 4, 2
                             or 1 cells per warp), chunked (0 → 16: most interior rows of a chunk,
                             4..32) */
-    int threads;         /* CUDA threads per block: per-system variants (0 → 128), fine (0 → 128) */
+    int threads;         /* CUDA threads per block: per-system variants (0 → 128), fine (0 → 128; its
+                            fused step: 128, or 256 where shared memory leaves fewer than 8 blocks
+                            a multiprocessor) */
     int fine_flags;      /* CS_HINES_FINE_* (fine and warp), CS_HINES_STAGED_* (staged) */
     int fine_pack_rows;  /* fine: most rows in one pack (0 → 1536, i.e. 36 KB of shared memory in
                             double precision, 18 KB in single); warp: most rows in one CUDA block
@@ -231,11 +234,13 @@ cs_solver_status cs_hines_gpu_solve_internal_f(cs_hines_plan *plan, float *d, co
                                                float *rhs);
 
 /* ---- one membrane step: assembly fused into the solve (double; device pointers; asynchronous)
- * For the per-system variants (flat, interleaved, block_interleaved, variable), "fine" (and
- * "chunked" where it cuts nothing: fine's solve), and for "staged"
- * plans built with fused_step = 1 (see cs_hines_gpu_plan_fuses, cs_hines_gpu_plan_set_current;
- * staged and fine form rhs as (cdt·v + b0) + (g·v − i); staged uses neither work array, fine's
- * packs too large for shared memory use them as their d and rhs). In the internal
+ * For the per-system variants (flat, interleaved, block_interleaved, variable), "fine", "chunked"
+ * and "staged" plans built with fused_step = 1 (see cs_hines_gpu_plan_fuses,
+ * cs_hines_gpu_plan_set_current; staged, fine and chunked form rhs as (cdt·v + b0) + (g·v − i);
+ * staged uses neither work array, fine's packs too large for shared memory use them as their d
+ * and rhs; chunked where it cuts nothing is fine's step, and where it cuts it assembles the rows
+ * of its reduced tree into work_a and v, which that tree's unfused solve then overwrites with
+ * their solution, and its chunks' interiors as P1 and P3 reach them: work_b unused). In the internal
  * layout, every row's diagonal and right-hand side are
  * built as the sweep reaches them and never stored:
  *     d   = d0 + g                     (g only at rows flagged CS_HINES_ROW_CURRENT)

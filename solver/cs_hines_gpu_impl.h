@@ -166,6 +166,7 @@ typedef struct cs__hines_hplan {
     int *group_base;   /* [ngroup] block_shared: internal index of the group's first element */
     int *group_rows;   /* [ngroup] block_shared: padded rows of the group's systems */
     int threads;       /* CUDA threads per block */
+    int threads_auto;  /* fine: threads came from the default (the fused step may take more) */
 
     /* fine */
     int npack;
@@ -340,6 +341,12 @@ int cs__chunked_pick_L(int nrows, const int *p);
 int cs__chunked_auto(int nrows, const int *p, int L);
 void cs__chunked_p1_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs, double *ur);
 void cs__chunked_p3_host(const cs__hines_hplan *hp, const double *d, const double *u, double *rhs);
+/* The fused step on a chunked plan that cuts (cs_hines_chunked_gpu.h): the reduced rows assembled
+ * into work_a and v (u into ur, chk_nr entries), P1 and P3 assembling the interiors; the reduced
+ * tree's solve on (work_a, ur, v) between P1 and P3 is cs__hines_hplan_step_host's. */
+void cs__chunked_reduced_in_host(const cs__hines_hplan *hp, const cs_hines_step_d *st, double *ur);
+void cs__chunked_p1_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st, double *ur);
+void cs__chunked_p3_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
 
 /* Internal index of local row i of system s (the conversions' map). */
 long long cs__hines_hplan_internal_index(const cs__hines_hplan *hp, int s, int i);
@@ -352,9 +359,10 @@ void cs__hines_hplan_from_internal_host(const cs__hines_hplan *hp, cs_hines_arra
                                         const double *internal, double *tree);
 void cs__hines_hplan_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
 
-/* The fused step (cs_hines_gpu_step_internal_d) on per-system variants: whether the variant
- * runs it, the structure bits of every internal row, and a host emulation of the kernel (same
- * order of operations) for checking the bits on machines without a GPU. */
+/* The fused step (cs_hines_gpu_step_internal_d) on per-system variants, fine and chunked:
+ * whether the variant runs it, the structure bits of every internal row (per-system variants
+ * only), and a host emulation of the kernels (same order of operations) for checking them on
+ * machines without a GPU. */
 int cs__hines_hplan_fuses(const cs__hines_hplan *hp);
 int cs__hines_hplan_shares_constants(const cs__hines_hplan *hp);
 void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags);

@@ -351,6 +351,7 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     int R = warp ? CS__WARP_PACK_ROWS : opt->fine_pack_rows > 0 ? opt->fine_pack_rows : 1536;
     int T = warp ? 32 : opt->threads > 0 ? opt->threads : 128;
     hp->threads = T;
+    hp->threads_auto = !warp && opt->threads <= 0;
     hp->fine_flags = flags;
     cs__fstruct *fs = calloc((size_t)ns, sizeof(cs__fstruct));
     int *order = malloc(sizeof(int) * (nsys + 1)), *cnt = calloc((size_t)ns + 1, sizeof(int));

@@ -139,10 +139,11 @@ static int cs__per_system(const cs__hines_hplan *hp)
 }
 
 /* A chunked plan that cuts nothing runs its reduced tree's plan, which is then fine
- * (cs__chunked_pays: a level that does not pay is planned fine), so it fuses as fine does. */
+ * (cs__chunked_pays: a level that does not pay is planned fine), so it fuses as fine does; one
+ * that cuts has its own fused step (cs__hines_hplan_step_host). */
 int cs__hines_hplan_fuses(const cs__hines_hplan *hp)
 {
-    return cs__per_system(hp) || hp->variant == CS__HV_FINE || (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk == 0) ||
+    return cs__per_system(hp) || hp->variant == CS__HV_FINE || hp->variant == CS__HV_CHUNKED ||
            (hp->variant == CS__HV_STAGED && hp->stg_fused);
 }
 
@@ -156,7 +157,7 @@ static inline int cs__slot_parent(const cs__hines_hplan *hp, long long k, int i)
 void cs__hines_hplan_row_flags(const cs__hines_hplan *hp, unsigned char *flags)
 {
     memset(flags, 0, (size_t)hp->internal_size);
-    if (!cs__per_system(hp)) return; /* staged: its schedule has the structure; fine's packs need none */
+    if (!cs__per_system(hp)) return; /* staged: its schedule has the structure; fine's packs and chunked need none */
     for (int q = 0; q < hp->nslot; ++q) {
         long long b = hp->slot_base[q], G = hp->stride;
         for (int i = 1; i < hp->slot_n[q]; ++i) {
@@ -192,7 +193,6 @@ int cs_hines_clean_pivots(int n, const int *p_local, const double *d0, const dou
     return 0;
 }
 
-/* Mirrors cs__k_step_cells in cs_hines_gpu.cu operation for operation. */
 /* fine's fused step (cs__k_fine_step): every row assembled (into the work arrays, which stand
  * for the kernel's D and R), the packs' sweeps, the solution into v */
 static void cs__fine_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
@@ -213,9 +213,24 @@ static void cs__fine_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
     memcpy(st->v, wb, sizeof(double) * (size_t)hp->internal_size);
 }
 
+/* Mirrors cs__k_step_cells in cs_hines_gpu.cu operation for operation (fine: cs__fine_step_host;
+ * chunked that cuts: its kernels' phases, cs_hines_chunked_plan.c). */
 void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
 {
-    if (hp->variant == CS__HV_FINE || hp->variant == CS__HV_CHUNKED) { /* chunked: only when it cuts nothing */
+    if (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk > 0) { /* the reduced rows, P1, the reduced tree, P3 */
+        double *ur = malloc(sizeof(double) * (size_t)(hp->chk_nr > 0 ? hp->chk_nr : 1));
+        if (!ur) {
+            for (int k = 0; k < hp->internal_size; ++k) st->v[k] = NAN; /* out of memory: no result */
+            return;
+        }
+        cs__chunked_reduced_in_host(hp, st, ur);
+        cs__chunked_p1_step_host(hp, st, ur);
+        cs__hines_hplan_solve_host(hp->chk_sub, st->work_a, ur, st->v);
+        cs__chunked_p3_step_host(hp, st);
+        free(ur);
+        return;
+    }
+    if (hp->variant == CS__HV_FINE || hp->variant == CS__HV_CHUNKED) { /* chunked that cuts nothing: its fine plan */
         cs__fine_step_host(hp, st);
         return;
     }

@@ -13,7 +13,10 @@
  * max|x - x_ref| / max|x_ref| <= 1e-12, and the coupling conversion must round-trip. A bad L is
  * refused (CS_SOLVER_ERR_INVALID). The planner's estimate (cs__chunked_estimate: interiors and
  * levels) must equal what the plans cut; a batch with too little to cut is not cut; "auto"
- * picks chunked for a long cable and not for bushy trees or cells small enough to stage. */
+ * picks chunked for a long cable and not for bushy trees or cells small enough to stage.
+ * The fused membrane step (cs_hines_gpu_step_internal_d) on plans that cut, through its host
+ * emulation, on the same trees (check_step): against the assembled system solved serially, at
+ * 1e-12, with i and g read and zeroed at the rows with current only. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <dirent.h>
@@ -120,6 +123,86 @@ static int check_chunked(const batch *b, int block_size, const char *what, int *
     return nch;
 }
 
+/* The fused membrane step (cs__hines_hplan_step_host: the chunked kernels' phases, in their order
+ * of operations) on the plan of batch b, two steps, each against the assembly of the same state
+ * (d = d0 + g, rhs = cdt·v + b0 − (i − g·v)) solved by cs_hines_solve_serial, at TOL. Rows carry
+ * current with probability 1/every (i, g non-zero, flagged CS_HINES_ROW_CURRENT); every other row
+ * holds a poison i, g (1e300) that the step must neither read (the solution would be wrong) nor
+ * write. Afterwards i, g are zero at the flagged rows. Returns the plan's chunks (none: the step
+ * was its fine plan's). */
+static int check_step(const batch *b, int block_size, int every, const char *what)
+{
+    cs_hines_gpu_options opt;
+    cs_hines_gpu_options_default(&opt);
+    opt.variant = "chunked";
+    opt.block_size = block_size;
+    opt.fused_step = 1;
+    cs__hines_hplan hp;
+    char msg[256];
+    ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_CHUNKED, &opt, 132, &hp, msg, sizeof msg) == CS_SOLVER_OK,
+                  "%s: plan: %s", what, msg);
+    ck_assert(cs__hines_hplan_fuses(&hp)); /* where nothing is cut, the fine plan's step */
+    const int n = b->nrows, ni = hp.internal_size, nch = hp.chk_nchunk;
+    enum { D0, CDT, B0, U, V, I, G, CUR, NT };
+    double *t[NT], *in[NT];
+    for (int k = 0; k < NT; ++k) { t[k] = malloc(sizeof(double) * n); in[k] = calloc(ni, sizeof(double)); }
+    double *wa = calloc(ni, sizeof(double)), *wb = calloc(ni, sizeof(double)), *x = malloc(sizeof(double) * n);
+    double *dref = malloc(sizeof(double) * n), *rref = malloc(sizeof(double) * n);
+    unsigned char *flags = malloc(ni);
+    int ncur = 0;
+    for (int r = 0; r < n; ++r) {
+        t[D0][r] = b->d[r];
+        t[CDT][r] = 0.25 * b->d[r] * (1.5 + sin(r)); /* [µS] */
+        t[B0][r] = 3.0 * cos(r);                     /* [nA] */
+        t[U][r] = b->u[r];
+        t[V][r] = -80.0 + 60.0 * urand(); /* [mV] */
+        t[CUR][r] = urand() * every < 1.0;
+        ncur += t[CUR][r] > 0.5;
+    }
+    ck_assert_int_gt(ncur, 0);
+    for (int k = D0; k <= V; ++k) cs__hines_hplan_to_internal_host(&hp, k == U ? CS_HINES_COUPLING : CS_HINES_NODE, t[k], in[k]);
+    cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, t[CUR], in[CUR]);
+    cs__hines_hplan_row_flags(&hp, flags);
+    for (int k = 0; k < ni; ++k) {
+        ck_assert_int_eq(flags[k], 0); /* chunked (and fine): no structure bits */
+        flags[k] = in[CUR][k] > 0.5 ? CS_HINES_ROW_CURRENT : 0;
+    }
+    cs_hines_step_d st = {in[D0], in[CDT], in[B0], in[U], in[V], in[I], in[G], flags, wa, wb, 0, NULL};
+    for (int rep = 0; rep < 2; ++rep) {
+        for (int r = 0; r < n; ++r) { /* rep 1 starts from rep 0's v */
+            const int cur = t[CUR][r] > 0.5;
+            t[G][r] = cur ? 0.5 * b->d[r] * urand() : 1e300; /* [µS]; poison where no current */
+            t[I][r] = cur ? urand() - 0.5 : 1e300;           /* [nA] */
+            dref[r] = t[D0][r] + (cur ? t[G][r] : 0.0);
+            rref[r] = t[CDT][r] * t[V][r] + t[B0][r] - (cur ? t[I][r] - t[G][r] * t[V][r] : 0.0);
+        }
+        cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, t[I], in[I]);
+        cs__hines_hplan_to_internal_host(&hp, CS_HINES_NODE, t[G], in[G]);
+        ck_assert_int_eq(cs_hines_solve_serial(b->nsys, b->offset, b->p, dref, b->u, rref), CS_SOLVER_OK);
+        cs__hines_hplan_step_host(&hp, &st);
+        cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, in[V], x);
+        double e = 0, mx = 0;
+        for (int r = 0; r < n; ++r) {
+            const double a = fabs(x[r] - rref[r]);
+            if (!(a <= e)) e = a; /* NaN propagates */
+            if (fabs(rref[r]) > mx) mx = fabs(rref[r]);
+        }
+        ck_assert_msg(e / mx <= TOL, "%s: fused step %d: max rel error %.3g > %.0e (%s)", what, rep + 1, e / mx, TOL, hp.describe);
+        cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, in[I], t[I]);
+        cs__hines_hplan_from_internal_host(&hp, CS_HINES_NODE, in[G], t[G]);
+        for (int r = 0; r < n; ++r) {
+            const double want = t[CUR][r] > 0.5 ? 0.0 : 1e300; /* zeroed where read, untouched elsewhere */
+            ck_assert_msg(t[I][r] == want && t[G][r] == want, "%s: step %d: i, g at row %d: %g, %g", what, rep + 1, r, t[I][r], t[G][r]);
+        }
+        memcpy(t[V], x, sizeof(double) * n);
+        if (rep == 0) printf("%-40s rows %7d  fused step rel %.2e (%d rows with current, %d chunks)\n", what, n, e / mx, ncur, nch);
+    }
+    for (int k = 0; k < NT; ++k) { free(t[k]); free(in[k]); }
+    free(wa); free(wb); free(x); free(dref); free(rref); free(flags);
+    cs__hines_hplan_free(&hp);
+    return nch;
+}
+
 static const char *morph_dir(void)
 {
     const char *e = getenv("CS_MORPH_DIR");
@@ -151,12 +234,15 @@ START_TEST(test_real_cells)
         batch_add(&one, &co, n, lp, NULL, NULL);
         batch_add(&all, &ca, n, lp, NULL, NULL);
         chunks += check_chunked(&one, 0, names[k], NULL);
+        check_step(&one, 0, 20, names[k]);
         batch_free(&one);
         free(lp);
     }
     ck_assert_int_gt(chunks, 0);
     check_chunked(&all, 0, "the nine cells in one batch", NULL);
     check_chunked(&all, 4, "the nine cells, L = 4", NULL);
+    ck_assert_int_gt(check_step(&all, 0, 20, "the nine cells in one batch"), 0);
+    ck_assert_int_gt(check_step(&all, 8, 500, "the nine cells, L = 8, sparse current"), 0);
     batch_free(&all);
 }
 END_TEST
@@ -176,6 +262,8 @@ START_TEST(test_random_trees)
     check_chunked(&b, 8, "random trees, L = 8", NULL);
     check_chunked(&b, 16, "random trees, L = 16", NULL);
     check_chunked(&b, 32, "random trees, L = 32", NULL);
+    ck_assert_int_gt(check_step(&b, 0, 10, "random trees (fused step)"), 0);
+    ck_assert_int_gt(check_step(&b, 8, 2000, "random trees, L = 8, sparse current"), 0);
     batch_free(&b);
 }
 END_TEST
@@ -195,6 +283,8 @@ START_TEST(test_cable)
         ck_assert_int_gt(check_chunked(&b, L, what, NULL), 0);
     }
     ck_assert_int_gt(check_chunked(&b, 0, "the cable, automatic L", NULL), 0);
+    ck_assert_int_eq(check_step(&b, 16, 50, "the cable (fused step, nested levels)"), 5556);
+    ck_assert_int_gt(check_step(&b, 4, 3, "the cable, L = 4 (fused step)"), 0);
     batch_free(&b);
 }
 END_TEST
@@ -357,6 +447,7 @@ START_TEST(test_interleaved_chains)
     batch_cap c = {0, 0};
     batch_add(&b, &c, n, lp, NULL, NULL);
     ck_assert_int_gt(check_chunked(&b, 0, "interleaved chains", NULL), 0);
+    ck_assert_int_gt(check_step(&b, 0, 5, "interleaved chains (fused step)"), 0);
     batch_free(&b);
     free(lp);
 }

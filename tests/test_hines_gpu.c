@@ -16,9 +16,10 @@
  * float loop on the same system), and the normwise backward error
  * max|b - A·x| / max(|A|·|x| + |b|) must stay under 1e-6 in every float case.
  *
- * The fused membrane step (cs_hines_gpu_step_internal_d) is checked on every per-system variant
- * (with and without shared constants on uniform batches), on fine (its packs in shared memory and
- * in device memory) and on chunked plans that cut nothing, against the serial solve of the system it
+ * The fused membrane step (cs_hines_gpu_step_internal_d) is checked on every variant that runs it:
+ * per-system (with and without shared constants on uniform batches), fine (its packs in shared
+ * memory and in device memory), staged built for it, chunked (plans that cut, also with
+ * const_coupling, and plans that cut nothing), against the serial solve of the system it
  * assembles, at the same 1e-12; two steps each, and after each step i, g and the branch points'
  * work entries must be zero.
  *
@@ -274,7 +275,7 @@ static void check_all_configs(const batch *b, const char *what)
 
 /* chunked with const_coupling: the reduced u is copied at the first internal solve only; two
  * solves with the same u (the second with rhs doubled: x doubled) must both match the serial
- * solve, and a third with another u array (the same values) too */
+ * solve, and a third with another u array (the same values) too; then two fused steps */
 static void check_const_coupling(const batch *b)
 {
     cs_hines_gpu_options o;
@@ -307,6 +308,7 @@ static void check_const_coupling(const batch *b)
         const double e = relerr(n, x, ref);
         ck_assert_msg(e <= TOL_D, "chunked const_coupling, solve %d: error %.3g", k, e);
     }
+    check_gpu_step(b, pl, &o, "chunked const_coupling"); /* two steps: the second finds u copied */
     void *frees[] = {dd, du, dr, id, iu, iu2, ir};
     for (size_t k = 0; k < sizeof frees / sizeof frees[0]; ++k) cs_hines_gpu_free(frees[k]);
     free(ref); free(x); free(r2);

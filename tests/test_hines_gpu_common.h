@@ -255,7 +255,7 @@ static const config g_configs[] = {
     {"fine", 0, 32, 0, 256, 0},
     {"fine", 0, 64, CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT | CS_HINES_FINE_NO_SORT, 0, 0},
     {"fine", 0, 128, CS_HINES_FINE_GLOBAL, 0, 0},
-    {"fine", 0, 128, CS_HINES_FINE_U_GLOBAL, 0, 0}, /* the fused step with u through L1 */
+    {"fine", 0, 128, CS_HINES_FINE_U_SHARED, 0, 0}, /* the fused step with u in shared memory */
     {"fine", 0, 256, CS_HINES_FINE_D_GLOBAL, 0, 0}, /* u through L1, d in device memory */
     {"warp", 0, 0, 0, 0, 0},
     {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640, 0},

@@ -38,9 +38,9 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
      * other cells on its GPU (the same spike times on 1 or N GPUs; docs/mpi.md) */
     const char *inv = getenv("CS_STAGED_INVARIANT");
     if (inv && !strcmp(inv, "1")) opt->fine_flags |= CS_HINES_STAGED_INVARIANT;
-    /* CS_FINE_U_GLOBAL=1: fine's fused step reads u through L1 instead of shared memory */
-    const char *ug = getenv("CS_FINE_U_GLOBAL");
-    if (ug && !strcmp(ug, "1")) opt->fine_flags |= CS_HINES_FINE_U_GLOBAL;
+    /* CS_FINE_U_SHARED=1: fine's fused step stages u in shared memory (slower; for comparisons) */
+    const char *us = getenv("CS_FINE_U_SHARED");
+    if (us && !strcmp(us, "1")) opt->fine_flags |= CS_HINES_FINE_U_SHARED;
     const char *dg = getenv("CS_FINE_D_GLOBAL"); /* =1: also the eliminated diagonal in device memory */
     if (dg && !strcmp(dg, "1")) opt->fine_flags |= CS_HINES_FINE_D_GLOBAL;
     const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
