@@ -2,13 +2,16 @@
  * the network build, the tree-order parents, and each GPU solver's host plan
  * (cs__hines_hplan_build, the planner that cs_hines_gpu_plan_create runs before its uploads),
  * with the options the CUDA backend gives it (fused step, 132 multiprocessors as an H100), then
- * what each resolves to unbuilt (cs__hines_hplan_resolve, asked by auto's trial).
+ * what each resolves to unbuilt (cs__hines_hplan_resolve, asked by auto's trial); and, as auto's
+ * solver-level trial does, every plan built at once (OpenMP threads: OMP_NUM_THREADS) and the four
+ * constant arrays of the matrix at once.
  *
  *   plan_times MODEL.json [VARIANT...]      (default: auto staged warp fine chunked variable flat)
  *
  * Prints one line per step: its wall time [s], a digest of the plan (FNV-1a over its row map and
  * its schedules: two builds that print the same digest built the same plan) and what the plan
  * became (its describe line). */
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +67,17 @@ static uint64_t digest(const cs__hines_hplan *hp, uint64_t h) {
     return hp->chk_sub ? digest(hp->chk_sub, h) : h;
 }
 
+/* the host plan of a variant with the options the CUDA backend gives it, 132 multiprocessors */
+static cs_solver_status host_plan(int ncell, const int *first, const int *parent, const char *variant,
+                                  cs__hines_hplan *hp, char *msg, size_t len) {
+    cs_hines_gpu_options opt;
+    cs_hines_gpu_options_default(&opt);
+    opt.variant = variant;
+    opt.fused_step = 1;
+    opt.const_coupling = 1;
+    return cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(variant), &opt, 132, hp, msg, len);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s MODEL.json [VARIANT...]\n", argv[0]);
@@ -106,16 +120,10 @@ int main(int argc, char **argv) {
     printf("%-28s %8.3f s\n", "one matrix array (d0)", cs_now() - t);
     free(a);
     for (int k = 0; k < nvar; ++k) {
-        cs_hines_gpu_options opt;
-        cs_hines_gpu_options_default(&opt);
-        opt.variant = variants[k];
-        opt.fused_step = 1;
-        opt.const_coupling = 1;
         cs__hines_hplan hp;
         char msg[256];
         t = cs_now();
-        cs_solver_status st = cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(variants[k]), &opt,
-                                                    132, &hp, msg, sizeof msg);
+        cs_solver_status st = host_plan(ncell, first, parent, variants[k], &hp, msg, sizeof msg);
         const double el = cs_now() - t;
         char what[40];
         snprintf(what, sizeof what, "plan %s", variants[k]);
@@ -127,6 +135,32 @@ int main(int argc, char **argv) {
         }
         fflush(stdout);
     }
+    /* auto's solver-level trial (src/backends/cuda/cs_cuda_solver_trial.c) builds the candidates'
+     * plans at once, one OpenMP thread each: the wall time of that, and the four constant arrays
+     * built at once as it builds them */
+    t = cs_now();
+    int refused = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : refused)
+    for (int k = 0; k < nvar; ++k) {
+        cs__hines_hplan hp;
+        char msg[256];
+        if (host_plan(ncell, first, parent, variants[k], &hp, msg, sizeof msg) == CS_SOLVER_OK)
+            cs__hines_hplan_free(&hp);
+        else
+            ++refused;
+    }
+    printf("%-28s %8.3f s  (%d threads, %d refused)\n", "plans at once", cs_now() - t, omp_get_max_threads(), refused);
+    t = cs_now();
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int k = 0; k < 4; ++k) {
+        double *arr = calloc(net.total_cv ? net.total_cv : 1, sizeof *arr);
+        for (int c = 0; arr && c < ncell; ++c)
+            cs_cable_matrix_cell(&net.cells[c], 0.025, first[c], NULL, k == 0 ? arr : NULL, k == 1 ? arr : NULL,
+                                 k == 2 ? arr : NULL, k == 3 ? arr : NULL);
+        free(arr);
+    }
+    printf("%-28s %8.3f s\n", "four matrix arrays at once", cs_now() - t);
+    fflush(stdout);
     for (int k = 0; k < nvar; ++k) { /* what auto's trial asks before building a candidate */
         cs_hines_gpu_options opt;
         cs_hines_gpu_options_default(&opt);

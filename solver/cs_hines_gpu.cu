@@ -350,6 +350,24 @@ static cs_solver_status cs__plan_finish(cs_hines_plan *pl)
     return cs__set_attrs<float>(pl);
 }
 
+/* the kernel attributes again (staged's blocks per multiprocessor recomputed), a chunked plan's
+ * sub plan's too */
+static cs_solver_status cs__plan_attrs(cs_hines_plan *pl)
+{
+    free(pl->stg_blocks);
+    pl->stg_blocks = NULL;
+    CS__TRY(cs__set_attrs<double>(pl));
+    CS__TRY(cs__set_attrs<float>(pl));
+    return pl->sub ? cs__plan_attrs(pl->sub) : CS_SOLVER_OK;
+}
+
+extern "C" cs_solver_status cs_hines_gpu_plan_prepare(cs_hines_plan *pl)
+{
+    if (!pl) { cs__gpu_err("cs_hines_gpu_plan_prepare: NULL plan"); return CS_SOLVER_ERR_INVALID; }
+    CS__CU(cudaSetDevice(pl->device));
+    return cs__plan_attrs(pl);
+}
+
 extern "C" const char *cs_hines_gpu_plan_variant(const cs_hines_plan *pl)
 {
     return pl ? cs__hines_variant_name(pl->hp.variant) : "";

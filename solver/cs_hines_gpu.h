@@ -210,6 +210,14 @@ const char *cs_hines_gpu_plan_describe(const cs_hines_plan *plan);
  * assembles d and rhs directly in the internal layout. */
 cs_solver_status cs_hines_gpu_plan_row_map(const cs_hines_plan *plan, int *internal_of_row);
 
+/* Apply the plan's kernel attributes again (the dynamic shared memory its kernels launch with)
+ * on its device. They belong to the kernels, not to the plan: a plan built later may have set a
+ * kernel it shares with this one (fine's, staged's of one shape, a chunked plan's reduced-tree
+ * fine) to less, and this plan's launches would then fail. cs_hines_gpu_plan_create applies them;
+ * call this before using a plan when others were built since it (auto's solver-level trial builds
+ * its candidates' plans at once, then times them one after the other). */
+cs_solver_status cs_hines_gpu_plan_prepare(cs_hines_plan *plan);
+
 /* Run the plan's work on this CUDA stream (a cudaStream_t; NULL = the default stream). */
 cs_solver_status cs_hines_gpu_set_stream(cs_hines_plan *plan, void *stream);
 /* Wait for the plan's stream; reports kernel faults. */

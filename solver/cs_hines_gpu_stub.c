@@ -35,6 +35,7 @@ size_t cs_hines_gpu_plan_internal_size(const cs_hines_plan *plan) { (void)plan; 
 const char *cs_hines_gpu_plan_describe(const cs_hines_plan *plan) { (void)plan; return ""; }
 cs_solver_status cs_hines_gpu_plan_row_map(const cs_hines_plan *plan, int *m) { (void)plan; (void)m; return CS_SOLVER_ERR_UNAVAILABLE; }
 cs_solver_status cs_hines_gpu_set_stream(cs_hines_plan *plan, void *s) { (void)plan; (void)s; return CS_SOLVER_ERR_UNAVAILABLE; }
+cs_solver_status cs_hines_gpu_plan_prepare(cs_hines_plan *plan) { (void)plan; return CS_SOLVER_ERR_UNAVAILABLE; }
 cs_solver_status cs_hines_gpu_sync(cs_hines_plan *plan) { (void)plan; return CS_SOLVER_ERR_UNAVAILABLE; }
 
 #define CS__STUB_SOLVE(name, T)                                            \

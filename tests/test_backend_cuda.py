@@ -7,7 +7,8 @@ probed variables (probes.variables: hh.m, hh.h, hh.n, a synapse's g, i_membrane 
 its CV; a ring with them) are
 compared the same way, and are identical with each CUDA switch (graphs, fork, hh ahead) on and
 off. The built-in exp2syn (ring_exp2syn: its states A, B, g probed) the same way; the epoch solver
-refuses it with one line.
+refuses it with one line. `auto` (whole-instance trial, wisdom, and the solver-level trial forced
+on small networks) runs exactly the solver it chose, named.
 Skipped (exit 77) where there is no GPU or the build has no CUDA."""
 import argparse
 import copy
@@ -321,6 +322,33 @@ def main():
         else:
             print(f"FAIL {os.path.basename(model)} [backend auto, again]: rc {r3.returncode}, want '{want}': "
                   f"{(line or [r3.stdout[-300:]])[0]}")
+            failed += 1
+    # auto's solver-level trial (networks of >= 2 M compartments; forced here by
+    # CABLESIM_AUTO_SOLVER_TRIAL=0): the GPU solvers ranked by their membrane step alone, timed
+    # without building instances; it chooses one of them, and the run is that one's named, bit for bit
+    solvers = {"flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine", "warp", "staged",
+               "chunked", "epoch"}
+    for model in [m for m in (ring, real) if m]:
+        out = os.path.join(a.work_dir, "auto-solver-level.h5")
+        r = subprocess.run([a.cablesim, "run", model, "-o", out, "--report-precision", "double", "--backend", "cuda",
+                            "--solver", "auto"], capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, CABLESIM_AUTO_SOLVER_TRIAL="0", CABLESIM_WISDOM="off"))
+        line = [l for l in r.stdout.splitlines() if "auto: solver-level trial" in l and "chosen: " in l]
+        words = line[0].split("chosen: ")[1].split(" (")[0].split() if line else []
+        name = os.path.basename(model)
+        if r.returncode != 0 or len(words) != 2 or words[0] != "cuda" or words[1] not in solvers or \
+                "ms/step" not in line[0]:
+            print(f"FAIL {name} [solver-level trial]: rc {r.returncode}, chosen {words}: "
+                  f"{(line or [r.stdout[-300:] + r.stderr[-300:]])[0][:600]}")
+            failed += 1
+            continue
+        ref_out = os.path.join(a.work_dir, "auto-solver-level-named.h5")
+        r2 = run(a.cablesim, model, ref_out, ["--backend", "cuda", "--solver", words[1]])
+        if r2.returncode == 0 and identical_files(out, ref_out):
+            print(f"ok   {name} [solver-level trial]: chose {words[1]}; identical to naming it: {line[0].strip()[:300]}")
+            passed += 1
+        else:
+            print(f"FAIL {name} [solver-level trial]: chose {words[1]}; differs from naming it ({r2.stderr.strip()})")
             failed += 1
     # the fused step shares one cell's constants exactly when every cell is identical
     for model, want in (("models/validation/ring4.json", True), (models[-1], False)):

@@ -23,6 +23,9 @@
  * assembles, at the same 1e-12; two steps each, and after each step i, g and the branch points'
  * work entries must be zero.
  *
+ * Two fine plans whose kernels need different shared memory, built one after the other, each solve
+ * (1e-12) in either order after cs_hines_gpu_plan_prepare.
+ *
  * Exit 77 (skipped) when CUDA is not compiled in or no device is present; the host planner's
  * checks (no GPU needed) are test_hines_gpu_planner.c. CS_TEST_SMALL=1 runs smaller batches (for
  * compute-sanitizer). CS_MORPH_DIR overrides the morphology folder. CS_TEST_VARIANTS="chunked fine" runs
@@ -329,6 +332,49 @@ START_TEST(test_gpu_chunked_large)
 }
 END_TEST
 
+/* Kernel attributes belong to the kernels, not to the plans: a fine plan of 2 500-row cells built
+ * after one of 4 000-row cells sets fine's shared memory to 60 KB where the first needs 96 KB.
+ * After cs_hines_gpu_plan_prepare each plan solves as well as alone, in the order built and in
+ * the other (auto's solver-level trial builds its plans at once, then times them in turn). */
+START_TEST(test_gpu_plan_prepare)
+{
+    if (!variant_wanted("fine")) return;
+    batch a, b;
+    batch_cap ca = {0, 0}, cb = {0, 0};
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    g_rng = 91;
+    for (int k = 0; k < 3; ++k) random_system(&a, &ca, 4000, 200, 92 + k);
+    for (int k = 0; k < 3; ++k) random_system(&b, &cb, 2500, 120, 96 + k);
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.variant = "fine";
+    cs_hines_plan *pa = NULL, *pb = NULL;
+    ck_assert_msg(cs_hines_gpu_plan_create(a.nsys, a.offset, a.p, &o, &pa) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    ck_assert_msg(cs_hines_gpu_plan_create(b.nsys, b.offset, b.p, &o, &pb) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    const batch *bs[2] = {&a, &b};
+    cs_hines_plan *ps[2] = {pa, pb};
+    for (int k = 0; k < 4; ++k) { /* a, b, then b, a */
+        const int w = k == 0 || k == 3 ? 0 : 1;
+        const batch *x = bs[w];
+        ck_assert_msg(cs_hines_gpu_plan_prepare(ps[w]) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        double *d = malloc(sizeof(double) * x->nrows), *r = malloc(sizeof(double) * x->nrows), *ref = reference(x);
+        memcpy(d, x->d, sizeof(double) * x->nrows);
+        memcpy(r, x->rhs, sizeof(double) * x->nrows);
+        ck_assert_msg(cs_hines_gpu_solve_d(ps[w], d, x->u, r) == CS_SOLVER_OK, "plan %c: %s", "ab"[w],
+                      cs_hines_gpu_last_error());
+        const double e = relerr(x->nrows, r, ref);
+        ck_assert_msg(e <= TOL_D, "plan %c after another plan was built: error %.3g", "ab"[w], e);
+        free(d); free(r); free(ref);
+    }
+    ck_assert_int_eq(cs_hines_gpu_plan_prepare(NULL), CS_SOLVER_ERR_INVALID);
+    cs_hines_gpu_plan_destroy(pa);
+    cs_hines_gpu_plan_destroy(pb);
+    batch_free(&a);
+    batch_free(&b);
+}
+END_TEST
+
 START_TEST(test_gpu_random)
 {
     batch b;
@@ -489,6 +535,10 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_two_way);
     tcase_add_test(tc, test_gpu_chunked_large);
     suite_add_tcase(s, tc);
+    TCase *tp = tcase_create("prepare"); /* alone: CK_RUN_CASE=prepare (scripts/gpu_solver_trial.sh) */
+    tcase_set_timeout(tp, 600);
+    tcase_add_test(tp, test_gpu_plan_prepare);
+    suite_add_tcase(s, tp);
     TCase *ti = tcase_create("invariant"); /* alone: CK_RUN_CASE=invariant (scripts/gpu_staged_invariant.sh) */
     tcase_set_timeout(ti, 600);
     tcase_add_test(ti, test_gpu_staged_invariant);

@@ -96,4 +96,30 @@ const char *cs_backend_cuda_solver(const cs_backend_ops *ops, const cs_backend *
  * one it has timed. */
 const char *cs_backend_cuda_resolve(const cs_backend_ops *ops, const cs_network_desc *net, const cs_backend_params *p);
 
+/* auto's solver-level trial (cs_backend_choose.c, on large networks; docs/gpu.md, "Choosing by
+ * measurement"): each candidate GPU solver's membrane step alone (the fused step where its plan
+ * fuses, else the assembly and the solve), on this network's matrix, without building backend
+ * instances: the tree structure and the constants are built once, the candidates' plans at once
+ * (OpenMP threads), then each plan's steps are timed with CUDA events (a few warm-up steps, a
+ * probe of 4, then up to max_steps) and its arrays freed. i and g stay zero: the solve's cost does
+ * not depend on their values. */
+typedef struct {
+    const char *name;      /* in: a --solver name (not "epoch", whose step is another kernel) */
+    char variant[32];      /* out: the variant its plan runs ("auto" resolved); "" when not timed */
+    char same_as[32];      /* out: not built: it would run the solve of this variant, which an
+                              earlier candidate runs ("chunked" cutting nothing: "fine") */
+    double per_step;       /* out: [s] one membrane step; < 0 when not timed */
+    double plan_seconds;   /* out: [s] building its plan (on its own thread) */
+    int abandoned;         /* out: 1 when its probe was more than abandon × the best so far:
+                              per_step is the probe's */
+    cs_status status;      /* out: CS_OK, or why it cannot run the network (message) */
+    char message[200];
+} cs_solver_trial;
+/* Times cand[0 .. n-1] in order (the abandon rule against the best before each). A candidate that
+ * cannot run is marked in its status; the return is an error only when nothing could be timed at
+ * all (no device, out of memory for the network's matrix). ops = cs_backend_cuda(). */
+cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_network_desc *net,
+                                       const cs_backend_params *p, int max_steps, double abandon,
+                                       cs_solver_trial *cand, int n);
+
 #endif

@@ -1,7 +1,9 @@
 /* Choosing the backend and the GPU solver by measurement (cs_backend_choose.h). */
 #include "cs_backend_choose.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cs_wisdom.h"
@@ -31,6 +33,14 @@ static const char *const gpu_candidates[] = {"auto", "staged", "warp", "fine", "
  * (session 16) `variable` ran 5-15× slower than `fine` and its epochs were most of the trial.
  * The warm-up includes first-launch costs (graph capture, caches), hence the generous factor. */
 #define CS_AUTO_ABANDON 3.0
+
+/* From this many compartments (where the CPU is not a candidate), "auto" ranks the GPU solvers
+ * by their membrane step alone (cs_backend_cuda_solver_trial: no instance built) instead of whole
+ * instances: each whole candidate costs a set-up of ~0.1-0.3 s per million compartments (session
+ * 20, H100 host: 1.3-4.7 s at 12-16 M), so five candidates pass ~2 s from about here. Below it
+ * the whole-instance trial stays: it also weighs what the solvers' layouts do to the other
+ * kernels, and costs little. CABLESIM_AUTO_SOLVER_TRIAL overrides it (cs_backend_solver_trial_min). */
+#define CS_AUTO_SOLVER_TRIAL_CV 2000000
 
 typedef struct {
     char name[48];      /* "cpu" or "cuda <variant>" */
@@ -98,6 +108,106 @@ static void append(char *buf, size_t len, const char *fmt, const char *a, double
     if (n + 1 < len) snprintf(buf + n, len - n, fmt, a, b);
 }
 
+cs_status cs_backend_solver_trial_min(uint64_t *min_cv) {
+    *min_cv = CS_AUTO_SOLVER_TRIAL_CV;
+    const char *e = getenv("CABLESIM_AUTO_SOLVER_TRIAL");
+    if (!e || !*e) return CS_OK;
+    if (!strcmp(e, "off")) {
+        *min_cv = UINT64_MAX;
+        return CS_OK;
+    }
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(e, &end, 10);
+    if (*e == '-' || errno || !end || *end)
+        return cs_error_set(CS_ERR_INVALID, "CABLESIM_AUTO_SOLVER_TRIAL='%.40s': expected a number of compartments "
+                            "(from which auto times the GPU solvers' steps alone) or 'off'", e);
+    *min_cv = (uint64_t)v;
+    return CS_OK;
+}
+
+/* The end of a trial: the choice, its report's last words, and its wisdom entry. shown: the
+ * candidate as the report names it ("cuda fine"); solver: the name to build it by ("" on the CPU). */
+static void conclude(cs_backend_choice *out, const cs_backend_ops *ops, const char *shown, const char *solver,
+                     double per_step, double t0, uint64_t key) {
+    out->ops = ops;
+    snprintf(out->solver, sizeof out->solver, "%s", solver ? solver : "");
+    out->trial_seconds = cs_now() - t0;
+    append(out->report, sizeof out->report, " chosen: %s (trial %.2f s)", shown, out->trial_seconds);
+    cs_wisdom_entry w = {"", "", per_step, out->trial_seconds};
+    snprintf(w.backend, sizeof w.backend, "%s", ops == &cs_backend_cpu ? "cpu" : "cuda");
+    snprintf(w.solver, sizeof w.solver, "%s", out->solver[0] ? out->solver : "-");
+    cs_wisdom_store(key, &w);
+}
+
+/* The solver-level trial (above CS_AUTO_SOLVER_TRIAL_CV, the GPU only): the Hines solvers ranked
+ * by their membrane step alone; epoch, a whole step of its own, keeps its whole-instance trial
+ * where it does not refuse, and is chosen only when its whole step is faster than the best
+ * solver's membrane step alone (which the run's step can only exceed). */
+static cs_status choose_by_solver(const cs_network_desc *net, const cs_backend_params *p, const cs_backend_ops *gpu,
+                                  int trial_steps, uint64_t min_cv, uint64_t key, double t0, cs_backend_choice *out) {
+    cs_solver_trial cand[NGPU_CAND];
+    int n = 0, epoch = 0;
+    for (size_t k = 0; k < NGPU_CAND; ++k) {
+        if (!strcmp(gpu_candidates[k], "epoch")) {
+            epoch = 1;
+            continue;
+        }
+        memset(&cand[n], 0, sizeof cand[n]);
+        cand[n++].name = gpu_candidates[k];
+    }
+    CS_TRY(cs_backend_cuda_solver_trial(gpu, net, p, trial_steps, CS_AUTO_ABANDON, cand, n));
+    snprintf(out->report, sizeof out->report,
+             "auto: solver-level trial (%.3g M compartments, from %.3g M): each GPU solver's membrane step alone, "
+             "up to %d steps:", (double)net->total_cv / 1e6, (double)min_cv / 1e6, trial_steps);
+    int best = -1, first_fail = -1;
+    for (int c = 0; c < n; ++c) {
+        const cs_solver_trial *t = &cand[c];
+        char note[128];
+        if (t->same_as[0])
+            snprintf(note, sizeof note, " %s solves as %s, not timed again;", t->name, t->same_as);
+        else if (t->status != CS_OK) {
+            snprintf(note, sizeof note, " %s refused;", t->name);
+            if (first_fail < 0) first_fail = c;
+        } else
+            snprintf(note, sizeof note, " cuda %s %.3g ms/step (%splan %.2f s);", t->variant, 1e3 * t->per_step,
+                     t->abandoned ? "probe only, " : "", t->plan_seconds);
+        append(out->report, sizeof out->report, "%s", note, 0.0);
+        if (t->status == CS_OK && !t->same_as[0] && !t->abandoned && (best < 0 || t->per_step < cand[best].per_step))
+            best = c;
+    }
+    timing te = {"", -1, 0, 0};
+    int epoch_ok = 0;
+    if (epoch) { /* its refusals come before any set-up (cs_cuda_epoch_check) */
+        cs_backend_params q = *p;
+        q.solver = "epoch";
+        const double tc = cs_now();
+        cs_status st = time_candidate(gpu, net, &q, trial_steps, NULL, 0, best < 0 ? -1 : cand[best].per_step, &te);
+        if (st != CS_OK) {
+            append(out->report, sizeof out->report, " %s refused after %.2f s;", q.solver, cs_now() - tc);
+            cs_error_clear();
+        } else {
+            append(out->report, sizeof out->report, " %s %.3g ms/step (whole step", te.name, 1e3 * te.per_step);
+            append(out->report, sizeof out->report, "%s, set-up %.2f s);", te.abandoned ? ", warm-up only" : "",
+                   te.setup);
+            epoch_ok = !te.abandoned;
+        }
+    }
+    if (epoch_ok && (best < 0 || te.per_step < cand[best].per_step)) {
+        conclude(out, gpu, te.name, "epoch", te.per_step, t0, key);
+        return CS_OK;
+    }
+    if (best < 0) {
+        out->trial_seconds = cs_now() - t0;
+        return cs_error_set(first_fail >= 0 ? cand[first_fail].status : CS_ERR_INTERNAL, "%s",
+                            first_fail >= 0 ? cand[first_fail].message : "auto: no GPU solver could be timed");
+    }
+    char shown[64];
+    snprintf(shown, sizeof shown, "cuda %s", cand[best].variant);
+    conclude(out, gpu, shown, cand[best].name, cand[best].per_step, t0, key);
+    return CS_OK;
+}
+
 /* A choice measured before on a network of this shape on this machine (cs_wisdom.h): 1 when
  * taken. Only a candidate this call would have timed is taken. */
 static int from_wisdom(uint64_t key, const cs_backend_ops *gpu, int want_cpu, const cs_backend_params *p, double t0,
@@ -149,6 +259,11 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
     double t0 = cs_now();
     const uint64_t key = cs_wisdom_key(net, p, backend, trial_steps);
     if (from_wisdom(key, gpu, want_cpu, p, t0, out)) return CS_OK;
+    if (want_gpu && !want_cpu && !solver_named) { /* the GPU solvers only: by their step alone when large */
+        uint64_t min_cv;
+        CS_TRY(cs_backend_solver_trial_min(&min_cv));
+        if (net->total_cv >= min_cv) return choose_by_solver(net, p, gpu, trial_steps, min_cv, key, t0, out);
+    }
 
     /* the candidates: the CPU (for "auto"), then the GPU solvers */
     const char *names[1 + NGPU_CAND];
@@ -207,12 +322,7 @@ cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params 
         cs_error_clear();
         return cs_error_set(fail_status != CS_OK ? fail_status : CS_ERR_INTERNAL, "%s", fail_msg);
     }
-    out->ops = strncmp(done[best].name, "cpu", 3) ? gpu : &cs_backend_cpu;
-    if (best_solver) snprintf(out->solver, sizeof out->solver, "%s", best_solver);
-    append(out->report, sizeof out->report, " chosen: %s (trial %.2f s)", done[best].name, out->trial_seconds);
-    cs_wisdom_entry w = {"", "", done[best].per_step, out->trial_seconds};
-    snprintf(w.backend, sizeof w.backend, "%s", out->ops == gpu ? "cuda" : "cpu");
-    snprintf(w.solver, sizeof w.solver, "%s", out->solver[0] ? out->solver : "-");
-    cs_wisdom_store(key, &w);
+    conclude(out, strncmp(done[best].name, "cpu", 3) ? gpu : &cs_backend_cpu, done[best].name, best_solver,
+             done[best].per_step, t0, key);
     return CS_OK;
 }

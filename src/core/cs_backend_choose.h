@@ -7,6 +7,8 @@
  * runs a warm-up epoch and two timed epochs of `trial_steps` steps (no events), and is destroyed;
  * the fastest (minimum over the timed epochs) is then built for the run. The run's results are
  * those of that candidate named explicitly: the trial instances share no state with it.
+ * On large networks (cs_backend_solver_trial_min) the GPU solvers are ranked instead by their
+ * membrane step alone, timed without building instances (cs_backend_cuda_solver_trial).
  * The choice is kept in the wisdom file (cs_wisdom.h) and taken from there, with no trial, when a
  * network of the same shape runs again on the same machine. */
 #ifndef CS_BACKEND_CHOOSE_H
@@ -28,5 +30,11 @@ typedef struct {
  * returned. trial_steps >= 1. */
 cs_status cs_backend_choose(const cs_network_desc *net, const cs_backend_params *p, const char *backend,
                             int trial_steps, cs_backend_choice *out);
+
+/* From how many compartments "auto", choosing among the GPU solvers only (no CPU candidate),
+ * times each solver's membrane step alone instead of whole instances (cs_backend_cuda_solver_trial):
+ * 2 000 000, or CABLESIM_AUTO_SOLVER_TRIAL (a number; "off": never, UINT64_MAX). A malformed
+ * value: CS_ERR_INVALID, one line naming it. */
+cs_status cs_backend_solver_trial_min(uint64_t *min_cv);
 
 #endif

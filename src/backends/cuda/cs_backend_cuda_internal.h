@@ -83,8 +83,36 @@ cs_status cs__cuda_solver_fail(cs_solver_status st, const char *what);
 /* cs_backend_ops.create and .destroy (cs_backend_cuda_setup.c) */
 cs_status cs__cuda_create(const cs_network_desc *net, const cs_backend_params *p, cs_backend **out);
 void cs__cuda_destroy(cs_backend *be);
-/* The solver variant a network's plan would run (cs_backend_cuda_resolve's work; setup.c, which
- * holds the tree structure and the plan options): NULL where that cannot be said. */
+
+/* cs_backend_cuda_plan.c: what the set-up and auto's solver-level trial (cs_cuda_solver_trial.c)
+ * both build for the Hines solve. */
+/* The batch's tree-order structure: each cell's first row (cell_first[ncell + 1]) and the rows'
+ * parents (malloc'd; the caller frees both, also on failure). */
+cs_status cs__cuda_tree_structure(const cs_network_desc *net, double dt, int **cell_first, int **parent);
+/* The solver plan's options for the backend's parameters (p->solver, the CS_* switches). */
+void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt);
+/* The solver variant a network's plan would run (cs_backend_cuda_resolve's work): NULL where
+ * that cannot be said. */
 const char *cs__cuda_resolve(const cs_network_desc *net, const cs_backend_params *p);
+/* One constant array of the matrix (CS__U, CS__CDT, CS__D0 with pas folded in, CS__B0 likewise)
+ * of every cell in tree order (malloc'd; NULL when out of memory). The set-up builds the four one
+ * at a time, so the host holds one (8 B per CV) rather than four at once (docs/mpi.md). */
+enum { CS__U, CS__CDT, CS__D0, CS__B0, CS__NCONST };
+double *cs__cuda_matrix_array(const cs_network_desc *net, double dt, const int *cell_first, int which);
+/* 1 when every cell's rows of each array equal cell 0's bit for bit (same structure assumed;
+ * arrays in tree order, in CS__U .. order). */
+int cs__cuda_identical_cells(const int *cell_first, int ncell, double *const *arrays, int narrays);
+/* Identical cells with a fused per-system step: cell 0's tree-order rows of the four constants
+ * (first[k], n0 rows each; first[CS__U][0] is set to 0) uploaded into *dev[k], and the pivots of
+ * its rows that no current reaches into *a0 (cs_hines_step_d.a0). parent: tree-order parents. */
+cs_status cs__cuda_shared_constants(const cs_network_desc *net, const int *parent, double *const first[CS__NCONST],
+                                    size_t n0, double **dev[CS__NCONST], double **a0);
+/* The fused step's row flags on the device (*dev): the plan's structure bits, plus
+ * CS_HINES_ROW_CURRENT at every CV where a mechanism that was not folded into the matrix adds
+ * current (only there does the step read and clear i and g), also handed to the plan
+ * (cs_hines_gpu_plan_set_current); with shared constants one cell's rows, each the union over
+ * the cells. */
+cs_status cs__cuda_fused_flags(const cs_network_desc *net, cs_hines_plan *plan, const int *row_map,
+                               const int *cell_first, size_t n_int, int shared_constants, unsigned char **dev);
 
 #endif

@@ -401,73 +401,6 @@ static cs_status setup_probe_sources(cs_backend *be) {
     return st;
 }
 
-/* 1 when every cell's rows of each array equal cell 0's bit for bit (same structure assumed). */
-static int identical_cells(const int *cell_first, int ncell, double *const *arrays, int narrays) {
-    size_t n0 = (size_t)cell_first[1];
-    for (int c = 1; c < ncell; ++c) {
-        if ((size_t)(cell_first[c + 1] - cell_first[c]) != n0) return 0;
-        for (int a = 0; a < narrays; ++a) /* the root's u is undefined: compare from row 1 */
-            if (memcmp(arrays[a] + cell_first[c] + 1, arrays[a] + 1, (n0 - 1) * sizeof(double)) ||
-                (a < 3 && arrays[a][cell_first[c]] != arrays[a][0]))
-                return 0;
-    }
-    return 1;
-}
-
-/* The fused step's row flags: the plan's structure bits, plus CS_HINES_ROW_CURRENT at every CV
- * where a mechanism that was not folded into the matrix adds current (only there does the
- * step read and clear i and g). */
-static cs_status setup_fused_flags(cs_backend *be) {
-    const cs_network_desc *net = be->net;
-    unsigned char *flags = malloc(be->s.n_int ? be->s.n_int : 1);
-    if (!flags) return cs_error_set(CS_ERR_NOMEM, "out of memory");
-    cs_solver_status ss = cs_hines_gpu_plan_row_flags(be->plan, flags);
-    if (ss != CS_SOLVER_OK) {
-        free(flags);
-        return cs__cuda_solver_fail(ss, "row flags of the fused step");
-    }
-    for (size_t k = 0; k < net->ninst; ++k)
-        if (!net->inst[k].type->fold)
-            flags[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node]] |= CS_HINES_ROW_CURRENT;
-    ss = cs_hines_gpu_plan_set_current(be->plan, flags); /* staged keeps them in its schedule */
-    if (ss != CS_SOLVER_OK) {
-        free(flags);
-        return cs__cuda_solver_fail(ss, "rows with current of the fused step");
-    }
-    size_t n = be->s.n_int ? be->s.n_int : 1;
-    if (be->shared_constants) { /* one cell's rows, each the union over the cells (cs_hines_step_d) */
-        n = (size_t)be->cell_first[1];
-        unsigned char *local = calloc(n, 1);
-        if (!local) { free(flags); return cs_error_set(CS_ERR_NOMEM, "out of memory"); }
-        for (size_t c = 0; c < net->ncell; ++c)
-            for (size_t r = 0; r < n; ++r) local[r] |= flags[be->row_map[be->cell_first[c] + r]];
-        free(flags);
-        flags = local;
-    }
-    cs_status st = upload_new((void **)&be->s.flags, flags, n, "row flags");
-    free(flags);
-    return st;
-}
-
-/* One constant array of the matrix (CS__U, CS__CDT, CS__D0 with pas folded in, CS__B0 likewise)
- * of every cell in tree order. The set-up builds the four one at a time, so the host holds one
- * (8 B per CV) rather than four at once (docs/mpi.md, host memory). */
-enum { CS__U, CS__CDT, CS__D0, CS__B0, CS__NCONST };
-static double *matrix_array(const cs_backend *be, int which) {
-    const cs_network_desc *net = be->net;
-    const size_t nrow = (size_t)net->total_cv;
-    double *a = calloc(nrow ? nrow : 1, sizeof *a); /* zero: d0 and b0 accumulate */
-    if (!a) return NULL;
-    for (size_t c = 0; c < net->ncell; ++c)
-        cs_cable_matrix_cell(&net->cells[c], be->p.dt, be->cell_first[c], NULL, which == CS__U ? a : NULL,
-                             which == CS__CDT ? a : NULL, which == CS__D0 ? a : NULL, which == CS__B0 ? a : NULL);
-    /* linear mechanisms (pas) fold into d0 and b0 once; setup_mechanisms skips them */
-    for (size_t k = 0; (which == CS__D0 || which == CS__B0) && k < net->ninst; ++k)
-        cs_cable_matrix_fold(&net->inst[k], be->cell_first[net->inst[k].cell] + net->inst[k].node,
-                             which == CS__D0 ? a : NULL, which == CS__B0 ? a : NULL);
-    return a;
-}
-
 /* The constants on the device: in the solver's layout, or, for a network of identical cells with
  * a fused per-system step, one cell's rows for all (with the pivots of its rows that no current
  * reaches, a0). parent: the tree-order parents. */
@@ -483,34 +416,20 @@ static cs_status setup_constants(cs_backend *be, const int *parent) {
     const size_t n0 = ncell ? (size_t)be->cell_first[1] : 0;
     double *first[CS__NCONST] = {NULL};
     for (int k = 0; be->shared_constants && st == CS_OK && k < CS__NCONST; ++k) {
-        double *a = matrix_array(be, k);
+        double *a = cs__cuda_matrix_array(net, be->p.dt, be->cell_first, k);
         first[k] = malloc((n0 ? n0 : 1) * sizeof(double));
         if (!a || !first[k]) st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
         else {
-            be->shared_constants = identical_cells(be->cell_first, (int)ncell, &a, 1);
+            be->shared_constants = cs__cuda_identical_cells(be->cell_first, (int)ncell, &a, 1);
             memcpy(first[k], a, n0 * sizeof(double));
         }
         free(a);
     }
-    if (st == CS_OK && be->shared_constants) { /* one cell's tree-order rows serve every cell */
-        first[CS__U][0] = 0.0; /* the root has no coupling */
-        for (int k = 0; st == CS_OK && k < CS__NCONST; ++k)
-            st = upload_new((void **)dev[k], first[k], n0 * sizeof(double), "the cells' constants");
-        /* pivots of the rows with no current in their subtree in any cell: the same every
-         * step (cell 0 starts at row 0, so its parents are local) */
-        double *a0 = malloc((n0 ? n0 : 1) * sizeof *a0);
-        unsigned char *has_current = calloc(n0 ? n0 : 1, 1);
-        for (size_t k = 0; has_current && k < net->ninst; ++k)
-            if (!net->inst[k].type->fold) has_current[net->inst[k].node] = 1;
-        if (st == CS_OK && (!a0 || !has_current ||
-                            cs_hines_clean_pivots((int)n0, parent, first[CS__D0], first[CS__U], has_current, a0)))
-            st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-        free(has_current);
-        if (st == CS_OK) st = upload_new((void **)&s->a0, a0, n0 * sizeof *a0, "the cells' pivots");
-        free(a0);
-    } else {
+    if (st == CS_OK && be->shared_constants) /* one cell's tree-order rows serve every cell */
+        st = cs__cuda_shared_constants(net, parent, first, n0, dev, &s->a0);
+    else {
         for (int k = 0; st == CS_OK && k < CS__NCONST; ++k) {
-            double *a = matrix_array(be, k);
+            double *a = cs__cuda_matrix_array(net, be->p.dt, be->cell_first, k);
             if (!a) st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
             if (st == CS_OK) st = cs_cuda_alloc((void **)dev[k], s->n_int * sizeof(double), "the cells' constants");
             if (st == CS_OK) st = upload_tree(be, a, nrow, *dev[k], kind[k]);
@@ -519,66 +438,6 @@ static cs_status setup_constants(cs_backend *be, const int *parent) {
     }
     for (int k = 0; k < CS__NCONST; ++k) free(first[k]);
     return st;
-}
-
-/* The batch's tree-order structure: each cell's first row (cell_first[ncell + 1]) and the rows'
- * parents. */
-static cs_status tree_structure(const cs_network_desc *net, double dt, int **cell_first, int **parent) {
-    const size_t nrow = (size_t)net->total_cv;
-    *cell_first = malloc((net->ncell + 1) * sizeof **cell_first);
-    *parent = malloc((nrow ? nrow : 1) * sizeof **parent);
-    if (!*cell_first || !*parent) return cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
-    int row = 0;
-    for (size_t c = 0; c < net->ncell; ++c) {
-        (*cell_first)[c] = row;
-        cs_cable_matrix_cell(&net->cells[c], dt, row, *parent, NULL, NULL, NULL, NULL);
-        row += net->cells[c].geom->ncv;
-    }
-    (*cell_first)[net->ncell] = row;
-    return CS_OK;
-}
-
-/* The solver plan's options for the backend's parameters. */
-static void plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt) {
-    cs_hines_gpu_options_default(opt);
-    const int epoch = p->solver && !strcmp(p->solver, "epoch");
-    opt->variant = epoch ? "flat" : p->solver; /* epoch: tree order, cell by cell */
-    /* CS_CUDA_FUSED=0: assembly and solve as two kernels (for comparisons) */
-    const char *fuse = getenv("CS_CUDA_FUSED");
-    opt->fused_step = !(fuse && !strcmp(fuse, "0"));
-    opt->device = p->device;
-    opt->const_coupling = 1; /* s->u is uploaded once and every solve passes it unchanged */
-    /* CS_STAGED_INVARIANT=1: staged plans in which a cell's arithmetic does not depend on the
-     * other cells on its GPU (the same spike times on 1 or N GPUs; docs/mpi.md) */
-    const char *inv = getenv("CS_STAGED_INVARIANT");
-    if (inv && !strcmp(inv, "1")) opt->fine_flags |= CS_HINES_STAGED_INVARIANT;
-    /* CS_FINE_U_SHARED=1: fine's fused step stages u in shared memory (slower; for comparisons) */
-    const char *us = getenv("CS_FINE_U_SHARED");
-    if (us && !strcmp(us, "1")) opt->fine_flags |= CS_HINES_FINE_U_SHARED;
-    const char *dg = getenv("CS_FINE_D_GLOBAL"); /* =1: also the eliminated diagonal in device memory */
-    if (dg && !strcmp(dg, "1")) opt->fine_flags |= CS_HINES_FINE_D_GLOBAL;
-    const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
-    if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024) opt->threads = atoi(fth);
-    /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
-    const char *chunk_l = getenv("CS_CHUNKED_L");
-    if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);
-}
-
-const char *cs__cuda_resolve(const cs_network_desc *net, const cs_backend_params *p) {
-    if (!net->ncell || net->total_cv > (uint64_t)INT_MAX) return NULL;
-    /* only auto and chunked may run another variant's solve (cs_hines_gpu_plan_resolve) */
-    if (p->solver && strcmp(p->solver, "auto") && strcmp(p->solver, "chunked")) return p->solver;
-    int *cell_first = NULL, *parent = NULL;
-    const char *v = NULL;
-    if (tree_structure(net, p->dt, &cell_first, &parent) == CS_OK) {
-        cs_hines_gpu_options opt;
-        plan_options(p, &opt);
-        v = cs_hines_gpu_plan_resolve((int)net->ncell, cell_first, parent, &opt);
-    }
-    cs_error_clear();
-    free(cell_first);
-    free(parent);
-    return v;
 }
 
 static cs_status setup(cs_backend *be) {
@@ -594,13 +453,13 @@ static cs_status setup(cs_backend *be) {
     /* tree-order structure of the whole batch */
     size_t nrow = (size_t)net->total_cv;
     int *parent = NULL;
-    cs_status st = tree_structure(net, be->p.dt, &be->cell_first, &parent);
+    cs_status st = cs__cuda_tree_structure(net, be->p.dt, &be->cell_first, &parent);
     be->row_map = malloc((nrow ? nrow : 1) * sizeof *be->row_map);
     if (st == CS_OK && !be->row_map) st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
 
     if (st == CS_OK) {
         cs_hines_gpu_options opt;
-        plan_options(&be->p, &opt);
+        cs__cuda_plan_options(&be->p, &opt);
         cs_solver_status ss = cs_hines_gpu_plan_create(ncell, be->cell_first, parent, &opt, &be->plan);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_set_stream(be->plan, s->stream);
         if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_plan_row_map(be->plan, be->row_map);
@@ -644,7 +503,8 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) st = cs_cuda_ions_upload(&ions, s);
     cs_cuda_ions_free(&ions);
     free(v_int);
-    if (st == CS_OK && be->fused) st = setup_fused_flags(be);
+    if (st == CS_OK && be->fused)
+        st = cs__cuda_fused_flags(net, be->plan, be->row_map, be->cell_first, s->n_int, be->shared_constants, &s->flags);
     if (be->epoch) s->hh_ahead = 0; /* the epoch kernel computes every current in its step */
     CS_TRY(st);
 

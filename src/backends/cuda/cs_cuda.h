@@ -176,6 +176,9 @@ cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, int end);
 cs_status cs_cuda_gather_currents(const cs_cuda_state *s);
 cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the first step's hh current */
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
+/* the same on n rows of raw device arrays, on a stream (auto's solver-level trial) */
+cs_status cs_cuda_assemble_rows(void *stream, size_t n, const double *d0, const double *b0, const double *cdt,
+                                const double *v, double *i, double *g, double *d, double *rhs);
 /* the state update of mechanism groups [first, end): each group's states are its own, so groups
  * may run on different streams */
 cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int first, int end);

@@ -393,11 +393,16 @@ __global__ void k_assemble(long n, const double *d0, const double *b0, const dou
     G[r] = 0.0;
 }
 
-extern "C" cs_status cs_cuda_assemble(const cs_cuda_state *s) {
-    k_assemble<<<blocks_for((long)s->n_int), CS_THREADS, 0, stream_of(s)>>>(
-        (long)s->n_int, s->d0, s->b0, s->cdt, s->v, s->i, s->g, s->d, s->rhs);
+extern "C" cs_status cs_cuda_assemble_rows(void *stream, size_t n, const double *d0, const double *b0,
+                                            const double *cdt, const double *v, double *i, double *g, double *d,
+                                            double *rhs) {
+    k_assemble<<<blocks_for((long)n), CS_THREADS, 0, (cudaStream_t)stream>>>((long)n, d0, b0, cdt, v, i, g, d, rhs);
     CS_LAUNCHED("assembly");
     return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_assemble(const cs_cuda_state *s) {
+    return cs_cuda_assemble_rows(s->stream, s->n_int, s->d0, s->b0, s->cdt, s->v, s->i, s->g, s->d, s->rhs);
 }
 
 // ---- state update with the new v ------------------------------------------------------------

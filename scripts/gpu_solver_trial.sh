@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# auto's solver-level trial (issue 28; docs/gpu.md, "Choosing by measurement") on the GPU machine,
+# in one call of ~6-7 minutes on an H100:
+#   1. scripts/gpu_auto_trial.sh without its tests: this tree and the reference (build-ref-src)
+#      built side by side, then `--backend cuda --solver auto` with CABLESIM_WISDOM=off on FlyWire
+#      x 551, big10000 x 1 600 (16 M compartments each) and the 18 432 real cells (11.9 M), the
+#      reference then this tree: the `auto:` lines (this tree's say "solver-level trial"), trial
+#      and run seconds, chosen solver, spikes, and a table;
+#   2. test_backend_choose, and test_backend_cuda.py on `auto` only (CS_TEST_VARIANTS=auto: auto
+#      against the CPU on every model, the whole trial and wisdom, the solver-level trial forced
+#      on the ring and the real cells, each run equal to its chosen solver named; ~1.5 min);
+#      test_hines_gpu's case "prepare" (cs_hines_gpu_plan_prepare: two fine plans, either order);
+#   3. compute-sanitizer memcheck on the solver-level trial forced on the ring
+#      (CABLESIM_AUTO_SOLVER_TRIAL=0): every candidate's plan, conversions and steps;
+#   4. bench/plan_times on big10000 (host plans one by one, then at once on the machine's cores).
+# Here, once, before the call (the reference tree travels as a carried folder):
+#   scripts/gpu_auto_trial.sh --prepare [REF]      # REF (default main) into build-ref-src/
+# On the GPU machine, from the project root:
+#   scripts/gpu_solver_trial.sh [OUTDIR]
+# Carry: .devlibs, build-shared (mkdir -p build-shared && cp -r ../shared/data build-shared/),
+# build-ref-src. BUDGET_S=330 [s] for part 1 (no network run starts after it); NETS as in
+# gpu_auto_trial.sh; PARTS (default "networks tests sanitize plans").
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+. scripts/gpu_common.sh
+parts_all="networks tests sanitize plans"
+outdir=${1:-${OUT:-$PWD/build-gpu/out-solver-trial}}
+rc=0
+if gpu_part networks; then
+  TESTS=0 BUDGET_S=${BUDGET_S:-330} scripts/gpu_auto_trial.sh "$outdir" || rc=1
+fi
+gpu_setup "$outdir" || exit 1
+gpu_link_shared
+gpu_build "$root/build-gpu" cablesim_cli || exit 1
+if gpu_part tests; then
+  gpu_stamp "test_backend_choose; test_backend_cuda.py on auto (the solver-level trial forced on ring and real cells)"
+  gpu_build "$root/build-gpu" test_backend_choose || exit 1
+  gpu_build "$root/build-gpu" test_hines_gpu || exit 1
+  CS_TEST_VARIANTS=auto CTEST_S=170 gpu_ctest "$root/build-gpu" '^(test_backend_choose|test_backend_cuda)$' "solver-level"
+  [ "$rc_tests" = 0 ] || rc=1
+  # two fine plans built one after the other, each solving after cs_hines_gpu_plan_prepare
+  CK_RUN_CASE=prepare timeout 60 "$root/build-gpu/tests/test_hines_gpu" >"$out/hines-prepare.log" 2>&1
+  echo "test_hines_gpu case prepare: exit $? | $(grep -E 'Checks:' "$out/hines-prepare.log" | tail -1)"
+  grep -E ":F:|:E:" "$out/hines-prepare.log" | head -5
+  grep -q "100%: Checks: 1, Failures: 0, Errors: 0" "$out/hines-prepare.log" || rc=1
+fi
+if gpu_part sanitize; then
+  gpu_stamp "compute-sanitizer memcheck: the solver-level trial forced on the ring"
+  CABLESIM_AUTO_SOLVER_TRIAL=0 CABLESIM_WISDOM=off gpu_sanitize memcheck 90 "$out/memcheck-solver-trial.log" \
+    "memcheck solver-level trial" "$root/build-gpu/cablesim" run models/examples/ring.json --no-output \
+    --backend cuda --solver auto --tfinal 5
+  grep -E "auto:" "$out/memcheck-solver-trial.log" | cut -c1-900
+  grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck-solver-trial.log" || rc=1
+fi
+if gpu_part plans; then
+  gpu_stamp "plan_times on big10000 ($(nproc) cores)"
+  gpu_build "$root/build-gpu" plan_times || exit 1
+  model=$(ls "$outdir"/models/big10000-*.json 2>/dev/null | head -1)
+  if [ -n "$model" ]; then
+    timeout 60 "$root/build-gpu/bench/plan_times" "$model" auto staged warp fine chunked variable | cut -c1-140
+  else
+    echo "no big10000 model (part networks not run): skipped"
+  fi
+fi
+gpu_stamp "done: exit $rc"
+exit $rc
