@@ -127,6 +127,8 @@ enum {
                                     multiprocessor; faster on every network measured, bench/NOTES.md) */
     CS_HINES_FINE_D_GLOBAL = 32, /* fine's fused step: the eliminated diagonal in work_a too (8 B a row
                                     of shared memory) */
+    CS_HINES_FINE_STEP_ALWAYS = 64, /* fine fuses the step whatever its packs (by default only packs of
+                                    one large cell each, where it was measured faster) */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no

@@ -167,6 +167,7 @@ typedef struct cs__hines_hplan {
     int *group_rows;   /* [ngroup] block_shared: padded rows of the group's systems */
     int threads;       /* CUDA threads per block */
     int threads_auto;  /* fine: threads came from the default (the fused step may take more) */
+    int fine_fuses;    /* fine, and chunked that cuts nothing: the fused step is offered (cs__hines_hplan_fuses) */
 
     /* fine */
     int npack;

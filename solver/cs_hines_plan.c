@@ -252,6 +252,7 @@ static cs_solver_status cs__plan_chunked_tree(cs__hines_hplan *hp, const int *p,
     if (st == CS_SOLVER_OK) {
         st = cs__hines_hplan_build(hp->nsys, red.offset_r, red.p_r, red.sub_variant, opt, nsm, hp->chk_sub, msg, msglen);
         if (st != CS_SOLVER_OK) { free(hp->chk_sub); hp->chk_sub = NULL; }
+        else hp->fine_fuses = hp->chk_sub->variant == CS__HV_FINE && hp->chk_sub->fine_fuses; /* when nothing is cut */
     }
     if (st == CS_SOLVER_OK) st = cs__chunked_layout(hp, opt, &red, msg, msglen);
     cs__chunked_reduced_free(&red);

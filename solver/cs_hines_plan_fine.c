@@ -526,7 +526,13 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
                  hp->nblock, hp->nlaunch, hp->block_warps, hp->block_rows, hp->npack, hp->ntype, max_rows, hp->sched_bytes, max_levels,
                  hp->nbranch_in, hp->nbranch_out, (flags & CS_HINES_FINE_NO_REROOT) ? " no-reroot" : "",
                  (flags & CS_HINES_FINE_NO_SPLIT) ? " no-split" : "", (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
-    } else
+    }
+    /* fine's fused step where it was measured faster: packs of one large cell each (on average
+     * more rows than a default pack, 1 536). Distinct cells of 2 000-3 225 rows (big2000 × 8 000,
+     * H100): 1.86e10 cs/s fused against 1.14e10 with the assembly kernel; packs of several real
+     * cells (18 432): 1.04e10 against 1.22e10 (bench/NOTES.md, session 21). */
+    hp->fine_fuses = !warp && ((flags & CS_HINES_FINE_STEP_ALWAYS) || (long long)hp->internal_size > 1536LL * hp->npack);
+    if (!warp)
     snprintf(hp->describe, sizeof hp->describe,
              "fine threads=%d packs=%d types=%d max_pack_rows=%d levels<=%d branches %lld->%lld%s%s%s",
              T, hp->npack, hp->ntype, max_rows, max_levels, hp->nbranch_in, hp->nbranch_out,

@@ -138,12 +138,14 @@ static int cs__per_system(const cs__hines_hplan *hp)
            hp->variant == CS__HV_VARIABLE;
 }
 
-/* A chunked plan that cuts nothing runs its reduced tree's plan, which is then fine
- * (cs__chunked_pays: a level that does not pay is planned fine), so it fuses as fine does; one
- * that cuts has its own fused step (cs__hines_hplan_step_host). */
+/* fine fuses where it was measured to pay (hp->fine_fuses). A chunked plan that cuts nothing runs
+ * its reduced tree's plan, which is then fine (cs__chunked_pays: a level that does not pay is
+ * planned fine), so it fuses as that fine plan does; one that cuts has its own fused step
+ * (cs__hines_hplan_step_host). */
 int cs__hines_hplan_fuses(const cs__hines_hplan *hp)
 {
-    return cs__per_system(hp) || hp->variant == CS__HV_FINE || hp->variant == CS__HV_CHUNKED ||
+    return cs__per_system(hp) || (hp->variant == CS__HV_FINE && hp->fine_fuses) ||
+           (hp->variant == CS__HV_CHUNKED && (hp->chk_nchunk > 0 || hp->fine_fuses)) ||
            (hp->variant == CS__HV_STAGED && hp->stg_fused);
 }
 

@@ -137,6 +137,7 @@ static int check_step(const batch *b, int block_size, int every, const char *wha
     opt.variant = "chunked";
     opt.block_size = block_size;
     opt.fused_step = 1;
+    opt.fine_flags = CS_HINES_FINE_STEP_ALWAYS; /* so that a plan that cuts nothing takes fine's step */
     cs__hines_hplan hp;
     char msg[256];
     ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_CHUNKED, &opt, 132, &hp, msg, sizeof msg) == CS_SOLVER_OK,
