@@ -47,9 +47,9 @@ fi
 gpu_stamp "networks"
 models=$out/models
 $py bench/real_cells.py generate --out "$models" --morph-dir "$morph" --alone 0 --mixed 2048 \
-  --big-compartments "${BIG_COMPARTMENTS:-16e6}" --big-sizes 10000 --tfinal "${TFINAL:-10}" --check-limit 0 \
+  --big-compartments "${BIG_COMPARTMENTS:-16e6}" --big-sizes 2000,10000 --tfinal "${TFINAL:-10}" --check-limit 0 \
   >"$out/networks.md" 2>&1 || { tail -5 "$out/networks.md"; exit 1; }
-declare -A model=([giant]=$(ls "$models"/giant-*.json) [big10000]=$(ls "$models"/big10000-*.json)
+declare -A model=([giant]=$(ls "$models"/giant-*.json) [big10000]=$(ls "$models"/big10000-*.json) [big2000]=$(ls "$models"/big2000-*.json)
                   [mixed]=$(ls "$models"/mixed-*.json))
 
 export CABLESIM_WISDOM=off # every run a first trial
