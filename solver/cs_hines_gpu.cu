@@ -26,6 +26,8 @@
 #include "cs_hines_gpu_kernels.cuh"
 #include "cs_hines_staged_gpu.h"
 
+enum { CS__FINE_CLASSES = 8 }; /* fine's fused step: launches by blocks a multiprocessor, 1 .. 8+ */
+
 /* ---- errors ------------------------------------------------------------------------------- */
 static thread_local char cs__gpu_msg[512];
 
@@ -88,6 +90,11 @@ struct cs_hines_plan {
     cudaEvent_t ev_fork, ev_join;
     int4 *d_type_info, *d_tasks;
     int *d_group_type;      /* staged */
+    /* fine's fused step: its packs launched by class of blocks a multiprocessor (shared memory),
+     * each launch sized for its largest pack: fs_order[fs_first[c] .. fs_first[c + 1]) are class c's
+     * packs, fs_rows[c] their most rows, fs_bpsm[c] the blocks a multiprocessor they allow */
+    int fs_nclass, fs_first[CS__FINE_CLASSES + 1], fs_rows[CS__FINE_CLASSES], fs_bpsm[CS__FINE_CLASSES];
+    int *d_fs_order;
     int *d_stg_next;        /* staged: two counters per launch (cs__staged_dev.next) */
     int stg_current;        /* staged, fused step: the rows with current are marked (set_current) */
     int2 *d_stype;
@@ -127,7 +134,7 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
                     pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
                     pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children, pl->d_block_first,
                     pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_stg_next, pl->d_stype, pl->d_sched,
-                    pl->buf_tree, pl->buf_int, pl->d_chk_chunk, pl->d_chk_group, pl->chk_ur};
+                    pl->buf_tree, pl->buf_int, pl->d_chk_chunk, pl->d_chk_group, pl->chk_ur, pl->d_fs_order};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
         if (ptrs[i]) cudaFree(ptrs[i]);
     if (pl->launch_stream) {
@@ -230,6 +237,57 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
 
 static cs_solver_status cs__plan_finish(cs_hines_plan *pl);
 
+/* shared memory a row of fine's fused step takes: D, R, and U unless read through L1 */
+static size_t cs__fine_step_row_bytes(const cs__hines_hplan *hp)
+{
+    return sizeof(double) * ((hp->fine_flags & CS_HINES_FINE_D_GLOBAL) ? 1 : (hp->fine_flags & CS_HINES_FINE_U_SHARED) ? 3 : 2);
+}
+
+/* fine's fused step: its packs grouped by the blocks a multiprocessor their shared memory allows
+ * (one launch per group, sized for its largest pack), so that a pack of 2 000 rows does not take
+ * the shared memory of the batch's largest (3 225 rows in big2000 × 8 000: 4 blocks a
+ * multiprocessor for all). CS_HINES_FINE_ONE_LAUNCH: one class. */
+static cs_solver_status cs__fine_step_classes(cs_hines_plan *pl)
+{
+    const cs__hines_hplan *hp = &pl->hp;
+    const size_t rb = cs__fine_step_row_bytes(hp), per_block = 1024; /* the runtime's reserve a block */
+    int *cls = (int *)malloc(sizeof(int) * (size_t)(hp->npack > 0 ? hp->npack : 1));
+    int *order = (int *)malloc(sizeof(int) * (size_t)(hp->npack > 0 ? hp->npack : 1));
+    if (!cls || !order) { free(cls); free(order); cs__gpu_err("cs_hines_gpu_plan_create: out of memory"); return CS_SOLVER_ERR_NOMEM; }
+    int count[CS__FINE_CLASSES] = {0};
+    for (int p = 0; p < hp->npack; ++p) {
+        const size_t rows = (size_t)hp->type_info[4 * hp->pack_type[p] + 3];
+        size_t b = (size_t)pl->smem_sm / (rows * rb + per_block);
+        if (b < 1) b = 1;
+        if (b > CS__FINE_CLASSES || (hp->fine_flags & CS_HINES_FINE_ONE_LAUNCH)) b = CS__FINE_CLASSES;
+        cls[p] = (int)b - 1;
+        count[cls[p]]++;
+    }
+    /* classes by blocks a multiprocessor, fewest first (the largest packs start first) */
+    pl->fs_nclass = 0;
+    int at = 0;
+    for (int c = 0; c < CS__FINE_CLASSES; ++c) {
+        if (!count[c]) continue;
+        const int k = pl->fs_nclass++;
+        pl->fs_first[k] = at;
+        pl->fs_rows[k] = 0;
+        pl->fs_bpsm[k] = c + 1;
+        for (int p = 0; p < hp->npack; ++p)
+            if (cls[p] == c) {
+                order[at++] = p;
+                const int rows = hp->type_info[4 * hp->pack_type[p] + 3];
+                if (rows > pl->fs_rows[k]) pl->fs_rows[k] = rows;
+            }
+    }
+    pl->fs_first[pl->fs_nclass] = at;
+    if (hp->fine_flags & CS_HINES_FINE_ONE_LAUNCH) /* one launch in pack order, sized for the largest pack */
+        for (int p = 0; p < hp->npack; ++p) order[p] = p;
+    cs_solver_status st = cs__upload(&pl->d_fs_order, order, (size_t)(hp->npack > 0 ? hp->npack : 1));
+    free(cls);
+    free(order);
+    return st;
+}
+
 static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
 {
     const cs__hines_hplan *hp = &pl->hp;
@@ -247,6 +305,7 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         CS__TRY(cs__upload(&pl->d_level_start, hp->level_start, (size_t)hp->nlevel_start));
         CS__TRY(cs__upload(&pl->d_tasks, (const int4 *)hp->tasks, (size_t)hp->ntask));
         CS__TRY(cs__upload(&pl->d_children, hp->children, (size_t)(hp->nchild > 0 ? hp->nchild : 1)));
+        if (hp->variant == CS__HV_FINE) CS__TRY(cs__fine_step_classes(pl));
     } else if (hp->variant == CS__HV_CHUNKED) {
         CS__TRY(cs__upload(&pl->d_chk_chunk, (const int4 *)hp->chk_chunk, (size_t)hp->chk_nchunk));
         CS__TRY(cs__upload(&pl->d_chk_group, (const int2 *)hp->chk_group, (size_t)hp->chk_ngroup));
@@ -587,6 +646,41 @@ extern "C" cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *pl,
     return CS_SOLVER_OK;
 }
 
+/* fine's fused step: one launch per class of packs (cs__fine_step_classes) in shared memory, or one
+ * launch in device memory when a pack does not fit */
+static cs_solver_status cs__fine_step_launch(cs_hines_plan *pl, const cs_hines_step_d *st)
+{
+    const cs__hines_hplan *hp = &pl->hp;
+    if (!cs__fine_smem(pl, sizeof(double))) {
+        cs__k_fine_step<false, false, false><<<hp->npack, hp->threads, 0, pl->stream>>>(
+            NULL, 0, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        CS__CU(cudaGetLastError());
+        return CS_SOLVER_OK;
+    }
+    const size_t rb = cs__fine_step_row_bytes(hp);
+    for (int c = 0; c < pl->fs_nclass; ++c) {
+        const int n = pl->fs_first[c + 1] - pl->fs_first[c];
+        const size_t bytes = (size_t)pl->fs_rows[c] * rb;
+        /* the pack's threads: with fewer than 8 blocks a multiprocessor, 256 so that ~32 warps hide
+         * the level sweeps' latency (big2000 × 8 000, H100: 128 → 256 threads 1.80e10 → 1.95e10 cs/s;
+         * 512 was slower, 1.35e10: registers; bench/NOTES.md, session 21) */
+        const int th = hp->threads_auto && pl->fs_bpsm[c] < 8 ? 256 : hp->threads;
+        const int *ord = pl->d_fs_order;
+        const int f = pl->fs_first[c];
+        if (hp->fine_flags & CS_HINES_FINE_D_GLOBAL)
+            cs__k_fine_step<true, false, false><<<n, th, bytes, pl->stream>>>(
+                ord, f, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        else if (!(hp->fine_flags & CS_HINES_FINE_U_SHARED))
+            cs__k_fine_step<true, false, true><<<n, th, bytes, pl->stream>>>(
+                ord, f, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        else
+            cs__k_fine_step<true, true, true><<<n, th, bytes, pl->stream>>>(
+                ord, f, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        CS__CU(cudaGetLastError());
+    }
+    return CS_SOLVER_OK;
+}
+
 extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, const cs_hines_step_d *st)
 {
     if (!pl || !st || !st->d0 || !st->cdt || !st->b0 || !st->u || !st->v || !st->i || !st->g || !st->flags ||
@@ -615,29 +709,7 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
         CS__CU(cs__chunked_launch_p3_step(cd, *st, pl->stream));
         return CS_SOLVER_OK;
     }
-    if (hp->variant == CS__HV_FINE) {
-        const size_t rows = (size_t)hp->max_pack_rows;
-        const int smem = cs__fine_smem(pl, sizeof(double)), u_shared = (hp->fine_flags & CS_HINES_FINE_U_SHARED) != 0;
-        const size_t bytes = !smem ? 0 : rows * sizeof(double) * ((hp->fine_flags & CS_HINES_FINE_D_GLOBAL) ? 1 : u_shared ? 3 : 2);
-        /* the pack's threads: with fewer than 8 blocks a multiprocessor (shared memory), 256 so that
-         * ~32 warps hide the level sweeps' latency (big2000 × 8 000, H100: 128 → 256 threads 1.80e10 →
-         * 1.95e10 cs/s; 512 was slower, 1.35e10, registers; bench/NOTES.md, session 21) */
-        const int th = hp->threads_auto && bytes > 0 && (size_t)pl->smem_sm / bytes < 8 ? 256 : hp->threads;
-        if (smem && (hp->fine_flags & CS_HINES_FINE_D_GLOBAL))
-            cs__k_fine_step<true, false, false><<<hp->npack, th, bytes, pl->stream>>>(
-                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
-        else if (smem && !u_shared)
-            cs__k_fine_step<true, false, true><<<hp->npack, th, bytes, pl->stream>>>(
-                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
-        else if (smem)
-            cs__k_fine_step<true, true, true><<<hp->npack, th, bytes, pl->stream>>>(
-                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
-        else
-            cs__k_fine_step<false, false, false><<<hp->npack, th, 0, pl->stream>>>(
-                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
-        CS__CU(cudaGetLastError());
-        return CS_SOLVER_OK;
-    }
+    if (hp->variant == CS__HV_FINE) return cs__fine_step_launch(pl, st);
     if (hp->variant == CS__HV_STAGED) {
         if (st->shared_constants || !pl->stg_current) {
             cs__gpu_err("cs_hines_gpu_step_internal_d: staged needs its own constants per row and "

@@ -129,6 +129,8 @@ enum {
                                     of shared memory) */
     CS_HINES_FINE_STEP_ALWAYS = 64, /* fine fuses the step whatever its packs (by default only packs of
                                     one large cell each, where it was measured faster) */
+    CS_HINES_FINE_ONE_LAUNCH = 128, /* fine's fused step in one launch sized for the largest pack (by
+                                    default one launch per class of packs of similar size) */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no

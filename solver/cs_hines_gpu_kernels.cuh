@@ -316,13 +316,14 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
  * a row of shared memory instead of 24, so more blocks fit a multiprocessor, and U is read through
  * L1; without D_SMEM, D is work_a: 8 B a row); else D and R are work_a and work_b. */
 template <bool SMEM, bool U_SMEM, bool D_SMEM>
-__global__ void cs__k_fine_step(const int *__restrict__ pack_base, const int *__restrict__ pack_type,
+__global__ void cs__k_fine_step(const int *__restrict__ order, int first, const int *__restrict__ pack_base, const int *__restrict__ pack_type,
                                 const int4 *__restrict__ type_info, const int *__restrict__ level_start,
                                 const int4 *__restrict__ tasks, const int *__restrict__ children, const cs_hines_step_d st)
 {
     extern __shared__ __align__(16) unsigned char cs__smem_fine_step[];
-    const int4 ti = type_info[pack_type[blockIdx.x]];
-    const long long base = pack_base[blockIdx.x];
+    const int pk = order ? order[first + blockIdx.x] : blockIdx.x; /* launches by class: order */
+    const int4 ti = type_info[pack_type[pk]];
+    const long long base = pack_base[pk];
     const int rows = ti.w;
     double *D = st.work_a + base, *R = st.work_b + base; /* in device memory unless SMEM */
     const double *U = st.u + base;

@@ -258,6 +258,7 @@ static const config g_configs[] = {
     {"fine", 0, 0, CS_HINES_FINE_STEP_ALWAYS, 0, 0},                          /* the fused step on any packs */
     {"fine", 0, 128, CS_HINES_FINE_U_SHARED | CS_HINES_FINE_STEP_ALWAYS, 0, 0}, /* ... with u in shared memory */
     {"fine", 0, 256, CS_HINES_FINE_D_GLOBAL | CS_HINES_FINE_STEP_ALWAYS, 0, 0}, /* u through L1, d in device memory */
+    {"fine", 0, 0, CS_HINES_FINE_ONE_LAUNCH | CS_HINES_FINE_STEP_ALWAYS, 0, 0},   /* ... in one launch */
     {"warp", 0, 0, 0, 0, 0},
     {"warp", 0, 0, CS_HINES_FINE_NO_SPLIT, 640, 0},
     {"staged", 0, 0, 0, 0, 0},

@@ -45,6 +45,8 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
     if (dg && !strcmp(dg, "1")) opt->fine_flags |= CS_HINES_FINE_D_GLOBAL;
     const char *fa = getenv("CS_FINE_STEP_ALWAYS"); /* =1: fine fuses the step on any packs */
     if (fa && !strcmp(fa, "1")) opt->fine_flags |= CS_HINES_FINE_STEP_ALWAYS;
+    const char *fo = getenv("CS_FINE_ONE_LAUNCH"); /* =1: fine's fused step in one launch (for comparisons) */
+    if (fo && !strcmp(fo, "1")) opt->fine_flags |= CS_HINES_FINE_ONE_LAUNCH;
     const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
     if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024) opt->threads = atoi(fth);
     /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
