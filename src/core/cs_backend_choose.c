@@ -140,6 +140,12 @@ static void conclude(cs_backend_choice *out, const cs_backend_ops *ops, const ch
     cs_wisdom_store(key, &w);
 }
 
+/* From this many compartments the solver-level trial does not try epoch: it wins only where
+ * kernel launches bound a step (the 256-cell ring, session 14), and on the 18 432 real cells (11.9 M
+ * compartments, H100, session 21) its whole-instance trial cost 2.4 s of a 5.4 s trial to measure
+ * 3.12 ms a step against staged's 0.38. */
+#define CS_AUTO_EPOCH_MAX_CV 2000000
+
 /* The solver-level trial (above CS_AUTO_SOLVER_TRIAL_CV, the GPU only): the Hines solvers ranked
  * by their membrane step alone; epoch, a whole step of its own, keeps its whole-instance trial
  * where it does not refuse, and is chosen only when its whole step is faster than the best
@@ -178,6 +184,10 @@ static cs_status choose_by_solver(const cs_network_desc *net, const cs_backend_p
     }
     timing te = {"", -1, 0, 0};
     int epoch_ok = 0;
+    if (epoch && net->total_cv >= CS_AUTO_EPOCH_MAX_CV) {
+        append(out->report, sizeof out->report, " %s not tried from %.3g M compartments;", "epoch", CS_AUTO_EPOCH_MAX_CV / 1e6);
+        epoch = 0;
+    }
     if (epoch) { /* its refusals come before any set-up (cs_cuda_epoch_check) */
         cs_backend_params q = *p;
         q.solver = "epoch";
