@@ -10,9 +10,11 @@
  *
  * Prints one line per step: its wall time [s], a digest of the plan (FNV-1a over its row map and
  * its schedules: two builds that print the same digest built the same plan) and what the plan
- * became (its describe line). */
+ * became (its describe line); each plan's line ends with the process's user and system CPU time
+ * [s] and minor page faults of that step (the kernel's zeroing of fresh pages is system time). */
 #include <omp.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,13 @@ static uint64_t fnv(uint64_t h, const void *data, size_t bytes) {
     const unsigned char *b = data;
     for (size_t k = 0; b && k < bytes; ++k) h = (h ^ b[k]) * 0x100000001b3ull;
     return h;
+}
+/* the process's user and system CPU time [s] and minor page faults so far */
+typedef struct { double user, sys; long faults; } usage;
+static usage usage_now(void) {
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    return (usage){r.ru_utime.tv_sec + 1e-6 * r.ru_utime.tv_usec, r.ru_stime.tv_sec + 1e-6 * r.ru_stime.tv_usec, r.ru_minflt};
 }
 #define H(h, arr, n) fnv(h, (arr), (size_t)(n) * sizeof *(arr))
 
@@ -122,15 +131,19 @@ int main(int argc, char **argv) {
     for (int k = 0; k < nvar; ++k) {
         cs__hines_hplan hp;
         char msg[256];
+        const usage u0 = usage_now();
         t = cs_now();
         cs_solver_status st = host_plan(ncell, first, parent, variants[k], &hp, msg, sizeof msg);
         const double el = cs_now() - t;
+        const usage u1 = usage_now();
+        char use[80];
+        snprintf(use, sizeof use, "[user %.2f sys %.2f s, %ld faults]", u1.user - u0.user, u1.sys - u0.sys, u1.faults - u0.faults);
         char what[40];
         snprintf(what, sizeof what, "plan %s", variants[k]);
-        if (st != CS_SOLVER_OK) printf("%-28s %8.3f s  refused: %s\n", what, el, msg);
+        if (st != CS_SOLVER_OK) printf("%-28s %8.3f s  refused: %s %s\n", what, el, msg, use);
         else {
-            printf("%-28s %8.3f s  %016llx %s: %.140s\n", what, el,
-                   (unsigned long long)digest(&hp, 0xcbf29ce484222325ull), cs__hines_variant_name(hp.variant), hp.describe);
+            printf("%-28s %8.3f s  %016llx %s %s: %.140s\n", what, el,
+                   (unsigned long long)digest(&hp, 0xcbf29ce484222325ull), use, cs__hines_variant_name(hp.variant), hp.describe);
             cs__hines_hplan_free(&hp);
         }
         fflush(stdout);
@@ -138,6 +151,7 @@ int main(int argc, char **argv) {
     /* auto's solver-level trial (src/backends/cuda/cs_cuda_solver_trial.c) builds the candidates'
      * plans at once, one OpenMP thread each: the wall time of that, and the four constant arrays
      * built at once as it builds them */
+    const usage u0 = usage_now();
     t = cs_now();
     int refused = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : refused)
@@ -149,7 +163,10 @@ int main(int argc, char **argv) {
         else
             ++refused;
     }
-    printf("%-28s %8.3f s  (%d threads, %d refused)\n", "plans at once", cs_now() - t, omp_get_max_threads(), refused);
+    const double el = cs_now() - t;
+    const usage u1 = usage_now();
+    printf("%-28s %8.3f s  (%d threads, %d refused) [user %.2f sys %.2f s, %ld faults]\n", "plans at once", el,
+           omp_get_max_threads(), refused, u1.user - u0.user, u1.sys - u0.sys, u1.faults - u0.faults);
     t = cs_now();
 #pragma omp parallel for schedule(dynamic, 1)
     for (int k = 0; k < 4; ++k) {

@@ -3,7 +3,9 @@
  * systems packed greedily into CUDA blocks (fine) or warps of one-type blocks (warp), with their
  * schedules. Split from cs_hines_plan.c, which calls cs__plan_fine (cs_hines_gpu_impl.h).
  *
- * Everything here runs once at set-up; nothing runs per solve. */
+ * Everything here runs once at set-up; nothing runs per solve. The structures are planned on
+ * OpenMP threads (each alone, into its own record: the plan does not depend on the thread count),
+ * with one work area per thread instead of ~50 allocations per structure (session 21). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,21 +19,20 @@
 /* ---- the fine solver's per-structure schedule --------------------------------------------- */
 typedef struct {
     int n, nbr, nlev;
-    int *chain;     /* [n] local tree rows, branch by branch (proximal → distal) */
+    int *chain;     /* [n] local tree rows, branch by branch (proximal → distal); owns the block */
     int *usrc;      /* [n] per chain entry: local tree row holding the coupling to the new parent */
     int *br_first;  /* [nbr] into chain */
     int *br_len;
-    int *br_level;
-    int *br_prow;   /* local tree row of the parent (distal row of the parent branch), -1 root */
     int *br_parent; /* parent branch, -1 */
     int *lev_first; /* [nlev+1] branches are ordered by level */
+    int *kid_first; /* [nbr+1] children of branch b: kids[kid_first[b] .. kid_first[b+1]), ascending */
+    int *kids;      /* [nbr] (all on the level after b's) */
     int nbranch_in;
 } cs__fstruct;
 
 static void cs__fs_free(cs__fstruct *f)
 {
-    free(f->chain); free(f->usrc); free(f->br_first); free(f->br_len); free(f->br_level);
-    free(f->br_prow); free(f->br_parent); free(f->lev_first);
+    free(f->chain);
     memset(f, 0, sizeof *f);
 }
 
@@ -53,15 +54,61 @@ static int cs__root_at(int n, const int *adj_first, const int *adj, int R, int *
     return tail == n ? 0 : -1;
 }
 
-/* Branch decomposition of the tree rooted at R, with optional splitting (seed 001: level by
- * level, cut every branch longer than the level's average at that average). Fills f. The
- * arrays of the work struct w are scratch of size n. */
-typedef struct { int *np, *order, *nk, *kf, *kids, *tmp; } cs__fwork;
+/* A structure's schedule as built (cs__build_fstruct), in a work area: arrays of n (+1) */
+typedef struct {
+    int n, nbr, nlev, nbranch_in;
+    int *chain, *usrc, *br_first, *br_len, *br_parent, *lev_first;
+} cs__fstage;
 
-static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const int *adj, int R,
-                             int split, cs__fwork *w, cs__fstruct *f)
+/* One thread's work area for structures of up to cap rows, one allocation: the tree's adjacency,
+ * the rooted tree, the level pass's items, and the two candidate schedules (two roots). */
+typedef struct {
+    int cap;
+    int *block;
+    int *np, *order, *nk, *kf, *kids, *tmp;
+    int *it[5], *nx[5], *raw_first, *raw_len;
+    int *dist, *par, *adj_first, *adj;
+    cs__fstage stage[2];
+} cs__fwork;
+
+static int cs__fwork_init(cs__fwork *w, int cap)
 {
-    memset(f, 0, sizeof *f);
+    memset(w, 0, sizeof *w);
+    const size_t n = (size_t)(cap > 0 ? cap : 1), ints = 36 * n + 16; /* as laid out below: 35 n + 8 */
+    int *q = w->block = malloc(sizeof(int) * ints);
+    if (!q) return -1;
+    w->cap = cap;
+    w->np = q; q += n;
+    w->order = q; q += n;
+    w->nk = q; q += n + 1;
+    w->kf = q; q += n + 1;
+    w->kids = q; q += n + 1;
+    w->tmp = q; q += n + 1;
+    for (int k = 0; k < 5; ++k) { w->it[k] = q; q += n; w->nx[k] = q; q += n; }
+    w->raw_first = q; q += n;
+    w->raw_len = q; q += n;
+    w->dist = q; q += n;
+    w->par = q; q += n;
+    w->adj_first = q; q += n + 1;
+    w->adj = q; q += 2 * n + 1;
+    for (int k = 0; k < 2; ++k) {
+        cs__fstage *s = &w->stage[k];
+        s->chain = q; q += n;
+        s->usrc = q; q += n;
+        s->br_first = q; q += n;
+        s->br_len = q; q += n;
+        s->br_parent = q; q += n;
+        s->lev_first = q; q += n + 1;
+    }
+    return 0;
+}
+
+/* Branch decomposition of the tree rooted at R, with optional splitting (seed 001: level by
+ * level, cut every branch longer than the level's average at that average), into f (arrays of
+ * the work area w, whose other arrays are scratch). */
+static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const int *adj, int R,
+                             int split, cs__fwork *w, cs__fstage *f)
+{
     if (cs__root_at(n, adj_first, adj, R, w->np, w->order)) return -1;
     /* children CSR of the rooted tree, in increasing row order */
     for (int i = 0; i <= n; ++i) w->kf[i] = 0;
@@ -72,19 +119,8 @@ static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const i
     for (int v = 0; v < n; ++v) w->nk[v] = w->kf[v + 1] - w->kf[v];
 
     f->n = n;
-    f->chain = malloc(sizeof(int) * n);
-    f->usrc = malloc(sizeof(int) * n);
-    f->br_first = malloc(sizeof(int) * n);
-    f->br_len = malloc(sizeof(int) * n);
-    f->br_level = malloc(sizeof(int) * n);
-    f->br_prow = malloc(sizeof(int) * n);
-    f->br_parent = malloc(sizeof(int) * n);
-    f->lev_first = malloc(sizeof(int) * (n + 1));
     /* raw branches first (branch-local scratch): start node → chain, discovered in BFS order */
     int *bstart = w->tmp; /* start nodes of the branches of the current level */
-    if (!f->chain || !f->usrc || !f->br_first || !f->br_len || !f->br_level || !f->br_prow ||
-        !f->br_parent || !f->lev_first)
-        return -1;
     /* Level-by-level construction. A "pending" branch is (start node, remaining chain already
      * placed) — simpler: place raw branches in BFS order into the chain first, then split. */
     int nraw = 0, pos = 0, qh = 0;
@@ -120,22 +156,13 @@ static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const i
     /* level-by-level pass producing the final branches (with splits) in level order. A work
      * item is (chain first, length, raw branch whose children it ends with or -1 when it is a
      * split-off head whose tail follows, parent row). */
-    int *it_first = malloc(sizeof(int) * n), *it_len = malloc(sizeof(int) * n);
-    int *it_raw = malloc(sizeof(int) * n), *it_prow = malloc(sizeof(int) * n);
-    int *it_par = malloc(sizeof(int) * n);
-    int *nx_first = malloc(sizeof(int) * n), *nx_len = malloc(sizeof(int) * n);
-    int *nx_raw = malloc(sizeof(int) * n), *nx_prow = malloc(sizeof(int) * n);
-    int *nx_par = malloc(sizeof(int) * n);
-    int rc = -1;
-    if (!it_first || !it_len || !it_raw || !it_prow || !it_par || !nx_first || !nx_len || !nx_raw ||
-        !nx_prow || !nx_par)
-        goto out;
+    int *it_first = w->it[0], *it_len = w->it[1], *it_raw = w->it[2], *it_par = w->it[3];
+    int *nx_first = w->nx[0], *nx_len = w->nx[1], *nx_raw = w->nx[2], *nx_par = w->nx[3];
     int ncur = 1, nbr = 0, lev = 0;
-    it_first[0] = rfirst[0]; it_len[0] = rlen[0]; it_raw[0] = 0; it_prow[0] = -1; it_par[0] = -1;
+    it_first[0] = rfirst[0]; it_len[0] = rlen[0]; it_raw[0] = 0; it_par[0] = -1;
     /* the output arrays br_* are written in level order; raw arrays were in br_first/len/parent
      * too, so copy the raw ones aside first */
-    int *raw_first = malloc(sizeof(int) * nraw), *raw_len = malloc(sizeof(int) * nraw);
-    if (!raw_first || !raw_len) { free(raw_first); free(raw_len); goto out; }
+    int *raw_first = w->raw_first, *raw_len = w->raw_len;
     memcpy(raw_first, rfirst, sizeof(int) * nraw);
     memcpy(raw_len, rlen, sizeof(int) * nraw);
     while (ncur > 0) {
@@ -155,19 +182,16 @@ static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const i
             if (len > cut) { tail = len - cut; len = cut; }
             f->br_first[b] = it_first[i];
             f->br_len[b] = len;
-            f->br_level[b] = lev;
-            f->br_prow[b] = it_prow[i];
             f->br_parent[b] = it_par[i];
-            int drow = f->chain[it_first[i] + len - 1];
             if (tail) { /* the rest of this chain continues one level down */
                 nx_first[nnext] = it_first[i] + len; nx_len[nnext] = tail; nx_raw[nnext] = it_raw[i];
-                nx_prow[nnext] = drow; nx_par[nnext] = b; nnext++;
+                nx_par[nnext] = b; nnext++;
             } else {
                 int rb = it_raw[i];
                 for (int k = ckf[rb]; k < ckf[rb + 1]; ++k) {
                     int c = ckids[k];
                     nx_first[nnext] = raw_first[c]; nx_len[nnext] = raw_len[c]; nx_raw[nnext] = c;
-                    nx_prow[nnext] = drow; nx_par[nnext] = b; nnext++;
+                    nx_par[nnext] = b; nnext++;
                 }
             }
         }
@@ -177,23 +201,17 @@ static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const i
         t = it_first; it_first = nx_first; nx_first = t;
         t = it_len; it_len = nx_len; nx_len = t;
         t = it_raw; it_raw = nx_raw; nx_raw = t;
-        t = it_prow; it_prow = nx_prow; nx_prow = t;
         t = it_par; it_par = nx_par; nx_par = t;
     }
     f->lev_first[lev] = nbr;
     f->nlev = lev;
     f->nbr = nbr;
-    free(raw_first); free(raw_len);
-    rc = 0;
-out:
-    free(it_first); free(it_len); free(it_raw); free(it_prow); free(it_par);
-    free(nx_first); free(nx_len); free(nx_raw); free(nx_prow); free(nx_par);
-    return rc;
+    return 0;
 }
 
 /* cost of a schedule for one system: the critical path of the level sweeps, in row steps, plus
  * a barrier's worth per level */
-static double cs__fs_cost(const cs__fstruct *f)
+static double cs__fs_cost(const cs__fstage *f)
 {
     double c = 0;
     for (int l = 0; l < f->nlev; ++l) {
@@ -204,34 +222,57 @@ static double cs__fs_cost(const cs__fstruct *f)
     return c;
 }
 
+/* the record of a staged schedule, in one allocation of its exact size, with its branches'
+ * children (a branch's children are the next level's branches whose parent it is) */
+static int cs__fs_keep(const cs__fstage *s, cs__fstruct *f)
+{
+    const size_t n = (size_t)s->n, nbr = (size_t)s->nbr;
+    int *q = malloc(sizeof(int) * (2 * n + 5 * nbr + (size_t)s->nlev + 2));
+    if (!q) return -1;
+    f->n = s->n; f->nbr = s->nbr; f->nlev = s->nlev; f->nbranch_in = s->nbranch_in;
+    f->chain = q; q += n;
+    f->usrc = q; q += n;
+    f->br_first = q; q += nbr;
+    f->br_len = q; q += nbr;
+    f->br_parent = q; q += nbr;
+    f->lev_first = q; q += s->nlev + 1;
+    f->kid_first = q; q += nbr + 1;
+    f->kids = q;
+    memcpy(f->chain, s->chain, sizeof(int) * n);
+    memcpy(f->usrc, s->usrc, sizeof(int) * n);
+    memcpy(f->br_first, s->br_first, sizeof(int) * nbr);
+    memcpy(f->br_len, s->br_len, sizeof(int) * nbr);
+    memcpy(f->br_parent, s->br_parent, sizeof(int) * nbr);
+    memcpy(f->lev_first, s->lev_first, sizeof(int) * ((size_t)s->nlev + 1));
+    /* children by a stable counting sort on the parent: ascending within each parent */
+    int *kf = f->kid_first;
+    for (size_t b = 0; b <= nbr; ++b) kf[b] = 0;
+    for (size_t b = 0; b < nbr; ++b) if (f->br_parent[b] >= 0) kf[f->br_parent[b] + 1]++;
+    for (size_t b = 0; b < nbr; ++b) kf[b + 1] += kf[b];
+    for (size_t b = 0; b < nbr; ++b)
+        if (f->br_parent[b] >= 0) f->kids[kf[f->br_parent[b]]++] = (int)b;
+    for (size_t b = nbr; b > 0; --b) kf[b] = kf[b - 1]; /* the cursors ended at the next start */
+    kf[0] = 0;
+    return 0;
+}
+
 /* The schedule of one structure: re-rooted at the better of the tree-order root and the
  * centre of the longest path (minimises the tree's height in rows), then split. */
-static int cs__plan_structure(int n, const int *lp, int flags, cs__fstruct *out)
+static int cs__plan_structure(int n, const int *lp, int flags, cs__fwork *w, cs__fstruct *out)
 {
-    int *adj_first = NULL, *adj = NULL;
-    cs__fwork w;
-    w.np = malloc(sizeof(int) * n); w.order = malloc(sizeof(int) * n); w.nk = malloc(sizeof(int) * (n + 1));
-    w.kf = malloc(sizeof(int) * (n + 1)); w.kids = malloc(sizeof(int) * (n + 1)); w.tmp = malloc(sizeof(int) * (n + 1));
-    int *dist = malloc(sizeof(int) * n), *par = malloc(sizeof(int) * n);
-    int rc = -1;
-    if (!w.np || !w.order || !w.nk || !w.kf || !w.kids || !w.tmp || !dist || !par || cs__tree_adjacency(n, lp, &adj_first, &adj))
-        goto done;
-    int split = !(flags & CS_HINES_FINE_NO_SPLIT);
-    if (cs__build_fstruct(n, lp, adj_first, adj, 0, split, &w, out)) goto done;
+    if (n > w->cap) return -1;
+    cs__tree_adjacency_into(n, lp, w->adj_first, w->adj, w->tmp);
+    const int split = !(flags & CS_HINES_FINE_NO_SPLIT);
+    const cs__fstage *best = &w->stage[0];
+    if (cs__build_fstruct(n, lp, w->adj_first, w->adj, 0, split, w, &w->stage[0])) return -1;
     if (!(flags & CS_HINES_FINE_NO_REROOT) && n > 2) {
-        const int c = cs__tree_centre(n, adj_first, adj, dist, par, w.order);
+        const int c = cs__tree_centre(n, w->adj_first, w->adj, w->dist, w->par, w->order);
         if (c != 0) {
-            cs__fstruct alt;
-            if (cs__build_fstruct(n, lp, adj_first, adj, c, split, &w, &alt)) { cs__fs_free(&alt); goto done; }
-            if (cs__fs_cost(&alt) < cs__fs_cost(out)) { cs__fs_free(out); *out = alt; }
-            else cs__fs_free(&alt);
+            if (cs__build_fstruct(n, lp, w->adj_first, w->adj, c, split, w, &w->stage[1])) return -1;
+            if (cs__fs_cost(&w->stage[1]) < cs__fs_cost(&w->stage[0])) best = &w->stage[1];
         }
     }
-    rc = 0;
-done:
-    free(adj_first); free(adj); free(w.np); free(w.order); free(w.nk); free(w.kf); free(w.kids); free(w.tmp);
-    free(dist); free(par);
-    return rc;
+    return cs__fs_keep(best, out);
 }
 
 #define CS__NOMEM(ptr)                                                 \
@@ -250,6 +291,17 @@ static int cs__iv_push(cs__ivec *v, int x)
         v->a = a; v->cap = nc;
     }
     v->a[v->n++] = x;
+    return 0;
+}
+/* room for extra more entries (then written directly); 0, or -1 when out of memory */
+static int cs__iv_reserve(cs__ivec *v, int extra)
+{
+    if (v->n + extra <= v->cap) return 0;
+    int nc = v->cap ? v->cap : 256;
+    while (nc < v->n + extra) nc = nc <= INT_MAX / 2 ? 2 * nc : INT_MAX;
+    int *a = realloc(v->a, sizeof(int) * (size_t)nc);
+    if (!a) return -1;
+    v->a = a; v->cap = nc;
     return 0;
 }
 
@@ -355,21 +407,35 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     hp->fine_flags = flags;
     cs__fstruct *fs = calloc((size_t)ns, sizeof(cs__fstruct));
     int *order = malloc(sizeof(int) * (nsys + 1)), *cnt = calloc((size_t)ns + 1, sizeof(int));
-    int *wpack = NULL, *cells = NULL, *lp = malloc(sizeof(int) * ((size_t)hp->max_n + 1));
-    int *posb = NULL, *key = NULL;
+    int *wpack = NULL, *cells = NULL;
+    int *key = NULL;
     cs__tk *tk = NULL;
     cs__keymap types;
     int km_ok = 0;
     cs__ivec pb = {0}, pt = {0}, tinfo = {0}, lst = {0}, tasks = {0}, kids = {0}, lmap = {0}, lusrc = {0}, tlmap = {0};
-    CS__NOMEM(fs); CS__NOMEM(order); CS__NOMEM(cnt); CS__NOMEM(lp);
-    /* schedules per structure */
-    int maxlev = 1;
-    for (int k = 0; k < ns; ++k) {
-        int s = rep[k], n = hp->offset[s + 1] - hp->offset[s];
-        for (int i = 0; i < n; ++i) lp[i] = i ? p[hp->offset[s] + i] - hp->offset[s] : -1;
-        if (cs__plan_structure(n, lp, flags, &fs[k])) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
-        if (fs[k].nlev > maxlev) maxlev = fs[k].nlev;
+    CS__NOMEM(fs); CS__NOMEM(order); CS__NOMEM(cnt);
+    /* schedules per structure, each alone (a thread's work area, its own record): on threads
+     * where there are many (within another parallel region, as auto's trial's, one thread unless
+     * nesting is allowed) */
+    int maxlev = 1, failed = 0;
+#pragma omp parallel if (ns >= 16) reduction(| : failed)
+    {
+        cs__fwork w = {0};
+        int *lp = malloc(sizeof(int) * ((size_t)hp->max_n + 1));
+        failed = !lp || cs__fwork_init(&w, hp->max_n);
+#pragma omp for schedule(dynamic, 8)
+        for (int k = 0; k < ns; ++k) {
+            if (failed) continue;
+            int s = rep[k], n = hp->offset[s + 1] - hp->offset[s];
+            for (int i = 0; i < n; ++i) lp[i] = i ? p[hp->offset[s] + i] - hp->offset[s] : -1;
+            failed = cs__plan_structure(n, lp, flags, &w, &fs[k]) != 0;
+        }
+        free(lp);
+        free(w.block);
     }
+    if (failed) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
+    for (int k = 0; k < ns; ++k)
+        if (fs[k].nlev > maxlev) maxlev = fs[k].nlev;
     for (int s = 0; s < nsys; ++s) { hp->nbranch_in += fs[sid[s]].nbranch_in; hp->nbranch_out += fs[sid[s]].nbr; }
     /* systems grouped by structure (stable) so that packs repeat and share their schedule */
     for (int s = 0; s < nsys; ++s) cnt[sid[s] + 1]++;
@@ -381,8 +447,7 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     wpack = calloc((size_t)maxlev, sizeof(int));
     cells = malloc(sizeof(int) * (nsys + 1));
     key = malloc(sizeof(int) * (nsys + 1));
-    posb = malloc(sizeof(int) * ((size_t)hp->max_n + 1) * 1);
-    CS__NOMEM(wpack); CS__NOMEM(cells); CS__NOMEM(key); CS__NOMEM(posb);
+    CS__NOMEM(wpack); CS__NOMEM(cells); CS__NOMEM(key);
     if (cs__km_init(&types, 64)) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
     km_ok = 1;
     hp->cell_base = malloc(sizeof(int) * (nsys + 1));
@@ -455,7 +520,7 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
             lev_tk[nlev] = ntk;
             /* type record */
             int task0 = tasks.n / 4, lev0 = lst.n;
-            int ok = 0;
+            int ok = cs__iv_reserve(&tasks, 4 * (ntk + 1)) | cs__iv_reserve(&kids, ntk) | cs__iv_reserve(&lst, nlev + 1);
             ok |= cs__iv_push(&tinfo, task0); ok |= cs__iv_push(&tinfo, lev0);
             ok |= cs__iv_push(&tinfo, nlev); ok |= cs__iv_push(&tinfo, rows);
             for (int l = 0; l <= nlev; ++l) ok |= cs__iv_push(&lst, task0 + lev_tk[l]);
@@ -468,13 +533,8 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
                 ok |= cs__iv_push(&tasks, f->br_len[b]);
                 ok |= cs__iv_push(&tasks, prow);
                 ok |= cs__iv_push(&tasks, kids.n);
-                /* children: the branches whose parent is b (next level) */
-                if (b + 1 <= f->nbr) {
-                    int l = f->br_level[b];
-                    if (l + 1 < f->nlev)
-                        for (int cb = f->lev_first[l + 1]; cb < f->lev_first[l + 2]; ++cb)
-                            if (f->br_parent[cb] == b) ok |= cs__iv_push(&kids, bpos[boff[c] + cb]);
-                }
+                /* children: the branches whose parent is b (next level), ascending */
+                for (int k = f->kid_first[b]; k < f->kid_first[b + 1]; ++k) ok |= cs__iv_push(&kids, bpos[boff[c] + f->kids[k]]);
             }
             /* sentinel */
             ok |= cs__iv_push(&tasks, 0); ok |= cs__iv_push(&tasks, 0);
@@ -484,8 +544,10 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
             for (int c = 0; c < nc; ++c) {
                 const cs__fstruct *f = &fs[key[c]];
                 int m0 = lmap.n;
-                for (int i = 0; i < f->n; ++i) { ok |= cs__iv_push(&lmap, 0); ok |= cs__iv_push(&lusrc, -1); }
+                ok |= cs__iv_reserve(&lmap, f->n) | cs__iv_reserve(&lusrc, f->n);
                 if (ok) break;
+                lmap.n += f->n; /* every row written below: the chain holds each once */
+                lusrc.n += f->n;
                 for (int b = 0; b < f->nbr; ++b)
                     for (int j = 0; j < f->br_len[b]; ++j) {
                         int qq = f->br_first[b] + j, v = f->chain[qq];
@@ -540,7 +602,7 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
              (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
 fail:
     if (fs) for (int k = 0; k < ns; ++k) cs__fs_free(&fs[k]);
-    free(fs); free(order); free(cnt); free(wpack); free(cells); free(lp); free(posb); free(key); free(tk);
+    free(fs); free(order); free(cnt); free(wpack); free(cells); free(key); free(tk);
     if (km_ok) cs__km_free(&types);
     free(pb.a); free(pt.a); free(tinfo.a); free(lst.a); free(tasks.a); free(kids.a); free(lmap.a); free(lusrc.a); free(tlmap.a);
     return st;

@@ -129,16 +129,21 @@ int cs__tree_centre(int n, const int *adj_first, const int *adj, int *dist, int 
     return c;
 }
 
-/* The tree of n rows (local parents lp) as adjacency lists (CSR); 0, or -1 when out of memory. */
-int cs__tree_adjacency(int n, const int *lp, int **adj_first_out, int **adj_out)
+void cs__tree_adjacency_into(int n, const int *lp, int *adj_first, int *adj, int *cur)
 {
-    int *adj_first = calloc((size_t)n + 1, sizeof(int)), *adj = malloc(sizeof(int) * (2 * (size_t)n + 1));
-    int *cur = malloc(sizeof(int) * ((size_t)n + 1));
-    if (!adj_first || !adj || !cur) { free(adj_first); free(adj); free(cur); return -1; }
+    for (int i = 0; i <= n; ++i) adj_first[i] = 0;
     for (int i = 1; i < n; ++i) { adj_first[lp[i] + 1]++; adj_first[i + 1]++; }
     for (int i = 0; i < n; ++i) adj_first[i + 1] += adj_first[i];
     for (int i = 0; i < n; ++i) cur[i] = adj_first[i];
     for (int i = 1; i < n; ++i) { adj[cur[lp[i]]++] = i; adj[cur[i]++] = lp[i]; }
+}
+
+int cs__tree_adjacency(int n, const int *lp, int **adj_first_out, int **adj_out)
+{
+    int *adj_first = malloc(sizeof(int) * ((size_t)n + 1)), *adj = malloc(sizeof(int) * (2 * (size_t)n + 1));
+    int *cur = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!adj_first || !adj || !cur) { free(adj_first); free(adj); free(cur); return -1; }
+    cs__tree_adjacency_into(n, lp, adj_first, adj, cur);
     free(cur);
     *adj_first_out = adj_first;
     *adj_out = adj;

@@ -9,6 +9,8 @@
 /* The tree of n rows (local parents lp) as adjacency lists (CSR: adj_first[n + 1], adj[2n]);
  * 0, or -1 when out of memory. The caller frees both. */
 int cs__tree_adjacency(int n, const int *lp, int **adj_first_out, int **adj_out);
+/* The same into the caller's arrays: adj_first[n + 1], adj[2n], cur[n + 1] (work). */
+void cs__tree_adjacency_into(int n, const int *lp, int *adj_first, int *adj, int *cur);
 
 /* The centre of the tree's longest path (the root that makes the tree lowest); dist, par, queue:
  * n ints of work each. */
