@@ -51,19 +51,14 @@ typedef struct {
     int a, b, m, first; /* global rows a, b; interior rows: rows[first .. first+m) from a's side */
 } cs__chunk;
 
-static int cs__chk_cmp(const void *x, const void *y)
+/* The only child of every row (global parents p, nrows rows): kid[r] >= 0 where r has one
+ * child, -1 where it has several, -2 where none; one array, not counts and children (at 16 M
+ * rows each array is 64 MB of fresh pages to fault in, session 21). */
+static void cs__chk_only_kid(int nrows, const int *p, int *kid)
 {
-    const int *a = x, *b = y; /* {m, index}: m descending, then the order found */
-    if (a[0] != b[0]) return a[0] > b[0] ? -1 : 1;
-    return (a[1] > b[1]) - (a[1] < b[1]);
-}
-
-/* Children counts and the only child of every row (global parents p, nrows rows). */
-static void cs__chk_kids(int nrows, const int *p, int *nkid, int *kid)
-{
-    memset(nkid, 0, sizeof(int) * (size_t)nrows);
+    for (int r = 0; r < nrows; ++r) kid[r] = -2;
     for (int r = 0; r < nrows; ++r)
-        if (p[r] >= 0) { nkid[p[r]]++; kid[p[r]] = r; }
+        if (p[r] >= 0) kid[p[r]] = kid[p[r]] == -2 ? r : -1;
 }
 
 /* ---- how much cutting pays (the automatic L, the no-cut rule, "auto") ------------------------ */
@@ -79,25 +74,27 @@ static int cs__chk_run_final(int n, int L, int *levels)
 
 int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk_estimate *est)
 {
-    int *nkid = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1)), *kid = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1));
-    int *dep = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1)); /* at the last row of a run: rows from its root */
-    int *start = NULL, *len = NULL, nrun = 0;
+    int *kid = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1));
+    int *start = NULL, *len = NULL, *last = NULL, nrun = 0;
     int rc = -1;
-    if (!nkid || !kid || !dep) goto done;
-    cs__chk_kids(nrows, p, nkid, kid);
-    for (int r = 0; r < nrows; ++r) nrun += p[r] < 0 || nkid[p[r]] != 1;
-    start = malloc(sizeof(int) * (size_t)(nrun > 0 ? nrun : 1));
-    len = malloc(sizeof(int) * (size_t)(nrun > 0 ? nrun : 1));
-    if (!start || !len) goto done;
+    if (!kid) goto done;
+    cs__chk_only_kid(nrows, p, kid);
+    for (int r = 0; r < nrows; ++r) nrun += p[r] < 0 || kid[p[r]] < 0;
+    const size_t nq = (size_t)(nrun > 0 ? nrun : 1);
+    start = malloc(sizeof(int) * nq);
+    len = malloc(sizeof(int) * nq);
+    last = malloc(sizeof(int) * nq);
+    if (!start || !len || !last) goto done;
     nrun = 0;
     for (int r = 0; r < nrows; ++r) { /* runs by their first row: a run's parent run comes first */
-        if (p[r] >= 0 && nkid[p[r]] == 1) continue;
+        if (p[r] >= 0 && kid[p[r]] >= 0) continue;
         int n = 1, c = r;
-        for (; nkid[c] == 1; c = kid[c]) ++n;
+        for (; kid[c] >= 0; c = kid[c]) ++n;
         start[nrun] = r;
+        last[nrun] = c;
         len[nrun++] = n;
-        kid[r] = c; /* reused: the run's last row (a run's first row is read again only here) */
     }
+    int *dep = kid; /* reused: at the last row of a run, its rows from the root (written before read) */
     for (int i = 0; i <= nL; ++i) { /* i = nL: uncut */
         const int L = i < nL ? Ls[i] : INT_MAX / 4;
         long long interior = 0;
@@ -108,7 +105,7 @@ int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk
             if (n >= 2 * L) interior += n - 2 * ((n + L + 1) / (L + 2));
             if (lev > levels) levels = lev;
             const int dd = (p[r] < 0 ? 0 : dep[p[r]]) + f;
-            dep[kid[r]] = dd;
+            dep[last[q]] = dd;
             if (dd > path) path = dd;
         }
         if (i < nL) { est[i].L = L; est[i].interior = interior; est[i].levels = levels; est[i].path = path; }
@@ -116,7 +113,7 @@ int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk
     }
     rc = 0;
 done:
-    free(nkid); free(kid); free(dep); free(start); free(len);
+    free(kid); free(start); free(len); free(last);
     return rc;
 }
 
@@ -132,16 +129,20 @@ int cs__chunked_pays(const cs__chk_estimate *e, int nrows)
     return e->interior * CS__CHK_MIN_SHARE >= nrows || CS__CHK_MIN_SHARE * cs__chunked_cost(e) <= (CS__CHK_MIN_SHARE - 1) * 2LL * e->path0;
 }
 
-int cs__chunked_pick_L(int nrows, const int *p)
+int cs__chunked_pick_L_est(int nrows, const int *p, cs__chk_estimate *chosen)
 {
     static const int Ls[3] = {16, 8, 32}; /* 16 first: it keeps ties */
     cs__chk_estimate e[3];
+    if (chosen) chosen->L = 0;
     if (cs__chunked_estimate(nrows, p, 3, Ls, e) < 0) return CS__CHK_DEFAULT_L;
     int best = 0;
     for (int i = 1; i < 3; ++i)
         if (cs__chunked_cost(&e[i]) < cs__chunked_cost(&e[best])) best = i;
+    if (chosen) *chosen = e[best];
     return Ls[best];
 }
+
+int cs__chunked_pick_L(int nrows, const int *p) { return cs__chunked_pick_L_est(nrows, p, NULL); }
 
 int cs__chunked_auto(int nrows, const int *p, int L)
 {
@@ -175,7 +176,7 @@ void cs__chunked_reduced_free(cs__chk_reduced *red)
 }
 
 cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt,
-                                    cs__chk_reduced *red, char *msg, size_t msglen)
+                                    const cs__chk_estimate *known, cs__chk_reduced *red, char *msg, size_t msglen)
 {
     memset(red, 0, sizeof *red);
     const int L = opt->block_size ? opt->block_size : CS__CHK_DEFAULT_L;
@@ -189,11 +190,11 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;
     cs__chk_work *w = calloc(1, sizeof *w);
     red->work = w;
-    int *nkid = malloc(sizeof(int) * (size_t)nrows), *kid = malloc(sizeof(int) * (size_t)nrows);
+    int *kid = malloc(sizeof(int) * (size_t)nrows);
     int *chain = malloc(sizeof(int) * (size_t)hp->max_n), *bottom_of = malloc(sizeof(int) * (size_t)nrows);
     red->offset_r = malloc(sizeof(int) * ((size_t)nsys + 1));
     red->p_r = malloc(sizeof(int) * (size_t)nrows);
-    if (!w || !nkid || !kid || !chain || !bottom_of || !red->offset_r || !red->p_r) goto done;
+    if (!w || !kid || !chain || !bottom_of || !red->offset_r || !red->p_r) goto done;
     w->rows = malloc(sizeof(int) * (size_t)nrows);
     w->newidx = malloc(sizeof(int) * (size_t)nrows);
     w->full_of = malloc(sizeof(int) * (size_t)nrows);
@@ -201,17 +202,18 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     hp->chk_L = L;
     /* nothing is cut where it does not pay (cs__chunked_pays): the plan is then its fine plan */
     cs__chk_estimate est;
-    if (cs__chunked_estimate(nrows, p, 1, &L, &est) < 0) goto done;
+    if (known && known->L == L) est = *known; /* the automatic L's, computed for this L */
+    else if (cs__chunked_estimate(nrows, p, 1, &L, &est) < 0) goto done;
     const int cut = cs__chunked_pays(&est, nrows);
     /* chunks: runs found from their first row (a root, or the child of a row without one child) */
     int cap = 0;
-    cs__chk_kids(nrows, p, nkid, kid);
+    cs__chk_only_kid(nrows, p, kid);
     for (int r = 0; r < nrows; ++r) w->newidx[r] = bottom_of[r] = -1;
     for (int r = 0; cut && r < nrows; ++r) {
-        if (p[r] >= 0 && nkid[p[r]] == 1) continue;
+        if (p[r] >= 0 && kid[p[r]] >= 0) continue;
         int n = 0;
         chain[n++] = r;
-        for (int c = r; nkid[c] == 1; c = kid[c]) chain[n++] = kid[c];
+        for (int c = r; kid[c] >= 0; c = kid[c]) chain[n++] = kid[c];
         if (n < 2 * L) continue;
         const int k = (n + L + 1) / (L + 2); /* spans of at most L + 2 rows (at least 3 for L >= 4) */
         for (int q = 0; q < k; ++q) {
@@ -252,7 +254,7 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     st = CS_SOLVER_OK;
 done:
     if (st == CS_SOLVER_ERR_NOMEM) cs__chk_msg(msg, msglen, "out of memory");
-    free(nkid); free(kid); free(chain); free(bottom_of);
+    free(kid); free(chain); free(bottom_of);
     return st;
 }
 
@@ -267,9 +269,18 @@ cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_opti
     int *order = malloc(sizeof(int) * 2 * (size_t)(nch > 0 ? nch : 1));
     int *slot_of_src = malloc(sizeof(int) * (size_t)(w->nr > 0 ? w->nr : 1));
     if (!order || !slot_of_src) goto done;
-    /* groups of 32 chunks of similar length */
-    for (int c = 0; c < nch; ++c) { order[2 * c] = w->ch[c].m; order[2 * c + 1] = c; }
-    qsort(order, (size_t)nch, 2 * sizeof(int), cs__chk_cmp);
+    /* groups of 32 chunks of similar length: {m, index} by m descending, then the order found
+     * (a stable counting sort: m is 0 .. CS__CHK_MAX_L) */
+    {
+        int at[CS__CHK_MAX_L + 2] = {0};
+        for (int c = 0; c < nch; ++c) at[CS__CHK_MAX_L - w->ch[c].m + 1]++;
+        for (int k = 0; k <= CS__CHK_MAX_L; ++k) at[k + 1] += at[k];
+        for (int c = 0; c < nch; ++c) {
+            const int q = at[CS__CHK_MAX_L - w->ch[c].m]++;
+            order[2 * q] = w->ch[c].m;
+            order[2 * q + 1] = c;
+        }
+    }
     const int ngroup = (nch + CS__CHK_LANES - 1) / CS__CHK_LANES;
     hp->chk_group = malloc(sizeof(int) * 2 * (size_t)(ngroup > 0 ? ngroup : 1));
     hp->chk_chunk = malloc(sizeof(int) * 4 * (size_t)(nch > 0 ? nch : 1));

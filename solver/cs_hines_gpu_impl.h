@@ -299,6 +299,16 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
 void cs__staged_mark_current(cs__hines_hplan *hp, const unsigned char *flags);
 int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
 
+/* The estimate for chunk lengths Ls[0..nL) of a batch (global parents p, nrows rows), from its
+ * unbranched runs alone (each level cuts a run of n >= 2L rows into (n + L + 1)/(L + 2) chunks and
+ * leaves 2 rows a chunk): per L, the interior rows of the first level, the levels, the longest
+ * root-to-leaf path of the final reduced tree (rows) and of the uncut tree (path0). Returns 0, or
+ * -1 when out of memory. */
+typedef struct {
+    int L, levels, path, path0;
+    long long interior;
+} cs__chk_estimate;
+int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk_estimate *est);
 /* chunked (cs_hines_chunked_plan.c), in two steps around the reduced tree's plan, which
  * cs__hines_hplan_build (cs_hines_plan.c) builds in between into hp->chk_sub (so that the
  * chunked planner calls no planner back):
@@ -314,27 +324,20 @@ typedef struct {
     int *offset_r, *p_r; /* [nsys + 1], [reduced rows] */
     void *work;          /* the chunks found (private) */
 } cs__chk_reduced;
+/* (known: the estimate at the plan's L when already made, as cs__chunked_pick_L_est's; or NULL) */
 cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt,
-                                    cs__chk_reduced *red, char *msg, size_t msglen);
+                                    const cs__chk_estimate *known, cs__chk_reduced *red, char *msg, size_t msglen);
 cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_options *opt, const cs__chk_reduced *red,
                                     char *msg, size_t msglen);
 void cs__chunked_reduced_free(cs__chk_reduced *red);
 void cs__chunked_release(cs__hines_hplan *hp);
-/* The estimate for chunk lengths Ls[0..nL) of a batch (global parents p, nrows rows), from its
- * unbranched runs alone (each level cuts a run of n >= 2L rows into (n + L + 1)/(L + 2) chunks and
- * leaves 2 rows a chunk): per L, the interior rows of the first level, the levels, the longest
- * root-to-leaf path of the final reduced tree (rows) and of the uncut tree (path0). Returns 0, or
- * -1 when out of memory. */
-typedef struct {
-    int L, levels, path, path0;
-    long long interior;
-} cs__chk_estimate;
-int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk_estimate *est);
 long long cs__chunked_cost(const cs__chk_estimate *e); /* chunked's critical path (steps) */
 int cs__chunked_pays(const cs__chk_estimate *e, int nrows);
 /* The automatic L (block_size 0): 8, 16 or 32, whichever gives the shortest estimate (16 on ties
  * or when out of memory). */
 int cs__chunked_pick_L(int nrows, const int *p);
+/* The same, and the estimate at the L it picks (chosen->L 0 when out of memory) */
+int cs__chunked_pick_L_est(int nrows, const int *p, cs__chk_estimate *chosen);
 /* "auto"'s test (cs_hines_gpu.h): at least 1/CS__CHK_MIN_SHARE of the rows are chunk interiors
  * AND the critical path estimate is at most half of fine's (stricter than cutting: auto leaves
  * fine only for a clear gain), at chunk length L (0 or out of range:

@@ -241,10 +241,11 @@ static cs_solver_status cs__plan_chunked_tree(cs__hines_hplan *hp, const int *p,
                                               char *msg, size_t msglen)
 {
     cs_hines_gpu_options o = *opt; /* L chosen once, here, for every level */
-    if (!o.block_size) o.block_size = cs__chunked_pick_L(hp->nrows, p);
+    cs__chk_estimate est = {0};
+    if (!o.block_size) o.block_size = cs__chunked_pick_L_est(hp->nrows, p, &est);
     opt = &o;
     cs__chk_reduced red;
-    cs_solver_status st = cs__chunked_reduce(hp, p, opt, &red, msg, msglen);
+    cs_solver_status st = cs__chunked_reduce(hp, p, opt, est.L ? &est : NULL, &red, msg, msglen);
     if (st == CS_SOLVER_OK) {
         hp->chk_sub = calloc(1, sizeof *hp->chk_sub);
         if (!hp->chk_sub) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); }
