@@ -36,22 +36,18 @@ static void cs__fs_free(cs__fstruct *f)
     memset(f, 0, sizeof *f);
 }
 
-/* Rooted at R: new parent of every node (np), children CSR; returns 0 or -1 */
-static int cs__root_at(int n, const int *adj_first, const int *adj, int R, int *np, int *order)
+/* Rooted at R: the new parent of every node (np). The tree-order parents lp, with the edges on
+ * the path from R up to row 0 reversed (the one path between them; a breadth-first search from R
+ * took a third of the fine plan, session 21). */
+static void cs__root_at(int n, const int *lp, int R, int *np)
 {
-    /* BFS from R; order[] receives the nodes in BFS order */
-    int head = 0, tail = 0;
-    for (int i = 0; i < n; ++i) np[i] = -2;
-    np[R] = -1;
-    order[tail++] = R;
-    while (head < tail) {
-        int v = order[head++];
-        for (int k = adj_first[v]; k < adj_first[v + 1]; ++k) {
-            int w = adj[k];
-            if (np[w] == -2) { np[w] = v; order[tail++] = w; }
-        }
+    memcpy(np, lp, sizeof(int) * (size_t)n);
+    for (int v = R, prev = -1; v >= 0;) {
+        const int up = lp[v];
+        np[v] = prev;
+        prev = v;
+        v = up;
     }
-    return tail == n ? 0 : -1;
 }
 
 /* A structure's schedule as built (cs__build_fstruct), in a work area: arrays of n (+1) */
@@ -106,10 +102,9 @@ static int cs__fwork_init(cs__fwork *w, int cap)
 /* Branch decomposition of the tree rooted at R, with optional splitting (seed 001: level by
  * level, cut every branch longer than the level's average at that average), into f (arrays of
  * the work area w, whose other arrays are scratch). */
-static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const int *adj, int R,
-                             int split, cs__fwork *w, cs__fstage *f)
+static void cs__build_fstruct(int n, const int *lp, int R, int split, cs__fwork *w, cs__fstage *f)
 {
-    if (cs__root_at(n, adj_first, adj, R, w->np, w->order)) return -1;
+    cs__root_at(n, lp, R, w->np);
     /* children CSR of the rooted tree, in increasing row order */
     for (int i = 0; i <= n; ++i) w->kf[i] = 0;
     for (int v = 0; v < n; ++v) if (w->np[v] >= 0) w->kf[w->np[v] + 1]++;
@@ -206,7 +201,6 @@ static int cs__build_fstruct(int n, const int *lp, const int *adj_first, const i
     f->lev_first[lev] = nbr;
     f->nlev = lev;
     f->nbr = nbr;
-    return 0;
 }
 
 /* cost of a schedule for one system: the critical path of the level sweeps, in row steps, plus
@@ -261,14 +255,14 @@ static int cs__fs_keep(const cs__fstage *s, cs__fstruct *f)
 static int cs__plan_structure(int n, const int *lp, int flags, cs__fwork *w, cs__fstruct *out)
 {
     if (n > w->cap) return -1;
-    cs__tree_adjacency_into(n, lp, w->adj_first, w->adj, w->tmp);
     const int split = !(flags & CS_HINES_FINE_NO_SPLIT);
     const cs__fstage *best = &w->stage[0];
-    if (cs__build_fstruct(n, lp, w->adj_first, w->adj, 0, split, w, &w->stage[0])) return -1;
+    cs__build_fstruct(n, lp, 0, split, w, &w->stage[0]);
     if (!(flags & CS_HINES_FINE_NO_REROOT) && n > 2) {
+        cs__tree_adjacency_into(n, lp, w->adj_first, w->adj, w->tmp);
         const int c = cs__tree_centre(n, w->adj_first, w->adj, w->dist, w->par, w->order);
         if (c != 0) {
-            if (cs__build_fstruct(n, lp, w->adj_first, w->adj, c, split, w, &w->stage[1])) return -1;
+            cs__build_fstruct(n, lp, c, split, w, &w->stage[1]);
             if (cs__fs_cost(&w->stage[1]) < cs__fs_cost(&w->stage[0])) best = &w->stage[1];
         }
     }
