@@ -197,12 +197,13 @@ fail:
 
 /* lorder: each structure's rows sorted by their internal offset (lmap), ties in row order. A
  * stable radix sort of the offsets less their least, 8 bits a pass, as many passes as their span
- * needs (qsort took a quarter of the fine and chunked plans of 16 M compartments, session 20).
- * Returns 0, or -1 when out of memory. */
+ * needs (qsort took a quarter of the fine and chunked plans of 16 M compartments, session 20);
+ * where the offsets are distinct and span at most 2 n (fine's and warp's packs), their inverse
+ * instead: one pass (the same order: distinct keys have one). Returns 0, or -1 when out of memory. */
 static int cs__hplan_order_maps(cs__hines_hplan *hp)
 {
     if (!hp->nlmap) return 0;
-    int *a = malloc(sizeof(int) * 2 * (size_t)hp->max_n), *b = a ? a + hp->max_n : NULL;
+    int *a = malloc(sizeof(int) * 3 * (size_t)hp->max_n + 1), *b = a ? a + hp->max_n : NULL;
     unsigned *key = malloc(sizeof(unsigned) * (size_t)hp->max_n);
     unsigned char *done = calloc((size_t)hp->nlmap, 1);
     hp->lorder = malloc(sizeof(int) * (size_t)hp->nlmap);
@@ -214,11 +215,25 @@ static int cs__hplan_order_maps(cs__hines_hplan *hp)
         const int *lm = hp->lmap + m;
         int lo = lm[0];
         for (int i = 1; i < n; ++i) lo = lm[i] < lo ? lm[i] : lo;
-        unsigned span = 0;
+        unsigned span = 0, hi = 0;
         for (int i = 0; i < n; ++i) {
             key[i] = (unsigned)((long long)lm[i] - lo);
             span |= key[i];
+            hi = key[i] > hi ? key[i] : hi;
             a[i] = i;
+        }
+        if (hi < 2u * (unsigned)n) { /* a, b: 3 n ints; the inverse of distinct keys */
+            int *inv = b, k = 0, dup = 0;
+            for (unsigned j = 0; j <= hi; ++j) inv[j] = -1;
+            for (int i = 0; i < n && !dup; ++i) {
+                dup = inv[key[i]] >= 0;
+                inv[key[i]] = i;
+            }
+            if (!dup) {
+                for (unsigned j = 0; j <= hi; ++j)
+                    if (inv[j] >= 0) hp->lorder[m + k++] = inv[j];
+                continue;
+            }
         }
         int *src = a, *dst = b;
         for (int shift = 0; shift < 32 && (shift == 0 || span >> shift); shift += 8) {
