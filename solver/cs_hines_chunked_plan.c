@@ -163,7 +163,8 @@ typedef struct {
     cs__chunk *ch;
     int nch, nrow_list, nr;
     int *rows;    /* the chunks' interior rows (global), chunk by chunk */
-    int *newidx;  /* per global row: its reduced row, -2 for an interior row */
+    int *newidx;  /* per global row: its reduced row, -2 for an interior row (while reducing:
+                     -3 - c at the bottom row of chunk c, -1 elsewhere) */
     int *full_of; /* per reduced row: its global row */
 } cs__chk_work;
 
@@ -191,10 +192,10 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     cs__chk_work *w = calloc(1, sizeof *w);
     red->work = w;
     int *kid = malloc(sizeof(int) * (size_t)nrows);
-    int *chain = malloc(sizeof(int) * (size_t)hp->max_n), *bottom_of = malloc(sizeof(int) * (size_t)nrows);
+    int *chain = malloc(sizeof(int) * (size_t)hp->max_n);
     red->offset_r = malloc(sizeof(int) * ((size_t)nsys + 1));
     red->p_r = malloc(sizeof(int) * (size_t)nrows);
-    if (!w || !kid || !chain || !bottom_of || !red->offset_r || !red->p_r) goto done;
+    if (!w || !kid || !chain || !red->offset_r || !red->p_r) goto done;
     w->rows = malloc(sizeof(int) * (size_t)nrows);
     w->newidx = malloc(sizeof(int) * (size_t)nrows);
     w->full_of = malloc(sizeof(int) * (size_t)nrows);
@@ -208,7 +209,7 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     /* chunks: runs found from their first row (a root, or the child of a row without one child) */
     int cap = 0;
     cs__chk_only_kid(nrows, p, kid);
-    for (int r = 0; r < nrows; ++r) w->newidx[r] = bottom_of[r] = -1;
+    for (int r = 0; r < nrows; ++r) w->newidx[r] = -1;
     for (int r = 0; cut && r < nrows; ++r) {
         if (p[r] >= 0 && kid[p[r]] >= 0) continue;
         int n = 0;
@@ -230,7 +231,7 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
             c->m = s1 - s0 - 2;
             c->first = w->nrow_list;
             for (int j = 0; j < c->m; ++j) { w->rows[w->nrow_list++] = chain[s0 + 1 + j]; w->newidx[chain[s0 + 1 + j]] = -2; }
-            bottom_of[c->b] = w->nch++;
+            w->newidx[c->b] = -3 - w->nch++;
         }
     }
     /* the reduced tree: the rows that are not interiors, in tree order; b hangs from a */
@@ -239,9 +240,10 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
         red->offset_r[s] = nr;
         for (int r = offset[s]; r < offset[s + 1]; ++r) {
             if (w->newidx[r] == -2) continue;
+            const int bottom_of = w->newidx[r] <= -3 ? -3 - w->newidx[r] : -1; /* the chunk r ends */
             w->full_of[nr] = r;
             w->newidx[r] = nr;
-            red->p_r[nr] = p[r] < 0 ? -1 : bottom_of[r] >= 0 ? w->newidx[w->ch[bottom_of[r]].a] : w->newidx[p[r]];
+            red->p_r[nr] = p[r] < 0 ? -1 : bottom_of >= 0 ? w->newidx[w->ch[bottom_of].a] : w->newidx[p[r]];
             ++nr;
         }
     }
@@ -254,7 +256,7 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     st = CS_SOLVER_OK;
 done:
     if (st == CS_SOLVER_ERR_NOMEM) cs__chk_msg(msg, msglen, "out of memory");
-    free(kid); free(chain); free(bottom_of);
+    free(kid); free(chain);
     return st;
 }
 
