@@ -10,8 +10,6 @@ static uint64_t cs__fnv(uint64_t h, const int *a, int n)
     return h;
 }
 
-
-
 int cs__km_init(cs__keymap *m, int expect)
 {
     memset(m, 0, sizeof *m);
@@ -32,21 +30,10 @@ void cs__km_free(cs__keymap *m)
 {
     free(m->slot); free(m->hash); free(m->key_off); free(m->key_len); free(m->keys);
 }
-/* id of key (inserted when new; *is_new set); -1 on no memory */
-int cs__km_get(cs__keymap *m, const int *key, int len, int *is_new)
+
+/* a new id at free slot i (hash h, key at off, len); grows and rehashes past half full; -1 on no memory */
+static int cs__km_add(cs__keymap *m, int i, uint64_t h, int off, int len)
 {
-    uint64_t h = cs__fnv(0xCBF29CE484222325ull ^ (uint64_t)len, key, len);
-    int i = (int)(h & (uint64_t)(m->cap - 1));
-    for (;;) {
-        int id = m->slot[i];
-        if (id < 0) break;
-        if (m->hash[id] == h && m->key_len[id] == len &&
-            memcmp(m->keys + m->key_off[id], key, sizeof(int) * (size_t)len) == 0) {
-            *is_new = 0;
-            return id;
-        }
-        i = (i + 1) & (m->cap - 1);
-    }
     if (m->n + 1 > m->ids_cap) {
         m->ids_cap *= 2;
         uint64_t *h2 = realloc(m->hash, sizeof(uint64_t) * m->ids_cap);
@@ -57,18 +44,10 @@ int cs__km_get(cs__keymap *m, const int *key, int len, int *is_new)
         if (l2) m->key_len = l2;
         if (!h2 || !o2 || !l2) return -1;
     }
-    while (m->keys_n + len > m->keys_cap) {
-        m->keys_cap *= 2;
-        int *k2 = realloc(m->keys, sizeof(int) * m->keys_cap);
-        if (!k2) return -1;
-        m->keys = k2;
-    }
     int id = m->n++;
     m->hash[id] = h;
-    m->key_off[id] = m->keys_n;
+    m->key_off[id] = off;
     m->key_len[id] = len;
-    memcpy(m->keys + m->keys_n, key, sizeof(int) * (size_t)len);
-    m->keys_n += len;
     m->slot[i] = id;
     if (2 * m->n > m->cap) { /* grow and rehash */
         int ncap = m->cap * 2;
@@ -84,6 +63,62 @@ int cs__km_get(cs__keymap *m, const int *key, int len, int *is_new)
         m->slot = ns;
         m->cap = ncap;
     }
+    return id;
+}
+
+/* id of key (inserted when new; *is_new set); -1 on no memory */
+int cs__km_get(cs__keymap *m, const int *key, int len, int *is_new)
+{
+    uint64_t h = cs__fnv(0xCBF29CE484222325ull ^ (uint64_t)len, key, len);
+    int i = (int)(h & (uint64_t)(m->cap - 1));
+    for (;;) {
+        int id = m->slot[i];
+        if (id < 0) break;
+        if (m->hash[id] == h && m->key_len[id] == len &&
+            memcmp(m->keys + m->key_off[id], key, sizeof(int) * (size_t)len) == 0) {
+            *is_new = 0;
+            return id;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+    while (m->keys_n + len > m->keys_cap) {
+        m->keys_cap *= 2;
+        int *k2 = realloc(m->keys, sizeof(int) * m->keys_cap);
+        if (!k2) return -1;
+        m->keys = k2;
+    }
+    memcpy(m->keys + m->keys_n, key, sizeof(int) * (size_t)len);
+    const int id = cs__km_add(m, i, h, m->keys_n, len);
+    if (id < 0) return -1;
+    m->keys_n += len;
+    *is_new = 1;
+    return id;
+}
+
+/* the local parents of rows [o, o + n) equal those of rows [q, q + n) */
+static int cs__rows_equal(const int *p, int o, int q, int n)
+{
+    for (int i = 1; i < n; ++i)
+        if (p[o + i] - o != p[q + i] - q) return 0;
+    return 1;
+}
+
+int cs__km_get_rows(cs__keymap *m, const int *p, int o, int n, int *is_new)
+{
+    uint64_t h = 0xCBF29CE484222325ull ^ (uint64_t)n;
+    for (int i = 1; i < n; ++i) { h ^= (uint32_t)(p[o + i] - o); h *= 0x100000001B3ull; h ^= h >> 29; }
+    int i = (int)(h & (uint64_t)(m->cap - 1));
+    for (;;) {
+        int id = m->slot[i];
+        if (id < 0) break;
+        if (m->hash[id] == h && m->key_len[id] == n && cs__rows_equal(p, o, m->key_off[id], n)) {
+            *is_new = 0;
+            return id;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+    const int id = cs__km_add(m, i, h, o, n);
+    if (id < 0) return -1;
     *is_new = 1;
     return id;
 }

@@ -347,7 +347,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
             if (p[r] < offset[s] || p[r] >= r) { cs__plan_msg(msg, msglen, "system %d: p[%d] = %d is not a row of the system before %d", s, r, p[r], r); return CS_SOLVER_ERR_INVALID; }
     }
     cs_solver_status st = CS_SOLVER_OK;
-    int *sid = NULL, *rep = NULL, *lp = NULL;
+    int *sid = NULL, *rep = NULL;
     cs__keymap km;
     int km_ok = 0;
     hp->nsys = nsys;
@@ -358,8 +358,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     memcpy(hp->offset, offset, sizeof(int) * (nsys + 1));
     /* distinct structures */
     sid = malloc(sizeof(int) * nsys);
-    lp = malloc(sizeof(int) * (max_n + 1));
-    CS__NOMEM(sid); CS__NOMEM(lp);
+    CS__NOMEM(sid);
     if (cs__km_init(&km, 64)) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
     km_ok = 1;
     int nrep_cap = 64, is_new;
@@ -367,8 +366,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     CS__NOMEM(rep);
     for (int s = 0; s < nsys; ++s) {
         int n = offset[s + 1] - offset[s];
-        for (int i = 0; i < n; ++i) lp[i] = i ? p[offset[s] + i] - offset[s] : -1;
-        int id = cs__km_get(&km, lp, n, &is_new);
+        int id = cs__km_get_rows(&km, p, offset[s], n, &is_new);
         if (id < 0) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
         if (is_new) {
             if (id >= nrep_cap) {
@@ -431,7 +429,7 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
             if (ok) {
                 *hp = trial;
                 hp->variant = CS__HV_STAGED;
-                free(sid); free(rep); free(lp);
+                free(sid); free(rep);
                 if (cs__hplan_order_maps(hp) == 0) return CS_SOLVER_OK;
                 cs__plan_msg(msg, msglen, "out of memory");
                 cs__hines_hplan_free(hp);
@@ -450,11 +448,11 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     else { st = CS_SOLVER_ERR_INVALID; cs__plan_msg(msg, msglen, "unknown variant %d", variant); }
     if (st != CS_SOLVER_OK) goto fail;
     if (cs__hplan_order_maps(hp) < 0) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
-    free(sid); free(rep); free(lp);
+    free(sid); free(rep);
     return CS_SOLVER_OK;
 fail:
     if (km_ok) cs__km_free(&km);
-    free(sid); free(rep); free(lp);
+    free(sid); free(rep);
     cs__hines_hplan_free(hp);
     return st;
 }
