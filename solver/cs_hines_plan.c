@@ -203,50 +203,66 @@ fail:
 static int cs__hplan_order_maps(cs__hines_hplan *hp)
 {
     if (!hp->nlmap) return 0;
-    int *a = malloc(sizeof(int) * 3 * (size_t)hp->max_n + 1), *b = a ? a + hp->max_n : NULL;
-    unsigned *key = malloc(sizeof(unsigned) * (size_t)hp->max_n);
+    /* the structures' maps, each once (the first system to use it: its rows) */
+    int *todo = malloc(sizeof(int) * (size_t)hp->nsys), ntodo = 0;
     unsigned char *done = calloc((size_t)hp->nlmap, 1);
     hp->lorder = malloc(sizeof(int) * (size_t)hp->nlmap);
-    if (!a || !key || !done || !hp->lorder) { free(a); free(key); free(done); return -1; }
+    if (!todo || !done || !hp->lorder) { free(todo); free(done); return -1; }
     for (int s = 0; s < hp->nsys; ++s) {
-        const int m = hp->cell_map[s], n = hp->offset[s + 1] - hp->offset[s];
+        const int m = hp->cell_map[s];
         if (m < 0 || done[m]) continue;
         done[m] = 1;
-        const int *lm = hp->lmap + m;
-        int lo = lm[0];
-        for (int i = 1; i < n; ++i) lo = lm[i] < lo ? lm[i] : lo;
-        unsigned span = 0, hi = 0;
-        for (int i = 0; i < n; ++i) {
-            key[i] = (unsigned)((long long)lm[i] - lo);
-            span |= key[i];
-            hi = key[i] > hi ? key[i] : hi;
-            a[i] = i;
-        }
-        if (hi < 2u * (unsigned)n) { /* a, b: 3 n ints; the inverse of distinct keys */
-            int *inv = b, k = 0, dup = 0;
-            for (unsigned j = 0; j <= hi; ++j) inv[j] = -1;
-            for (int i = 0; i < n && !dup; ++i) {
-                dup = inv[key[i]] >= 0;
-                inv[key[i]] = i;
-            }
-            if (!dup) {
-                for (unsigned j = 0; j <= hi; ++j)
-                    if (inv[j] >= 0) hp->lorder[m + k++] = inv[j];
-                continue;
-            }
-        }
-        int *src = a, *dst = b;
-        for (int shift = 0; shift < 32 && (shift == 0 || span >> shift); shift += 8) {
-            int count[257] = {0};
-            for (int i = 0; i < n; ++i) count[((key[src[i]] >> shift) & 255u) + 1]++;
-            for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
-            for (int i = 0; i < n; ++i) dst[count[(key[src[i]] >> shift) & 255u]++] = src[i];
-            int *t = src; src = dst; dst = t;
-        }
-        memcpy(hp->lorder + m, src, sizeof(int) * (size_t)n);
+        todo[ntodo++] = s;
     }
-    free(a); free(key); free(done);
-    return 0;
+    free(done);
+    int failed = 0;
+    /* each map alone into its own part of lorder: on threads where there are many */
+#pragma omp parallel if (ntodo >= 16) reduction(| : failed)
+    {
+        int *a = malloc(sizeof(int) * 3 * (size_t)hp->max_n + 1), *b = a ? a + hp->max_n : NULL;
+        unsigned *key = malloc(sizeof(unsigned) * (size_t)hp->max_n);
+        failed = !a || !key;
+#pragma omp for schedule(dynamic, 8)
+        for (int t = 0; t < ntodo; ++t) {
+            if (failed) continue;
+            const int s = todo[t], m = hp->cell_map[s], n = hp->offset[s + 1] - hp->offset[s];
+            const int *lm = hp->lmap + m;
+            int lo = lm[0];
+            for (int i = 1; i < n; ++i) lo = lm[i] < lo ? lm[i] : lo;
+            unsigned span = 0, hi = 0;
+            for (int i = 0; i < n; ++i) {
+                key[i] = (unsigned)((long long)lm[i] - lo);
+                span |= key[i];
+                hi = key[i] > hi ? key[i] : hi;
+                a[i] = i;
+            }
+            if (hi < 2u * (unsigned)n) { /* a, b: 3 n ints; the inverse of distinct keys */
+                int *inv = b, k = 0, dup = 0;
+                for (unsigned j = 0; j <= hi; ++j) inv[j] = -1;
+                for (int i = 0; i < n && !dup; ++i) {
+                    dup = inv[key[i]] >= 0;
+                    inv[key[i]] = i;
+                }
+                if (!dup) {
+                    for (unsigned j = 0; j <= hi; ++j)
+                        if (inv[j] >= 0) hp->lorder[m + k++] = inv[j];
+                    continue;
+                }
+            }
+            int *src = a, *dst = b;
+            for (int shift = 0; shift < 32 && (shift == 0 || span >> shift); shift += 8) {
+                int count[257] = {0};
+                for (int i = 0; i < n; ++i) count[((key[src[i]] >> shift) & 255u) + 1]++;
+                for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
+                for (int i = 0; i < n; ++i) dst[count[(key[src[i]] >> shift) & 255u]++] = src[i];
+                int *t2 = src; src = dst; dst = t2;
+            }
+            memcpy(hp->lorder + m, src, sizeof(int) * (size_t)n);
+        }
+        free(a); free(key);
+    }
+    free(todo);
+    return failed ? -1 : 0;
 }
 
 /* chunked: its chunks and reduced tree (cs_hines_chunked_plan.c), the reduced tree's own plan
