@@ -287,17 +287,6 @@ static int cs__iv_push(cs__ivec *v, int x)
     v->a[v->n++] = x;
     return 0;
 }
-/* room for extra more entries (then written directly); 0, or -1 when out of memory */
-static int cs__iv_reserve(cs__ivec *v, int extra)
-{
-    if (v->n + extra <= v->cap) return 0;
-    int nc = v->cap ? v->cap : 256;
-    while (nc < v->n + extra) nc = nc <= INT_MAX / 2 ? 2 * nc : INT_MAX;
-    int *a = realloc(v->a, sizeof(int) * (size_t)nc);
-    if (!a) return -1;
-    v->a = a; v->cap = nc;
-    return 0;
-}
 
 typedef struct { int len, cell, br; } cs__tk;
 
@@ -399,6 +388,82 @@ static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows, int nsm)
     return 0;
 }
 
+/* A pack type as the packing found it: its first pack (cells order[qfirst .. qfirst + nc)), its
+ * rows and levels, its tasks (the sentinel included) and children, and where its schedule and
+ * row maps go in the plan's arrays (task0: in tasks, lev0: in level_start, kid0, lmap0). */
+typedef struct { int qfirst, nc, rows, nlev, ntk, nkid, task0, lev0, kid0, lmap0; } cs__ptype;
+
+/* work of cs__type_schedule for types of up to ntk tasks, nc cells, nlev levels */
+typedef struct { cs__tk *tk, *tk2; int *bpos, *boff, *lev_tk; } cs__tywork;
+
+static int cs__tywork_init(cs__tywork *w, int ntk, int nc, int nlev)
+{
+    w->tk = malloc(sizeof(cs__tk) * (size_t)(ntk + 1));
+    w->tk2 = malloc(sizeof(cs__tk) * (size_t)(ntk + 1));
+    w->bpos = malloc(sizeof(int) * (size_t)(ntk + 1)); /* first row of (cell, branch) */
+    w->boff = malloc(sizeof(int) * (size_t)(nc + 1));  /* branch id offset of each cell */
+    w->lev_tk = malloc(sizeof(int) * (size_t)(nlev + 1));
+    return w->tk && w->tk2 && w->bpos && w->boff && w->lev_tk ? 0 : -1;
+}
+static void cs__tywork_free(cs__tywork *w)
+{
+    free(w->tk); free(w->tk2); free(w->bpos); free(w->boff); free(w->lev_tk);
+}
+
+/* The schedule of pack type y, whose cells have the structures sk[0 .. nc): its tasks by level,
+ * then longer first, a branch's rows placed after the previous task's; the level starts, tasks
+ * (position, length, parent row, first child; then a sentinel), children and row maps, written
+ * at the type's places in the plan's arrays (each type alone: types are planned on threads). */
+static void cs__type_schedule(const cs__fstruct *fs, const int *sk, const cs__ptype *y, int flags, cs__tywork *w,
+                              int *tasks, int *kids, int *lst, int *lmap, int *lusrc)
+{
+    const int nc = y->nc, nlev = y->nlev;
+    cs__tk *tk = w->tk;
+    int *bpos = w->bpos, *boff = w->boff, *lev_tk = w->lev_tk;
+    boff[0] = 0;
+    for (int c = 0; c < nc; ++c) boff[c + 1] = boff[c] + fs[sk[c]].nbr;
+    /* order of tasks: by level, then by length (descending) */
+    int ntk = 0, pos = 0;
+    for (int l = 0; l < nlev; ++l) {
+        lev_tk[l] = ntk;
+        int l0 = ntk;
+        for (int c = 0; c < nc; ++c) {
+            const cs__fstruct *f = &fs[sk[c]];
+            if (l >= f->nlev) continue;
+            for (int b = f->lev_first[l]; b < f->lev_first[l + 1]; ++b) {
+                tk[ntk].len = f->br_len[b]; tk[ntk].cell = c; tk[ntk].br = b; ntk++;
+            }
+        }
+        if (!(flags & CS_HINES_FINE_NO_SORT)) cs__tk_sort(tk + l0, ntk - l0, w->tk2); /* else (cell, branch) as listed */
+        for (int i = l0; i < ntk; ++i) { bpos[boff[tk[i].cell] + tk[i].br] = pos; pos += tk[i].len; }
+    }
+    lev_tk[nlev] = ntk;
+    for (int l = 0; l <= nlev; ++l) lst[y->lev0 + l] = y->task0 + lev_tk[l];
+    int *tq = tasks + 4 * (size_t)y->task0, nk = y->kid0;
+    for (int i = 0; i < ntk; ++i, tq += 4) {
+        int c = tk[i].cell, b = tk[i].br;
+        const cs__fstruct *f = &fs[sk[c]];
+        int pbr = f->br_parent[b];
+        tq[0] = bpos[boff[c] + b];
+        tq[1] = f->br_len[b];
+        tq[2] = pbr < 0 ? -1 : bpos[boff[c] + pbr] + f->br_len[pbr] - 1;
+        tq[3] = nk;
+        /* children: the branches whose parent is b (next level), ascending */
+        for (int k = f->kid_first[b]; k < f->kid_first[b + 1]; ++k) kids[nk++] = bpos[boff[c] + f->kids[k]];
+    }
+    tq[0] = 0; tq[1] = 0; tq[2] = -1; tq[3] = nk; /* sentinel */
+    /* row maps of each cell of the type (every row once: the chain holds each once) */
+    for (int c = 0, m0 = y->lmap0; c < nc; m0 += fs[sk[c]].n, ++c) {
+        const cs__fstruct *f = &fs[sk[c]];
+        for (int b = 0; b < f->nbr; ++b)
+            for (int j = 0; j < f->br_len[b]; ++j) {
+                int qq = f->br_first[b] + j, v = f->chain[qq];
+                lmap[m0 + v] = bpos[boff[c] + b] + j;
+                lusrc[m0 + v] = f->usrc[qq];
+            }
+    }
+}
+
 /* the fine solver */
 cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen)
@@ -416,12 +481,11 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     hp->fine_flags = flags;
     cs__fstruct *fs = calloc((size_t)ns, sizeof(cs__fstruct));
     int *order = malloc(sizeof(int) * (nsys + 1)), *cnt = calloc((size_t)ns + 1, sizeof(int));
-    int *wpack = NULL, *cells = NULL;
-    int *key = NULL;
-    cs__tk *tk = NULL, *tk2 = NULL;
+    int *wpack = NULL, *key = NULL;
+    cs__ptype *ty = NULL;
     cs__keymap types;
     int km_ok = 0;
-    cs__ivec pb = {0}, pt = {0}, tinfo = {0}, lst = {0}, tasks = {0}, kids = {0}, lmap = {0}, lusrc = {0}, tlmap = {0};
+    cs__ivec pb = {0}, pt = {0}, tinfo = {0};
     CS__NOMEM(fs); CS__NOMEM(order); CS__NOMEM(cnt);
     /* schedules per structure, each alone (a thread's work area, its own record): on threads
      * where there are many (within another parallel region, as auto's trial's, one thread unless
@@ -454,19 +518,20 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     int cap = nsys / (2 * (nsm > 0 ? nsm : 132));
     if (cap < 1) cap = 1;
     wpack = calloc((size_t)maxlev, sizeof(int));
-    cells = malloc(sizeof(int) * (nsys + 1));
     key = malloc(sizeof(int) * (nsys + 1));
-    CS__NOMEM(wpack); CS__NOMEM(cells); CS__NOMEM(key);
+    CS__NOMEM(wpack); CS__NOMEM(key);
     if (cs__km_init(&types, 64)) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
     km_ok = 1;
     hp->cell_base = malloc(sizeof(int) * (nsys + 1));
     hp->cell_map = malloc(sizeof(int) * (nsys + 1));
     CS__NOMEM(hp->cell_base); CS__NOMEM(hp->cell_map);
     hp->cell_stride = 1;
-    long long base = 0;
-    int q = 0, max_rows = 0, max_levels = 0;
+    /* 1. the packs and their types, with each type's sizes and places (one pass, in order) */
+    long long base = 0, ntask = 0, nkid = 0, nlst = 0, nlm = 0;
+    int q = 0, max_rows = 0, max_levels = 0, ycap = 0, max_ntk = 0, max_nc = 0;
     while (q < nsys) {
         /* greedy: add systems while rows, the cap and every level's branch count fit */
+        const int q0 = q;
         int nc = 0, rows = 0;
         for (int l = 0; l < maxlev; ++l) wpack[l] = 0;
         while (q < nsys) {
@@ -481,7 +546,7 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
             if (!fits) break;
             for (int l = 0; l < f->nlev; ++l) wpack[l] += f->lev_first[l + 1] - f->lev_first[l];
             rows += f->n;
-            cells[nc++] = s;
+            ++nc;
             ++q;
         }
         if (base + rows > INT_MAX) {
@@ -490,89 +555,44 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
             goto fail;
         }
         if (rows > max_rows) max_rows = rows;
-        for (int c = 0; c < nc; ++c) key[c] = sid[cells[c]];
+        for (int c = 0; c < nc; ++c) key[c] = sid[order[q0 + c]];
         int is_new = 0;
         int t = cs__km_get(&types, key, nc, &is_new);
         if (t < 0) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
         if (is_new) {
-            /* the schedule of this pack type */
-            int nlev = 0, nbr = 0;
+            if (t >= ycap) {
+                ycap = 2 * ycap + 64;
+                cs__ptype *y2 = realloc(ty, sizeof *ty * (size_t)ycap);
+                CS__NOMEM(y2);
+                ty = y2;
+            }
+            cs__ptype *y = &ty[t];
+            y->qfirst = q0; y->nc = nc; y->rows = rows; y->nlev = 0; y->ntk = 0; y->nkid = 0;
             for (int c = 0; c < nc; ++c) {
                 const cs__fstruct *f = &fs[key[c]];
-                if (f->nlev > nlev) nlev = f->nlev;
-                nbr += f->nbr;
+                if (f->nlev > y->nlev) y->nlev = f->nlev;
+                y->ntk += f->nbr;
+                y->nkid += f->kid_first[f->nbr];
             }
-            if (nlev > max_levels) max_levels = nlev;
-            free(tk); free(tk2);
-            tk = malloc(sizeof(cs__tk) * (size_t)(nbr + 1));
-            tk2 = malloc(sizeof(cs__tk) * (size_t)(nbr + 1));
-            int *bpos = malloc(sizeof(int) * (size_t)(nbr + 1)); /* first row of (cell, branch) */
-            int *boff = malloc(sizeof(int) * (size_t)(nc + 1));   /* branch id offset of each cell */
-            int *lev_tk = malloc(sizeof(int) * (size_t)(nlev + 1));
-            if (!tk || !tk2 || !bpos || !boff || !lev_tk) { free(bpos); free(boff); free(lev_tk); st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
-            boff[0] = 0;
-            for (int c = 0; c < nc; ++c) boff[c + 1] = boff[c] + fs[key[c]].nbr;
-            /* order of tasks: by level, then by length (descending) */
-            int ntk = 0, pos = 0;
-            for (int l = 0; l < nlev; ++l) {
-                lev_tk[l] = ntk;
-                int l0 = ntk;
-                for (int c = 0; c < nc; ++c) {
-                    const cs__fstruct *f = &fs[key[c]];
-                    if (l >= f->nlev) continue;
-                    for (int b = f->lev_first[l]; b < f->lev_first[l + 1]; ++b) {
-                        tk[ntk].len = f->br_len[b]; tk[ntk].cell = c; tk[ntk].br = b; ntk++;
-                    }
-                }
-                if (!(flags & CS_HINES_FINE_NO_SORT)) cs__tk_sort(tk + l0, ntk - l0, tk2); /* else (cell, branch) as listed */
-                for (int i = l0; i < ntk; ++i) { bpos[boff[tk[i].cell] + tk[i].br] = pos; pos += tk[i].len; }
+            if (ntask + y->ntk + 1 > INT_MAX / 4 || nlm + rows > INT_MAX) {
+                cs__plan_msg(msg, msglen, "the schedules exceed %d elements", INT_MAX);
+                st = CS_SOLVER_ERR_INVALID;
+                goto fail;
             }
-            lev_tk[nlev] = ntk;
-            /* type record */
-            int task0 = tasks.n / 4, lev0 = lst.n;
-            int ok = cs__iv_reserve(&tasks, 4 * (ntk + 1)) | cs__iv_reserve(&kids, ntk) | cs__iv_reserve(&lst, nlev + 1);
-            ok |= cs__iv_push(&tinfo, task0); ok |= cs__iv_push(&tinfo, lev0);
-            ok |= cs__iv_push(&tinfo, nlev); ok |= cs__iv_push(&tinfo, rows);
-            for (int l = 0; l <= nlev; ++l) ok |= cs__iv_push(&lst, task0 + lev_tk[l]);
-            for (int i = 0; i < ntk; ++i) {
-                int c = tk[i].cell, b = tk[i].br;
-                const cs__fstruct *f = &fs[key[c]];
-                int pbr = f->br_parent[b];
-                int prow = pbr < 0 ? -1 : bpos[boff[c] + pbr] + f->br_len[pbr] - 1;
-                ok |= cs__iv_push(&tasks, bpos[boff[c] + b]);
-                ok |= cs__iv_push(&tasks, f->br_len[b]);
-                ok |= cs__iv_push(&tasks, prow);
-                ok |= cs__iv_push(&tasks, kids.n);
-                /* children: the branches whose parent is b (next level), ascending */
-                for (int k = f->kid_first[b]; k < f->kid_first[b + 1]; ++k) ok |= cs__iv_push(&kids, bpos[boff[c] + f->kids[k]]);
+            y->task0 = (int)ntask; y->lev0 = (int)nlst; y->kid0 = (int)nkid; y->lmap0 = (int)nlm;
+            ntask += y->ntk + 1; nlst += y->nlev + 1; nkid += y->nkid; nlm += rows;
+            if (y->nlev > max_levels) max_levels = y->nlev;
+            if (y->ntk > max_ntk) max_ntk = y->ntk;
+            if (nc > max_nc) max_nc = nc;
+            if (cs__iv_push(&tinfo, y->task0) | cs__iv_push(&tinfo, y->lev0) | cs__iv_push(&tinfo, y->nlev) | cs__iv_push(&tinfo, rows)) {
+                st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail;
             }
-            /* sentinel */
-            ok |= cs__iv_push(&tasks, 0); ok |= cs__iv_push(&tasks, 0);
-            ok |= cs__iv_push(&tasks, -1); ok |= cs__iv_push(&tasks, kids.n);
-            /* row maps of each cell of the type */
-            ok |= cs__iv_push(&tlmap, lmap.n);
-            for (int c = 0; c < nc; ++c) {
-                const cs__fstruct *f = &fs[key[c]];
-                int m0 = lmap.n;
-                ok |= cs__iv_reserve(&lmap, f->n) | cs__iv_reserve(&lusrc, f->n);
-                if (ok) break;
-                lmap.n += f->n; /* every row written below: the chain holds each once */
-                lusrc.n += f->n;
-                for (int b = 0; b < f->nbr; ++b)
-                    for (int j = 0; j < f->br_len[b]; ++j) {
-                        int qq = f->br_first[b] + j, v = f->chain[qq];
-                        lmap.a[m0 + v] = bpos[boff[c] + b] + j;
-                        lusrc.a[m0 + v] = f->usrc[qq];
-                    }
-            }
-            free(bpos); free(boff); free(lev_tk);
-            if (ok) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
         }
         /* the pack */
         if (cs__iv_push(&pb, (int)base) || cs__iv_push(&pt, t)) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
-        int moff = tlmap.a[t];
+        int moff = ty[t].lmap0;
         for (int c = 0; c < nc; ++c) {
-            int s = cells[c];
+            int s = order[q0 + c];
             hp->cell_base[s] = (int)base;
             hp->cell_map[s] = moff;
             moff += hp->offset[s + 1] - hp->offset[s];
@@ -582,13 +602,32 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     hp->internal_size = (int)base;
     hp->npack = pb.n; hp->pack_base = pb.a; hp->pack_type = pt.a; pb.a = pt.a = NULL;
     hp->ntype = tinfo.n / 4; hp->type_info = tinfo.a; tinfo.a = NULL;
-    hp->nlevel_start = lst.n; hp->level_start = lst.a; lst.a = NULL;
-    hp->ntask = tasks.n / 4; hp->tasks = tasks.a; tasks.a = NULL;
-    hp->nchild = kids.n; hp->children = kids.a; kids.a = NULL;
-    hp->nlmap = lmap.n; hp->lmap = lmap.a; hp->lusrc = lusrc.a; lmap.a = lusrc.a = NULL;
+    /* 2. the types' schedules, each alone into its places: on threads where there are many */
+    hp->nlevel_start = (int)nlst; hp->level_start = malloc(sizeof(int) * (size_t)(nlst > 0 ? nlst : 1));
+    hp->ntask = (int)ntask; hp->tasks = malloc(sizeof(int) * 4 * (size_t)(ntask > 0 ? ntask : 1));
+    hp->nchild = (int)nkid; hp->children = malloc(sizeof(int) * (size_t)(nkid > 0 ? nkid : 1));
+    hp->nlmap = (int)nlm; hp->lmap = malloc(sizeof(int) * (size_t)(nlm > 0 ? nlm : 1));
+    hp->lusrc = malloc(sizeof(int) * (size_t)(nlm > 0 ? nlm : 1));
+    CS__NOMEM(hp->level_start); CS__NOMEM(hp->tasks); CS__NOMEM(hp->children); CS__NOMEM(hp->lmap); CS__NOMEM(hp->lusrc);
+    hp->children[0] = 0; /* (none: one 0, as the kernels read it) */
+    const int ntype = hp->ntype;
+#pragma omp parallel if (ntype >= 16) reduction(| : failed)
+    {
+        cs__tywork w;
+        int *sk = malloc(sizeof(int) * (size_t)(max_nc + 1));
+        failed = cs__tywork_init(&w, max_ntk, max_nc, max_levels) || !sk;
+#pragma omp for schedule(dynamic, 8)
+        for (int t = 0; t < ntype; ++t) {
+            if (failed) continue;
+            for (int c = 0; c < ty[t].nc; ++c) sk[c] = sid[order[ty[t].qfirst + c]];
+            cs__type_schedule(fs, sk, &ty[t], flags, &w, hp->tasks, hp->children, hp->level_start, hp->lmap, hp->lusrc);
+        }
+        cs__tywork_free(&w);
+        free(sk);
+    }
+    if (failed) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
     hp->max_pack_rows = max_rows;
     hp->max_levels = max_levels;
-    if (!hp->children) { hp->children = malloc(sizeof(int)); CS__NOMEM(hp->children); hp->children[0] = 0; }
     if (warp) {
         if (cs__plan_warp_blocks(hp, opt->fine_pack_rows > 0 ? opt->fine_pack_rows : CS__WARP_BLOCK_ROWS, nsm)) {
             st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail;
@@ -612,8 +651,8 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
              (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
 fail:
     if (fs) for (int k = 0; k < ns; ++k) cs__fs_free(&fs[k]);
-    free(fs); free(order); free(cnt); free(wpack); free(cells); free(key); free(tk); free(tk2);
+    free(fs); free(order); free(cnt); free(wpack); free(key); free(ty);
     if (km_ok) cs__km_free(&types);
-    free(pb.a); free(pt.a); free(tinfo.a); free(lst.a); free(tasks.a); free(kids.a); free(lmap.a); free(lusrc.a); free(tlmap.a);
+    free(pb.a); free(pt.a); free(tinfo.a);
     return st;
 }
