@@ -72,49 +72,99 @@ static int cs__chk_run_final(int n, int L, int *levels)
     return n;
 }
 
-int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk_estimate *est)
+/* The unbranched runs of a batch, by their first row (a run's parent run comes first): the only
+ * child of every row (kid, cs__chk_only_kid's, but -1 for none too), and per run its first and
+ * last rows, its length and its parent run (-1 at a root). Found once for the estimates and the
+ * cut (a pass over 16 M rows and 64 MB of fresh pages each time, session 21). */
+typedef struct {
+    int nrun;
+    int *kid, *start, *last, *len, *prun;
+} cs__chk_runs;
+
+static void cs__chk_runs_free(cs__chk_runs *u)
 {
-    int *kid = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1));
-    int *start = NULL, *len = NULL, *last = NULL, nrun = 0;
-    int rc = -1;
-    if (!kid) goto done;
+    free(u->kid); free(u->start); free(u->last); free(u->len); free(u->prun);
+    memset(u, 0, sizeof *u);
+}
+
+static int cs__chk_runs_find(int nrows, const int *p, cs__chk_runs *u)
+{
+    memset(u, 0, sizeof *u);
+    int *kid = u->kid = malloc(sizeof(int) * (size_t)(nrows > 0 ? nrows : 1));
+    if (!kid) return -1;
     cs__chk_only_kid(nrows, p, kid);
+    int nrun = 0;
     for (int r = 0; r < nrows; ++r) nrun += p[r] < 0 || kid[p[r]] < 0;
     const size_t nq = (size_t)(nrun > 0 ? nrun : 1);
-    start = malloc(sizeof(int) * nq);
-    len = malloc(sizeof(int) * nq);
-    last = malloc(sizeof(int) * nq);
-    if (!start || !len || !last) goto done;
+    u->start = malloc(sizeof(int) * nq);
+    u->last = malloc(sizeof(int) * nq);
+    u->len = malloc(sizeof(int) * nq);
+    u->prun = malloc(sizeof(int) * nq);
+    if (!u->start || !u->last || !u->len || !u->prun) { cs__chk_runs_free(u); return -1; }
     nrun = 0;
-    for (int r = 0; r < nrows; ++r) { /* runs by their first row: a run's parent run comes first */
+    for (int r = 0; r < nrows; ++r) {
         if (p[r] >= 0 && kid[p[r]] >= 0) continue;
         int n = 1, c = r;
         for (; kid[c] >= 0; c = kid[c]) ++n;
-        start[nrun] = r;
-        last[nrun] = c;
-        len[nrun++] = n;
+        /* a run's first row hangs from the last row of its parent run (a row without one
+         * child), which an earlier run marked with its number (-3 - run) */
+        u->prun[nrun] = p[r] < 0 ? -1 : -3 - kid[p[r]];
+        u->start[nrun] = r;
+        u->last[nrun] = c;
+        u->len[nrun] = n;
+        kid[c] = -3 - nrun++;
     }
-    int *dep = kid; /* reused: at the last row of a run, its rows from the root (written before read) */
+    for (int q = 0; q < nrun; ++q) kid[u->last[q]] = -1; /* the marks: not one child */
+    u->nrun = nrun;
+    return 0;
+}
+
+/* cs__chunked_estimate on the runs found; dep: nrun ints of work */
+static void cs__chk_estimate_runs(const cs__chk_runs *u, int nL, const int *Ls, int *dep, cs__chk_estimate *est)
+{
     for (int i = 0; i <= nL; ++i) { /* i = nL: uncut */
         const int L = i < nL ? Ls[i] : INT_MAX / 4;
         long long interior = 0;
         int levels = 0, path = 0;
-        for (int q = 0; q < nrun; ++q) {
+        for (int q = 0; q < u->nrun; ++q) { /* dep[q]: rows from the root to the run's last */
             int lev;
-            const int n = len[q], f = cs__chk_run_final(n, L, &lev), r = start[q];
+            const int n = u->len[q], f = cs__chk_run_final(n, L, &lev);
             if (n >= 2 * L) interior += n - 2 * ((n + L + 1) / (L + 2));
             if (lev > levels) levels = lev;
-            const int dd = (p[r] < 0 ? 0 : dep[p[r]]) + f;
-            dep[last[q]] = dd;
+            const int dd = (u->prun[q] < 0 ? 0 : dep[u->prun[q]]) + f;
+            dep[q] = dd;
             if (dd > path) path = dd;
         }
         if (i < nL) { est[i].L = L; est[i].interior = interior; est[i].levels = levels; est[i].path = path; }
         else for (int j = 0; j < nL; ++j) est[j].path0 = path;
     }
-    rc = 0;
-done:
-    free(kid); free(start); free(len); free(last);
-    return rc;
+}
+
+/* the automatic L on the runs found (16 on ties), and its estimate; -1 when out of memory */
+static int cs__chk_pick_L_runs(const cs__chk_runs *u, cs__chk_estimate *chosen)
+{
+    static const int Ls[3] = {16, 8, 32}; /* 16 first: it keeps ties */
+    cs__chk_estimate e[3];
+    int *dep = malloc(sizeof(int) * (size_t)(u->nrun > 0 ? u->nrun : 1));
+    if (!dep) return -1;
+    cs__chk_estimate_runs(u, 3, Ls, dep, e);
+    free(dep);
+    int best = 0;
+    for (int i = 1; i < 3; ++i)
+        if (cs__chunked_cost(&e[i]) < cs__chunked_cost(&e[best])) best = i;
+    *chosen = e[best];
+    return Ls[best];
+}
+
+int cs__chunked_estimate(int nrows, const int *p, int nL, const int *Ls, cs__chk_estimate *est)
+{
+    cs__chk_runs u;
+    if (cs__chk_runs_find(nrows, p, &u)) return -1;
+    int *dep = malloc(sizeof(int) * (size_t)(u.nrun > 0 ? u.nrun : 1));
+    if (dep) cs__chk_estimate_runs(&u, nL, Ls, dep, est);
+    free(dep);
+    cs__chk_runs_free(&u);
+    return dep ? 0 : -1;
 }
 
 long long cs__chunked_cost(const cs__chk_estimate *e)
@@ -131,24 +181,21 @@ int cs__chunked_pays(const cs__chk_estimate *e, int nrows)
 
 int cs__chunked_pick_L_est(int nrows, const int *p, cs__chk_estimate *chosen)
 {
-    static const int Ls[3] = {16, 8, 32}; /* 16 first: it keeps ties */
-    cs__chk_estimate e[3];
-    if (chosen) chosen->L = 0;
-    if (cs__chunked_estimate(nrows, p, 3, Ls, e) < 0) return CS__CHK_DEFAULT_L;
-    int best = 0;
-    for (int i = 1; i < 3; ++i)
-        if (cs__chunked_cost(&e[i]) < cs__chunked_cost(&e[best])) best = i;
-    if (chosen) *chosen = e[best];
-    return Ls[best];
+    cs__chk_runs u;
+    cs__chk_estimate e = {0};
+    const int L = cs__chk_runs_find(nrows, p, &u) ? -1 : cs__chk_pick_L_runs(&u, &e);
+    cs__chk_runs_free(&u);
+    if (chosen) *chosen = e;
+    return L < 0 ? CS__CHK_DEFAULT_L : L;
 }
 
 int cs__chunked_pick_L(int nrows, const int *p) { return cs__chunked_pick_L_est(nrows, p, NULL); }
 
 int cs__chunked_auto(int nrows, const int *p, int L)
 {
-    if (L < CS__CHK_MIN_L || L > CS__CHK_MAX_L) L = cs__chunked_pick_L(nrows, p);
-    cs__chk_estimate e;
-    if (cs__chunked_estimate(nrows, p, 1, &L, &e) < 0) return 0;
+    cs__chk_estimate e = {0};
+    if (L < CS__CHK_MIN_L || L > CS__CHK_MAX_L) L = cs__chunked_pick_L_est(nrows, p, &e);
+    if (e.L != L && cs__chunked_estimate(nrows, p, 1, &L, &e) < 0) return 0;
     return e.interior * CS__CHK_MIN_SHARE >= nrows && cs__chunked_cost(&e) <= e.path0;
 }
 
@@ -177,11 +224,11 @@ void cs__chunked_reduced_free(cs__chk_reduced *red)
 }
 
 cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt,
-                                    const cs__chk_estimate *known, cs__chk_reduced *red, char *msg, size_t msglen)
+                                    cs__chk_reduced *red, char *msg, size_t msglen)
 {
     memset(red, 0, sizeof *red);
-    const int L = opt->block_size ? opt->block_size : CS__CHK_DEFAULT_L;
-    if (L < CS__CHK_MIN_L || L > CS__CHK_MAX_L) {
+    int L = opt->block_size;
+    if (L && (L < CS__CHK_MIN_L || L > CS__CHK_MAX_L)) {
         cs__chk_msg(msg, msglen, "chunked: block_size (interior rows per chunk) must be %d..%d, not %d", CS__CHK_MIN_L,
                     CS__CHK_MAX_L, L);
         return CS_SOLVER_ERR_INVALID;
@@ -191,40 +238,44 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     cs_solver_status st = CS_SOLVER_ERR_NOMEM;
     cs__chk_work *w = calloc(1, sizeof *w);
     red->work = w;
-    int *kid = malloc(sizeof(int) * (size_t)nrows);
+    cs__chk_runs u = {0};
     int *chain = malloc(sizeof(int) * (size_t)hp->max_n);
     red->offset_r = malloc(sizeof(int) * ((size_t)nsys + 1));
     red->p_r = malloc(sizeof(int) * (size_t)nrows);
-    if (!w || !kid || !chain || !red->offset_r || !red->p_r) goto done;
+    if (!w || !chain || !red->offset_r || !red->p_r) goto done;
     w->rows = malloc(sizeof(int) * (size_t)nrows);
     w->newidx = malloc(sizeof(int) * (size_t)nrows);
     w->full_of = malloc(sizeof(int) * (size_t)nrows);
-    if (!w->rows || !w->newidx || !w->full_of) goto done;
-    hp->chk_L = L;
-    /* nothing is cut where it does not pay (cs__chunked_pays): the plan is then its fine plan */
+    if (!w->rows || !w->newidx || !w->full_of || cs__chk_runs_find(nrows, p, &u)) goto done;
+    /* L: as given, or the automatic one (cs__chunked_pick_L's); nothing is cut where it does not
+     * pay (cs__chunked_pays): the plan is then its fine plan */
     cs__chk_estimate est;
-    if (known && known->L == L) est = *known; /* the automatic L's, computed for this L */
-    else if (cs__chunked_estimate(nrows, p, 1, &L, &est) < 0) goto done;
+    if (!L) {
+        if ((L = cs__chk_pick_L_runs(&u, &est)) < 0) goto done;
+    } else {
+        int *dep = malloc(sizeof(int) * (size_t)(u.nrun > 0 ? u.nrun : 1));
+        if (!dep) goto done;
+        cs__chk_estimate_runs(&u, 1, &L, dep, &est);
+        free(dep);
+    }
+    hp->chk_L = L;
     const int cut = cs__chunked_pays(&est, nrows);
-    /* chunks: runs found from their first row (a root, or the child of a row without one child) */
-    int cap = 0;
-    cs__chk_only_kid(nrows, p, kid);
+    /* chunks: the runs of at least 2 L rows, by their first row */
+    long long nch = 0;
+    for (int q = 0; cut && q < u.nrun; ++q)
+        if (u.len[q] >= 2 * L) nch += (u.len[q] + L + 1) / (L + 2);
+    if (nch > INT_MAX) { st = CS_SOLVER_ERR_INVALID; cs__chk_msg(msg, msglen, "chunked: %lld chunks (more than an int)", nch); goto done; }
+    w->ch = malloc(sizeof *w->ch * (size_t)(nch > 0 ? nch : 1));
+    if (!w->ch) goto done;
     for (int r = 0; r < nrows; ++r) w->newidx[r] = -1;
-    for (int r = 0; cut && r < nrows; ++r) {
-        if (p[r] >= 0 && kid[p[r]] >= 0) continue;
-        int n = 0;
-        chain[n++] = r;
-        for (int c = r; kid[c] >= 0; c = kid[c]) chain[n++] = kid[c];
+    for (int ru = 0; cut && ru < u.nrun; ++ru) {
+        const int n = u.len[ru];
         if (n < 2 * L) continue;
+        chain[0] = u.start[ru];
+        for (int j = 1; j < n; ++j) chain[j] = u.kid[chain[j - 1]];
         const int k = (n + L + 1) / (L + 2); /* spans of at most L + 2 rows (at least 3 for L >= 4) */
         for (int q = 0; q < k; ++q) {
             const int s0 = (int)((long long)q * n / k), s1 = (int)((long long)(q + 1) * n / k);
-            if (w->nch == cap) {
-                cap = 2 * cap + 64;
-                cs__chunk *c2 = realloc(w->ch, sizeof *w->ch * (size_t)cap);
-                if (!c2) goto done;
-                w->ch = c2;
-            }
             cs__chunk *c = &w->ch[w->nch];
             c->a = chain[s0];
             c->b = chain[s1 - 1];
@@ -256,7 +307,8 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     st = CS_SOLVER_OK;
 done:
     if (st == CS_SOLVER_ERR_NOMEM) cs__chk_msg(msg, msglen, "out of memory");
-    free(kid); free(chain);
+    cs__chk_runs_free(&u);
+    free(chain);
     return st;
 }
 

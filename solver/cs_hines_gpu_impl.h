@@ -324,9 +324,9 @@ typedef struct {
     int *offset_r, *p_r; /* [nsys + 1], [reduced rows] */
     void *work;          /* the chunks found (private) */
 } cs__chk_reduced;
-/* (known: the estimate at the plan's L when already made, as cs__chunked_pick_L_est's; or NULL) */
+/* (opt->block_size: L, or 0 for the automatic L, cs__chunked_pick_L's; the L taken: hp->chk_L) */
 cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt,
-                                    const cs__chk_estimate *known, cs__chk_reduced *red, char *msg, size_t msglen);
+                                    cs__chk_reduced *red, char *msg, size_t msglen);
 cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_options *opt, const cs__chk_reduced *red,
                                     char *msg, size_t msglen);
 void cs__chunked_reduced_free(cs__chk_reduced *red);

@@ -271,12 +271,11 @@ static int cs__hplan_order_maps(cs__hines_hplan *hp)
 static cs_solver_status cs__plan_chunked_tree(cs__hines_hplan *hp, const int *p, const cs_hines_gpu_options *opt, int nsm,
                                               char *msg, size_t msglen)
 {
-    cs_hines_gpu_options o = *opt; /* L chosen once, here, for every level */
-    cs__chk_estimate est = {0};
-    if (!o.block_size) o.block_size = cs__chunked_pick_L_est(hp->nrows, p, &est);
-    opt = &o;
+    cs_hines_gpu_options o = *opt; /* L chosen once, by the top level (0: automatic), for every level */
     cs__chk_reduced red;
-    cs_solver_status st = cs__chunked_reduce(hp, p, opt, est.L ? &est : NULL, &red, msg, msglen);
+    cs_solver_status st = cs__chunked_reduce(hp, p, opt, &red, msg, msglen);
+    o.block_size = hp->chk_L;
+    opt = &o;
     if (st == CS_SOLVER_OK) {
         hp->chk_sub = calloc(1, sizeof *hp->chk_sub);
         if (!hp->chk_sub) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); }
@@ -336,10 +335,10 @@ int cs__hines_hplan_resolve(int nsys, const int *offset, const int *p, const cs_
     }
     if (v != CS__HV_CHUNKED) return v;
     /* as cs__plan_chunked_tree and cs__chunked_reduce: the top level cuts only where it pays */
-    if (!L) L = cs__chunked_pick_L(offset[nsys], p);
+    cs__chk_estimate est = {0};
+    if (!L) L = cs__chunked_pick_L_est(offset[nsys], p, &est);
     if (L < CS__CHK_MIN_L || L > CS__CHK_MAX_L) return v; /* refused by the plan itself */
-    cs__chk_estimate est;
-    if (cs__chunked_estimate(offset[nsys], p, 1, &L, &est) < 0) return -1;
+    if (est.L != L && cs__chunked_estimate(offset[nsys], p, 1, &L, &est) < 0) return -1;
     return cs__chunked_pays(&est, offset[nsys]) ? CS__HV_CHUNKED : CS__HV_FINE;
 }
 
