@@ -359,6 +359,9 @@ cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_opti
     if (!hp->cell_base || !hp->cell_map || !hp->lmap || !hp->lusrc) goto done;
     hp->nlmap = nrows;
     hp->cell_stride = 1;
+    /* each system's rows, then each chunk's, alone (on threads where there are many): the chunks
+     * read the maps of their rows a and b, reduced rows, written by the first loop */
+#pragma omp parallel for schedule(dynamic, 16) if (nsys >= 16)
     for (int s = 0; s < nsys; ++s) {
         hp->cell_map[s] = offset[s];
         const int o = offset_r[s], n = offset_r[s + 1] - o, sm = sub->cell_map[s];
@@ -371,6 +374,7 @@ cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_opti
             if (src >= 0) slot_of_src[o + src] = k;
         }
     }
+#pragma omp parallel for schedule(static) if (nch >= 4096)
     for (int c = 0; c < nch; ++c) {
         const cs__chunk *cc = &w->ch[order[2 * c + 1]];
         const int g = c / CS__CHK_LANES, lane = c % CS__CHK_LANES, gb = hp->chk_group[2 * g], M = hp->chk_group[2 * g + 1];
