@@ -7,7 +7,9 @@
 #   2. this tree again with nested OpenMP (OMP_MAX_ACTIVE_LEVELS=2): the plans' own loops over
 #      structures, pack types and row orders on the cores that the plans built at once leave
 #      (auto's trial builds its plans inside one parallel region: without nesting they run on one
-#      thread each).
+#      thread each);
+#   3. this tree with glibc's heap kept (GLIBC_TUNABLES trim_threshold 1 GB, top_pad 256 MB: what a
+#      mallopt in the CLI would do; bench/NOTES.md, "the host plans at 16 M compartments").
 # Here, once, before the call (the reference tree travels as a carried folder):
 #   scripts/gpu_auto_trial.sh --prepare [REF]      # REF (default main) into build-ref-src/
 # On the GPU machine, from the project root:
@@ -36,12 +38,15 @@ rc=0
 for net in big2000-8000 big10000-1600 giant-flywire-unscaled-551; do
   model=$out/models/$net.json
   [ -f "$model" ] || { echo "$net: no model"; rc=1; continue; }
-  for tree in ref new nested; do
+  for tree in ref new nested tuned; do
     exe=$root/build-gpu/bench/plan_times
     [ "$tree" = ref ] && exe=$root/build-gpu-ref/bench/plan_times
     gpu_stamp "$net: $tree ($(nproc) cores)"
     if [ "$tree" = nested ]; then
       OMP_MAX_ACTIVE_LEVELS=2 timeout 90 "$exe" "$model" "${variants[@]}" >"$out/$net-$tree.txt" 2>&1
+    elif [ "$tree" = tuned ]; then
+      GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824:glibc.malloc.top_pad=268435456 \
+        timeout 90 "$exe" "$model" "${variants[@]}" >"$out/$net-$tree.txt" 2>&1
     else
       timeout 90 "$exe" "$model" "${variants[@]}" >"$out/$net-$tree.txt" 2>&1
     fi
