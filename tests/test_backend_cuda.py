@@ -150,6 +150,18 @@ def identical_files(a, b):
     return True
 
 
+def same_as_named(a, model, out, extra, what, detail=""):
+    """auto's run (out) against the same model run with its choice named (extra): True when the
+    output files are identical; prints an ok or FAIL line starting with what."""
+    ref_out = os.path.join(a.work_dir, "auto-named.h5")
+    r = run(a.cablesim, model, ref_out, extra)
+    if r.returncode == 0 and identical_files(out, ref_out):
+        print(f"ok   {what}; identical to naming it" + (f": {detail}" if detail else ""))
+        return True
+    print(f"FAIL {what}; differs from naming it {extra} ({r.stderr.strip()[-300:]})")
+    return False
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cablesim", required=True)
@@ -300,15 +312,10 @@ def main():
             continue
         words = chosen[0].split()
         extra = ["--backend", "cpu"] if words[0] == "cpu" else ["--backend", "cuda", "--solver", words[1]]
-        ref_out = os.path.join(a.work_dir, "auto-named.h5")
-        r2 = run(a.cablesim, model, ref_out, extra)
         # "cuda auto" resolves to the same plan as the variant it names
-        if r2.returncode == 0 and identical_files(out, ref_out):
-            print(f"ok   {os.path.basename(model)} [backend auto]: chose {chosen[0]}; identical to naming it")
-            passed += 1
-        else:
-            print(f"FAIL {os.path.basename(model)} [backend auto]: chose {chosen[0]}; differs from {extra}")
-            failed += 1
+        ok = same_as_named(a, model, out, extra, f"{os.path.basename(model)} [backend auto]: chose {chosen[0]}")
+        passed += ok
+        failed += not ok
         # the same network again: the choice comes from the wisdom file, with no trial, and the run
         # is the same candidate's, bit for bit
         out2 = os.path.join(a.work_dir, "auto-wisdom.h5")
@@ -342,14 +349,10 @@ def main():
                   f"{(line or [r.stdout[-300:] + r.stderr[-300:]])[0][:600]}")
             failed += 1
             continue
-        ref_out = os.path.join(a.work_dir, "auto-solver-level-named.h5")
-        r2 = run(a.cablesim, model, ref_out, ["--backend", "cuda", "--solver", words[1]])
-        if r2.returncode == 0 and identical_files(out, ref_out):
-            print(f"ok   {name} [solver-level trial]: chose {words[1]}; identical to naming it: {line[0].strip()[:300]}")
-            passed += 1
-        else:
-            print(f"FAIL {name} [solver-level trial]: chose {words[1]}; differs from naming it ({r2.stderr.strip()})")
-            failed += 1
+        ok = same_as_named(a, model, out, ["--backend", "cuda", "--solver", words[1]],
+                           f"{name} [solver-level trial]: chose {words[1]}", line[0].strip()[:300])
+        passed += ok
+        failed += not ok
     # the fused step shares one cell's constants exactly when every cell is identical
     for model, want in (("models/validation/ring4.json", True), (models[-1], False)):
         path = os.path.join(a.source_dir, model)

@@ -48,7 +48,7 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
     const char *fo = getenv("CS_FINE_ONE_LAUNCH"); /* =1: fine's fused step in one launch (for comparisons) */
     if (fo && !strcmp(fo, "1")) opt->fine_flags |= CS_HINES_FINE_ONE_LAUNCH;
     const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
-    if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024) opt->threads = atoi(fth);
+    if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024 && p->solver && !strcmp(p->solver, "fine")) opt->threads = atoi(fth);
     /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
     const char *chunk_l = getenv("CS_CHUNKED_L");
     if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);
