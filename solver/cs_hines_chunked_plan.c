@@ -210,8 +210,9 @@ typedef struct {
     cs__chunk *ch;
     int nch, nrow_list, nr;
     int *rows;    /* the chunks' interior rows (global), chunk by chunk */
-    int *newidx;  /* per global row: its reduced row, -2 for an interior row (while reducing:
-                     -3 - c at the bottom row of chunk c, -1 elsewhere) */
+    int *newidx;  /* per global row: its reduced row, -2 for an interior row (while reducing: the
+                     runs' only-child array, then -2 at interiors, -3 - c at the bottom row of
+                     chunk c, the rest >= -1, overwritten in tree order) */
     int *full_of; /* per reduced row: its global row */
 } cs__chk_work;
 
@@ -244,9 +245,8 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     red->p_r = malloc(sizeof(int) * (size_t)nrows);
     if (!w || !chain || !red->offset_r || !red->p_r) goto done;
     w->rows = malloc(sizeof(int) * (size_t)nrows);
-    w->newidx = malloc(sizeof(int) * (size_t)nrows);
     w->full_of = malloc(sizeof(int) * (size_t)nrows);
-    if (!w->rows || !w->newidx || !w->full_of || cs__chk_runs_find(nrows, p, &u)) goto done;
+    if (!w->rows || !w->full_of || cs__chk_runs_find(nrows, p, &u)) goto done;
     /* L: as given, or the automatic one (cs__chunked_pick_L's); nothing is cut where it does not
      * pay (cs__chunked_pays): the plan is then its fine plan */
     cs__chk_estimate est;
@@ -267,12 +267,15 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     if (nch > INT_MAX) { st = CS_SOLVER_ERR_INVALID; cs__chk_msg(msg, msglen, "chunked: %lld chunks (more than an int)", nch); goto done; }
     w->ch = malloc(sizeof *w->ch * (size_t)(nch > 0 ? nch : 1));
     if (!w->ch) goto done;
-    for (int r = 0; r < nrows; ++r) w->newidx[r] = -1;
+    /* newidx takes over the only-child array (no third array of rows): a run reads its own rows'
+     * entries (its chain) before it marks them, and every entry is >= -1 (runs' ends -1) */
+    w->newidx = u.kid;
+    u.kid = NULL;
     for (int ru = 0; cut && ru < u.nrun; ++ru) {
         const int n = u.len[ru];
         if (n < 2 * L) continue;
         chain[0] = u.start[ru];
-        for (int j = 1; j < n; ++j) chain[j] = u.kid[chain[j - 1]];
+        for (int j = 1; j < n; ++j) chain[j] = w->newidx[chain[j - 1]];
         const int k = (n + L + 1) / (L + 2); /* spans of at most L + 2 rows (at least 3 for L >= 4) */
         for (int q = 0; q < k; ++q) {
             const int s0 = (int)((long long)q * n / k), s1 = (int)((long long)(q + 1) * n / k);

@@ -196,8 +196,8 @@ fail:
 }
 
 /* lorder: each structure's rows sorted by their internal offset (lmap), ties in row order. A
- * stable radix sort of the offsets less their least, 8 bits a pass, as many passes as their span
- * needs (qsort took a quarter of the fine and chunked plans of 16 M compartments, session 20);
+ * stable radix sort of the offsets less their least, up to 12 bits a pass, as few passes as their
+ * span needs (qsort took a quarter of the fine and chunked plans of 16 M compartments, session 20);
  * where the offsets are distinct and span at most 2 n (fine's and warp's packs), their inverse
  * instead: one pass (the same order: distinct keys have one). Returns 0, or -1 when out of memory. */
 static int cs__hplan_order_maps(cs__hines_hplan *hp)
@@ -249,12 +249,17 @@ static int cs__hplan_order_maps(cs__hines_hplan *hp)
                     continue;
                 }
             }
+            /* digits of at most 12 bits, as few passes as the span needs (2 for chunked's 16 M) */
+            int bits = 1, count[4097];
+            while (bits < 32 && span >> bits) ++bits;
+            const int passes = (bits + 11) / 12, digit = (bits + passes - 1) / passes;
+            const unsigned mask = (1u << digit) - 1;
             int *src = a, *dst = b;
-            for (int shift = 0; shift < 32 && (shift == 0 || span >> shift); shift += 8) {
-                int count[257] = {0};
-                for (int i = 0; i < n; ++i) count[((key[src[i]] >> shift) & 255u) + 1]++;
-                for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
-                for (int i = 0; i < n; ++i) dst[count[(key[src[i]] >> shift) & 255u]++] = src[i];
+            for (int ps = 0, shift = 0; ps < passes; ++ps, shift += digit) {
+                memset(count, 0, sizeof(int) * (mask + 2));
+                for (int i = 0; i < n; ++i) count[((key[src[i]] >> shift) & mask) + 1]++;
+                for (unsigned d = 0; d <= mask; ++d) count[d + 1] += count[d];
+                for (int i = 0; i < n; ++i) dst[count[(key[src[i]] >> shift) & mask]++] = src[i];
                 int *t2 = src; src = dst; dst = t2;
             }
             memcpy(hp->lorder + m, src, sizeof(int) * (size_t)n);
