@@ -216,8 +216,9 @@ static int cs__hplan_order_maps(cs__hines_hplan *hp)
     }
     free(done);
     int failed = 0;
+    const int nt = cs__plan_threads(ntodo, sizeof(int) * 4 * (size_t)hp->max_n);
     /* each map alone into its own part of lorder: on threads where there are many */
-#pragma omp parallel if (ntodo >= 16) reduction(| : failed)
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
     {
         int *a = malloc(sizeof(int) * 3 * (size_t)hp->max_n + 1), *b = a ? a + hp->max_n : NULL;
         unsigned *key = malloc(sizeof(unsigned) * (size_t)hp->max_n);

@@ -490,8 +490,8 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     /* schedules per structure, each alone (a thread's work area, its own record): on threads
      * where there are many (within another parallel region, as auto's trial's, one thread unless
      * nesting is allowed) */
-    int maxlev = 1, failed = 0;
-#pragma omp parallel if (ns >= 16) reduction(| : failed)
+    int maxlev = 1, failed = 0, nt = cs__plan_threads(ns, sizeof(int) * (37 * (size_t)hp->max_n + 17));
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
     {
         cs__fwork w = {0};
         int *lp = malloc(sizeof(int) * ((size_t)hp->max_n + 1));
@@ -611,7 +611,8 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     CS__NOMEM(hp->level_start); CS__NOMEM(hp->tasks); CS__NOMEM(hp->children); CS__NOMEM(hp->lmap); CS__NOMEM(hp->lusrc);
     hp->children[0] = 0; /* (none: one 0, as the kernels read it) */
     const int ntype = hp->ntype;
-#pragma omp parallel if (ntype >= 16) reduction(| : failed)
+    nt = cs__plan_threads(ntype, sizeof(cs__tk) * 2 * ((size_t)max_ntk + 1) + sizeof(int) * ((size_t)max_ntk + 2 * (size_t)max_nc + max_levels + 4));
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
     {
         cs__tywork w;
         int *sk = malloc(sizeof(int) * (size_t)(max_nc + 1));

@@ -2,6 +2,7 @@
  * (cs_hines_tree.h), the planners' messages, and the random-tree generator of seed 000's Table 4.1 (cs_hines_gpu.h).
  * Set-up time only; nothing here runs per solve. */
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -168,6 +169,16 @@ int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *u
 done:
     free(adj_first); free(adj); free(dist); free(par); free(queue);
     return h;
+}
+
+int cs__plan_threads(int items, size_t bytes_each)
+{
+    if (items < 16) return 1;
+    const size_t budget = (size_t)512 << 20; /* [B] */
+    size_t t = (size_t)omp_get_max_threads();
+    if (t > (size_t)items) t = (size_t)items;
+    if (bytes_each > 0 && t > budget / bytes_each) t = budget / bytes_each;
+    return t > 1 ? (int)t : 1;
 }
 
 void cs__plan_msg(char *msg, size_t len, const char *fmt, ...)

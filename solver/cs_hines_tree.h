@@ -22,6 +22,9 @@ int cs__tree_centre(int n, const int *adj_first, const int *adj, int *dist, int 
  * reversed edge, or -1 at the new root). Returns the new height in rows, or -1 when out of memory. */
 int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *usrc);
 
+/* Threads for a planner's loop over items that each thread works on with bytes_each of its own:
+ * 1 below 16 items, else OpenMP's, at most one per item and within 512 MB of work areas in all. */
+int cs__plan_threads(int items, size_t bytes_each);
 /* The planners' one-line messages: printf into msg (len bytes; nothing when msg is NULL). */
 void cs__plan_msg(char *msg, size_t len, const char *fmt, ...);
 
