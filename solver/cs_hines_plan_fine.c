@@ -260,7 +260,7 @@ static int cs__plan_structure(int n, const int *lp, int flags, cs__fwork *w, cs_
     cs__build_fstruct(n, lp, 0, split, w, &w->stage[0]);
     if (!(flags & CS_HINES_FINE_NO_REROOT) && n > 2) {
         cs__tree_adjacency_into(n, lp, w->adj_first, w->adj, w->tmp);
-        const int c = cs__tree_centre(n, w->adj_first, w->adj, w->dist, w->par, w->order);
+        const int c = cs__tree_centre(n, lp, w->adj_first, w->adj, w->dist, w->par, w->order);
         if (c != 0) {
             cs__build_fstruct(n, lp, c, split, w, &w->stage[1]);
             if (cs__fs_cost(&w->stage[1]) < cs__fs_cost(&w->stage[0])) best = &w->stage[1];

@@ -120,11 +120,34 @@ static int cs__farthest(int n, const int *adj_first, const int *adj, int s, int 
     return last;
 }
 
+/* cs__farthest from row 0, from the parents alone (no search; session 21): the search visits a
+ * row's children in ascending order (the adjacency lists' order: parent, then children), level by
+ * level, so the last row it reaches is found by descending from row 0 through the last child
+ * (the highest row) that still has a row of the greatest depth below it. depth, down: n ints. */
+static int cs__farthest_from_0(int n, const int *lp, int *depth, int *down)
+{
+    int D = 0;
+    depth[0] = 0;
+    for (int i = 1; i < n; ++i) {
+        depth[i] = depth[lp[i]] + 1;
+        D = depth[i] > D ? depth[i] : D;
+    }
+    for (int i = 0; i < n; ++i) down[i] = depth[i]; /* the greatest depth below each row */
+    for (int i = n - 1; i > 0; --i) down[lp[i]] = down[i] > down[lp[i]] ? down[i] : down[lp[i]];
+    int *last = depth; /* reused: each row's highest child with a row of depth D below it */
+    for (int i = 0; i < n; ++i) last[i] = -1;
+    for (int i = 1; i < n; ++i)
+        if (down[i] == D) last[lp[i]] = i;
+    int v = 0;
+    while (last[v] >= 0) v = last[v];
+    return v;
+}
+
 /* The centre of the tree's longest path (the root that makes the tree lowest); dist, par, queue:
  * n ints of work each */
-int cs__tree_centre(int n, const int *adj_first, const int *adj, int *dist, int *par, int *queue)
+int cs__tree_centre(int n, const int *lp, const int *adj_first, const int *adj, int *dist, int *par, int *queue)
 {
-    const int a = cs__farthest(n, adj_first, adj, 0, dist, par, queue);
+    const int a = cs__farthest_from_0(n, lp, dist, par);
     int c = cs__farthest(n, adj_first, adj, a, dist, par, queue);
     for (int k = 0, half = dist[c] / 2; k < half; ++k) c = par[c];
     return c;
@@ -156,7 +179,7 @@ int cs__tree_recentre(int n, const int *lp, int *new_of_old, int *lp_new, int *u
     int *adj_first = NULL, *adj = NULL, h = -1;
     int *dist = malloc(sizeof(int) * (size_t)n), *par = malloc(sizeof(int) * (size_t)n), *queue = malloc(sizeof(int) * (size_t)n);
     if (!dist || !par || !queue || cs__tree_adjacency(n, lp, &adj_first, &adj)) goto done;
-    const int c = cs__tree_centre(n, adj_first, adj, dist, par, queue);
+    const int c = cs__tree_centre(n, lp, adj_first, adj, dist, par, queue);
     cs__farthest(n, adj_first, adj, c, dist, par, queue); /* breadth-first from the centre: the new order */
     h = 0;
     for (int k = 0; k < n; ++k) new_of_old[queue[k]] = k;

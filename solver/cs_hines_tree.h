@@ -12,9 +12,10 @@ int cs__tree_adjacency(int n, const int *lp, int **adj_first_out, int **adj_out)
 /* The same into the caller's arrays: adj_first[n + 1], adj[2n], cur[n + 1] (work). */
 void cs__tree_adjacency_into(int n, const int *lp, int *adj_first, int *adj, int *cur);
 
-/* The centre of the tree's longest path (the root that makes the tree lowest); dist, par, queue:
- * n ints of work each. */
-int cs__tree_centre(int n, const int *adj_first, const int *adj, int *dist, int *par, int *queue);
+/* The centre of the tree's longest path (the root that makes the tree lowest), of the tree of n
+ * rows with local parents lp (tree order) and their adjacency lists; dist, par, queue: n ints of
+ * work each. */
+int cs__tree_centre(int n, const int *lp, const int *adj_first, const int *adj, int *dist, int *par, int *queue);
 
 /* The tree of n rows (local parents lp) rooted at the centre of its longest path and numbered
  * breadth-first from there: new_of_old[i], the new local parents lp_new (parents first), and for
