@@ -48,7 +48,7 @@ static void cs__chk_msg(char *msg, size_t len, const char *fmt, ...)
 }
 
 typedef struct {
-    int a, b, m, first; /* global rows a, b; interior rows: rows[first .. first+m) from a's side */
+    int a, b, m; /* global rows a, b; m interior rows between them (p[b], p[p[b]], ... up to a) */
 } cs__chunk;
 
 /* The only child of every row (global parents p, nrows rows): kid[r] >= 0 where r has one
@@ -209,7 +209,7 @@ void cs__chunked_release(cs__hines_hplan *hp)
 typedef struct {
     cs__chunk *ch;
     int nch, nrow_list, nr;
-    int *rows;    /* the chunks' interior rows (global), chunk by chunk */
+    const int *p; /* the global parents (the caller's): the chunks' interiors from their b up */
     int *newidx;  /* per global row: its reduced row, -2 for an interior row (while reducing: the
                      runs' only-child array, then -2 at interiors, -3 - c at the bottom row of
                      chunk c, the rest >= -1, overwritten in tree order) */
@@ -219,7 +219,7 @@ typedef struct {
 void cs__chunked_reduced_free(cs__chk_reduced *red)
 {
     cs__chk_work *w = red->work;
-    if (w) { free(w->ch); free(w->rows); free(w->newidx); free(w->full_of); free(w); }
+    if (w) { free(w->ch); free(w->newidx); free(w->full_of); free(w); }
     free(red->offset_r); free(red->p_r);
     memset(red, 0, sizeof *red);
 }
@@ -244,9 +244,9 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     red->offset_r = malloc(sizeof(int) * ((size_t)nsys + 1));
     red->p_r = malloc(sizeof(int) * (size_t)nrows);
     if (!w || !chain || !red->offset_r || !red->p_r) goto done;
-    w->rows = malloc(sizeof(int) * (size_t)nrows);
+    w->p = p;
     w->full_of = malloc(sizeof(int) * (size_t)nrows);
-    if (!w->rows || !w->full_of || cs__chk_runs_find(nrows, p, &u)) goto done;
+    if (!w->full_of || cs__chk_runs_find(nrows, p, &u)) goto done;
     /* L: as given, or the automatic one (cs__chunked_pick_L's); nothing is cut where it does not
      * pay (cs__chunked_pays): the plan is then its fine plan */
     cs__chk_estimate est;
@@ -283,8 +283,8 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
             c->a = chain[s0];
             c->b = chain[s1 - 1];
             c->m = s1 - s0 - 2;
-            c->first = w->nrow_list;
-            for (int j = 0; j < c->m; ++j) { w->rows[w->nrow_list++] = chain[s0 + 1 + j]; w->newidx[chain[s0 + 1 + j]] = -2; }
+            w->nrow_list += c->m;
+            for (int j = 0; j < c->m; ++j) w->newidx[chain[s0 + 1 + j]] = -2;
             w->newidx[c->b] = -3 - w->nch++;
         }
     }
@@ -383,8 +383,8 @@ cs_solver_status cs__chunked_layout(cs__hines_hplan *hp, const cs_hines_gpu_opti
         const int g = c / CS__CHK_LANES, lane = c % CS__CHK_LANES, gb = hp->chk_group[2 * g], M = hp->chk_group[2 * g + 1];
         int s = 0, lo = 0, hi = nsys - 1; /* the chunk's system */
         while (lo <= hi) { const int mid = (lo + hi) / 2; if (offset[mid] <= cc->a) { s = mid; lo = mid + 1; } else hi = mid - 1; }
-        for (int j = 0; j < cc->m; ++j) {
-            const int r = w->rows[cc->first + j];
+        for (int j = cc->m - 1, r = cc->b; j >= 0; --j) { /* the interior, from b's parent up */
+            r = w->p[r];
             hp->lmap[r] = gb + (M - cc->m + j) * CS__CHK_LANES + lane;
             hp->lusrc[r] = r - offset[s];
         }
