@@ -280,8 +280,13 @@ static cs_solver_status cs__fine_step_classes(cs_hines_plan *pl)
             }
     }
     pl->fs_first[pl->fs_nclass] = at;
-    if (hp->fine_flags & CS_HINES_FINE_ONE_LAUNCH) /* one launch in pack order, sized for the largest pack */
+    if (hp->fine_flags & CS_HINES_FINE_ONE_LAUNCH) { /* one launch in pack order, sized for the largest pack */
         for (int p = 0; p < hp->npack; ++p) order[p] = p;
+        if (pl->fs_nclass == 1) { /* the blocks its largest pack allows (so its threads follow the rule) */
+            size_t b = (size_t)pl->smem_sm / ((size_t)pl->fs_rows[0] * rb + per_block);
+            pl->fs_bpsm[0] = b < 1 ? 1 : b > CS__FINE_CLASSES ? CS__FINE_CLASSES : (int)b;
+        }
+    }
     cs_solver_status st = cs__upload(&pl->d_fs_order, order, (size_t)(hp->npack > 0 ? hp->npack : 1));
     free(cls);
     free(order);

@@ -148,8 +148,9 @@ static void conclude(cs_backend_choice *out, const cs_backend_ops *ops, const ch
 
 /* The solver-level trial (above CS_AUTO_SOLVER_TRIAL_CV, the GPU only): the Hines solvers ranked
  * by their membrane step alone; epoch, a whole step of its own, keeps its whole-instance trial
- * where it does not refuse, and is chosen only when its whole step is faster than the best
- * solver's membrane step alone (which the run's step can only exceed). */
+ * below CS_AUTO_EPOCH_MAX_CV (reached only with the threshold set lower) where it does not
+ * refuse, and is chosen only when its whole step is faster than the best solver's membrane step
+ * alone (which the run's step can only exceed). */
 static cs_status choose_by_solver(const cs_network_desc *net, const cs_backend_params *p, const cs_backend_ops *gpu,
                                   int trial_steps, uint64_t min_cv, uint64_t key, double t0, cs_backend_choice *out) {
     cs_solver_trial cand[NGPU_CAND];
