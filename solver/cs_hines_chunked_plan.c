@@ -260,6 +260,11 @@ cs_solver_status cs__chunked_reduce(cs__hines_hplan *hp, const int *p, const cs_
     }
     hp->chk_L = L;
     const int cut = cs__chunked_pays(&est, nrows);
+    if (!cut && (opt->fine_flags & CS_HINES_CHUNKED_CUT_ONLY)) { /* the caller has fine's plan */
+        st = CS_SOLVER_ERR_INVALID;
+        cs__chk_msg(msg, msglen, "chunked: it would cut nothing (CS_HINES_CHUNKED_CUT_ONLY: no plan)");
+        goto done;
+    }
     /* chunks: the runs of at least 2 L rows, by their first row */
     long long nch = 0;
     for (int q = 0; cut && q < u.nrun; ++q)

@@ -131,6 +131,9 @@ enum {
                                     one large cell each, where it was measured faster) */
     CS_HINES_FINE_ONE_LAUNCH = 128, /* fine's fused step in one launch sized for the largest pack (by
                                     default one launch per class of packs of similar size) */
+    CS_HINES_CHUNKED_CUT_ONLY = 256, /* chunked: no plan (CS_SOLVER_ERR_INVALID) where it would cut
+                                    nothing, instead of fine's plan of the whole tree (auto's trial,
+                                    which times fine already: cs_hines_gpu_plan_resolve says it) */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no
@@ -153,7 +156,8 @@ typedef struct {
     int threads;         /* CUDA threads per block: per-system variants (0 → 128), fine (0 → 128; its
                             fused step: 128, or 256 where shared memory leaves fewer than 8 blocks
                             a multiprocessor) */
-    int fine_flags;      /* CS_HINES_FINE_* (fine and warp), CS_HINES_STAGED_* (staged) */
+    int fine_flags;      /* CS_HINES_FINE_* (fine and warp), CS_HINES_STAGED_* (staged),
+                            CS_HINES_CHUNKED_CUT_ONLY (chunked) */
     int fine_pack_rows;  /* fine: most rows in one pack (0 → 1536, i.e. 36 KB of shared memory in
                             double precision, 18 KB in single); warp: most rows in one CUDA block
                             of packs (0 → 1280; a block always takes at least one pack) */

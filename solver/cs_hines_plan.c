@@ -281,6 +281,7 @@ static cs_solver_status cs__plan_chunked_tree(cs__hines_hplan *hp, const int *p,
     cs__chk_reduced red;
     cs_solver_status st = cs__chunked_reduce(hp, p, opt, &red, msg, msglen);
     o.block_size = hp->chk_L;
+    o.fine_flags &= ~CS_HINES_CHUNKED_CUT_ONLY; /* the reduced tree's plan: whatever it cuts */
     opt = &o;
     if (st == CS_SOLVER_OK) {
         hp->chk_sub = calloc(1, sizeof *hp->chk_sub);

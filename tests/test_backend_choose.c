@@ -96,7 +96,7 @@ START_TEST(solver_trial_needs_the_gpu_backend) {
     cs_solver_trial t;
     memset(&t, 0, sizeof t);
     t.name = "fine";
-    ck_assert_int_eq(cs_backend_cuda_solver_trial(&cs_backend_cpu, &net, &p, 8, 3.0, &t, 1), CS_ERR_UNSUPPORTED);
+    ck_assert_int_eq(cs_backend_cuda_solver_trial(&cs_backend_cpu, &net, &p, 8, 3.0, &t, 1, NULL), CS_ERR_UNSUPPORTED);
     ck_assert_msg(strstr(cs_error_message(), "backend 'cuda'") && !strchr(cs_error_message(), '\n'), "%s",
                   cs_error_message());
     cs_error_clear();

@@ -110,16 +110,27 @@ typedef struct {
                               earlier candidate runs ("chunked" cutting nothing: "fine") */
     double per_step;       /* out: [s] one membrane step; < 0 when not timed */
     double plan_seconds;   /* out: [s] building its plan (on its own thread) */
+    double setup_seconds;  /* out: [s] its arrays in its plan's layout (row map, conversions, flags) */
+    double steps_seconds;  /* out: [s] its warm-up, probe and timed steps (wall time) */
     int abandoned;         /* out: 1 when its probe was more than abandon × the best so far:
                               per_step is the probe's */
     cs_status status;      /* out: CS_OK, or why it cannot run the network (message) */
     char message[200];
 } cs_solver_trial;
+/* Where the trial's wall time went [s], for its report (docs/gpu.md, "Choosing by measurement") */
+typedef struct {
+    double parents;  /* the tree-order structure (every cell's rows' parents) */
+    double at_once;  /* the plans, resolves, constants and the device's set-up, at once (threads) */
+    double later;    /* plans built after (auto's, where it solves as none of the others) */
+    double arrays;   /* the candidates' shared arrays: current rows, state and constants allocated once */
+    double rest;     /* what remains: freeing, the stream and timers */
+} cs_solver_trial_split;
 /* Times cand[0 .. n-1] in order (the abandon rule against the best before each). A candidate that
  * cannot run is marked in its status; the return is an error only when nothing could be timed at
- * all (no device, out of memory for the network's matrix). ops = cs_backend_cuda(). */
+ * all (no device, out of memory for the network's matrix). ops = cs_backend_cuda(). split: NULL,
+ * or where the time went. */
 cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_network_desc *net,
                                        const cs_backend_params *p, int max_steps, double abandon,
-                                       cs_solver_trial *cand, int n);
+                                       cs_solver_trial *cand, int n, cs_solver_trial_split *split);
 
 #endif

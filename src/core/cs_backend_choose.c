@@ -163,7 +163,9 @@ static cs_status choose_by_solver(const cs_network_desc *net, const cs_backend_p
         memset(&cand[n], 0, sizeof cand[n]);
         cand[n++].name = gpu_candidates[k];
     }
-    CS_TRY(cs_backend_cuda_solver_trial(gpu, net, p, trial_steps, CS_AUTO_ABANDON, cand, n));
+    const double before = cs_now() - t0; /* the wisdom key (a pass over the network) and its look-up */
+    cs_solver_trial_split sp;
+    CS_TRY(cs_backend_cuda_solver_trial(gpu, net, p, trial_steps, CS_AUTO_ABANDON, cand, n, &sp));
     snprintf(out->report, sizeof out->report,
              "auto: solver-level trial (%.3g M compartments, from %.3g M): each GPU solver's membrane step alone, "
              "up to %d steps:", (double)net->total_cv / 1e6, (double)min_cv / 1e6, trial_steps);
@@ -177,11 +179,19 @@ static cs_status choose_by_solver(const cs_network_desc *net, const cs_backend_p
             snprintf(note, sizeof note, " %s refused;", t->name);
             if (first_fail < 0) first_fail = c;
         } else
-            snprintf(note, sizeof note, " cuda %s %.3g ms/step (%splan %.2f s);", t->variant, 1e3 * t->per_step,
-                     t->abandoned ? "probe only, " : "", t->plan_seconds);
+            snprintf(note, sizeof note, " cuda %s %.3g ms/step (%splan %.2f s, set-up %.2f s, steps %.2f s);", t->variant,
+                     1e3 * t->per_step, t->abandoned ? "probe only, " : "", t->plan_seconds, t->setup_seconds,
+                     t->steps_seconds);
         append(out->report, sizeof out->report, "%s", note, 0.0);
         if (t->status == CS_OK && !t->same_as[0] && !t->abandoned && (best < 0 || t->per_step < cand[best].per_step))
             best = c;
+    }
+    { /* where the trial's time went (the candidates' own set-up and steps above) */
+        char split[192];
+        snprintf(split, sizeof split,
+                 " its time: key %.2f, parents %.2f, plans, constants and device at once %.2f, later plans %.2f, "
+                 "arrays %.2f, freeing %.2f s;", before, sp.parents, sp.at_once, sp.later, sp.arrays, sp.rest);
+        append(out->report, sizeof out->report, "%s", split, 0.0);
     }
     timing te = {"", -1, 0, 0};
     int epoch_ok = 0;

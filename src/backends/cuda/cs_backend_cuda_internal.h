@@ -114,5 +114,13 @@ cs_status cs__cuda_shared_constants(const cs_network_desc *net, const int *paren
  * the cells. */
 cs_status cs__cuda_fused_flags(const cs_network_desc *net, cs_hines_plan *plan, const int *row_map,
                                const int *cell_first, size_t n_int, int shared_constants, unsigned char **dev);
+/* The tree-order rows where a mechanism that was not folded into the matrix adds current: one
+ * byte each, 1 there (calloc'd; NULL when out of memory). */
+unsigned char *cs__cuda_current_rows(const cs_network_desc *net, const int *cell_first);
+/* cs__cuda_fused_flags from the current rows of cs__cuda_current_rows, with the caller's host
+ * array flags (n_int bytes) and device array *dev (large enough; NULL: allocated) */
+cs_status cs__cuda_fused_flags_into(const cs_network_desc *net, cs_hines_plan *plan, const int *row_map,
+                                    const unsigned char *current, const int *cell_first, size_t n_int,
+                                    int shared_constants, unsigned char *flags, unsigned char **dev);
 
 #endif
