@@ -8,6 +8,8 @@
  *
  *   plan_times MODEL.json [VARIANT...]      (default: auto staged warp fine chunked variable flat)
  *
+ * The wisdom key (auto's first pass over the network) and the parents on threads are timed too.
+ *
  * Prints one line per step: its wall time [s], a digest of the plan (FNV-1a over its row map and
  * its schedules: two builds that print the same digest built the same plan) and what the plan
  * became (its describe line); each plan's line ends with the process's user and system CPU time
@@ -25,6 +27,7 @@
 #include "cs_hines_gpu_impl.h"
 #include "cs_model.h"
 #include "cs_profile.h"
+#include "cs_wisdom.h"
 
 static uint64_t fnv(uint64_t h, const void *data, size_t bytes) {
     const unsigned char *b = data;
@@ -110,6 +113,10 @@ int main(int argc, char **argv) {
     }
     printf("%-28s %8.3f s  (%zu cells, %llu CVs, %zu instances)\n", "network build", cs_now() - t, net.ncell,
            (unsigned long long)net.total_cv, net.ninst);
+    t = cs_now();
+    const cs_backend_params bp = {NULL, 0.025, 6.3, 1, 1, 0};
+    const uint64_t key = cs_wisdom_key(&net, &bp, "cuda", 128); /* auto's first work, before its trial */
+    printf("%-28s %8.3f s  (%016llx)\n", "wisdom key", cs_now() - t, (unsigned long long)key);
     const int ncell = (int)net.ncell;
     int *first = malloc(((size_t)ncell + 1) * sizeof *first);
     int *parent = malloc((net.total_cv ? net.total_cv : 1) * sizeof *parent);
@@ -123,6 +130,17 @@ int main(int argc, char **argv) {
     }
     first[ncell] = row;
     printf("%-28s %8.3f s\n", "parents", cs_now() - t);
+    { /* as cs__cuda_tree_structure now builds them: each cell's rows on a thread, into a new array */
+        int *par2 = malloc((net.total_cv ? net.total_cv : 1) * sizeof *par2);
+        if (!par2) return 1;
+        t = cs_now();
+#pragma omp parallel for schedule(dynamic, 64)
+        for (int c = 0; c < ncell; ++c) cs_cable_matrix_cell(&net.cells[c], 0.025, first[c], par2, NULL, NULL, NULL, NULL);
+        const double el = cs_now() - t;
+        printf("%-28s %8.3f s  (%d threads, %s)\n", "parents on threads", el, omp_get_max_threads(),
+               memcmp(par2, parent, net.total_cv * sizeof *par2) ? "DIFFER" : "the same");
+        free(par2);
+    }
     double *a = calloc(net.total_cv ? net.total_cv : 1, sizeof *a);
     t = cs_now();
     for (int c = 0; c < ncell; ++c) cs_cable_matrix_cell(&net.cells[c], 0.025, first[c], NULL, NULL, NULL, a, NULL);

@@ -90,6 +90,29 @@ static int check_chunked(const batch *b, int block_size, const char *what, int *
     /* auto's trial is told without the plan what it would solve as: fine where nothing is cut */
     ck_assert_int_eq(cs__hines_hplan_resolve(b->nsys, b->offset, b->p, &opt, 132),
                      hp.chk_nchunk ? CS__HV_CHUNKED : CS__HV_FINE);
+    /* auto's trial builds chunked with CS_HINES_CHUNKED_CUT_ONLY: the same plan where it cuts,
+     * no plan (refused, one line) where it would be fine's */
+    cs_hines_gpu_options only = opt;
+    only.fine_flags |= CS_HINES_CHUNKED_CUT_ONLY;
+    cs__hines_hplan hq;
+    char msg2[256];
+    cs_solver_status sq = cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_CHUNKED, &only, 132, &hq, msg2, sizeof msg2);
+    if (hp.chk_nchunk) {
+        ck_assert_msg(sq == CS_SOLVER_OK, "%s: CUT_ONLY: %s", what, msg2);
+        ck_assert_int_eq(hq.internal_size, hp.internal_size);
+        ck_assert_int_eq(hq.chk_nchunk, hp.chk_nchunk);
+        for (const cs__hines_hplan *x = &hp, *y = &hq; x || y; x = x->chk_sub, y = y->chk_sub) {
+            ck_assert(x && y);
+            ck_assert_str_eq(x->describe, y->describe); /* every level, the reduced trees' too */
+        }
+        for (int s = 0; s < b->nsys; ++s)
+            for (int i = 0; i < b->offset[s + 1] - b->offset[s]; ++i)
+                ck_assert(cs__hines_hplan_internal_index(&hp, s, i) == cs__hines_hplan_internal_index(&hq, s, i));
+        cs__hines_hplan_free(&hq);
+    } else {
+        ck_assert_int_eq(sq, CS_SOLVER_ERR_INVALID);
+        ck_assert_msg(strstr(msg2, "cut nothing") && !strchr(msg2, '\n'), "%s", msg2);
+    }
     const int n = b->nrows, ni = hp.internal_size;
     ck_assert_int_ge(ni, n);
     double *id = calloc(ni, sizeof(double)), *iu = calloc(ni, sizeof(double)), *ir = calloc(ni, sizeof(double));

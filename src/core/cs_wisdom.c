@@ -16,14 +16,26 @@
 #define CS_WISDOM_TAG "cablesim-wisdom-1"
 #define CS_WISDOM_MAX_BYTES (64u << 20) /* a larger file is not read: a new trial instead */
 
-/* FNV-1a, 64 bits */
+/* FNV-1a, 64 bits, byte by byte (strings) */
 static uint64_t mix(uint64_t h, const void *data, size_t n) {
     const unsigned char *p = data;
     for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
     return h;
 }
-static uint64_t mix_u64(uint64_t h, uint64_t x) { return mix(h, &x, sizeof x); }
 static uint64_t mix_str(uint64_t h, const char *s) { return mix(h, s, strlen(s) + 1); }
+/* A 64-bit word at once (FNV's step, then its high bits folded down): the network's arrays in an
+ * eighth of FNV's steps over their bytes, which took 0.23-0.3 s of auto's trial at 16 M
+ * compartments and 12 M instances. */
+static uint64_t mix_u64(uint64_t h, uint64_t x) {
+    h = (h ^ x) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+/* n ints, two a word */
+static uint64_t mix_ints(uint64_t h, const int *a, size_t n) {
+    size_t i = 0;
+    for (; i + 1 < n; i += 2) h = mix_u64(h, (uint64_t)(uint32_t)a[i] | (uint64_t)(uint32_t)a[i + 1] << 32);
+    return i < n ? mix_u64(h, (uint32_t)a[i]) : h;
+}
 
 /* The CPU's model name (first "model name" line of /proc/cpuinfo), or "". */
 static void cpu_model(char *buf, size_t len) {
@@ -63,12 +75,15 @@ uint64_t cs_wisdom_key(const cs_network_desc *net, const cs_backend_params *p, c
     for (int g = 0; g < net->ngeom; ++g) {
         const cs_geometry *geom = &net->geoms[g];
         h = mix_u64(h, (uint64_t)geom->ncv);
-        h = mix(h, geom->parent, sizeof *geom->parent * (size_t)geom->ncv);
+        h = mix_ints(h, geom->parent, (size_t)geom->ncv);
     }
     for (size_t c = 0; c < net->ncell; ++c) h = mix_u64(h, (uint64_t)(net->cells[c].geom - net->geoms));
+    const cs_mech_type *type = NULL; /* the instances' types come in runs: each name hashed once a run */
+    uint64_t name = 0;
     for (size_t i = 0; i < net->ninst; ++i) {
         const cs_instance_desc *in = &net->inst[i];
-        h = mix_str(h, in->type->name);
+        if (in->type != type) name = mix_str(0xcbf29ce484222325ull, (type = in->type)->name);
+        h = mix_u64(h, name);
         h = mix_u64(h, ((uint64_t)(uint32_t)in->cell << 32) | (uint32_t)in->node);
     }
     for (size_t d = 0; d < net->ndet; ++d)
