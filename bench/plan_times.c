@@ -8,6 +8,9 @@
  *
  *   plan_times MODEL.json [VARIANT...]      (default: auto staged warp fine chunked variable flat)
  *
+ * "chunked+cut" is chunked as auto's trial builds it (CS_HINES_CHUNKED_CUT_ONLY: refused where it
+ * would cut nothing). OMP_MAX_ACTIVE_LEVELS=2 lets the plans built at once use their own threads.
+ *
  * The wisdom key (auto's first pass over the network) and the parents on threads are timed too.
  *
  * Prints one line per step: its wall time [s], a digest of the plan (FNV-1a over its row map and
@@ -84,10 +87,17 @@ static cs_solver_status host_plan(int ncell, const int *first, const int *parent
                                   cs__hines_hplan *hp, char *msg, size_t len) {
     cs_hines_gpu_options opt;
     cs_hines_gpu_options_default(&opt);
-    opt.variant = variant;
+    char name[32];
+    snprintf(name, sizeof name, "%s", variant);
+    char *plus = strchr(name, '+');
+    if (plus && !strcmp(plus, "+cut")) { /* chunked+cut: as auto's trial builds chunked */
+        *plus = 0;
+        opt.fine_flags |= CS_HINES_CHUNKED_CUT_ONLY;
+    }
+    opt.variant = name;
     opt.fused_step = 1;
     opt.const_coupling = 1;
-    return cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(variant), &opt, 132, hp, msg, len);
+    return cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(name), &opt, 132, hp, msg, len);
 }
 
 int main(int argc, char **argv) {

@@ -12,7 +12,13 @@
 #      test_hines_gpu's case "prepare" (cs_hines_gpu_plan_prepare: two fine plans, either order);
 #   3. compute-sanitizer memcheck on the solver-level trial forced on the ring
 #      (CABLESIM_AUTO_SOLVER_TRIAL=0): every candidate's plan, conversions and steps;
-#   4. bench/plan_times on big10000 (host plans one by one, then at once on the machine's cores).
+#   4. bench/plan_times on big10000 (host plans one by one, then at once on the machine's cores);
+#   5. "choose": test_backend_choose alone (the trial's report, its errors);
+#   6. "threads" (session 22): this tree's first trials again with CS_TRIAL_PLAN_THREADS=1 (the plans
+#      built at once on one thread each, as before session 22) on THREAD_NETS (default "big2000
+#      big10000"): the trial's split ("its time: ...") and seconds, against part 1's default.
+# Session 22's call (issue 28, auto's first trial <= 2 s on big cells; ~5-6 min on an H100):
+#   PARTS="networks choose threads sanitize" NETS="giant big10000 big2000 mixed" scripts/gpu_solver_trial.sh
 # Here, once, before the call (the reference tree travels as a carried folder):
 #   scripts/gpu_auto_trial.sh --prepare [REF]      # REF (default main) into build-ref-src/
 # On the GPU machine, from the project root:
@@ -23,7 +29,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
-parts_all="networks tests sanitize plans"
+parts_all="networks tests sanitize plans choose threads"
 outdir=${1:-${OUT:-$PWD/build-gpu/out-solver-trial}}
 rc=0
 if gpu_part networks; then
@@ -43,6 +49,35 @@ if gpu_part tests; then
   echo "test_hines_gpu case prepare: exit $? | $(grep -E 'Checks:' "$out/hines-prepare.log" | tail -1)"
   grep -E ":F:|:E:" "$out/hines-prepare.log" | head -5
   grep -q "100%: Checks: 1, Failures: 0, Errors: 0" "$out/hines-prepare.log" || rc=1
+fi
+if gpu_part choose; then
+  gpu_stamp "test_backend_choose"
+  gpu_build "$root/build-gpu" test_backend_choose || exit 1
+  CTEST_S=60 gpu_ctest "$root/build-gpu" '^test_backend_choose$'
+  [ "$rc_tests" = 0 ] || rc=1
+fi
+if gpu_part threads; then
+  export CABLESIM_WISDOM=off # first trials
+  trows=()
+  for net in ${THREAD_NETS:-big2000 big10000}; do
+    model=$(ls "$outdir"/models/"$net"-*.json 2>/dev/null | head -1)
+    [ -n "$model" ] || { echo "$net: no model (part networks not run)"; continue; }
+    gpu_stamp "$net, CS_TRIAL_PLAN_THREADS=1 (one thread a plan)"
+    log=$out/$net-plan-threads-1.log
+    CS_TRIAL_PLAN_THREADS=1 timeout 200 "$root/build-gpu/cablesim" run "$model" -o "$out/$net-pt1.h5" --backend cuda \
+      --solver auto --tfinal "${TFINAL:-10}" >"$log" 2>&1
+    echo "  exit $?"
+    grep -E "^  auto:" "$log" | cut -c1-1500
+    t1=$(grep -oE "\(trial [0-9.]+ s\)" "$log" | grep -oE "[0-9.]+")
+    tn=$(grep -oE "\(trial [0-9.]+ s\)" "$outdir/$net-new.log" 2>/dev/null | grep -oE "[0-9.]+")
+    c1=$(grep -oE "chosen: [a-z]+ [a-z_]+" "$log" | cut -d' ' -f3)
+    cn=$(grep -oE "chosen: [a-z]+ [a-z_]+" "$outdir/$net-new.log" 2>/dev/null | cut -d' ' -f3)
+    trows+=("| $net | ${t1:-?} (${c1:-?}) | ${tn:-?} (${cn:-?}) |")
+  done
+  echo
+  echo "| network | trial [s], one thread a plan | trial [s], default (part networks) |"
+  echo "|---|---:|---:|"
+  printf '%s\n' "${trows[@]}"
 fi
 if gpu_part sanitize; then
   gpu_stamp "compute-sanitizer memcheck: the solver-level trial forced on the ring"

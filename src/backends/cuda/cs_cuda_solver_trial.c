@@ -264,11 +264,14 @@ static void build_plan(const trial_inputs *in, const cs_hines_gpu_options *opt, 
     }
 }
 
-/* CS_TRIAL_NESTED=0: the plans built at once on one thread each (by default their own loops take
- * the cores the other jobs leave: nested OpenMP) */
-static int nested_plans(void) {
-    const char *e = getenv("CS_TRIAL_NESTED");
-    return !(e && !strcmp(e, "0"));
+/* The most threads of each plan's own loops (the planners' inner OpenMP regions; nested inside the
+ * jobs' region): CS_TRIAL_PLAN_THREADS, by default the process's OpenMP threads (the cores that
+ * the other jobs leave, shared by the plans; bench/NOTES.md, "Session 22: auto's trial on big
+ * cells"); 1: one thread each (no nesting, as before). */
+static int plan_threads(void) {
+    const char *e = getenv("CS_TRIAL_PLAN_THREADS");
+    const int n = e && *e ? atoi(e) : 0;
+    return n >= 1 ? n : omp_get_max_threads();
 }
 
 cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_network_desc *net,
@@ -327,8 +330,8 @@ cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_netwo
         else resolved[c] = cand[c].name;
     for (int k = 0; st == CS_OK && k < CS__NCONST; ++k) job[njob++] = JOB_CONST + k;
     if (st == CS_OK) job[njob++] = JOB_CURRENT;
-    const int levels = omp_get_max_active_levels();
-    if (nested_plans() && levels < 2) omp_set_max_active_levels(2);
+    const int levels = omp_get_max_active_levels(), pt = plan_threads();
+    if (pt > 1 && levels < 2) omp_set_max_active_levels(2);
     if (st == CS_OK) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(njob < omp_get_max_threads() ? njob : omp_get_max_threads())
         for (int j = 0; j < njob; ++j) {
@@ -342,8 +345,10 @@ cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_netwo
                 keep_error(&res[c], constant_job(&in, c));
             else if (job[j] >= JOB_RESOLVE)
                 resolved[c] = cs_hines_gpu_plan_resolve((int)net->ncell, in.cell_first, in.parent, &opt[c]);
-            else
+            else {
+                omp_set_num_threads(pt); /* this thread's nested regions: the plan's loops */
                 build_plan(&in, &opt[c], &ts[c], &cand[c], &plan_res[c]);
+            }
         }
         for (int k = 0; k < CS__NCONST + 2 && st == CS_OK; ++k)
             if (res[k].st != CS_OK) st = cs_error_set(res[k].st, "%s", res[k].msg);
@@ -372,7 +377,10 @@ cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_netwo
     }
     if (st == CS_OK && njob) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(njob < omp_get_max_threads() ? njob : omp_get_max_threads())
-        for (int j = 0; j < njob; ++j) build_plan(&in, &opt[job[j]], &ts[job[j]], &cand[job[j]], &plan_res[job[j]]);
+        for (int j = 0; j < njob; ++j) {
+            omp_set_num_threads(pt);
+            build_plan(&in, &opt[job[j]], &ts[job[j]], &cand[job[j]], &plan_res[job[j]]);
+        }
     }
     omp_set_max_active_levels(levels);
     free(job);
