@@ -172,6 +172,21 @@ int main(int argc, char **argv) {
         else {
             printf("%-28s %8.3f s  %016llx %s %s: %.140s\n", what, el,
                    (unsigned long long)digest(&hp, 0xcbf29ce484222325ull), use, cs__hines_variant_name(hp.variant), hp.describe);
+            /* what auto's trial then does on the host per timed candidate (cs_hines_gpu_plan_row_map,
+             * cs_hines_gpu_plan_row_flags): the row map and the fused step's flags, into new arrays */
+            int *map = malloc((size_t)hp.nrows * sizeof *map);
+            unsigned char *fl = malloc(hp.internal_size ? (size_t)hp.internal_size : 1);
+            t = cs_now();
+            for (int sy = 0; map && sy < hp.nsys; ++sy)
+                for (int i = 0; i < hp.offset[sy + 1] - hp.offset[sy]; ++i)
+                    map[hp.offset[sy] + i] = (int)cs__hines_hplan_internal_index(&hp, sy, i);
+            const double el_map = cs_now() - t;
+            t = cs_now();
+            if (fl && cs__hines_hplan_fuses(&hp)) cs__hines_hplan_row_flags(&hp, fl);
+            printf("%-28s %8.3f s  (row flags %.3f s%s)\n", "  its row map", el_map, cs_now() - t,
+                   cs__hines_hplan_fuses(&hp) ? "" : ", does not fuse");
+            free(map);
+            free(fl);
             cs__hines_hplan_free(&hp);
         }
         fflush(stdout);

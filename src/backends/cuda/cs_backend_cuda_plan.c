@@ -79,7 +79,10 @@ double *cs__cuda_matrix_array(const cs_network_desc *net, double dt, const int *
     const size_t nrow = (size_t)net->total_cv;
     double *a = calloc(nrow ? nrow : 1, sizeof *a); /* zero: d0 and b0 accumulate */
     if (!a) return NULL;
-    for (size_t c = 0; c < net->ncell; ++c)
+    /* each cell adds into its own rows only, in its own order: on threads, the same sums */
+    const long long ncell = (long long)net->ncell;
+#pragma omp parallel for schedule(dynamic, 64) if (nrow >= 1000000)
+    for (long long c = 0; c < ncell; ++c)
         cs_cable_matrix_cell(&net->cells[c], dt, cell_first[c], NULL, which == CS__U ? a : NULL,
                              which == CS__CDT ? a : NULL, which == CS__D0 ? a : NULL, which == CS__B0 ? a : NULL);
     /* linear mechanisms (pas) fold into d0 and b0 once; setup_mechanisms skips them */
@@ -140,8 +143,9 @@ cs_status cs__cuda_fused_flags_into(const cs_network_desc *net, cs_hines_plan *p
                                     int shared_constants, unsigned char *flags, unsigned char **dev) {
     cs_solver_status ss = cs_hines_gpu_plan_row_flags(plan, flags);
     if (ss != CS_SOLVER_OK) return cs__cuda_solver_fail(ss, "row flags of the fused step");
-    const size_t nrow = (size_t)net->total_cv;
-    for (size_t r = 0; r < nrow; ++r)
+    const long long nrow = (long long)net->total_cv;
+#pragma omp parallel for schedule(static) if (nrow >= 1000000) /* row_map: one internal row each */
+    for (long long r = 0; r < nrow; ++r)
         if (current[r]) flags[row_map[r]] |= CS_HINES_ROW_CURRENT;
     ss = cs_hines_gpu_plan_set_current(plan, flags); /* staged keeps them in its schedule */
     if (ss != CS_SOLVER_OK) return cs__cuda_solver_fail(ss, "rows with current of the fused step");
