@@ -100,8 +100,8 @@ const char *cs_backend_cuda_resolve(const cs_backend_ops *ops, const cs_network_
  * measurement"): each candidate GPU solver's membrane step alone (the fused step where its plan
  * fuses, else the assembly and the solve), on this network's matrix, without building backend
  * instances: the tree structure and the constants are built once, the candidates' plans at once
- * (OpenMP threads), then each plan's steps are timed with CUDA events (a few warm-up steps, a
- * probe of 4, then up to max_steps) and its arrays freed. i and g stay zero: the solve's cost does
+ * (OpenMP threads, nested: each plan's own loops too), then each plan's steps are timed with CUDA
+ * events (a few warm-up steps, a probe of 4, then up to max_steps) in arrays allocated once. i and g stay zero: the solve's cost does
  * not depend on their values. */
 typedef struct {
     const char *name;      /* in: a --solver name (not "epoch", whose step is another kernel) */
