@@ -152,10 +152,12 @@ static cs_status state_build(const trial_inputs *in, const cs_hines_gpu_options 
     s->n_int = cs_hines_gpu_plan_internal_size(s->plan);
     s->shared = s->fused && cs_hines_gpu_plan_shares_constants(s->plan) && in->identical[0] && in->identical[1] && in->identical[2] && in->identical[3];
     if (ss != CS_SOLVER_OK) return cs__cuda_solver_fail(ss, "the trial's plan");
-    if (s->n_int > in->cap) return cs_error_set(CS_ERR_INTERNAL, "the trial's arrays: %zu rows, not %zu", in->cap, s->n_int);
+    if (s->n_int > in->cap)
+        return cs_error_set(CS_ERR_INTERNAL, "the trial's arrays hold %zu rows, its plan needs %zu", in->cap, s->n_int);
     const size_t bytes = (s->n_int ? s->n_int : 1) * sizeof(double);
     s->v = in->v, s->i = in->i, s->g = in->g, s->d = in->d, s->rhs = in->rhs;
     double *zeroed[] = {in->v, in->d, in->rhs, in->c[0], in->c[1], in->c[2], in->c[3]};
+    /* on the legacy default stream, which the (blocking) trial stream's conversions then wait for */
     for (size_t k = 0; ss == CS_SOLVER_OK && k < sizeof zeroed / sizeof zeroed[0]; ++k)
         ss = cs_hines_gpu_memcpy(zeroed[k], in->i, bytes);
     if (ss == CS_SOLVER_OK) ss = cs_hines_gpu_to_internal_d(s->plan, CS_HINES_NODE, in->tree[CS__NCONST], s->v);
