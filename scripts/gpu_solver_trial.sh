@@ -64,7 +64,7 @@ if gpu_part threads; then
     [ -n "$model" ] || { echo "$net: no model (part networks not run)"; continue; }
     gpu_stamp "$net, CS_TRIAL_PLAN_THREADS=1 (one thread a plan)"
     log=$out/$net-plan-threads-1.log
-    CS_TRIAL_PLAN_THREADS=1 timeout 200 "$root/build-gpu/cablesim" run "$model" -o "$out/$net-pt1.h5" --backend cuda \
+    CS_TRIAL_PLAN_THREADS=1 timeout 200 "$root/build-gpu/cablesim" run "$model" --no-output --backend cuda \
       --solver auto --tfinal "${TFINAL:-10}" >"$log" 2>&1
     echo "  exit $?"
     grep -E "^  auto:" "$log" | cut -c1-1500
