@@ -14,11 +14,13 @@
 #      (CABLESIM_AUTO_SOLVER_TRIAL=0): every candidate's plan, conversions and steps;
 #   4. bench/plan_times on big10000 (host plans one by one, then at once on the machine's cores);
 #   5. "choose": test_backend_choose alone (the trial's report, its errors);
-#   6. "threads" (session 22): this tree's first trials again with CS_TRIAL_PLAN_THREADS=1 (the plans
-#      built at once on one thread each, as before session 22) on THREAD_NETS (default "big2000
-#      big10000"): the trial's split ("its time: ...") and seconds, against part 1's default.
+#   6. "threads" (session 22): this tree's first trials again with CS_TRIAL_PLAN_THREADS = each of
+#      PLAN_THREADS (default "1 4"; 1: the plans built at once on one thread each, as before session
+#      22) on THREAD_NETS (default "big2000 big10000"): the trial's split ("its time: ...") and
+#      seconds, against part 1's default (each plan's loops on all the cores, nested).
 # Session 22's call (issue 28, auto's first trial <= 2 s on big cells; ~5-6 min on an H100):
-#   PARTS="networks choose threads sanitize" NETS="giant big10000 big2000 mixed" scripts/gpu_solver_trial.sh
+#   PARTS="networks choose threads sanitize" NETS="big2000 big10000 giant mixed" BUDGET_S=270 \
+#     scripts/gpu_solver_trial.sh
 # Here, once, before the call (the reference tree travels as a carried folder):
 #   scripts/gpu_auto_trial.sh --prepare [REF]      # REF (default main) into build-ref-src/
 # On the GPU machine, from the project root:
@@ -62,21 +64,24 @@ if gpu_part threads; then
   for net in ${THREAD_NETS:-big2000 big10000}; do
     model=$(ls "$outdir"/models/"$net"-*.json 2>/dev/null | head -1)
     [ -n "$model" ] || { echo "$net: no model (part networks not run)"; continue; }
-    gpu_stamp "$net, CS_TRIAL_PLAN_THREADS=1 (one thread a plan)"
-    log=$out/$net-plan-threads-1.log
-    CS_TRIAL_PLAN_THREADS=1 timeout 200 "$root/build-gpu/cablesim" run "$model" --no-output --backend cuda \
-      --solver auto --tfinal "${TFINAL:-10}" >"$log" 2>&1
-    echo "  exit $?"
-    grep -E "^  auto:" "$log" | cut -c1-1500
-    t1=$(grep -oE "\(trial [0-9.]+ s\)" "$log" | grep -oE "[0-9.]+")
+    row="| $net |"
+    for pt in ${PLAN_THREADS:-1 4}; do
+      gpu_stamp "$net, CS_TRIAL_PLAN_THREADS=$pt"
+      log=$out/$net-plan-threads-$pt.log
+      CS_TRIAL_PLAN_THREADS=$pt timeout 200 "$root/build-gpu/cablesim" run "$model" --no-output --backend cuda \
+        --solver auto --tfinal "${TFINAL:-10}" >"$log" 2>&1
+      echo "  exit $?"
+      grep -E "^  auto:" "$log" | grep -oE "its time: [^;]*;|chosen: .*" | tr '\n' ' '
+      echo
+      row+=" $(grep -oE "\(trial [0-9.]+ s\)" "$log" | grep -oE "[0-9.]+") ($(grep -oE "chosen: [a-z]+ [a-z_]+" "$log" | cut -d' ' -f3)) |"
+    done
     tn=$(grep -oE "\(trial [0-9.]+ s\)" "$outdir/$net-new.log" 2>/dev/null | grep -oE "[0-9.]+")
-    c1=$(grep -oE "chosen: [a-z]+ [a-z_]+" "$log" | cut -d' ' -f3)
     cn=$(grep -oE "chosen: [a-z]+ [a-z_]+" "$outdir/$net-new.log" 2>/dev/null | cut -d' ' -f3)
-    trows+=("| $net | ${t1:-?} (${c1:-?}) | ${tn:-?} (${cn:-?}) |")
+    trows+=("$row ${tn:-?} (${cn:-?}) |")
   done
   echo
-  echo "| network | trial [s], one thread a plan | trial [s], default (part networks) |"
-  echo "|---|---:|---:|"
+  echo "| network | trial [s] with CS_TRIAL_PLAN_THREADS = ${PLAN_THREADS:-1 4} | default (part networks) |"
+  echo "|---|---|---:|"
   printf '%s\n' "${trows[@]}"
 fi
 if gpu_part sanitize; then
