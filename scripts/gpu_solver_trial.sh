@@ -21,13 +21,14 @@
 # Session 22's call (issue 28, auto's first trial <= 2 s on big cells; ~5-6 min on an H100):
 #   PARTS="networks choose threads sanitize" NETS="big2000 big10000 giant mixed" BUDGET_S=270 \
 #     scripts/gpu_solver_trial.sh
+# with build-ref-src prepared from the code before session 22 (gpu_auto_trial.sh --prepare 6316e10).
 # Here, once, before the call (the reference tree travels as a carried folder):
 #   scripts/gpu_auto_trial.sh --prepare [REF]      # REF (default main) into build-ref-src/
 # On the GPU machine, from the project root:
 #   scripts/gpu_solver_trial.sh [OUTDIR]
 # Carry: .devlibs, build-shared (mkdir -p build-shared && cp -r ../shared/data build-shared/),
 # build-ref-src. BUDGET_S=330 [s] for part 1 (no network run starts after it); NETS as in
-# gpu_auto_trial.sh; PARTS (default "networks tests sanitize plans").
+# gpu_auto_trial.sh; PARTS (default all: "networks tests sanitize plans choose threads").
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
