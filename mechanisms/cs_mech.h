@@ -17,7 +17,7 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 6 /* 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
+#define CS_MECH_ABI_VERSION 7 /* 7: cs_mech_gpu_ops.current_many, advance_many; 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
@@ -100,6 +100,14 @@ typedef struct {
     void (*advance)(const cs_mech_view *m, void *stream);
     void (*net_receive)(const cs_mech_view *m, const int *range, const int *instance, const double *weight,
                         void *stream);
+    /* Several of one catalogue's types at once (ABI 7): the currents (or state updates) of the n
+     * views views[t], type t given by its many_id ids[t], in one launch or a few. The same as
+     * current() (advance()) for each view, in any order: only for types whose calls share no
+     * output (currents into the gather's slots; state updates that touch no ion). NULL where the
+     * type's GPU code was compiled alone (the built-in exp2syn's). */
+    void (*current_many)(const cs_mech_view *const *views, const int *ids, int n, void *stream);
+    void (*advance_many)(const cs_mech_view *const *views, const int *ids, int n, void *stream);
+    int many_id;
 } cs_mech_gpu_ops;
 
 typedef struct {

@@ -94,8 +94,8 @@ static inline CS_HD double cs_nmodl_exprelr(double x) {
 
 /* Solve a·x = b in place (b becomes x) for a dense n×n row-major a: Gaussian elimination with
  * partial pivoting (KINETIC schemes, n <= 32). */
-static inline CS_HD void cs_nmodl_solve(int n, double *a, double *b) {
-    for (int c = 0; c < n; ++c) {
+static inline CS_HD void cs_nmodl_solve_from(int n, double *a, double *b, int c0) {
+    for (int c = c0; c < n; ++c) {
         int p = c;
         for (int r = c + 1; r < n; ++r)
             if (fabs(a[r * n + c]) > fabs(a[p * n + c])) p = r;
@@ -122,5 +122,8 @@ static inline CS_HD void cs_nmodl_solve(int n, double *a, double *b) {
         b[c] = s / a[c * n + c];
     }
 }
+
+/* ... from column 0 */
+static inline CS_HD void cs_nmodl_solve(int n, double *a, double *b) { cs_nmodl_solve_from(n, a, b, 0); }
 
 #endif

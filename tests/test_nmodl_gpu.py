@@ -8,8 +8,9 @@ tests/data/nmodl_models runs with --backend cpu and --backend cuda with several 
 (auto; interleaved: the fused step; staged; fine), reports in double. Checks: spike counts
 equal, spike times within 1e-6 ms, traces within 1e-6 mV + 1e-9 relative (device exp/pow may
 differ from glibc's in the last bit). Prints the largest differences. Models with synapses and
-the Allen network also run a second time, which must give the first's results bit for bit (the
-gathered currents), and with CS_CUDA_GATHER=0 (the atomics), within the tolerances.
+the Allen network also run a second time and with CS_CUDA_MERGE=0 (each type's own launches),
+which must give the first's results bit for bit (the gathered currents; the merged launches run the
+same arithmetic), and with CS_CUDA_GATHER=0 (the atomics), within the tolerances.
 Skipped (exit 77) without nvcc, without CUDA in the build, or without a GPU.
 
 Usage: test_nmodl_gpu.py --cablesim PATH --source-dir DIR --work-dir DIR
@@ -198,15 +199,18 @@ def main():
             # run gives the first's results bit for bit; the atomics (CS_CUDA_GATHER=0) still
             # agree with the CPU at the tolerances
             first = read(os.path.join(work, "%s-cuda-auto.h5" % name))
-            for label, env in (("repeat", {}), ("atomics", {"CS_CUDA_GATHER": "0"})):
+            # and the small types' launches merged per phase (the default) or not (CS_CUDA_MERGE=0)
+            # run the same arithmetic: bit for bit
+            for label, env in (("repeat", {}), ("unmerged", {"CS_CUDA_MERGE": "0"}),
+                               ("atomics", {"CS_CUDA_GATHER": "0"})):
                 out = os.path.join(work, "%s-cuda-%s.h5" % (name, label))
                 r = subprocess.run([a.cablesim, "run", model, "-o", out, "-q", "--report-precision", "double",
                                     "--backend", "cuda"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    timeout=600, env=dict(os.environ, **env))
                 if r.returncode != 0:
                     ok, what = False, r.stderr.strip()
-                elif label == "repeat":
-                    ok, what = identical(first, read(out)), "a second run bit for bit the first"
+                elif label in ("repeat", "unmerged"):
+                    ok, what = identical(first, read(out)), "bit for bit the first run"
                 else:
                     ok, detail, _, _ = compare(ref, read(out))
                     what = "; ".join(detail)

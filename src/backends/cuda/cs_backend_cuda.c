@@ -176,9 +176,18 @@ static cs_status fork_lanes(cs_backend *be, int j) {
     CS_TRY(cs_cuda_detect(&lane, j));
     if (!s->probe_src) CS_TRY(cs_cuda_sample(&lane, j));
     for (int q = 0; q < s->nmech; ++q) {
-        const int l = be->lane_of[q];
+        const int l = be->lane_of[q], h = s->merge_head[q];
         lane.stream = l >= 0 ? be->lane[l] : s->stream;
-        CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
+        if (h < 0) {
+            CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
+        } else if (h == q) { /* the merged set's one launch; its groups' ends are its end */
+            CS_TRY(cs_cuda_advance_merged(&lane, j, q));
+            for (int p = q; p < s->nmech; ++p)
+                if (s->merge_head[p] == q) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_GROUP(p), be->lane[l]));
+            continue;
+        } else {
+            continue; /* in its head's launch */
+        }
         if (l >= 0) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_GROUP(q), be->lane[l]));
     }
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_TAIL(l), be->lane[l]));
@@ -199,10 +208,13 @@ static cs_status fork_currents(cs_backend *be, int j) {
     CS_TRY(cs_cuda_timer_record(be->fork_events, EV_FORK, s->stream));
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->lane[l], be->fork_events, EV_FORK));
     for (int q = 0; q < s->nmech; ++q) {
-        const int l = s->mech[q].kind == CS_CUDA_CATALOGUE ? be->lane_of[q] : -1;
+        const int l = s->mech[q].kind == CS_CUDA_CATALOGUE ? be->lane_of[q] : -1, h = s->merge_head[q];
         if (l < 0) CS_TRY(wait_group(be, q));
         lane.stream = l >= 0 ? be->lane[l] : s->stream;
-        CS_TRY(cs_cuda_currents(&lane, j, q, q + 1));
+        if (h < 0)
+            CS_TRY(cs_cuda_currents(&lane, j, q, q + 1));
+        else if (h == q) /* after the set's update, on the same lane */
+            CS_TRY(cs_cuda_currents_merged(&lane, j, q));
     }
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_TAIL(l), be->lane[l]));
     be->pending = 1;

@@ -234,16 +234,54 @@ static cs_status setup_lanes(cs_backend *be) {
         be->lane_of[q] = -1;
         if (s->mech[q].n > 0 && !s->mech[q].ordered && !(q == 0 && s->hh_ahead)) order[nfree++] = q;
     }
-    for (int a = 1; a < nfree; ++a) /* by size, descending (insertion: a few groups) */
-        for (int b = a; b > 0 && s->mech[order[b]].n > s->mech[order[b - 1]].n; --b) {
+    /* a unit: a group, or a merged set (setup_merges) under its head; by size, descending
+     * (insertion: a few groups) */
+    long size[CS_CUDA_MAX_MECH] = {0};
+    int nunit = 0;
+    for (int a = 0; a < nfree; ++a) {
+        const int q = order[a], h = s->merge_head[q];
+        size[h >= 0 ? h : q] += s->mech[q].n;
+        if (h < 0 || h == q) order[nunit++] = q;
+    }
+    for (int a = 1; a < nunit; ++a)
+        for (int b = a; b > 0 && size[order[b]] > size[order[b - 1]]; --b) {
             int t = order[b];
             order[b] = order[b - 1];
             order[b - 1] = t;
         }
-    be->nlanes = nfree + 1 < CS_CUDA_LANES ? nfree + 1 : CS_CUDA_LANES;
-    for (int k = 0; k < nfree; ++k) be->lane_of[order[k]] = (k + 1) % be->nlanes;
+    be->nlanes = nunit + 1 < CS_CUDA_LANES ? nunit + 1 : CS_CUDA_LANES;
+    for (int k = 0; k < nunit; ++k) be->lane_of[order[k]] = (k + 1) % be->nlanes;
+    for (int q = 0; q < s->nmech; ++q)
+        if (s->merge_head[q] >= 0) be->lane_of[q] = be->lane_of[s->merge_head[q]];
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_create(&be->lane[l]));
     return cs_cuda_timer_create(&be->fork_events, CS_FORK_EVENTS);
+}
+
+/* The small groups of one catalogue that may run on a lane (no concentration read or written)
+ * run their currents and their state updates in one launch per phase (merge_head): a network of
+ * Allen cells has a dozen soma channel types of ~10 000 instances each, each launch a few
+ * microseconds of ramp for little work (bench/NOTES.md, "Session 22"). Large groups keep their
+ * own launches (a merged kernel has the registers of its largest type); CS_CUDA_MERGE=0 merges
+ * nothing (for comparisons). */
+#define CS_CUDA_MERGE_MAX_N 65536 /* instances: at most 512 blocks, under a wave of an H100 */
+static void setup_merges(cs_cuda_state *s) {
+    const char *env = getenv("CS_CUDA_MERGE");
+    const int on = !(env && !strcmp(env, "0"));
+    int count[CS_CUDA_MAX_MECH] = {0};
+    for (int q = 0; q < s->nmech; ++q) {
+        const cs_cuda_mech *m = &s->mech[q];
+        s->merge_head[q] = -1;
+        if (!on || m->kind != CS_CUDA_CATALOGUE || !m->gpu->current_many || m->n <= 0 ||
+            m->n > CS_CUDA_MERGE_MAX_N || m->ordered || !s->gather.on)
+            continue;
+        int h = q;
+        for (int p = 0; p < q; ++p)
+            if (s->merge_head[p] == p && s->mech[p].gpu->current_many == m->gpu->current_many) h = p;
+        s->merge_head[q] = h;
+        ++count[h];
+    }
+    for (int q = 0; q < s->nmech; ++q) /* a set of one: its own launches, as before */
+        if (s->merge_head[q] >= 0 && count[s->merge_head[q]] < 2) s->merge_head[q] = -1;
 }
 
 /* i_membrane probes: per probe, its row's neighbours (parent, then children, in tree order: the
@@ -549,7 +587,11 @@ static cs_status setup(cs_backend *be) {
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     const char *fork = getenv("CS_CUDA_FORK"); /* CS_CUDA_FORK=0: every kernel in order (for comparisons) */
-    if (st == CS_OK && !(fork && !strcmp(fork, "0"))) st = setup_lanes(be);
+    for (int q = 0; q < CS_CUDA_MAX_MECH; ++q) be->s.merge_head[q] = -1;
+    if (st == CS_OK && !(fork && !strcmp(fork, "0"))) {
+        setup_merges(&be->s);
+        st = setup_lanes(be);
+    }
     free(det_row); free(det_gid); free(det_thr); free(det_vp); free(cell_row); free(probe_row);
     CS_TRY(st);
     size_t mem1 = cs_cuda_memory_used();

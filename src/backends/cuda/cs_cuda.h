@@ -112,6 +112,10 @@ typedef struct {
      * from cs_cuda_first_currents. Group 0 adds into i and g first either way, so the sums are the
      * same bit for bit. */
     int hh_ahead;
+    /* -1, or the first group of a set of one catalogue's small groups whose currents and state
+     * updates run in one launch each (cs_mech_gpu_ops.current_many, advance_many; set with the
+     * lanes, used by the lanes' schedule only) */
+    int merge_head[CS_CUDA_MAX_MECH];
     int ndet;
     int *det_row, *det_gid;
     double *det_thr, *det_vprev;        /* [mV] */
@@ -182,6 +186,10 @@ cs_status cs_cuda_assemble_rows(void *stream, size_t n, const double *d0, const 
 /* the state update of mechanism groups [first, end): each group's states are its own, so groups
  * may run on different streams */
 cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int first, int end);
+/* the currents (the gather's slots) or the state updates of the groups q with merge_head[q] ==
+ * head, in one launch of their catalogue's dispatch kernel */
+cs_status cs_cuda_currents_merged(const cs_cuda_state *s, int j, int head);
+cs_status cs_cuda_advance_merged(const cs_cuda_state *s, int j, int head);
 cs_status cs_cuda_detect(const cs_cuda_state *s, int j);
 cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that end on the stride */
 cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */

@@ -285,6 +285,51 @@ extern "C" cs_status cs_cuda_ions_prepare(const cs_cuda_state *s, double celsius
     return CS_OK;
 }
 
+/* A catalogue group's view for its currents: at the step's midpoint, each instance's share into
+ * its slot where the gather is on (cs_cuda_gather.h). */
+static cs_mech_view current_view(const cs_cuda_state *s, const cs_cuda_mech *m, int j) {
+    cs_mech_view v = catalogue_view(s, m, j, 0.5 * s->dt);
+    if (s->gather.on) {
+        v.inst_i = s->gather.slot_i + m->slot0;
+        v.inst_g = s->gather.slot_g + m->slot0;
+        for (int ion = 0; ion < CS_NION; ++ion)
+            v.inst_ion[ion] = m->slot0_ion[ion] >= 0 ? s->gather.slot_ion[ion] + m->slot0_ion[ion] : NULL;
+    }
+    return v;
+}
+
+/* The views of the groups merged under head, and their types' ids, for a *_many call. */
+static int merged_views(const cs_cuda_state *s, int j, int head, int currents, cs_mech_view *view,
+                        const cs_mech_view **vp, int *id) {
+    int n = 0;
+    for (int q = head; q < s->nmech; ++q) {
+        const cs_cuda_mech *m = &s->mech[q];
+        if (s->merge_head[q] != head || !m->n) continue;
+        view[n] = currents ? current_view(s, m, j) : catalogue_view(s, m, j, s->dt);
+        vp[n] = &view[n];
+        id[n++] = m->gpu->many_id;
+    }
+    return n;
+}
+
+extern "C" cs_status cs_cuda_currents_merged(const cs_cuda_state *s, int j, int head) {
+    cs_mech_view view[CS_CUDA_MAX_MECH];
+    const cs_mech_view *vp[CS_CUDA_MAX_MECH];
+    int id[CS_CUDA_MAX_MECH], n = merged_views(s, j, head, 1, view, vp, id);
+    if (n) s->mech[head].gpu->current_many(vp, id, n, s->stream);
+    CS_LAUNCHED("mechanism currents (merged)");
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_advance_merged(const cs_cuda_state *s, int j, int head) {
+    cs_mech_view view[CS_CUDA_MAX_MECH];
+    const cs_mech_view *vp[CS_CUDA_MAX_MECH];
+    int id[CS_CUDA_MAX_MECH], n = merged_views(s, j, head, 0, view, vp, id);
+    if (n) s->mech[head].gpu->advance_many(vp, id, n, s->stream);
+    CS_LAUNCHED("state update (merged)");
+    return CS_OK;
+}
+
 extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, int end) {
     for (int q = first; q < end && q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
@@ -293,13 +338,7 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, 
         cudaStream_t st = stream_of(s);
         switch (m->kind) {
         case CS_CUDA_CATALOGUE: {
-            cs_mech_view v = catalogue_view(s, m, j, 0.5 * s->dt); /* currents at the step's midpoint */
-            if (s->gather.on) { /* each instance's share into its slot (cs_cuda_gather.h) */
-                v.inst_i = s->gather.slot_i + m->slot0;
-                v.inst_g = s->gather.slot_g + m->slot0;
-                for (int ion = 0; ion < CS_NION; ++ion)
-                    v.inst_ion[ion] = m->slot0_ion[ion] >= 0 ? s->gather.slot_ion[ion] + m->slot0_ion[ion] : NULL;
-            }
+            cs_mech_view v = current_view(s, m, j);
             m->gpu->current(&v, s->stream);
             break;
         }
