@@ -107,8 +107,8 @@ def receive_code(gen):
     args, body, line = m.net_receive
     init = getattr(m, "net_receive_init", None)
     scope = {a: "_w[%d]" % j for j, a in enumerate(args)}
-    ctx = "_ctx _cc = {_m, _k, 0, 0.0, NULL}, *_c = &_cc;" if is_artificial(m) else \
-        "_ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]], NULL}, *_c = &_cc;"
+    ctx = "_ctx _cc = {_m, _k, 0, 0.0, NULL, _m->state, _m->param, _k}, *_c = &_cc;" if is_artificial(m) else \
+        "_ctx _cc = {_m, _k, _m->node[_k], _m->v[_m->node[_k]], NULL, _m->state, _m->param, _k}, *_c = &_cc;"
     L = []
     gen.in_events = True
     try:
