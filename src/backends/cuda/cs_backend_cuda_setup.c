@@ -264,6 +264,11 @@ static cs_status setup_lanes(cs_backend *be) {
  * own launches (a merged kernel has the registers of its largest type); CS_CUDA_MERGE=0 merges
  * nothing (for comparisons). */
 #define CS_CUDA_MERGE_MAX_N 65536 /* instances: at most 512 blocks, under a wave of an H100 */
+/* groups per set: a set is one launch (a catalogue's dispatch takes 12 types at most) and a unit
+ * of the lanes, so that two sets run side by side. Measured (session 22, Allen network): 14 soma
+ * types in one set were two launches one after the other on one lane, 33 + 78 us a step, on
+ * the step's critical path */
+#define CS_CUDA_MERGE_GROUPS 8
 static void setup_merges(cs_cuda_state *s) {
     const char *env = getenv("CS_CUDA_MERGE");
     const int on = !(env && !strcmp(env, "0"));
@@ -276,7 +281,9 @@ static void setup_merges(cs_cuda_state *s) {
             continue;
         int h = q;
         for (int p = 0; p < q; ++p)
-            if (s->merge_head[p] == p && s->mech[p].gpu->current_many == m->gpu->current_many) h = p;
+            if (s->merge_head[p] == p && s->mech[p].gpu->current_many == m->gpu->current_many &&
+                count[p] < CS_CUDA_MERGE_GROUPS)
+                h = p;
         s->merge_head[q] = h;
         ++count[h];
     }
