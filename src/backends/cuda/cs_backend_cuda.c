@@ -181,7 +181,7 @@ static cs_status fork_lanes(cs_backend *be, int j) {
         if (h < 0) {
             CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
         } else if (h == q) { /* the merged set's one launch; its groups' ends are its end */
-            CS_TRY(cs_cuda_advance_merged(&lane, j, q));
+            CS_TRY(cs_cuda_merged(&lane, j, q, 0));
             for (int p = q; p < s->nmech; ++p)
                 if (s->merge_head[p] == q) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_GROUP(p), be->lane[l]));
             continue;
@@ -214,7 +214,7 @@ static cs_status fork_currents(cs_backend *be, int j) {
         if (h < 0)
             CS_TRY(cs_cuda_currents(&lane, j, q, q + 1));
         else if (h == q) /* after the set's update, on the same lane */
-            CS_TRY(cs_cuda_currents_merged(&lane, j, q));
+            CS_TRY(cs_cuda_merged(&lane, j, q, 1));
     }
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_timer_record(be->fork_events, EV_TAIL(l), be->lane[l]));
     be->pending = 1;

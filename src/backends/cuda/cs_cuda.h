@@ -186,10 +186,9 @@ cs_status cs_cuda_assemble_rows(void *stream, size_t n, const double *d0, const 
 /* the state update of mechanism groups [first, end): each group's states are its own, so groups
  * may run on different streams */
 cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int first, int end);
-/* the currents (the gather's slots) or the state updates of the groups q with merge_head[q] ==
- * head, in one launch of their catalogue's dispatch kernel */
-cs_status cs_cuda_currents_merged(const cs_cuda_state *s, int j, int head);
-cs_status cs_cuda_advance_merged(const cs_cuda_state *s, int j, int head);
+/* the currents (currents 1: into the gather's slots) or the state updates (0) of the groups q with
+ * merge_head[q] == head, in one launch of their catalogue's dispatch kernel */
+cs_status cs_cuda_merged(const cs_cuda_state *s, int j, int head, int currents);
 cs_status cs_cuda_detect(const cs_cuda_state *s, int j);
 cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that end on the stride */
 cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */

@@ -312,21 +312,13 @@ static int merged_views(const cs_cuda_state *s, int j, int head, int currents, c
     return n;
 }
 
-extern "C" cs_status cs_cuda_currents_merged(const cs_cuda_state *s, int j, int head) {
+extern "C" cs_status cs_cuda_merged(const cs_cuda_state *s, int j, int head, int currents) {
     cs_mech_view view[CS_CUDA_MAX_MECH];
     const cs_mech_view *vp[CS_CUDA_MAX_MECH];
-    int id[CS_CUDA_MAX_MECH], n = merged_views(s, j, head, 1, view, vp, id);
-    if (n) s->mech[head].gpu->current_many(vp, id, n, s->stream);
-    CS_LAUNCHED("mechanism currents (merged)");
-    return CS_OK;
-}
-
-extern "C" cs_status cs_cuda_advance_merged(const cs_cuda_state *s, int j, int head) {
-    cs_mech_view view[CS_CUDA_MAX_MECH];
-    const cs_mech_view *vp[CS_CUDA_MAX_MECH];
-    int id[CS_CUDA_MAX_MECH], n = merged_views(s, j, head, 0, view, vp, id);
-    if (n) s->mech[head].gpu->advance_many(vp, id, n, s->stream);
-    CS_LAUNCHED("state update (merged)");
+    int id[CS_CUDA_MAX_MECH], n = merged_views(s, j, head, currents, view, vp, id);
+    const cs_mech_gpu_ops *ops = s->mech[head].gpu;
+    if (n) (currents ? ops->current_many : ops->advance_many)(vp, id, n, s->stream);
+    CS_LAUNCHED(currents ? "mechanism currents (merged)" : "state update (merged)");
     return CS_OK;
 }
 
