@@ -7,6 +7,8 @@
  *      not the HDF5 library's own file parser.
  * Fixed beside them: cell.swc, hh.json (an aibs_perisomatic fit), syn.json (exp2syn).
  * Any input must load or give a one-line error; never a crash, a leak or undefined behaviour. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <ftw.h>
 #include <hdf5.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,10 +151,21 @@ static void h5_files(numbers *u) {
     H5Fclose(f);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* the circuit's folder goes at exit (a crash leaves it, with the input that caused it) */
+static void remove_dir(void) {
+    if (dir[0]) nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!dir[0]) {
         snprintf(dir, sizeof dir, "/tmp/cs_fuzz_sonata_%ld", (long)getpid());
         mkdir(dir, 0700);
+        atexit(remove_dir);
         fixed_files();
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     }
