@@ -450,7 +450,7 @@ class Gen:
                 L.append(pad + "    _M[%d][%d] += 1.0;" % (row, idx[nm]))
                 nz.add((row, idx[nm]))
             L.append(pad + "    _x[%d] = %s;" % (row, total))
-        L += sparse_solve(n, nz, pad + "    ")
+        L += sparse_solve(n, nz, pad + "    ", last=[idx[names[-1]] for names, _, _ in cons])
         for i in range(n):
             L.append(pad + "    %s = _x[%d];" % (self.ref(st[i], line, {}, write=True), i))
         L.append(pad + "}")
@@ -894,39 +894,48 @@ class Gen:
         return "\n".join(L) + "\n"
 
 
-def sparse_solve(n, nz, pad):
-    """cs_nmodl_solve(n, &_M[0][0], _x) unrolled over the structural nonzeros nz {(row, col)} of
-    _M and their fill-in: the same operations in the same order on the entries that are not
-    structurally zero, so the same results, with every index a constant (the matrix then lives in
-    registers, not in local memory: a KINETIC scheme of 12 states took ~50 us a step on an H100
-    with the loops). cs_nmodl_solve swaps rows where a pivot does not dominate its column
-    (partial pivoting); here each column is checked first, and where a swap would happen the
-    matrix as it stands continues in cs_nmodl_solve_from, from that column: the same arithmetic
-    as the loops' in every case. A kinetic scheme's backward-Euler matrix is diagonally dominant by
-    columns, so the check passes but for CONSERVE rows."""
+def sparse_solve(n, nz, pad, last=()):
+    """Solve _M·x = _x in place (_x becomes x) by Gaussian elimination unrolled over the structural
+    nonzeros nz {(row, col)} of _M and their fill-in, every index a constant (the matrix then lives
+    in registers, not in local memory: with cs_nmodl_solve's loops a KINETIC scheme of 12 states
+    took ~50 us a step on an H100). The unknowns are eliminated in their order, the rows of last
+    (CONSERVE rows) after all others; each pivot is the diagonal entry. A kinetic scheme's
+    backward-Euler matrix is diagonally dominant by columns, so no row swap is needed among the
+    other rows, which is checked at each column; a CONSERVE row (all ones) is never a pivot before
+    its turn: with partial pivoting it won at every step of NaV's scheme (column 6, at every v) and
+    sent the solve back to the loops. Where a check fails, the system as it stands (in the
+    elimination's order) continues in cs_nmodl_solve_from with partial pivoting from that column.
+    Without CONSERVE rows (and checks that pass) this is cs_nmodl_solve's arithmetic, bit for bit."""
     nz = set(nz)
-    L = [pad + "int _from = -1; /* the column where a row swap is needed, -1: none */",
+    order = [i for i in range(n) if i not in last] + sorted(set(last))
+    L = [pad + "int _from = -1; /* the elimination's position where a row swap is needed, -1: none */",
          pad + "do {"]
-    for c in range(n):
-        below = [r for r in range(c + 1, n) if (r, c) in nz]
-        if below:
+    for pos, c in enumerate(order):
+        later = order[pos + 1:]
+        below = [r for r in later if (r, c) in nz]
+        checked = [r for r in below if r not in last]
+        if checked:
             L.append(pad + "    if (%s) { _from = %d; break; }" % (
-                " || ".join("fabs(_M[%d][%d]) > fabs(_M[%d][%d])" % (r, c, c, c) for r in below), c))
-        right = [k for k in range(c + 1, n) if (c, k) in nz]
+                " || ".join("fabs(_M[%d][%d]) > fabs(_M[%d][%d])" % (r, c, c, c) for r in checked), pos))
+        right = [k for k in later if (c, k) in nz]
         for r in below:
             ops = ["_M[%d][%d] -= _f * _M[%d][%d];" % (r, k, c, k) for k in right]
             nz |= {(r, k) for k in right}
             L.append(pad + "    { const double _f = _M[%d][%d] / _M[%d][%d];" % (r, c, c, c))
             L.append(pad + "      if (_f != 0.0) { %s _x[%d] -= _f * _x[%d]; } }" % (" ".join(ops), r, c))
-    for c in range(n - 1, -1, -1):
-        terms = " ".join("_s -= _M[%d][%d] * _x[%d];" % (c, k, k) for k in range(c + 1, n) if (c, k) in nz)
+    for pos in range(n - 1, -1, -1):
+        c = order[pos]
+        terms = " ".join("_s -= _M[%d][%d] * _x[%d];" % (c, k, k) for k in order[pos + 1:] if (c, k) in nz)
         L.append(pad + "    { double _s = _x[%d]; %s _x[%d] = _s / _M[%d][%d]; }" % (c, terms, c, c, c))
     L += [pad + "} while (0);",
-          pad + "if (_from >= 0) { /* a row swap: the loops, with pivoting, from that column */",
-          pad + "    double _F[%d][%d];" % (n, n)]
-    L += [pad + "    _F[%d][%d] = _M[%d][%d];" % (i, j, i, j) for i in range(n) for j in range(n) if (i, j) in nz]
-    L += [pad + "    _F[%d][%d] = 0.0;" % (i, j) for i in range(n) for j in range(n) if (i, j) not in nz]
-    L += [pad + "    cs_nmodl_solve_from(%d, &_F[0][0], _x, _from);" % n, pad + "}"]
+          pad + "if (_from >= 0) { /* a row swap: the loops, with pivoting, from that position */",
+          pad + "    double _F[%d][%d], _y[%d];" % (n, n, n)]
+    L += [pad + "    _F[%d][%d] = %s;" % (a, b, "_M[%d][%d]" % (order[a], order[b]) if (order[a], order[b]) in nz else "0.0")
+          for a in range(n) for b in range(n)]
+    L += [pad + "    _y[%d] = _x[%d];" % (a, order[a]) for a in range(n)]
+    L += [pad + "    cs_nmodl_solve_from(%d, &_F[0][0], _y, _from);" % n]
+    L += [pad + "    _x[%d] = _y[%d];" % (order[a], a) for a in range(n)]
+    L += [pad + "}"]
     return L
 
 
