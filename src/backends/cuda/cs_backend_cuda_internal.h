@@ -117,6 +117,12 @@ cs_status cs__cuda_fused_flags(const cs_network_desc *net, cs_hines_plan *plan, 
 /* The tree-order rows where a mechanism that was not folded into the matrix adds current: one
  * byte each, 1 there (calloc'd; NULL when out of memory). */
 unsigned char *cs__cuda_current_rows(const cs_network_desc *net, const int *cell_first);
+/* The merged sets of mechanism groups (cs_cuda_state.merge_head; cs_backend_cuda_setup.c): of the
+ * nmech groups, those eligible (a catalogue type with a dispatch kernel, no concentration, the
+ * gather on) with 1 to 65 536 instances n[q], in sets of 2 to 8 groups of one key (the catalogue's
+ * dispatch), each group joining the latest set of its key with room; head[q] is the first group of
+ * q's set, or -1 (not merged). */
+void cs__cuda_merge_sets(int nmech, const int *n, const int *eligible, const void *const *key, int *head);
 /* cs__cuda_fused_flags from the current rows of cs__cuda_current_rows, with the caller's host
  * array flags (n_int bytes) and device array *dev (large enough; NULL: allocated) */
 cs_status cs__cuda_fused_flags_into(const cs_network_desc *net, cs_hines_plan *plan, const int *row_map,

@@ -269,26 +269,34 @@ static cs_status setup_lanes(cs_backend *be) {
  * types in one set were two launches one after the other on one lane, 33 + 78 us a step, on
  * the step's critical path */
 #define CS_CUDA_MERGE_GROUPS 8
+
+void cs__cuda_merge_sets(int nmech, const int *n, const int *eligible, const void *const *key, int *head) {
+    int count[CS_CUDA_MAX_MECH] = {0};
+    for (int q = 0; q < nmech; ++q) {
+        head[q] = -1;
+        if (!eligible[q] || n[q] <= 0 || n[q] > CS_CUDA_MERGE_MAX_N) continue;
+        int h = q;
+        for (int p = 0; p < q; ++p)
+            if (head[p] == p && key[p] == key[q] && count[p] < CS_CUDA_MERGE_GROUPS) h = p;
+        head[q] = h;
+        ++count[h];
+    }
+    for (int q = 0; q < nmech; ++q) /* a set of one: its own launches, as before */
+        if (head[q] >= 0 && count[head[q]] < 2) head[q] = -1;
+}
+
 static void setup_merges(cs_cuda_state *s) {
     const char *env = getenv("CS_CUDA_MERGE");
     const int on = !(env && !strcmp(env, "0"));
-    int count[CS_CUDA_MAX_MECH] = {0};
+    int n[CS_CUDA_MAX_MECH], eligible[CS_CUDA_MAX_MECH];
+    const void *key[CS_CUDA_MAX_MECH];
     for (int q = 0; q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
-        s->merge_head[q] = -1;
-        if (!on || m->kind != CS_CUDA_CATALOGUE || !m->gpu->current_many || m->n <= 0 ||
-            m->n > CS_CUDA_MERGE_MAX_N || m->ordered || !s->gather.on)
-            continue;
-        int h = q;
-        for (int p = 0; p < q; ++p)
-            if (s->merge_head[p] == p && s->mech[p].gpu->current_many == m->gpu->current_many &&
-                count[p] < CS_CUDA_MERGE_GROUPS)
-                h = p;
-        s->merge_head[q] = h;
-        ++count[h];
+        n[q] = m->n;
+        eligible[q] = on && s->gather.on && m->kind == CS_CUDA_CATALOGUE && m->gpu->current_many && !m->ordered;
+        key[q] = eligible[q] ? (const void *)m->gpu->current_many : NULL;
     }
-    for (int q = 0; q < s->nmech; ++q) /* a set of one: its own launches, as before */
-        if (s->merge_head[q] >= 0 && count[s->merge_head[q]] < 2) s->merge_head[q] = -1;
+    cs__cuda_merge_sets(s->nmech, n, eligible, key, s->merge_head);
 }
 
 /* i_membrane probes: per probe, its row's neighbours (parent, then children, in tree order: the
