@@ -22,7 +22,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import nmodl_events  # noqa: E402
-from nmodl_codegen import Gen, catalogue_cu, cname  # noqa: E402
+from nmodl_cuda import catalogue_cu  # noqa: E402
+from nmodl_codegen import Gen, cname  # noqa: E402
 from nmodl_lexer import NmodlError  # noqa: E402
 from nmodl_parser import parse_file  # noqa: E402
 
@@ -81,7 +82,7 @@ def generate(mods, out_dir, cuda, abi, builtin=False, cu=()):
             "__attribute__((visibility(\"default\"))) int cs_mech_catalogue_abi(void) { return %d; }" % abi,
             "__attribute__((visibility(\"default\"))) const cs_mech_catalogue *cs_mech_catalogue_get(void) { return &catalogue; }",
             ""]
-    if gpu_names:  # the mechanisms' CUDA files, compiled as one (nmodl_codegen.catalogue_cu)
+    if gpu_names:  # the mechanisms' CUDA files, compiled as one (nmodl_cuda.catalogue_cu)
         p = os.path.join(out_dir, "cs_catalogue_gpu.cu")
         with open(p, "w") as f:
             f.write(catalogue_cu(gpu_names))

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The KINETIC solve unrolled over a scheme's nonzeros (nmodl_codegen.sparse_solve):
+"""The KINETIC solve unrolled over a scheme's nonzeros (nmodl_sparse.sparse_solve):
 1. without CONSERVE rows it gives cs_nmodl_solve's results bit for bit, on random matrices of
    several patterns (NaV's scheme, a chain, random sparse ones), diagonally dominant ones (no row
    swap: the unrolled path alone) and ones that need row swaps (handed over to
@@ -155,7 +155,7 @@ int main(void) {
 def main():
     a = arguments()
     sys.path.insert(0, os.path.join(a.source_dir, "nmodl"))
-    from nmodl_codegen import sparse_solve
+    from nmodl_sparse import sparse_solve
     work = a.work_dir
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
