@@ -3,7 +3,7 @@
 # injection library bench/trace/cupti_trace.c, runs the command with it, and prints
 # bench/trace/trace_steps.py's view of the steps (cut at MARKER, default k_detect).
 # Usage, from the project root, after a build: bench/trace/gpu_trace.sh OUTDIR NAME [MARKER] -- COMMAND...
-# Writes OUTDIR/NAME-steps.txt (the CSV itself is removed: ~1 MB per 100 steps).
+# Writes OUTDIR/NAME-steps.txt and the timeline, OUTDIR/NAME.csv.gz (~0.2 MB per 100 steps).
 set -uo pipefail
 out=$1 name=$2; shift 2
 marker=k_detect
@@ -18,5 +18,5 @@ so=$out/libcs_trace.so
   -Wl,-rpath,"$lib" -o "$so" || { echo "cupti_trace: no build (CUPTI: lib '$lib', include '$inc')"; exit 1; }
 CUDA_INJECTION64_PATH=$so CS_TRACE_OUT=$out/$name.csv "$@" >"$out/$name-run.log" 2>&1 || { echo "$name: the run failed: $(tail -2 "$out/$name-run.log")"; exit 1; }
 python3 "$here/trace_steps.py" "$out/$name.csv" "$marker" >"$out/$name-steps.txt" 2>&1
-rm -f "$out/$name.csv"
+gzip -f "$out/$name.csv" # kept for another look: trace_steps.py reads it after gunzip
 head -70 "$out/$name-steps.txt"

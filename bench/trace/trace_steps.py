@@ -6,7 +6,7 @@ steps), the share of the step in which some kernel runs, each kernel's count and
 and one middle step's kernels in start order: offset [us], duration [us], stream, name.
 
 Usage: trace_steps.py TRACE.csv MARKER"""
-import csv, sys, statistics, collections
+import bisect, csv, sys, statistics, collections
 path, marker = sys.argv[1], sys.argv[2]
 rows = []
 with open(path) as f:
@@ -33,27 +33,39 @@ print(f"step period (marker to marker), steps {lo}..{hi}: median {statistics.med
       f"mean {statistics.mean(periods)/1e3:.1f}, min {q[0]/1e3:.1f}, 10/90/99 % {pc(.1):.1f} / {pc(.9):.1f} / {pc(.99):.1f}")
 allp = [marks[i + 1] - marks[i] for i in range(len(marks) - 1)]
 print(f"all {len(allp)} periods: sum {sum(allp)/1e6:.2f} ms, of which above 2x the median {sum(p for p in allp if p > 2 * statistics.median(periods))/1e6:.2f} ms")
+starts = [r[0] for r in rows]
+
+
+def step_rows(i):
+    """The kernels that start in step i (between marks i and i + 1)."""
+    return rows[bisect.bisect_left(starts, marks[i]):bisect.bisect_left(starts, marks[i + 1])]
+
+
+def busy_union(seg, a, b):
+    """[ns] of [a, b) in which some kernel of seg runs."""
+    u, cs, ce = 0.0, None, None
+    for s, e in sorted((s, min(s + d, b)) for s, d, _, _ in seg):
+        if cs is None or s > ce:
+            if cs is not None:
+                u += ce - cs
+            cs, ce = s, e
+        else:
+            ce = max(ce, e)
+    return u + (ce - cs if cs is not None else 0.0)
+
+
 per = collections.defaultdict(list)
 busy = []
 for i in range(lo, hi):
     a, b = marks[i], marks[i + 1]
-    seg = [r for r in rows if a <= r[0] < b]
+    seg = step_rows(i)
     names = collections.Counter()
     tsum = collections.defaultdict(float)
     for s, d, st, n in seg:
         names[n] += 1; tsum[n] += d
     for n in names:
         per[n].append((names[n], tsum[n]))
-    iv = sorted((s, min(s + d, b)) for s, d, _, _ in seg)
-    u, cs, ce = 0.0, None, None
-    for s, e in iv:
-        if cs is None or s > ce:
-            if cs is not None: u += ce - cs
-            cs, ce = s, e
-        else:
-            ce = max(ce, e)
-    if cs is not None: u += ce - cs
-    busy.append(u / (b - a))
+    busy.append(busy_union(seg, a, b) / (b - a))
 print(f"busy union (some op running) median {100*statistics.median(busy):.0f} % of the step")
 nst = hi - lo
 tab = sorted(per.items(), key=lambda kv: -sum(t for _, t in kv[1]))
@@ -67,3 +79,24 @@ print(f"one step ({(b-a)/1e3:.1f} us): start_us dur_us stream name")
 for s, d, st, n in rows:
     if a <= s < b:
         print(f"{(s-a)/1e3:8.2f} {d/1e3:7.2f} {st:>4} {n}")
+
+# the steps over twice the median, over the whole run: how much of their excess the GPU sat idle
+# (the host's work between launches: an epoch's boundary, a graph's capture) and how much it ran
+# kernels (a step launched in order, e.g. the profile's timed steps); the slowest few
+slow = [i for i in range(len(marks) - 1) if marks[i + 1] - marks[i] > 2 * med]
+idle_x = run_x = 0.0
+info = []
+for i in slow:
+    a, b = marks[i], marks[i + 1]
+    seg = step_rows(i)
+    u = busy_union(seg, a, b)
+    excess = (b - a) - med
+    idle = (b - a) - u
+    idle_x += min(idle, excess)
+    run_x += max(0.0, excess - idle)
+    info.append((b - a, i, idle, len(seg), len({st for _, _, st, _ in seg}), seg[0][3] if seg else "-"))
+print(f"steps over 2x the median: {len(slow)} of {len(marks) - 1}, their excess over the median "
+      f"{(idle_x + run_x)/1e6:.2f} ms: GPU idle {idle_x/1e6:.2f} ms, kernels running {run_x/1e6:.2f} ms")
+print("the slowest: step, period us, idle us, kernels, streams, first kernel")
+for p, i, idle, nk, ns, first in sorted(info, reverse=True)[:8]:
+    print(f"{i:6d} {p/1e3:9.1f} {idle/1e3:9.1f} {nk:5d} {ns:3d}  {first[:60]}")
