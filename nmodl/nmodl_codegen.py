@@ -66,6 +66,52 @@ def slots_written(text, code):
     return st, pa
 
 
+def slots_set_first(lines, code):
+    """The state slots that the code (lines of one function's body) assigns with a plain '=' before
+    anything reads them, on every path: its statements scanned in order until the first branch or
+    loop (after which nothing is sure), entering plain blocks and the PROCEDUREs called as whole
+    statements; a FUNCTION called in an expression counts as reading all it reaches. Their old
+    values are never used, so the state update need not load them (Gen.advance_entry): a rate
+    computed by rates() then used, as most channels' mInf and mTau."""
+    done, read = set(), set()
+
+    def reads(t):
+        ks = {int(k) for k in re.findall(r"\b_S\((\d+)\)", t)}
+        for f in re.findall(r"\b(_f_\w+)\(", t):
+            if f in code:
+                ks |= slots_reached(code[f], code)[0]
+        return ks
+
+    def scan(body, stack=()):
+        for line in body:
+            t = line.strip()
+            if not t or t.startswith("/*") or t.startswith("(void)") or re.fullmatch(r"\{( /\*.*\*/)?|\}", t):
+                continue
+            if re.match(r"(if|else|while|for|do|switch|return|break|\})\b|\}", t):
+                return False  # a branch or a loop: the scan stops
+            call = re.fullmatch(r"(_p_\w+)\((.*)\);", t)
+            if call:
+                read.update(reads(call.group(2)) - done)
+                f = call.group(1)
+                if f not in code or f in stack or not scan(code[f].split("\n")[1:-1], stack + (f,)):
+                    return False  # unknown, recursive, or stopped inside
+                continue
+            if "_p_" in t:
+                return False
+            assign = re.fullmatch(r"_S\((\d+)\) = (.*);( /\*.*\*/)?", t)
+            if assign:
+                read.update(reads(assign.group(2)) - done)
+                j = int(assign.group(1))
+                if j not in read:
+                    done.add(j)
+            else:
+                read.update(reads(t) - done)
+        return True
+
+    scan(lines)
+    return done
+
+
 class NoDerivative(Exception):
     pass
 
@@ -730,19 +776,22 @@ class Gen:
 
     def advance_entry(self, body, code):
         """The state update's entry around its body: the instance's states and parameters that the
-        body reaches are read into locals first and the ones it assigns written back last, and the
-        body sees them through a copy of the view whose state and param point there (instance 0).
-        Through the view itself, every read after a store of a state had to go back to memory
-        (the compiler cannot rule out that they alias): a KINETIC scheme's 32 rates, each stored
-        then read, were a chain of dependent round trips on the GPU. Same arithmetic, same results."""
+        body reaches are read into locals first (but the states it sets before reading them) and
+        the ones it assigns written back last; the body finds them through its context (_ctx.s, p:
+        instance 0 of the locals). Through the view's arrays, every read after a store of a state
+        had to go back to memory (the compiler cannot rule out that they alias): a KINETIC
+        scheme's 32 rates, each stored then read, were a chain of dependent round trips on the
+        GPU. Same arithmetic, same results."""
         text = "\n".join(body)
         st, pa = slots_reached(text, code)
         wst, wpa = slots_written(text, code)
+        st -= slots_set_first(body, code)
         ns, np_ = max(1, len(self.states)), max(1, len(self.params))
         L = ["static CS_HD void _advance_onem(const cs_mech_view *_m0, int _k0, cs_nmodl_memo *_memo) {",
              "    double _sv[%d], _pv[%d]; /* the instance's states and parameters that the update reaches */" % (ns, np_),
              "    double *_sp[%d], *_pp[%d];" % (ns, np_)]
         L += ["    _sv[%d] = _m0->state[%d][_k0]; _sp[%d] = &_sv[%d];" % (j, j, j, j) for j in sorted(st)]
+        L += ["    _sp[%d] = &_sv[%d]; /* set before it is read */" % (j, j) for j in sorted(wst - st)]
         L += ["    _pv[%d] = _m0->param[%d][_k0]; _pp[%d] = &_pv[%d];" % (j, j, j, j) for j in sorted(pa)]
         L += ["    _ctx _cc = {_m0, _k0, _m0->node[_k0], _m0->v[_m0->node[_k0]], _memo, _sp, _pp, 0}, *_c = &_cc;"]
         L += body
