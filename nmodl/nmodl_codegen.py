@@ -21,48 +21,33 @@ from nmodl_solve import ONE, ZERO, NonLinear, add, has_name, is_zero, linear, mu
 from nmodl_sparse import sparse_solve
 
 
-def reaches_ions(text, code):
-    """Whether generated code, or a FUNCTION or PROCEDURE it calls (code: name -> text, the calls'
-    closure), reads or writes an ion's variable (the view's ion_e, ion_i, ion_ci, ion_co)."""
+def reached(text, code):
+    """Generated code's text and the texts of the FUNCTIONs and PROCEDUREs it calls, directly or
+    not (code: name -> text)."""
     seen, todo = set(), [text]
     while todo:
         t = todo.pop()
-        if "->ion_" in t:
-            return True
+        yield t
         for name, body in code.items():
             if name not in seen and name + "(" in t:
                 seen.add(name)
                 todo.append(body)
-    return False
 
 
-def slots_reached(text, code):
-    """The state slots (_S(j)) and parameter slots (_P(j)) that generated code, or a FUNCTION or
-    PROCEDURE it calls (code: name -> text, the calls' closure), reads or writes: ({j}, {j})."""
-    seen, todo, st, pa = set(), [text], set(), set()
-    while todo:
-        t = todo.pop()
-        st |= {int(j) for j in re.findall(r"\b_S\((\d+)\)", t)}
-        pa |= {int(j) for j in re.findall(r"\b_P\((\d+)\)", t)}
-        for name, body in code.items():
-            if name not in seen and name + "(" in t:
-                seen.add(name)
-                todo.append(body)
-    return st, pa
+def reaches_ions(text, code):
+    """Whether generated code, or a FUNCTION or PROCEDURE it calls (code: name -> text, the calls'
+    closure), reads or writes an ion's variable (the view's ion_e, ion_i, ion_ci, ion_co)."""
+    return any("->ion_" in t for t in reached(text, code))
 
 
-def slots_written(text, code):
-    """The state and parameter slots that the code (and what it calls) assigns: ({j}, {j})."""
-    seen, todo, st, pa = set(), [text], set(), set()
-    assign = r"\b_%s\((\d+)\)\s*(?:=(?!=)|\+=|-=|\*=|/=)"
-    while todo:
-        t = todo.pop()
-        st |= {int(j) for j in re.findall(assign % "S", t)}
-        pa |= {int(j) for j in re.findall(assign % "P", t)}
-        for name, body in code.items():
-            if name not in seen and name + "(" in t:
-                seen.add(name)
-                todo.append(body)
+def slots_reached(text, code, assigned=False):
+    """The state slots (_S(j)) and parameter slots (_P(j)) that generated code, or what it calls,
+    reads or writes (assigned: only those it assigns): ({j}, {j})."""
+    tail = r"\s*(?:=(?!=)|\+=|-=|\*=|/=)" if assigned else ""
+    st, pa = set(), set()
+    for t in reached(text, code):
+        st |= {int(j) for j in re.findall(r"\b_S\((\d+)\)" + tail, t)}
+        pa |= {int(j) for j in re.findall(r"\b_P\((\d+)\)" + tail, t)}
     return st, pa
 
 
@@ -784,7 +769,7 @@ class Gen:
         GPU. Same arithmetic, same results."""
         text = "\n".join(body)
         st, pa = slots_reached(text, code)
-        wst, wpa = slots_written(text, code)
+        wst, wpa = slots_reached(text, code, assigned=True)
         st -= slots_set_first(body, code)
         ns, np_ = max(1, len(self.states)), max(1, len(self.params))
         L = ["static CS_HD void _advance_onem(const cs_mech_view *_m0, int _k0, cs_nmodl_memo *_memo) {",
