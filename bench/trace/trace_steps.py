@@ -100,3 +100,7 @@ print(f"steps over 2x the median: {len(slow)} of {len(marks) - 1}, their excess 
 print("the slowest: step, period us, idle us, kernels, streams, first kernel")
 for p, i, idle, nk, ns, first in sorted(info, reverse=True)[:8]:
     print(f"{i:6d} {p/1e3:9.1f} {idle/1e3:9.1f} {nk:5d} {ns:3d}  {first[:60]}")
+# their spacing: a period (an epoch's steps, the graph's length) says which host work makes them
+gaps = collections.Counter(b - a for a, b in zip(slow, slow[1:]))
+print("slow steps' spacing (steps: count): " + ", ".join(f"{g}: {c}" for g, c in gaps.most_common(6)) +
+      f"; first ones at {slow[:12]}")
