@@ -113,7 +113,10 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
     int *hi = realloc(be->ev_hi, (size_t)nsyn * (size_t)stride * sizeof *hi);
     if (!hi) return cs_error_set(CS_ERR_NOMEM, "out of memory");
     be->ev_hi = hi;
+    double t0 = cs_now();
     CS_TRY(cs_event_queue_take(&be->ev, (double)(step0 + nsteps - 1) * dt + 0.5 * dt));
+    double t1 = cs_now();
+    be->host_take += t1 - t0;
     const cs_target_event *ev = be->ev.due; /* in delivery order; then each type's, step by step */
     const size_t due = be->ev.ndue;
     *ndue = due;
@@ -138,13 +141,17 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
             h[k + 1] = (int)n;
         }
     }
+    double t2 = cs_now();
+    be->host_group += t2 - t1;
     if (!due) return CS_OK;
     size_t cap_l = be->cap_dev_ev, cap_w = be->cap_dev_ev;
     CS_TRY(cs__cuda_grow_device((void **)&be->s.ev_local, &cap_l, due, sizeof(int), "events"));
     CS_TRY(cs__cuda_grow_device((void **)&be->s.ev_weight, &cap_w, due, sizeof(double), "events"));
     be->cap_dev_ev = cap_l;
     CS_TRY(cs_cuda_upload(be->s.ev_local, loc, due * sizeof *loc));
-    return cs_cuda_upload(be->s.ev_weight, w, due * sizeof *w);
+    CS_TRY(cs_cuda_upload(be->s.ev_weight, w, due * sizeof *w));
+    be->host_upload += cs_now() - t2;
+    return CS_OK;
 }
 
 #define EV_FORK 0
@@ -304,6 +311,7 @@ static cs_status untimed_steps(cs_backend *be, int n) {
                     s->rhs = tmp;
                 }
             } else {
+                const double tc = cs_now();
                 CS_TRY(cs_cuda_capture_begin(s->stream));
                 cs_status st = CS_OK;
                 for (int j = 0; st == CS_OK && j < len; ++j) st = step_kernels(be, j, -1);
@@ -315,6 +323,8 @@ static cs_status untimed_steps(cs_backend *be, int n) {
                 CS_TRY(st);
                 CS_TRY(st2);
                 *g = exec;
+                be->host_capture += cs_now() - tc;
+                be->host_captures++;
                 CS_TRY(cs_cuda_graph_launch(*g, s->stream));
             }
             n -= len;
@@ -338,25 +348,9 @@ static int timed_steps(int nsteps) {
     return n < 1 ? 1 : n;
 }
 
-static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
+/* The epoch's kernels, after its events are staged (cuda_launch_epoch). */
+static cs_status launch_steps(cs_backend *be, int64_t step0, int nsteps) {
     cs_cuda_state *s = &be->s;
-    const int stride = be->p.sample_stride;
-    be->step0 = step0;
-    be->nsteps = nsteps;
-    be->rows = (int)((step0 + nsteps) / stride - step0 / stride);
-    CS_TRY(ensure_rows(be, (size_t)be->rows + 1));
-    const size_t nsyn = s->nsyn > 0 ? (size_t)s->nsyn : 1;
-    if (nsteps > be->cap_ev_hi) {
-        cs_cuda_free(s->ev_hi);
-        s->ev_hi = NULL;
-        be->cap_ev_hi = 0;
-        CS_TRY(cs_cuda_alloc((void **)&s->ev_hi, nsyn * ((size_t)nsteps + 1) * sizeof(int), "event ranges"));
-        be->cap_ev_hi = nsteps;
-    }
-    s->ev_stride = be->cap_ev_hi + 1; /* changes only with ev_hi's address (graphs are then dropped) */
-    size_t due = 0;
-    CS_TRY(stage_events(be, step0, nsteps, &due));
-    CS_TRY(cs_cuda_upload(s->ev_hi, be->ev_hi, nsyn * (size_t)s->ev_stride * sizeof(int)));
     CS_TRY(cs_cuda_epoch_start(s, (long long)step0));
     if (be->epoch) { /* one launch, timed as a whole; its phases from block 0's clock */
         CS_TRY(cs_cuda_timer_record(be->timers, 0, s->stream));
@@ -380,6 +374,34 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
         k = next;
     }
     return CS_OK;
+}
+
+static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
+    cs_cuda_state *s = &be->s;
+    const int stride = be->p.sample_stride;
+    be->step0 = step0;
+    be->nsteps = nsteps;
+    be->rows = (int)((step0 + nsteps) / stride - step0 / stride);
+    CS_TRY(ensure_rows(be, (size_t)be->rows + 1));
+    const size_t nsyn = s->nsyn > 0 ? (size_t)s->nsyn : 1;
+    if (nsteps > be->cap_ev_hi) {
+        cs_cuda_free(s->ev_hi);
+        s->ev_hi = NULL;
+        be->cap_ev_hi = 0;
+        CS_TRY(cs_cuda_alloc((void **)&s->ev_hi, nsyn * ((size_t)nsteps + 1) * sizeof(int), "event ranges"));
+        be->cap_ev_hi = nsteps;
+    }
+    s->ev_stride = be->cap_ev_hi + 1; /* changes only with ev_hi's address (graphs are then dropped) */
+    size_t due = 0;
+    const double t0 = cs_now();
+    CS_TRY(stage_events(be, step0, nsteps, &due));
+    CS_TRY(cs_cuda_upload(s->ev_hi, be->ev_hi, nsyn * (size_t)s->ev_stride * sizeof(int)));
+    const double t1 = cs_now();
+    be->host_staged += t1 - t0;
+    be->host_epochs++;
+    cs_status st = launch_steps(be, step0, nsteps);
+    be->host_launch += cs_now() - t1;
+    return st;
 }
 
 /* the epoch kernel's time, shared among the phases as block 0's cycles were */
@@ -411,6 +433,8 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
                                                           CS_PHASE_SOLVE, CS_PHASE_UPDATE, CS_PHASE_DETECT,
                                                           CS_PHASE_SAMPLE};
     double scale = be->ntimed ? (double)be->nsteps / be->ntimed : 0;
+    prof->seconds[CS_PHASE_EVENTS] += be->host_staged - be->host_staged_counted; /* the host's part */
+    be->host_staged_counted = be->host_staged;
     if (be->epoch) CS_TRY(epoch_profile(be, prof));
     for (int j = 0; !be->epoch && j < be->ntimed; ++j)
         for (int k = 0; k + 1 < CS_TIMED_MARKS; ++k) {

@@ -72,6 +72,12 @@ struct cs_backend {
     const void *graph_bufs[4];  /* samples, ev_local, ev_weight, ev_hi at capture */
     double *v_first;            /* s->v at set-up: the parity of the swap */
     int cap_ev_hi;
+    /* [s] host time of launch_epoch, while the GPU waits at an epoch's start: the events' staging
+     * (the queue's take, their grouping, the uploads), then the launches; added to the profile's
+     * event delivery (staging) at collect. CS_CUDA_HOST_TIMES=1 prints their sums at the end. */
+    double host_take, host_group, host_upload, host_launch, host_staged, host_staged_counted;
+    double host_capture; /* [s] of host_launch: the graphs' captures (host_captures of them) */
+    long long host_epochs, host_captures;
 };
 
 /* cs_backend_cuda_common.c: the graphs, dropped (a buffer they name moved, or the end) */

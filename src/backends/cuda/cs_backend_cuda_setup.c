@@ -16,6 +16,12 @@
 void cs__cuda_destroy(cs_backend *be) {
     if (!be) return;
     cs_cuda_state *s = &be->s;
+    const char *show = getenv("CS_CUDA_HOST_TIMES");
+    if (show && !strcmp(show, "1") && be->host_epochs)
+        fprintf(stderr, "GPU backend, host time at the epochs' starts (%lld epochs): events taken from the queue "
+                "%.4f s, grouped %.4f s, uploaded %.4f s (staged in all, with the ranges: %.4f s); launches %.4f s, "
+                "of which %lld graph captures %.4f s\n", be->host_epochs, be->host_take, be->host_group,
+                be->host_upload, be->host_staged, be->host_launch, be->host_captures, be->host_capture);
     void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->b0, s->cdt, s->u, s->ev_local, s->ev_weight,
                    s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row, s->probe_src,
                    s->imem_col, s->imem_row, s->imem_nb_first, s->imem_nb_row, s->imem_nb_g, s->imem_el_first,
