@@ -1,7 +1,8 @@
 /* The backends' event queue (src/core/cs_event_queue.h): whatever the pushes and takes, each take
  * returns exactly the pending events due by its time limit, in the total order of
  * cs_target_event_compare, as one sort of everything pending would; nothing is lost or taken
- * twice. Reference: the old way, an array sorted in full at every take. */
+ * twice. Reference: the old way, an array sorted in full at every take (qsort). Batches of 256 or
+ * more events take the radix sort (cs_radix_sort.h), smaller ones qsort. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,11 @@ static unsigned next(void) {
 
 /* an event at or after t0 [ms]; times on a coarse grid so that ties in time (and in instance and
  * weight) are common and the later keys decide */
+static double wvec[2][4]; /* two connections' weight vectors: the last key, by address */
 static cs_target_event event_after(double t0) {
-    cs_target_event e = {t0 + 0.025 * (double)(next() % 200), next() % 7, 0.001 * (double)(next() % 3), NULL};
+    unsigned v = next() % 3;
+    cs_target_event e = {t0 + 0.025 * (double)(next() % 200), next() % 7, 0.001 * (double)(next() % 3),
+                         v ? wvec[v - 1] : NULL};
     return e;
 }
 

@@ -1,6 +1,8 @@
 /* Pending events as a few sorted runs (cs_event_queue.h). */
 #include "cs_event_queue.h"
 
+#include "cs_radix_sort.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,42 +41,117 @@ static cs_status merge_last(cs_event_queue *q) {
     return CS_OK;
 }
 
+/* ev[0 .. n) in delivery order. Many events: a radix sort by instance, then by time (stable,
+ * so by (time, instance)), then the few ties of both in full order; into a new array (*out,
+ * malloc'd) that the caller owns, ev left as it was. Few: qsort in place (*out = ev). */
+static cs_status sort_events(cs_target_event *ev, size_t n, cs_target_event **out) {
+    *out = ev;
+    if (n < 256 || n > UINT32_MAX) {
+        qsort(ev, n, sizeof *ev, cs_target_event_compare);
+        return CS_OK;
+    }
+    uint64_t *key = malloc(n * sizeof *key);
+    uint32_t *ord = malloc(n * sizeof *ord);
+    cs_target_event *s = malloc(n * sizeof *s);
+    cs_status st = key && ord && s ? CS_OK : cs_error_set(CS_ERR_NOMEM, "out of memory for events");
+    for (size_t k = 0; st == CS_OK && k < n; ++k) ord[k] = (uint32_t)k, key[k] = (uint64_t)ev[k].instance;
+    if (st == CS_OK) st = cs_radix_order(key, n, ord);
+    for (size_t k = 0; st == CS_OK && k < n; ++k) key[k] = cs_radix_key_double(ev[k].time);
+    if (st == CS_OK) st = cs_radix_order(key, n, ord);
+    for (size_t k = 0; st == CS_OK && k < n; ++k) s[k] = ev[ord[k]];
+    for (size_t a = 0, b; st == CS_OK && a < n; a = b) { /* ties in (time, instance): by the rest */
+        for (b = a + 1; b < n && s[b].time == s[a].time && s[b].instance == s[a].instance; ++b) continue;
+        for (size_t k = a + 1; k < b; ++k)
+            for (size_t j = k; j > a && cs_target_event_compare(&s[j - 1], &s[j]) > 0; --j) {
+                cs_target_event t = s[j];
+                s[j] = s[j - 1];
+                s[j - 1] = t;
+            }
+    }
+    free(key);
+    free(ord);
+    if (st != CS_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return CS_OK;
+}
+
 /* The events pushed since the last take become a sorted run; runs of similar size merge. */
 static cs_status seal_input(cs_event_queue *q) {
     if (!q->nin) return CS_OK;
-    qsort(q->in, q->nin, sizeof *q->in, cs_target_event_compare);
+    cs_target_event *sorted;
+    CS_TRY(sort_events(q->in, q->nin, &sorted));
+    if (sorted != q->in) free(q->in);
     if (q->nrun == CS_EVENT_RUNS_MAX) CS_TRY(merge_last(q));
-    q->run[q->nrun++] = (cs_event_run){q->in, 0, q->nin};
+    q->run[q->nrun++] = (cs_event_run){sorted, 0, q->nin};
     q->in = NULL;
     q->nin = q->cap_in = 0;
     while (q->nrun >= 2 && left(&q->run[q->nrun - 2]) <= 2 * left(&q->run[q->nrun - 1])) CS_TRY(merge_last(q));
     return CS_OK;
 }
 
-static cs_status grow_due(cs_event_queue *q) {
-    size_t nc = q->cap_due ? 2 * q->cap_due : 1024;
-    cs_target_event *p = realloc(q->due, nc * sizeof *p);
-    if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-    q->due = p;
-    q->cap_due = nc;
-    return CS_OK;
+/* a buffer of at least n events (its contents are not kept) */
+static cs_status reserve(cs_target_event **p, size_t *cap, size_t n) {
+    if (n <= *cap) return CS_OK;
+    size_t nc = *cap ? *cap : 1024;
+    while (nc < n) nc *= 2;
+    free(*p);
+    *p = malloc(nc * sizeof **p);
+    *cap = *p ? nc : 0;
+    return *p ? CS_OK : cs_error_set(CS_ERR_NOMEM, "out of memory for events");
 }
 
+/* Each run's due events are a prefix of its pending part (runs are sorted by time first): they
+ * are copied one after the other, then merged two by two, log2(runs) passes. */
 cs_status cs_event_queue_take(cs_event_queue *q, double t_limit) {
     q->ndue = 0;
     CS_TRY(seal_input(q));
-    for (;;) { /* the least head among the runs, while it is due */
-        int best = -1;
-        for (int r = 0; r < q->nrun; ++r) {
-            const cs_event_run *x = &q->run[r];
-            if (x->head < x->n && x->ev[x->head].time <= t_limit &&
-                (best < 0 || cs_target_event_compare(&x->ev[x->head], &q->run[best].ev[q->run[best].head]) < 0))
-                best = r;
+    size_t cut[CS_EVENT_RUNS_MAX], seg[CS_EVENT_RUNS_MAX + 1], total = 0;
+    int nseg = 0;
+    for (int r = 0; r < q->nrun; ++r) {
+        const cs_event_run *x = &q->run[r];
+        size_t lo = x->head, hi = x->n; /* the first event after t_limit */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (x->ev[mid].time <= t_limit) lo = mid + 1;
+            else hi = mid;
         }
-        if (best < 0) break;
-        if (q->ndue == q->cap_due) CS_TRY(grow_due(q));
-        q->due[q->ndue++] = q->run[best].ev[q->run[best].head++];
+        cut[r] = lo;
+        total += lo - x->head;
     }
+    CS_TRY(reserve(&q->due, &q->cap_due, total));
+    CS_TRY(reserve(&q->tmp, &q->cap_tmp, total));
+    seg[0] = 0;
+    for (int r = 0; r < q->nrun; ++r) {
+        cs_event_run *x = &q->run[r];
+        size_t m = cut[r] - x->head;
+        if (!m) continue;
+        memcpy(q->due + seg[nseg], x->ev + x->head, m * sizeof *x->ev);
+        seg[nseg + 1] = seg[nseg] + m;
+        ++nseg;
+        x->head = cut[r];
+    }
+    while (nseg > 1) { /* merge segments 2i and 2i + 1 into tmp, then swap */
+        int out = 0;
+        for (int g = 0; g < nseg; g += 2) {
+            size_t i = seg[g], mid = seg[g + 1], end = g + 1 < nseg ? seg[g + 2] : mid, j = mid, k = i;
+            while (i < mid && j < end)
+                q->tmp[k++] = cs_target_event_compare(&q->due[i], &q->due[j]) <= 0 ? q->due[i++] : q->due[j++];
+            memcpy(q->tmp + k, q->due + i, (mid - i) * sizeof *q->due);
+            k += mid - i;
+            memcpy(q->tmp + k, q->due + j, (end - j) * sizeof *q->due);
+            seg[out++] = seg[g];
+        }
+        seg[out] = total;
+        nseg = out;
+        cs_target_event *t = q->due;
+        size_t c = q->cap_due;
+        q->due = q->tmp, q->cap_due = q->cap_tmp;
+        q->tmp = t, q->cap_tmp = c;
+    }
+    q->ndue = total;
     int keep = 0; /* drop the runs that are used up */
     for (int r = 0; r < q->nrun; ++r) {
         if (left(&q->run[r])) q->run[keep++] = q->run[r];
@@ -94,5 +171,6 @@ void cs_event_queue_free(cs_event_queue *q) {
     for (int r = 0; r < q->nrun; ++r) free(q->run[r].ev);
     free(q->in);
     free(q->due);
+    free(q->tmp);
     memset(q, 0, sizeof *q);
 }

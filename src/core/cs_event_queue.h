@@ -4,8 +4,10 @@
  * run, ~10^6 events for 10 000 cells, and sorting all of them again at each of the run's epochs
  * cost more than the GPU's steps (session 17: ~25 ms an epoch at 10 000 Allen cells). Here
  * the events pushed between two takes are sorted once into a run of their own; runs of similar
- * size are merged (as a binary counter carries), so an event is copied O(log n) times in all and
- * the few runs are read from their heads. The order of what a take returns is the total order of
+ * size are merged (as a binary counter carries), so an event is copied O(log n) times in all; a
+ * take merges the runs' due prefixes two by two. Sorting a batch by radix (instance, then time)
+ * rather than qsort's comparator took the Allen network's staging from ~3.5 ms an epoch down
+ * (session 23: bench/NOTES.md). The order of what a take returns is the total order of
  * cs_target_event_compare, whatever the runs: a run's results do not depend on when events came. */
 #ifndef CS_EVENT_QUEUE_H
 #define CS_EVENT_QUEUE_H
@@ -29,6 +31,8 @@ typedef struct {
     size_t nin, cap_in;
     cs_target_event *due; /* the last take's events, in delivery order */
     size_t ndue, cap_due;
+    cs_target_event *tmp; /* the take's merges */
+    size_t cap_tmp;
 } cs_event_queue;
 
 /* Queue n events (copied). */

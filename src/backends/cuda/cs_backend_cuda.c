@@ -64,48 +64,8 @@ static cs_status cuda_deliver(cs_backend *be, size_t n, const cs_target_event *e
     return cs_event_queue_push(&be->ev, n, ev);
 }
 
-/* One step's events of one synapse type, [lo, hi) in delivery order, grouped by instance
- * (stable: each instance's keep their order), so the GPU delivers instances in parallel
- * (cs_mech_gpu_ops.net_receive). A step's events are usually few: insertion sort; many (inputs
- * that all fire at once), a sort by (instance, position). */
-typedef struct {
-    int loc, pos;
-    double w;
-} cs__ev_key;
-
-static int cs__ev_key_compare(const void *x, const void *y) {
-    const cs__ev_key *a = x, *b = y;
-    if (a->loc != b->loc) return a->loc < b->loc ? -1 : 1;
-    return (a->pos > b->pos) - (a->pos < b->pos);
-}
-
-static cs_status group_by_instance(int *loc, double *w, size_t lo, size_t hi) {
-    if (hi - lo > 64) {
-        cs__ev_key *key = malloc((hi - lo) * sizeof *key);
-        if (!key) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-        for (size_t k = lo; k < hi; ++k) key[k - lo] = (cs__ev_key){loc[k], (int)(k - lo), w[k]};
-        qsort(key, hi - lo, sizeof *key, cs__ev_key_compare);
-        for (size_t k = lo; k < hi; ++k) loc[k] = key[k - lo].loc, w[k] = key[k - lo].w;
-        free(key);
-        return CS_OK;
-    }
-    for (size_t k = lo + 1; k < hi; ++k) {
-        int l = loc[k];
-        double x = w[k];
-        size_t j = k;
-        for (; j > lo && loc[j - 1] > l; --j) {
-            loc[j] = loc[j - 1];
-            w[j] = w[j - 1];
-        }
-        loc[j] = l;
-        w[j] = x;
-    }
-    return CS_OK;
-}
-
-/* The epoch's events (due by the midpoint of its last step) go to the device, grouped by
- * synapse type, with the range of each step in each group (cs_cuda.h, ev_stride): events due by
- * a step's midpoint are delivered at its start. */
+/* The epoch's events (due by the midpoint of its last step) go to the device in the GPU's
+ * delivery order (cs__cuda_order_events). */
 static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t *ndue) {
     const double dt = be->p.dt;
     const cs_cuda_state *s = &be->s;
@@ -117,7 +77,7 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
     CS_TRY(cs_event_queue_take(&be->ev, (double)(step0 + nsteps - 1) * dt + 0.5 * dt));
     double t1 = cs_now();
     be->host_take += t1 - t0;
-    const cs_target_event *ev = be->ev.due; /* in delivery order; then each type's, step by step */
+    const cs_target_event *ev = be->ev.due; /* in delivery order */
     const size_t due = be->ev.ndue;
     *ndue = due;
     int *loc = realloc(be->ev_local, (due ? due : 1) * sizeof *loc);
@@ -125,31 +85,19 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
     if (loc) be->ev_local = loc;
     if (w) be->ev_weight = w;
     if (!loc || !w) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
+    const cs__cuda_event_layout lay = {s->nsyn,      s->syn_groups, be->inst_group, be->syn_local,
+                                       step0,        nsteps,        dt,             stride};
     size_t n = 0;
-    for (int q = 0; q < nsyn; ++q) {
-        int *h = hi + (size_t)q * (size_t)stride;
-        size_t e = 0;
-        h[0] = (int)n;
-        for (int k = 0; k < nsteps; ++k) {
-            double t = (double)(step0 + k) * dt;
-            for (; e < due && ev[e].time <= t + 0.5 * dt; ++e) {
-                if (s->nsyn && be->inst_group[ev[e].instance] != s->syn_groups[q]) continue;
-                loc[n] = be->syn_local[ev[e].instance];
-                w[n++] = ev[e].weight;
-            }
-            CS_TRY(group_by_instance(loc, w, (size_t)h[k], n));
-            h[k + 1] = (int)n;
-        }
-    }
+    CS_TRY(cs__cuda_order_events(&lay, ev, due, loc, w, hi, &n));
     double t2 = cs_now();
     be->host_group += t2 - t1;
-    if (!due) return CS_OK;
+    if (!n) return CS_OK;
     size_t cap_l = be->cap_dev_ev, cap_w = be->cap_dev_ev;
     CS_TRY(cs__cuda_grow_device((void **)&be->s.ev_local, &cap_l, due, sizeof(int), "events"));
     CS_TRY(cs__cuda_grow_device((void **)&be->s.ev_weight, &cap_w, due, sizeof(double), "events"));
     be->cap_dev_ev = cap_l;
-    CS_TRY(cs_cuda_upload(be->s.ev_local, loc, due * sizeof *loc));
-    CS_TRY(cs_cuda_upload(be->s.ev_weight, w, due * sizeof *w));
+    CS_TRY(cs_cuda_upload(be->s.ev_local, loc, n * sizeof *loc));
+    CS_TRY(cs_cuda_upload(be->s.ev_weight, w, n * sizeof *w));
     be->host_upload += cs_now() - t2;
     return CS_OK;
 }

@@ -80,6 +80,24 @@ struct cs_backend {
     long long host_epochs, host_captures;
 };
 
+/* cs_cuda_events.c: where an epoch's events go on the GPU. */
+typedef struct {
+    int nsyn;                 /* synapse types (0: every event is one type's, q = 0) */
+    const int *syn_groups;    /* [nsyn] each type's mechanism group */
+    const int *inst_group;    /* [ninst] an instance's group (-1: none) */
+    const int *syn_local;     /* [ninst] its index among its type's instances */
+    int64_t step0;            /* the epoch's first step */
+    int nsteps;               /* its steps */
+    double dt;                /* [ms] */
+    int stride;               /* hi's row length, >= nsteps + 1 */
+} cs__cuda_event_layout;
+/* The epoch's due events ev[0 .. due) (in delivery order, cs_target_event_compare) as the GPU
+ * delivers them: by synapse type, then by step (an event goes to the first step whose midpoint it
+ * is due by), then by instance, each instance's in delivery order. Writes each event's instance
+ * index among its type's (loc) and weight (w), *n of them (events of no synapse type are left
+ * out), and hi[q * stride + k] .. hi[q * stride + k + 1], the range of type q's step k. */
+cs_status cs__cuda_order_events(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due, int *loc,
+                                double *w, int *hi, size_t *n);
 /* cs_backend_cuda_common.c: the graphs, dropped (a buffer they name moved, or the end) */
 void cs__cuda_drop_graphs(cs_backend *be);
 /* a device buffer of at least need elements of elem bytes (its contents are not kept) */
