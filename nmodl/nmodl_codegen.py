@@ -744,6 +744,9 @@ class Gen:
                 self.err(line, "SOLVE %s: no DERIVATIVE block of that name" % blk)
         L[first:] = self.advance_entry(L[first:], code)
         self.advance_ion_free = not reaches_ions("\n".join(L[first:]), code)
+        # a linear system solved every step (KINETIC, derivimplicit's coupled systems): its matrix
+        # takes ~250 registers, which a launch shared with other types would impose on them all
+        self.advance_solves = "double _M[" in "\n".join(L[first:])
         L.append("static CS_HD void _advance_one(const cs_mech_view *_m, int _k) { _advance_onem(_m, _k, NULL); }")
         if m.net_receive and not nmodl_events.takes_vector(m):  # a single weight (on the GPU too)
             args, body, line = m.net_receive
