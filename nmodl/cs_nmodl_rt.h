@@ -87,6 +87,46 @@ static inline CS_HD double cs_nmodl_pow_m(cs_nmodl_memo *m, double x, double p) 
     return pow(x, p);
 }
 
+/* x^n for n = 2, 3, 4 (NMODL's x^2 with a literal exponent): pow on the CPU, as NEURON; products
+ * on the GPU, where pow is ~150 instructions in a thread's chain (NaV's rates have six: session
+ * 23). They differ by at most an ulp or two, as the GPU's exp and pow already do. */
+static inline CS_HD double cs_nmodl_pown(double x, int n) {
+#ifdef __CUDA_ARCH__
+    const double x2 = x * x;
+    return n == 2 ? x2 : n == 3 ? x2 * x : x2 * x2;
+#else
+    return pow(x, (double)n);
+#endif
+}
+
+static inline CS_HD double cs_nmodl_pown_m(cs_nmodl_memo *m, double x, int n) {
+#ifdef __CUDA_ARCH__
+    (void)m;
+    return cs_nmodl_pown(x, n);
+#else
+    return cs_nmodl_pow_m(m, x, (double)n);
+#endif
+}
+
+/* A pivot d as the unrolled elimination (nmodl_sparse.py) divides by it: a / d on the CPU (the
+ * loops' arithmetic, bit for bit); on the GPU its reciprocal, taken once, then products, since
+ * a double division is a long chain of dependent instructions there (NaV: ~60 a step). */
+static inline CS_HD double cs_nmodl_pivot(double d) {
+#ifdef __CUDA_ARCH__
+    return 1.0 / d;
+#else
+    return d;
+#endif
+}
+
+static inline CS_HD double cs_nmodl_divp(double a, double pivot) {
+#ifdef __CUDA_ARCH__
+    return a * pivot;
+#else
+    return a / pivot;
+#endif
+}
+
 /* exprelr(x) = x / (exp(x) - 1), 1 at x = 0 (NEURON's definition) */
 static inline CS_HD double cs_nmodl_exprelr(double x) {
     return 1.0 + x == 1.0 ? 1.0 : x / expm1(x);

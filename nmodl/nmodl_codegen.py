@@ -330,9 +330,13 @@ class Gen:
         return False
 
     def memo_call(self, f, args, a, scope):
-        """exp or pow; memoized on the CPU (cs_nmodl_exp_m) where its arguments are invariant."""
+        """exp or pow; memoized on the CPU (cs_nmodl_exp_m) where its arguments are invariant. A
+        power of 2, 3 or 4 (a literal) is cs_nmodl_pown: pow on the CPU, products on the GPU."""
+        n = args[1][1] if f == "pow" and args[1][0] == "num" and float(args[1][1]) in (2.0, 3.0, 4.0) else None
+        if n is not None:
+            f, a = "pown", [a[0], "%d" % int(float(n))]
         if self.fold_mode or self.in_events or not self.memo_ok or not all(self.invariant(x, scope) for x in args):
-            return "%s(%s)" % (f, ", ".join(a))
+            return "%s(%s)" % ("cs_nmodl_pown" if n is not None else f, ", ".join(a))
         site = self.nmemo
         self.nmemo += 1
         return "cs_nmodl_%s_m(_c->memo ? _c->memo + %d : NULL, %s)" % (f, site, ", ".join(a))

@@ -13,7 +13,8 @@ def sparse_solve(n, nz, pad, last=()):
     its turn: with partial pivoting it won at every step of NaV's scheme (column 6, at every v) and
     sent the solve back to the loops. Where a check fails, the system as it stands (in the
     elimination's order) continues in cs_nmodl_solve_from with partial pivoting from that column.
-    Without CONSERVE rows (and checks that pass) this is cs_nmodl_solve's arithmetic, bit for bit."""
+    Without CONSERVE rows (and checks that pass) this is cs_nmodl_solve's arithmetic, bit for bit,
+    on the CPU; on the GPU each pivot's reciprocal is taken once and multiplies (cs_nmodl_divp)."""
     nz = set(nz)
     order = [i for i in range(n) if i not in last] + sorted(set(last))
     L = [pad + "int _from = -1; /* the elimination's position where a row swap is needed, -1: none */",
@@ -26,15 +27,16 @@ def sparse_solve(n, nz, pad, last=()):
             L.append(pad + "    if (%s) { _from = %d; break; }" % (
                 " || ".join("fabs(_M[%d][%d]) > fabs(_M[%d][%d])" % (r, c, c, c) for r in checked), pos))
         right = [k for k in later if (c, k) in nz]
+        L.append(pad + "    const double _p%d = cs_nmodl_pivot(_M[%d][%d]);" % (c, c, c))
         for r in below:
             ops = ["_M[%d][%d] -= _f * _M[%d][%d];" % (r, k, c, k) for k in right]
             nz |= {(r, k) for k in right}
-            L.append(pad + "    { const double _f = _M[%d][%d] / _M[%d][%d];" % (r, c, c, c))
+            L.append(pad + "    { const double _f = cs_nmodl_divp(_M[%d][%d], _p%d);" % (r, c, c))
             L.append(pad + "      if (_f != 0.0) { %s _x[%d] -= _f * _x[%d]; } }" % (" ".join(ops), r, c))
     for pos in range(n - 1, -1, -1):
         c = order[pos]
         terms = " ".join("_s -= _M[%d][%d] * _x[%d];" % (c, k, k) for k in order[pos + 1:] if (c, k) in nz)
-        L.append(pad + "    { double _s = _x[%d]; %s _x[%d] = _s / _M[%d][%d]; }" % (c, terms, c, c, c))
+        L.append(pad + "    { double _s = _x[%d]; %s _x[%d] = cs_nmodl_divp(_s, _p%d); }" % (c, terms, c, c))
     L += [pad + "} while (0);",
           pad + "if (_from >= 0) { /* a row swap: the loops, with pivoting, from that position */",
           pad + "    double _F[%d][%d], _y[%d];" % (n, n, n)]
