@@ -161,6 +161,11 @@ void cs_cuda_free(void *p);
 cs_status cs_cuda_upload(void *dst, const void *src, size_t bytes);
 cs_status cs_cuda_download(void *dst, const void *src, size_t bytes);
 cs_status cs_cuda_stream_create(void **stream);
+/* A blocking stream of the device's greatest priority (high) or its least: the block scheduler
+ * starts a high-priority kernel's pending blocks first, in graphs too. */
+cs_status cs_cuda_stream_create_priority(void **stream, int high);
+/* The device's SMs (0 when unknown). */
+int cs_cuda_sm_count(void);
 void cs_cuda_stream_destroy(void *stream);
 cs_status cs_cuda_sync(void *stream);
 /* Device memory in use on the current device [bytes] (all processes), 0 when unknown. */

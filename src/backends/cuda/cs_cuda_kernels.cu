@@ -107,6 +107,24 @@ extern "C" cs_status cs_cuda_download(void *dst, const void *src, size_t bytes) 
     return CS_OK;
 }
 
+extern "C" cs_status cs_cuda_stream_create_priority(void **stream, int high) {
+    int least = 0, greatest = 0;
+    CS_CUDA_CALL(cudaDeviceGetStreamPriorityRange(&least, &greatest), "reading the streams' priorities");
+    cudaStream_t st;
+    CS_CUDA_CALL(cudaStreamCreateWithPriority(&st, cudaStreamDefault, high ? greatest : least), "creating a stream");
+    *stream = (void *)st;
+    return CS_OK;
+}
+
+extern "C" int cs_cuda_sm_count(void) {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
 extern "C" cs_status cs_cuda_stream_create(void **stream) {
     /* A blocking stream: it is ordered with the legacy default stream, on which cudaMemcpy and
      * cudaMemset run. A pageable cudaMemcpy to the device may return before its data has
@@ -588,7 +606,8 @@ extern "C" cs_status cs_cuda_capture_end(void *stream, void **exec) {
     cudaGraph_t g = NULL;
     CS_CUDA_CALL(cudaStreamEndCapture((cudaStream_t)stream, &g), "capturing steps");
     cudaGraphExec_t e = NULL;
-    cudaError_t err = cudaGraphInstantiate(&e, g, 0);
+    /* kernels keep their streams' priorities (the lanes of latency-bound groups: setup_lanes) */
+    cudaError_t err = cudaGraphInstantiate(&e, g, cudaGraphInstantiateFlagUseNodePriority);
     cudaGraphDestroy(g);
     if (err != cudaSuccess) return cuda_fail(err, "instantiating a graph of steps");
     *exec = (void *)e;
