@@ -41,32 +41,24 @@ static cs_status merge_last(cs_event_queue *q) {
     return CS_OK;
 }
 
-/* ev[0 .. n) in delivery order. Many events: a radix sort by (time, instance), then the few ties
- * of both in full order, into a new array (*out, malloc'd) that the caller owns, ev left as it
- * was. Few: qsort in place (*out = ev). */
+/* ev[0 .. n) in delivery order. Many events: a radix sort by instance, then by time (stable,
+ * so by (time, instance)), then the few ties of both in full order; into a new array (*out,
+ * malloc'd) that the caller owns, ev left as it was. Few: qsort in place (*out = ev). */
 static cs_status sort_events(cs_target_event *ev, size_t n, cs_target_event **out) {
     *out = ev;
     if (n < 256 || n > UINT32_MAX) {
         qsort(ev, n, sizeof *ev, cs_target_event_compare);
         return CS_OK;
     }
-    uint64_t *key = malloc(2 * n * sizeof *key), *inst = key + n;
+    uint64_t *key = malloc(n * sizeof *key);
     uint32_t *ord = malloc(n * sizeof *ord);
     cs_target_event *s = malloc(n * sizeof *s);
     cs_status st = key && ord && s ? CS_OK : cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-    if (st == CS_OK) {
-#pragma omp parallel for schedule(static) if (n > 65536)
-        for (size_t k = 0; k < n; ++k) {
-            ord[k] = (uint32_t)k;
-            key[k] = cs_radix_key_double(ev[k].time);
-            inst[k] = (uint64_t)ev[k].instance;
-        }
-        st = cs_radix_order2(key, inst, n, ord);
-    }
-    if (st == CS_OK) {
-#pragma omp parallel for schedule(static) if (n > 65536)
-        for (size_t k = 0; k < n; ++k) s[k] = ev[ord[k]]; /* a random read each: threads overlap them */
-    }
+    for (size_t k = 0; st == CS_OK && k < n; ++k) ord[k] = (uint32_t)k, key[k] = (uint64_t)ev[k].instance;
+    if (st == CS_OK) st = cs_radix_order(key, n, ord);
+    for (size_t k = 0; st == CS_OK && k < n; ++k) key[k] = cs_radix_key_double(ev[k].time);
+    if (st == CS_OK) st = cs_radix_order(key, n, ord);
+    for (size_t k = 0; st == CS_OK && k < n; ++k) s[k] = ev[ord[k]];
     for (size_t a = 0, b; st == CS_OK && a < n; a = b) { /* ties in (time, instance): by the rest */
         for (b = a + 1; b < n && s[b].time == s[a].time && s[b].instance == s[a].instance; ++b) continue;
         for (size_t k = a + 1; k < b; ++k)

@@ -14,9 +14,6 @@
 /* order[0 .. n): in, the items in their current order (item indices); out, the same items stably
  * sorted by key[item]. Chained calls sort by several keys (the last call's key first). n < 2^32. */
 cs_status cs_radix_order(const uint64_t *key, size_t n, uint32_t *order);
-/* The same by two keys, hi[item] first, then lo[item]: one sort of 16-byte keys (chained sorts
- * read the second key in the first's order, a cache miss an item on large batches). */
-cs_status cs_radix_order2(const uint64_t *hi, const uint64_t *lo, size_t n, uint32_t *order);
 
 /* A double as a key whose unsigned order is the double's order (-0.0 as 0.0; no NaN). */
 static inline uint64_t cs_radix_key_double(double x) {

@@ -26,34 +26,26 @@ cs_status cs__cuda_order_events(const cs__cuda_event_layout *lay, const cs_targe
     for (int q = 0; q < lay->nsyn; ++q)
         if (lay->syn_groups[q] >= 0 && lay->syn_groups[q] < CS_CUDA_MAX_MECH) q_of[lay->syn_groups[q]] = q;
     uint64_t *key = malloc((due ? due : 1) * sizeof *key);
-    uint32_t *ord = malloc((due ? due : 1) * sizeof *ord), *src = malloc((due ? due : 1) * sizeof *src);
-    if (!key || !ord || !src) {
-        free(key), free(ord), free(src);
+    uint32_t *ord = malloc((due ? due : 1) * sizeof *ord);
+    if (!key || !ord) {
+        free(key), free(ord);
         return cs_error_set(CS_ERR_NOMEM, "out of memory for %zu events", due);
     }
+    size_t n = 0;
     int k = 0;
-    for (size_t e = 0; e < due; ++e) { /* each event's step (ev is in time order: they only move on) */
+    for (size_t e = 0; e < due; ++e) { /* ev is in time order: the steps only move on */
         while (k < nsteps - 1 && ev[e].time > (double)(lay->step0 + k) * lay->dt + 0.5 * lay->dt) ++k;
-        key[e] = (uint64_t)k << 32;
-    }
-    /* its type and instance: two random reads an event, which threads overlap */
-#pragma omp parallel for schedule(static) if (due > 65536)
-    for (size_t e = 0; e < due; ++e) {
         const int g = lay->inst_group[ev[e].instance];
         const int q = !lay->nsyn ? 0 : g >= 0 && g < CS_CUDA_MAX_MECH ? q_of[g] : -1;
-        key[e] = q < 0 ? UINT64_MAX /* no synapse type receives it */
-                       : (uint64_t)q << KEY_TYPE_SHIFT | key[e] | (uint32_t)(lay->syn_local[ev[e].instance] + 1);
+        if (q < 0) continue; /* no synapse type receives it */
+        key[n] = (uint64_t)q << KEY_TYPE_SHIFT | (uint64_t)k << 32 | (uint32_t)(lay->syn_local[ev[e].instance] + 1);
+        ord[n++] = (uint32_t)e;
     }
-    size_t n = 0;
-    for (size_t e = 0; e < due; ++e)
-        if (key[e] != UINT64_MAX) key[n] = key[e], src[n] = (uint32_t)e, ord[n] = (uint32_t)n, ++n;
     cs_status st = n ? cs_radix_order(key, n, ord) : CS_OK; /* stable: each instance's keep delivery order */
     if (st == CS_OK) {
-#pragma omp parallel for schedule(static) if (n > 65536)
         for (size_t j = 0; j < n; ++j) {
-            const cs_target_event *x = &ev[src[ord[j]]];
-            loc[j] = lay->syn_local[x->instance];
-            w[j] = x->weight;
+            loc[j] = lay->syn_local[ev[ord[j]].instance];
+            w[j] = ev[ord[j]].weight;
         }
         /* each (type, step)'s count at hi[.. + k + 1], then the running sums, type after type */
         for (int q = 0; q < nsyn; ++q) memset(hi + (size_t)q * (size_t)lay->stride, 0, (size_t)lay->stride * sizeof *hi);
@@ -70,7 +62,6 @@ cs_status cs__cuda_order_events(const cs__cuda_event_layout *lay, const cs_targe
     }
     free(key);
     free(ord);
-    free(src);
     return st;
 }
 #else
