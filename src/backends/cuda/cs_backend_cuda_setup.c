@@ -12,7 +12,6 @@
 #include "cs_cuda_gather.h"
 #include "cs_cuda_ions.h"
 #include "cs_mech_math.h"
-#include "cs_radix_sort.h"
 
 void cs__cuda_destroy(cs_backend *be) {
     if (!be) return;
@@ -116,38 +115,6 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     return CS_OK;
 }
 
-/* Each group's instances in the order of their rows (inst_local[k]: instance k's place in its
- * group), those of one row in the network's order. The gather (cs_cuda_gather.h) then reads a
- * row's slots of a group one after the other, and the current kernels read v and write their
- * slots in runs: in the network's order a synapse type's 1.15 M instances (Allen network) were
- * scattered over the rows, the gather 42 us a step. The sums are the same, bit for bit: a row
- * adds its instances group by group, each group's in the network's order, as before.
- * CS_CUDA_ROW_ORDER=0 keeps the network's order (for comparisons). */
-static cs_status order_by_row(cs_backend *be, const int *group) {
-    const cs_network_desc *net = be->net;
-    const char *env = getenv("CS_CUDA_ROW_ORDER");
-    if ((env && !strcmp(env, "0")) || !net->ninst) return CS_OK;
-    if (net->ninst > UINT32_MAX) return cs_error_set(CS_ERR_UNSUPPORTED, "more than 2^32 mechanism instances");
-    uint64_t *key = malloc(net->ninst * sizeof *key); /* instance k's: (group, row) */
-    uint32_t *ord = malloc(net->ninst * sizeof *ord);
-    if (!key || !ord) {
-        free(key), free(ord);
-        return cs_error_set(CS_ERR_NOMEM, "out of memory ordering the mechanism instances");
-    }
-    size_t n = 0;
-    for (size_t k = 0; k < net->ninst; ++k) {
-        if (group[k] < 0) continue;
-        const cs_instance_desc *in = &net->inst[k];
-        key[k] = (uint64_t)group[k] << 32 | (uint32_t)be->row_map[be->cell_first[in->cell] + in->node];
-        ord[n++] = (uint32_t)k;
-    }
-    cs_status st = cs_radix_order(key, n, ord); /* stable: a row's instances in the network's order */
-    int next[CS_CUDA_MAX_MECH] = {0};
-    for (size_t j = 0; st == CS_OK && j < n; ++j) be->inst_local[ord[j]] = next[group[ord[j]]]++;
-    free(key), free(ord);
-    return st;
-}
-
 /* Mechanism groups: instances of one type, their CVs mapped to the internal layout; states
  * initialised on the host with the mechanism's own init (the CPU code) and uploaded. */
 static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_ions *ions) {
@@ -184,12 +151,10 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             }
         }
         group[k] = gi;
+        be->syn_local[k] = types[gi]->receives_events ? count[gi] : -1;
         be->inst_local[k] = count[gi];
         count[gi]++;
     }
-    CS_TRY(order_by_row(be, group));
-    for (size_t k = 0; k < net->ninst; ++k)
-        if (group[k] >= 0 && types[group[k]]->receives_events) be->syn_local[k] = be->inst_local[k];
     cs_status st = CS_OK;
     for (int m = 0; m < s->nmech && st == CS_OK; ++m) {
         const cs_mech_type *t = types[m];
@@ -204,13 +169,13 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
         double *par = malloc((size_t)(np ? np : 1) * (size_t)n * sizeof *par);
         double *sta = calloc((size_t)(ns ? ns : 1) * (size_t)n, sizeof *sta);
         if (!node || !w || !par || !sta) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-        for (size_t k = 0; st == CS_OK && k < net->ninst; ++k) {
+        for (size_t k = 0, l = 0; st == CS_OK && k < net->ninst; ++k) {
             if (group[k] != m) continue;
             const cs_instance_desc *in = &net->inst[k];
-            const int l = be->inst_local[k];
             node[l] = be->row_map[be->cell_first[in->cell] + in->node];
             w[l] = in->weight;
             for (int j = 0; j < np; ++j) par[(size_t)j * (size_t)n + l] = in->param[j];
+            ++l;
         }
         if (st == CS_OK) {
             double *pp[CS_MAX_PARAMS + 1], *sp[CS_MAX_STATES + 1];
