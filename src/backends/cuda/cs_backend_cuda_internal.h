@@ -81,6 +81,10 @@ struct cs_backend {
     long long host_epochs, host_captures;
 };
 
+/* 0 when CS_CUDA_PRIORITY=0: every stream at the same priority (for comparisons); 1 otherwise:
+ * the main stream and the lanes of latency-bound groups at the device's greatest (setup_lanes). */
+int cs__cuda_priority_on(void);
+
 /* cs_cuda_events.c: where an epoch's events go on the GPU. */
 typedef struct {
     int nsyn;                 /* synapse types (0: every event is one type's, q = 0) */

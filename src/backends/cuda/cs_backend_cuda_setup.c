@@ -220,6 +220,11 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
  * and sampling, and the state updates that touch no concentration go round the lanes, the largest
  * groups first so that they start first. hh with hh_ahead stays on the main stream: its update
  * adds the next step's hh current to i and g. */
+int cs__cuda_priority_on(void) {
+    const char *prio = getenv("CS_CUDA_PRIORITY");
+    return !(prio && !strcmp(prio, "0"));
+}
+
 #define CS_CUDA_MECH_BLOCK 128 /* a catalogue kernel's threads a block (nmodl_cuda.py, _BLOCK) */
 static cs_status setup_lanes(cs_backend *be) {
     const cs_cuda_state *s = &be->s;
@@ -264,9 +269,8 @@ static cs_status setup_lanes(cs_backend *be) {
      * device: its lane has the high priority, so that its blocks start before the pending blocks
      * of the large groups beside it. Measured (session 23, Allen network): NaV's update, 16
      * blocks, waited 21 us for Exp2Syn's 8 994 blocks, then took 71 us against 26 alone.
-     * CS_CUDA_PRIORITY=0: every lane at the same priority (for comparisons). */
-    const char *prio = getenv("CS_CUDA_PRIORITY");
-    const int sms = cs_cuda_sm_count(), use_prio = !(prio && !strcmp(prio, "0")) && sms > 0;
+     * CS_CUDA_PRIORITY=0: every lane (and the main stream) at the same priority. */
+    const int sms = cs_cuda_sm_count(), use_prio = cs__cuda_priority_on() && sms > 0;
     int high[CS_CUDA_LANES] = {0};
     for (int k = 0; k < nunit; ++k)
         if (use_prio && size[order[k]] <= (long)CS_CUDA_MECH_BLOCK * sms) high[be->lane_of[order[k]]] = 1;
@@ -521,7 +525,10 @@ static cs_status setup(cs_backend *be) {
     CS_TRY(cs_cuda_select(be->p.device, be->device, sizeof be->device)); /* one GPU per rank */
     be->epoch = be->p.solver && !strcmp(be->p.solver, "epoch");
     if (be->epoch) CS_TRY(cs_cuda_epoch_check(net)); /* its refusals before any set-up */
-    CS_TRY(cs_cuda_stream_create(&s->stream));
+    /* the main stream carries a step's chain (events, ordered groups, ions, the gather, the solve):
+     * the greatest priority, so that its kernels' blocks start before the lanes' large groups'
+     * pending ones (setup_lanes); CS_CUDA_PRIORITY=0: every stream at the same priority */
+    CS_TRY(cs_cuda_stream_create_priority(&s->stream, cs__cuda_priority_on()));
     size_t mem0 = cs_cuda_memory_used();
 
     /* tree-order structure of the whole batch */
