@@ -4,7 +4,8 @@
  * instance, stably (insertion sort; a sort by (instance, position) past 64 events). Same loc,
  * weights and ranges, element for element, on random epochs: a few types, groups that receive no
  * events, steps with none and steps with hundreds, several events on one instance in a step.
- * No GPU needed; skipped (77) in a build without CUDA, where the function is not compiled. */
+ * The same when the epoch's events are ordered in two parts and merged (the backend's staging
+ * ahead of the boundary). No GPU needed; skipped (77) in a build without CUDA. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ static size_t reference(const cs__cuda_event_layout *lay, const cs_target_event 
     return n;
 }
 
-static void one_epoch(int nsyn, int nsteps, size_t due, int burst) {
+static void one_epoch(int nsyn, int nsteps, size_t due, int burst, int split) {
     enum { NINST = 3000, NGROUP = 6 };
     static int inst_group[NINST], syn_local[NINST];
     const int syn_groups[3] = {1, 3, 4}; /* groups 0, 2 and 5 receive no events */
@@ -103,7 +104,26 @@ static void one_epoch(int nsyn, int nsteps, size_t due, int burst) {
     int *hi = calloc(nq, sizeof *hi), *rhi = calloc(nq, sizeof *rhi);
     ck_assert(loc && rloc && w && rw && hi && rhi);
     size_t n = 0, rn = reference(&lay, ev, due, rloc, rw, rhi);
-    ck_assert_int_eq(cs__cuda_order_events(&lay, ev, due, loc, w, hi, &n), CS_OK);
+    if (split) { /* two random parts, each in delivery order, ordered apart, then merged */
+        cs_target_event *part[2];
+        size_t np[2] = {0, 0};
+        part[0] = malloc((due + 1) * sizeof *ev), part[1] = malloc((due + 1) * sizeof *ev);
+        ck_assert(part[0] && part[1]);
+        for (size_t e = 0; e < due; ++e) {
+            int p = (int)(next() % 4 == 0); /* the boundary's part: about a quarter */
+            part[p][np[p]++] = ev[e];
+        }
+        cs__cuda_ordered a = {0}, b = {0}, m = {0};
+        ck_assert_int_eq(cs__cuda_order(&lay, part[0], np[0], &a), CS_OK);
+        ck_assert_int_eq(cs__cuda_order(&lay, part[1], np[1], &b), CS_OK);
+        ck_assert_int_eq(cs__cuda_merge_ordered(&a, &b, &m), CS_OK);
+        cs__cuda_emit(&lay, &m, loc, w, hi);
+        n = m.n;
+        cs__cuda_ordered_free(&a), cs__cuda_ordered_free(&b), cs__cuda_ordered_free(&m);
+        free(part[0]), free(part[1]);
+    } else {
+        ck_assert_int_eq(cs__cuda_order_events(&lay, ev, due, loc, w, hi, &n), CS_OK);
+    }
     ck_assert_uint_eq(n, rn);
     for (size_t j = 0; j < n; ++j) {
         ck_assert_msg(loc[j] == rloc[j], "event %zu: instance %d, expected %d", j, loc[j], rloc[j]);
@@ -117,19 +137,29 @@ static void one_epoch(int nsyn, int nsteps, size_t due, int burst) {
 }
 
 START_TEST(spread_epochs) {
-    for (int r = 0; r < 20; ++r) one_epoch(3, 1 + (int)(next() % 80), next() % 5000, 0);
+    for (int r = 0; r < 20; ++r) one_epoch(3, 1 + (int)(next() % 80), next() % 5000, 0, 0);
 }
 END_TEST
 
 START_TEST(bursts_on_few_instances) {
-    for (int r = 0; r < 20; ++r) one_epoch(3, 40, 2000 + next() % 3000, 1);
+    for (int r = 0; r < 20; ++r) one_epoch(3, 40, 2000 + next() % 3000, 1, 0);
 }
 END_TEST
 
 START_TEST(one_untyped_kind_and_empty) {
-    one_epoch(0, 40, 3000, 0);
-    one_epoch(3, 40, 0, 0);
-    one_epoch(3, 1, 500, 1);
+    one_epoch(0, 40, 3000, 0, 0);
+    one_epoch(3, 40, 0, 0, 0);
+    one_epoch(3, 1, 500, 1, 0);
+}
+END_TEST
+
+/* an epoch's events ordered in two parts (those known before the boundary, those its spikes add)
+ * and merged: the same arrays as ordered at once */
+START_TEST(two_parts_merged) {
+    for (int r = 0; r < 20; ++r) one_epoch(3, 1 + (int)(next() % 80), next() % 5000, 0, 1);
+    for (int r = 0; r < 20; ++r) one_epoch(3, 40, 2000 + next() % 3000, 1, 1);
+    one_epoch(0, 40, 3000, 0, 1);
+    one_epoch(3, 40, 0, 0, 1);
 }
 END_TEST
 
@@ -148,6 +178,7 @@ int main(void) {
     tcase_add_test(tc, spread_epochs);
     tcase_add_test(tc, bursts_on_few_instances);
     tcase_add_test(tc, one_untyped_kind_and_empty);
+    tcase_add_test(tc, two_parts_merged);
     tcase_add_test(tc, too_many_steps_refused);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

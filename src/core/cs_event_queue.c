@@ -41,10 +41,9 @@ static cs_status merge_last(cs_event_queue *q) {
     return CS_OK;
 }
 
-/* ev[0 .. n) in delivery order. Many events: a radix sort by instance, then by time (stable,
- * so by (time, instance)), then the few ties of both in full order; into a new array (*out,
- * malloc'd) that the caller owns, ev left as it was. Few: qsort in place (*out = ev). */
-static cs_status sort_events(cs_target_event *ev, size_t n, cs_target_event **out) {
+/* cs_event_queue.h. Many events: a radix sort by instance, then by time (stable, so by (time,
+ * instance)), then the few ties of both in full order. */
+cs_status cs_target_events_sort(cs_target_event *ev, size_t n, cs_target_event **out) {
     *out = ev;
     if (n < 256 || n > UINT32_MAX) {
         qsort(ev, n, sizeof *ev, cs_target_event_compare);
@@ -82,7 +81,7 @@ static cs_status sort_events(cs_target_event *ev, size_t n, cs_target_event **ou
 static cs_status seal_input(cs_event_queue *q) {
     if (!q->nin) return CS_OK;
     cs_target_event *sorted;
-    CS_TRY(sort_events(q->in, q->nin, &sorted));
+    CS_TRY(cs_target_events_sort(q->in, q->nin, &sorted));
     if (sorted != q->in) free(q->in);
     if (q->nrun == CS_EVENT_RUNS_MAX) CS_TRY(merge_last(q));
     q->run[q->nrun++] = (cs_event_run){sorted, 0, q->nin};

@@ -42,6 +42,10 @@ cs_status cs_event_queue_push(cs_event_queue *q, size_t n, const cs_target_event
  * out of the queue (q->due is valid until the next take). */
 cs_status cs_event_queue_take(cs_event_queue *q, double t_limit);
 
+/* ev[0 .. n) in delivery order (cs_target_event_compare): in place (*out = ev), or into a new
+ * array (*out, malloc'd, the caller frees it; ev is left as it was). */
+cs_status cs_target_events_sort(cs_target_event *ev, size_t n, cs_target_event **out);
+
 /* Events pending (not yet taken). */
 size_t cs_event_queue_pending(const cs_event_queue *q);
 

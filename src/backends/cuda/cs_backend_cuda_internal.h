@@ -17,6 +17,14 @@
 #define CS_SPIKES_PER_DETECTOR 16 /* spike buffer: crossings per detector per epoch */
 #define CS_GRAPH_LEVELS 7       /* graphs of 1, 2, 4, .. 64 steps; a run of steps takes at most 7 */
 
+/* An epoch's events in the GPU's delivery order (cs_cuda_events.c), with their keys (type, step,
+ * instance): sets ordered apart merge. */
+typedef struct {
+    uint64_t *key;       /* [n] */
+    cs_target_event *ev; /* [n] */
+    size_t n, cap;
+} cs__cuda_ordered;
+
 struct cs_backend {
     const cs_network_desc *net;
     cs_backend_params p;
@@ -78,7 +86,20 @@ struct cs_backend {
      * event delivery (staging) at collect. CS_CUDA_HOST_TIMES=1 prints their sums at the end. */
     double host_take, host_group, host_upload, host_launch, host_staged, host_staged_counted;
     double host_capture; /* [s] of host_launch: the graphs' captures (host_captures of them) */
-    long long host_epochs, host_captures;
+    double host_ahead;   /* [s] ordering the next epoch's events while the GPU runs (not waited on) */
+    long long host_epochs, host_captures, host_merged;
+    /* the next epoch's events ordered while the current one runs (stage_ahead), and those
+     * delivered since that fall within it (late, unsorted); CS_CUDA_STAGE_AHEAD=0: all at the
+     * boundary (for comparisons). staged: the epoch's set as it goes to the device; fresh: scratch */
+    int stage_ahead;
+    struct {
+        cs__cuda_ordered set;
+        int64_t step0;
+        int nsteps, valid;
+    } ahead;
+    cs_target_event *late;
+    size_t nlate, cap_late;
+    cs__cuda_ordered fresh, staged;
 };
 
 /* 0 when CS_CUDA_PRIORITY=0: every stream at the same priority (for comparisons); 1 otherwise:
@@ -103,6 +124,16 @@ typedef struct {
  * out), and hi[q * stride + k] .. hi[q * stride + k + 1], the range of type q's step k. */
 cs_status cs__cuda_order_events(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due, int *loc,
                                 double *w, int *hi, size_t *n);
+/* The same in two parts, so that sets ordered apart merge (cs__cuda_ordered): the events in
+ * that order with their keys, then the arrays. */
+/* ev[0 .. due) (in delivery order) into out, ordered; out's earlier contents are dropped */
+cs_status cs__cuda_order(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due,
+                         cs__cuda_ordered *out);
+/* a and b (ordered for one layout, no event in both) as one ordered set: by key, then delivery order */
+cs_status cs__cuda_merge_ordered(const cs__cuda_ordered *a, const cs__cuda_ordered *b, cs__cuda_ordered *out);
+/* loc, w ([o->n]) and hi as cs__cuda_order_events writes them */
+void cs__cuda_emit(const cs__cuda_event_layout *lay, const cs__cuda_ordered *o, int *loc, double *w, int *hi);
+void cs__cuda_ordered_free(cs__cuda_ordered *o);
 /* cs_backend_cuda_common.c: the graphs, dropped (a buffer they name moved, or the end) */
 void cs__cuda_drop_graphs(cs_backend *be);
 /* a device buffer of at least need elements of elem bytes (its contents are not kept) */

@@ -18,10 +18,15 @@ void cs__cuda_destroy(cs_backend *be) {
     cs_cuda_state *s = &be->s;
     const char *show = getenv("CS_CUDA_HOST_TIMES");
     if (show && !strcmp(show, "1") && be->host_epochs)
-        fprintf(stderr, "GPU backend, host time at the epochs' starts (%lld epochs): events taken from the queue "
-                "%.4f s, grouped %.4f s, uploaded %.4f s (staged in all, with the ranges: %.4f s); launches %.4f s, "
-                "of which %lld graph captures %.4f s\n", be->host_epochs, be->host_take, be->host_group,
-                be->host_upload, be->host_staged, be->host_launch, be->host_captures, be->host_capture);
+        fprintf(stderr, "GPU backend, host time at the epochs' starts (%lld epochs, %lld of them ordered ahead and "
+                "merged): events taken or merged %.4f s, arrays %.4f s, uploaded %.4f s (staged in all, with the "
+                "ranges: %.4f s); launches %.4f s, of which %lld graph captures %.4f s; ordered ahead while the GPU "
+                "ran: %.4f s\n", be->host_epochs, be->host_merged, be->host_take, be->host_group, be->host_upload,
+                be->host_staged, be->host_launch, be->host_captures, be->host_capture, be->host_ahead);
+    cs__cuda_ordered_free(&be->ahead.set);
+    cs__cuda_ordered_free(&be->fresh);
+    cs__cuda_ordered_free(&be->staged);
+    free(be->late);
     void *dev[] = {s->v, s->rhs, s->d, s->i, s->g, s->d0, s->b0, s->cdt, s->u, s->ev_local, s->ev_weight,
                    s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->cell_row, s->probe_row, s->probe_src,
                    s->imem_col, s->imem_row, s->imem_nb_first, s->imem_nb_row, s->imem_nb_g, s->imem_el_first,
@@ -628,6 +633,8 @@ static cs_status setup(cs_backend *be) {
     /* CS_CUDA_GRAPHS=0 launches every kernel directly (for comparisons) */
     const char *graphs = getenv("CS_CUDA_GRAPHS");
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
+    const char *ahead = getenv("CS_CUDA_STAGE_AHEAD"); /* 0: every epoch's events at its start (comparisons) */
+    be->stage_ahead = !(ahead && !strcmp(ahead, "0"));
     if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
     const char *fork = getenv("CS_CUDA_FORK"); /* CS_CUDA_FORK=0: every kernel in order (for comparisons) */
     for (int q = 0; q < CS_CUDA_MAX_MECH; ++q) be->s.merge_head[q] = -1;
