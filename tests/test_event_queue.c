@@ -31,7 +31,7 @@ static void run_case(int big_first, int rounds) {
     size_t cap = 1 << 20, nref = 0, total = 0, taken = 0;
     cs_target_event *ref = malloc(cap * sizeof *ref), batch[512];
     ck_assert_ptr_nonnull(ref);
-    if (big_first) { /* the inputs known before the run: many, over the whole run (0 .. 125 ms) */
+    if (big_first == 1) { /* the inputs known before the run: many, over the whole run (0 .. 125 ms) */
         for (int k = 0; k < 50000; ++k) {
             ref[nref] = event_after(0.0);
             ref[nref++].time *= 25.0;
@@ -41,6 +41,15 @@ static void run_case(int big_first, int rounds) {
     }
     double t = 0.0;
     for (int r = 0; r < rounds; ++r) {
+        if (big_first == 2 && r == rounds / 2) { /* a large batch mid-run: cut into deferred buckets */
+            for (int k = 0; k < 40000; ++k) {
+                ck_assert(nref < cap);
+                ref[nref] = event_after(t + 0.5);
+                ref[nref].time += 0.25 * (double)(next() % 400);
+                ck_assert_int_eq(cs_event_queue_push(&q, 1, &ref[nref]), CS_OK);
+                ++nref, ++total;
+            }
+        }
         /* an epoch's spikes become events at least one epoch ahead, in bursts of any size */
         int nb = (int)(next() % 4);
         for (int b = 0; b < nb; ++b) {
@@ -82,6 +91,10 @@ END_TEST
 START_TEST(inputs_known_in_advance) { run_case(1, 300); }
 END_TEST
 
+/* a batch of CS_EVENT_DEFER_MIN or more events mid-run: its buckets sorted as takes reach them */
+START_TEST(large_batch_mid_run) { run_case(2, 300); }
+END_TEST
+
 START_TEST(empty_takes) {
     cs_event_queue q = {0};
     ck_assert_int_eq(cs_event_queue_take(&q, 10.0), CS_OK);
@@ -104,6 +117,7 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, spikes_only);
     tcase_add_test(tc, inputs_known_in_advance);
+    tcase_add_test(tc, large_batch_mid_run);
     tcase_add_test(tc, empty_takes);
     suite_add_tcase(s, tc);
     return run_suite(s);

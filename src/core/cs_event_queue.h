@@ -5,7 +5,9 @@
  * cost more than the GPU's steps (session 17: ~25 ms an epoch at 10 000 Allen cells). Here
  * the events pushed between two takes are sorted once into a run of their own; runs of similar
  * size are merged (as a binary counter carries), so an event is copied O(log n) times in all; a
- * take merges the runs' due prefixes two by two. Sorting a batch by radix (instance, then time)
+ * take merges the runs' due prefixes two by two. A batch of CS_EVENT_DEFER_MIN events or more
+ * (the inputs, known before the run) is cut by time into buckets, each sorted into a run only
+ * when a take may reach it. Sorting a batch by radix (instance, then time)
  * rather than qsort's comparator took the Allen network's staging from ~3.5 ms an epoch down
  * (session 23: bench/NOTES.md). The order of what a take returns is the total order of
  * cs_target_event_compare, whatever the runs: a run's results do not depend on when events came. */
@@ -18,6 +20,8 @@
 #include "cs_error.h"
 
 #define CS_EVENT_RUNS_MAX 64
+#define CS_EVENT_DEFER_MIN 32768 /* a batch of this many events or more is cut into buckets */
+#define CS_EVENT_BUCKET 8192     /* events a bucket, about */
 
 typedef struct {
     cs_target_event *ev; /* sorted; ev[head, n) pending */
@@ -25,7 +29,15 @@ typedef struct {
 } cs_event_run;
 
 typedef struct {
+    cs_target_event *ev; /* unsorted, malloc'd */
+    size_t n;
+    double tmin; /* [ms] its earliest event's time */
+} cs_event_bucket;
+
+typedef struct {
     cs_event_run run[CS_EVENT_RUNS_MAX]; /* by size, largest first */
+    cs_event_bucket *defer;              /* a large batch's buckets, sorted into runs when reached */
+    size_t ndefer, cap_defer;
     int nrun;
     cs_target_event *in; /* pushed since the last take, unsorted */
     size_t nin, cap_in;
