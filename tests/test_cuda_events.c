@@ -11,6 +11,7 @@
 #include <string.h>
 
 #ifdef CS_HAVE_CUDA
+#include "check_suite.h"
 #include "cs_backend_cuda_internal.h"
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
@@ -181,11 +182,7 @@ int main(void) {
     tcase_add_test(tc, two_parts_merged);
     tcase_add_test(tc, too_many_steps_refused);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(s);
 }
 #else
 int main(void) { return 77; }

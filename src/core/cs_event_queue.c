@@ -9,16 +9,20 @@
 
 static size_t left(const cs_event_run *r) { return r->n - r->head; }
 
+cs_status cs_target_events_grow(cs_target_event **p, size_t *cap, size_t need) {
+    if (need <= *cap) return CS_OK;
+    size_t nc = *cap ? *cap : 1024;
+    while (nc < need) nc *= 2;
+    cs_target_event *x = realloc(*p, nc * sizeof *x);
+    if (!x) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
+    *p = x;
+    *cap = nc;
+    return CS_OK;
+}
+
 cs_status cs_event_queue_push(cs_event_queue *q, size_t n, const cs_target_event *ev) {
     if (!n) return CS_OK;
-    if (q->nin + n > q->cap_in) {
-        size_t nc = q->cap_in ? q->cap_in : 1024;
-        while (nc < q->nin + n) nc *= 2;
-        cs_target_event *p = realloc(q->in, nc * sizeof *p);
-        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-        q->in = p;
-        q->cap_in = nc;
-    }
+    CS_TRY(cs_target_events_grow(&q->in, &q->cap_in, q->nin + n));
     memcpy(q->in + q->nin, ev, n * sizeof *ev);
     q->nin += n;
     return CS_OK;

@@ -47,6 +47,9 @@ typedef struct {
     size_t cap_tmp;
 } cs_event_queue;
 
+/* *p (*cap events, contents kept) grown to hold at least need events. */
+cs_status cs_target_events_grow(cs_target_event **p, size_t *cap, size_t need);
+
 /* Queue n events (copied). */
 cs_status cs_event_queue_push(cs_event_queue *q, size_t n, const cs_target_event *ev);
 

@@ -76,14 +76,7 @@ static cs__cuda_event_layout layout_of(const cs_backend *be, int64_t step0, int 
 static cs_status cuda_deliver(cs_backend *be, size_t n, const cs_target_event *ev) {
     if (!be->ahead.valid) return cs_event_queue_push(&be->ev, n, ev);
     const double limit = due_limit(be, be->ahead.step0, be->ahead.nsteps);
-    if (be->nlate + n > be->cap_late) {
-        size_t nc = be->cap_late ? be->cap_late : 1024;
-        while (nc < be->nlate + n) nc *= 2;
-        cs_target_event *p = realloc(be->late, nc * sizeof *p);
-        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-        be->late = p;
-        be->cap_late = nc;
-    }
+    CS_TRY(cs_target_events_grow(&be->late, &be->cap_late, be->nlate + n));
     for (size_t a = 0, b; a < n; a = b) { /* runs of later events go to the queue at once */
         if (ev[a].time <= limit) {
             be->late[be->nlate++] = ev[a];
