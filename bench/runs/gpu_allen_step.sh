@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Issue 31 on the GPU machine, in one call: bmtk's 10 000-cell Allen network (bench/sonata_allen_network.py,
 # 100 ms) with this tree against a reference tree, built side by side and run alternated (REPS, default 3),
-# each run's wall time and its spikes' count and sum (equal sums: the same spike times); this tree with
+# each run's wall time, its spikes' count and sum (equal sums: the same spike times) and the host's time
+# between epochs (CS_CUDA_HOST_TIMES=1); this tree with
 # CS_CUDA_MERGE=0 once; then the kernel timeline of a 20 ms run of this tree (bench/trace/gpu_trace.sh:
 # the median step, each kernel's time per step, a typical step's kernels) and, with NCU=1, Nsight
 # Compute's duration of every kernel of three steps (graphs and lanes off, warm caches).
 # Here, first: scripts/gpu_auto_trial.sh --prepare REF (REF's sources into build-ref-src/), and the
 # network (bench/runs/gpu_sonata_allen.sh's header). Carry .devlibs, build-ref-src, .bench-allen/n10000.
 # Usage: bench/runs/gpu_allen_step.sh [OUTDIR]; NET (default .bench-allen/n10000), REPS, NCU.
-# Session 22's calls 5 and 6 (bench/NOTES.md, "Session 22: the Allen step") ran these steps.
+# Session 22's calls 5 and 6 and session 23's (bench/NOTES.md, "Session 2x: the Allen step") ran these steps.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . scripts/gpu_common.sh
@@ -34,8 +35,8 @@ one() { # LABEL BUILD ENV...
   local label=$1 b=$2 cs=$new
   shift 2
   [ "$b" = ref ] && cs=$ref
-  env "$@" CABLESIM_CACHE_DIR="$root/cat-$b" timeout 120 "$cs" run "$cfg" --backend cuda -o "$out/sp.h5" -q >"$out/run.log" 2>&1 ||
-    { echo "$label: failed: $(tail -1 "$out/run.log")"; return; }
+  env "$@" CS_CUDA_HOST_TIMES=1 CABLESIM_CACHE_DIR="$root/cat-$b" timeout 120 "$cs" run "$cfg" --backend cuda \
+    -o "$out/sp.h5" -q >"$out/run.log" 2>&1 || { echo "$label: failed: $(tail -1 "$out/run.log")"; return; }
   "$py" - "$out/sp.h5" "$label" <<'PY'
 import sys
 import h5py
@@ -46,6 +47,7 @@ wall = float(a["wall_seconds"])
 t = np.concatenate([f["spikes"][p]["timestamps"][()] for p in f["spikes"]]) if "spikes" in f else np.zeros(0)
 print("%s: wall %.4f s, spikes %d, sum of spike times %.10f ms" % (sys.argv[2], wall, len(t), np.sort(t).sum()))
 PY
+  grep -oE "host time at the epochs.*" "$out/run.log" | cut -c1-240 # the host's part between epochs (docs/gpu.md)
 }
 gpu_stamp "alternated runs"
 for r in $(seq "${REPS:-3}"); do
