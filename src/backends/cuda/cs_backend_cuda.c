@@ -100,7 +100,7 @@ static cs_status stage_ahead(cs_backend *be, int64_t step0, int nsteps) {
     be->nlate = 0;
     CS_TRY(cs_event_queue_take(&be->ev, due_limit(be, step0, nsteps)));
     const cs__cuda_event_layout lay = layout_of(be, step0, nsteps);
-    CS_TRY(cs__cuda_order(&lay, be->ev.due, be->ev.ndue, &be->ahead.set));
+    CS_TRY(cs__cuda_order(&lay, be->ev.due, be->ev.ndue, 1, &be->ahead.set));
     be->ahead.step0 = step0;
     be->ahead.nsteps = nsteps;
     be->ahead.valid = 1;
@@ -120,14 +120,7 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
     const cs__cuda_event_layout lay = layout_of(be, step0, nsteps);
     double t0 = cs_now();
     if (be->ahead.valid && be->ahead.step0 == step0 && be->ahead.nsteps == nsteps) {
-        cs_target_event *sorted;
-        CS_TRY(cs_target_events_sort(be->late, be->nlate, &sorted));
-        if (sorted != be->late) {
-            free(be->late);
-            be->late = sorted;
-            be->cap_late = be->nlate;
-        }
-        CS_TRY(cs__cuda_order(&lay, be->late, be->nlate, &be->fresh));
+        CS_TRY(cs__cuda_order(&lay, be->late, be->nlate, 0, &be->fresh)); /* one sort, not two */
         CS_TRY(cs__cuda_merge_ordered(&be->ahead.set, &be->fresh, &be->staged));
         be->host_merged++;
     } else {
@@ -136,7 +129,7 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
             CS_TRY(cs_event_queue_push(&be->ev, be->nlate, be->late));
         }
         CS_TRY(cs_event_queue_take(&be->ev, due_limit(be, step0, nsteps)));
-        CS_TRY(cs__cuda_order(&lay, be->ev.due, be->ev.ndue, &be->staged));
+        CS_TRY(cs__cuda_order(&lay, be->ev.due, be->ev.ndue, 1, &be->staged));
     }
     be->ahead.valid = 0;
     be->nlate = 0;

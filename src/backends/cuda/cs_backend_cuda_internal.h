@@ -126,8 +126,9 @@ cs_status cs__cuda_order_events(const cs__cuda_event_layout *lay, const cs_targe
                                 double *w, int *hi, size_t *n);
 /* The same in two parts, so that sets ordered apart merge (cs__cuda_ordered): the events in
  * that order with their keys, then the arrays. */
-/* ev[0 .. due) (in delivery order) into out, ordered; out's earlier contents are dropped */
-cs_status cs__cuda_order(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due,
+/* ev[0 .. due) into out, ordered; out's earlier contents are dropped. in_order: ev is in delivery
+ * order (cs_target_event_compare); 0: any order (the boundary's few, not sorted first) */
+cs_status cs__cuda_order(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due, int in_order,
                          cs__cuda_ordered *out);
 /* a and b (ordered for one layout, no event in both) as one ordered set: by key, then delivery order */
 cs_status cs__cuda_merge_ordered(const cs__cuda_ordered *a, const cs__cuda_ordered *b, cs__cuda_ordered *out);

@@ -6,6 +6,7 @@
  * Two ordered sets merge by the same key, then by delivery order: the backend orders most of an
  * epoch's events while the previous epoch runs, and only those its spikes add at the boundary. */
 #ifdef CS_HAVE_CUDA
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,17 @@ void cs__cuda_ordered_free(cs__cuda_ordered *o) {
     memset(o, 0, sizeof *o);
 }
 
-cs_status cs__cuda_order(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due,
+/* the first step of the epoch whose midpoint an event at time t [ms] is due by (the last: later) */
+static int step_of(const cs__cuda_event_layout *lay, double t) {
+    const double x = ceil((t - 0.5 * lay->dt) / lay->dt) - (double)lay->step0;
+    int k = x < 0 ? 0 : x > lay->nsteps - 1 ? lay->nsteps - 1 : (int)x;
+    /* the division's rounding: settle on the thresholds themselves, as the ordered walk does */
+    while (k > 0 && t <= (double)(lay->step0 + k - 1) * lay->dt + 0.5 * lay->dt) --k;
+    while (k < lay->nsteps - 1 && t > (double)(lay->step0 + k) * lay->dt + 0.5 * lay->dt) ++k;
+    return k;
+}
+
+cs_status cs__cuda_order(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due, int in_order,
                          cs__cuda_ordered *out) {
     const int nsyn = lay->nsyn > 0 ? lay->nsyn : 1, nsteps = lay->nsteps;
     out->n = 0;
@@ -51,8 +62,11 @@ cs_status cs__cuda_order(const cs__cuda_event_layout *lay, const cs_target_event
     cs_status st = key && ord ? reserve(out, due) : cs_error_set(CS_ERR_NOMEM, "out of memory for %zu events", due);
     size_t n = 0;
     int k = 0;
-    for (size_t e = 0; st == CS_OK && e < due; ++e) { /* ev is in time order: the steps only move on */
-        while (k < nsteps - 1 && ev[e].time > (double)(lay->step0 + k) * lay->dt + 0.5 * lay->dt) ++k;
+    for (size_t e = 0; st == CS_OK && e < due; ++e) { /* in time order, the steps only move on */
+        if (in_order)
+            while (k < nsteps - 1 && ev[e].time > (double)(lay->step0 + k) * lay->dt + 0.5 * lay->dt) ++k;
+        else
+            k = step_of(lay, ev[e].time);
         const int g = lay->inst_group[ev[e].instance];
         const int q = !lay->nsyn ? 0 : g >= 0 && g < CS_CUDA_MAX_MECH ? q_of[g] : -1;
         if (q < 0) continue; /* no synapse type receives it */
@@ -68,6 +82,16 @@ cs_status cs__cuda_order(const cs__cuda_event_layout *lay, const cs_target_event
     for (size_t j = 0; st == CS_OK && j < n; ++j) {
         out->key[j] = key[place[j]];
         out->ev[j] = ev[ord[place[j]]];
+    }
+    /* events in any order: those of one key (type, step, instance) into delivery order */
+    for (size_t a = 0, b; st == CS_OK && !in_order && a < n; a = b) {
+        for (b = a + 1; b < n && out->key[b] == out->key[a]; ++b) continue;
+        for (size_t i = a + 1; i < b; ++i)
+            for (size_t j = i; j > a && cs_target_event_compare(&out->ev[j - 1], &out->ev[j]) > 0; --j) {
+                cs_target_event t = out->ev[j];
+                out->ev[j] = out->ev[j - 1];
+                out->ev[j - 1] = t;
+            }
     }
     if (st == CS_OK) out->n = n;
     free(key), free(ord), free(place);
@@ -113,7 +137,7 @@ cs_status cs__cuda_order_events(const cs__cuda_event_layout *lay, const cs_targe
                                 double *w, int *hi, size_t *n_out) {
     cs__cuda_ordered o = {0};
     *n_out = 0;
-    cs_status st = cs__cuda_order(lay, ev, due, &o);
+    cs_status st = cs__cuda_order(lay, ev, due, 1, &o);
     if (st == CS_OK) {
         cs__cuda_emit(lay, &o, loc, w, hi);
         *n_out = o.n;
