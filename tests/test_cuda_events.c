@@ -1,4 +1,4 @@
-/* The GPU's delivery order of an epoch's events (cs__cuda_order_events, src/backends/cuda/
+/* The GPU's delivery order of an epoch's events (cs__cuda_order and cs__cuda_emit, src/backends/cuda/
  * cs_cuda_events.c) against the way it was built before session 23, kept here as the reference:
  * a pass over the events for each synapse type, step by step, then each step's events grouped by
  * instance, stably (insertion sort; a sort by (instance, position) past 64 events). Same loc,
@@ -129,7 +129,11 @@ static void one_epoch(int nsyn, int nsteps, size_t due, int burst, int split) {
         cs__cuda_ordered_free(&a), cs__cuda_ordered_free(&b), cs__cuda_ordered_free(&m);
         free(part[0]), free(part[1]);
     } else {
-        ck_assert_int_eq(cs__cuda_order_events(&lay, ev, due, loc, w, hi, &n), CS_OK);
+        cs__cuda_ordered o = {0};
+        ck_assert_int_eq(cs__cuda_order(&lay, ev, due, 1, &o), CS_OK);
+        cs__cuda_emit(&lay, &o, loc, w, hi);
+        n = o.n;
+        cs__cuda_ordered_free(&o);
     }
     ck_assert_uint_eq(n, rn);
     for (size_t j = 0; j < n; ++j) {
@@ -173,9 +177,11 @@ END_TEST
 START_TEST(too_many_steps_refused) {
     const int g = 0, l = 0;
     const cs__cuda_event_layout lay = {1, &g, &g, &l, 0, 1 << 20, 0.025, (1 << 20) + 1};
-    size_t n = 1;
-    ck_assert_int_eq(cs__cuda_order_events(&lay, NULL, 0, NULL, NULL, NULL, &n), CS_ERR_INTERNAL);
-    ck_assert_uint_eq(n, 0);
+    cs__cuda_ordered o = {0};
+    o.n = 1;
+    ck_assert_int_eq(cs__cuda_order(&lay, NULL, 0, 1, &o), CS_ERR_INTERNAL);
+    ck_assert_uint_eq(o.n, 0);
+    cs__cuda_ordered_free(&o);
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #ifdef CS_HAVE_CUDA
+#include "check_suite.h"
 #include "cs_backend_cuda_internal.h"
 
 static const char cat_a = 'a', cat_b = 'b'; /* two catalogues' dispatch keys */
@@ -50,11 +51,7 @@ int main(void) {
     tcase_add_test(tc, sets_by_key_size_and_count);
     tcase_add_test(tc, a_second_set_of_one_key);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(s);
 }
 
 #else

@@ -13,6 +13,7 @@
 #include "cs_model.h"
 
 #ifdef CS_HAVE_CUDA
+#include "check_suite.h"
 #include <omp.h>
 
 #include "cs_backend_cuda_internal.h"
@@ -95,11 +96,7 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, host_arrays_on_threads_equal_one_pass);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(s);
 }
 
 #else

@@ -28,17 +28,22 @@ cs_status cs_event_queue_push(cs_event_queue *q, size_t n, const cs_target_event
     return CS_OK;
 }
 
+/* Two arrays in delivery order, a[0 .. na) and b[0 .. nb), into out (a first where they tie). */
+static void merge_into(cs_target_event *out, const cs_target_event *a, size_t na, const cs_target_event *b,
+                       size_t nb) {
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) out[k++] = cs_target_event_compare(&a[i], &b[j]) <= 0 ? a[i++] : b[j++];
+    memcpy(out + k, a + i, (na - i) * sizeof *a);
+    memcpy(out + k + (na - i), b + j, (nb - j) * sizeof *b);
+}
+
 /* The last two runs into one (their pending parts). */
 static cs_status merge_last(cs_event_queue *q) {
     cs_event_run *x = &q->run[q->nrun - 2], *y = &q->run[q->nrun - 1];
     size_t n = left(x) + left(y);
     cs_target_event *m = malloc(n * sizeof *m);
     if (!m) return cs_error_set(CS_ERR_NOMEM, "out of memory for events");
-    size_t i = x->head, j = y->head, k = 0;
-    while (i < x->n && j < y->n)
-        m[k++] = cs_target_event_compare(&x->ev[i], &y->ev[j]) <= 0 ? x->ev[i++] : y->ev[j++];
-    while (i < x->n) m[k++] = x->ev[i++];
-    while (j < y->n) m[k++] = y->ev[j++];
+    merge_into(m, x->ev + x->head, left(x), y->ev + y->head, left(y));
     free(x->ev);
     free(y->ev);
     *x = (cs_event_run){m, 0, n};
@@ -46,8 +51,8 @@ static cs_status merge_last(cs_event_queue *q) {
     return CS_OK;
 }
 
-/* cs_event_queue.h. Many events: a radix sort by instance, then by time (stable, so by (time,
- * instance)), then the few ties of both in full order. */
+/* In delivery order (cs_event_queue.h). Many events: a radix sort by instance, then by time
+ * (stable, so by (time, instance)), then the few ties of both in full order. */
 cs_status cs_target_events_sort(cs_target_event *ev, size_t n, cs_target_event **out) {
     *out = ev;
     if (n < 256 || n > UINT32_MAX) {
@@ -82,9 +87,16 @@ cs_status cs_target_events_sort(cs_target_event *ev, size_t n, cs_target_event *
     return CS_OK;
 }
 
-/* A sorted array of n events (owned) as the newest run; runs of similar size merge. */
+/* A sorted array of n events as the newest run, the queue's from now on (freed on failure too);
+ * runs of similar size merge. */
 static cs_status add_run(cs_event_queue *q, cs_target_event *sorted, size_t n) {
-    if (q->nrun == CS_EVENT_RUNS_MAX) CS_TRY(merge_last(q));
+    if (q->nrun == CS_EVENT_RUNS_MAX) {
+        cs_status st = merge_last(q);
+        if (st != CS_OK) {
+            free(sorted);
+            return st;
+        }
+    }
     q->run[q->nrun++] = (cs_event_run){sorted, 0, n};
     while (q->nrun >= 2 && left(&q->run[q->nrun - 2]) <= 2 * left(&q->run[q->nrun - 1])) CS_TRY(merge_last(q));
     return CS_OK;
@@ -146,7 +158,7 @@ static cs_status seal_input(cs_event_queue *q) {
     } else {
         cs_target_event *sorted;
         st = cs_target_events_sort(q->in, q->nin, &sorted);
-        if (st == CS_OK && sorted != q->in) free(q->in);
+        if (st != CS_OK || sorted != q->in) free(q->in); /* on failure the events are lost: the run stops */
         if (st == CS_OK) st = add_run(q, sorted, q->nin);
     }
     q->in = NULL;
@@ -169,11 +181,8 @@ static cs_status sort_reached(cs_event_queue *q, double t_limit) {
         }
         cs_target_event *sorted;
         cs_status st = cs_target_events_sort(x.ev, x.n, &sorted);
-        if (st == CS_OK && sorted != x.ev) free(x.ev);
-        if (st != CS_OK) {
-            free(x.ev);
-            return st;
-        }
+        if (st != CS_OK || sorted != x.ev) free(x.ev);
+        CS_TRY(st);
         CS_TRY(add_run(q, sorted, x.n));
     }
     return CS_OK;
@@ -224,13 +233,9 @@ cs_status cs_event_queue_take(cs_event_queue *q, double t_limit) {
     while (nseg > 1) { /* merge segments 2i and 2i + 1 into tmp, then swap */
         int out = 0;
         for (int g = 0; g < nseg; g += 2) {
-            size_t i = seg[g], mid = seg[g + 1], end = g + 1 < nseg ? seg[g + 2] : mid, j = mid, k = i;
-            while (i < mid && j < end)
-                q->tmp[k++] = cs_target_event_compare(&q->due[i], &q->due[j]) <= 0 ? q->due[i++] : q->due[j++];
-            memcpy(q->tmp + k, q->due + i, (mid - i) * sizeof *q->due);
-            k += mid - i;
-            memcpy(q->tmp + k, q->due + j, (end - j) * sizeof *q->due);
-            seg[out++] = seg[g];
+            const size_t lo = seg[g], mid = seg[g + 1], end = g + 1 < nseg ? seg[g + 2] : mid;
+            merge_into(q->tmp + lo, q->due + lo, mid - lo, q->due + mid, end - mid);
+            seg[out++] = lo;
         }
         seg[out] = total;
         nseg = out;

@@ -117,22 +117,17 @@ typedef struct {
     double dt;                /* [ms] */
     int stride;               /* hi's row length, >= nsteps + 1 */
 } cs__cuda_event_layout;
-/* The epoch's due events ev[0 .. due) (in delivery order, cs_target_event_compare) as the GPU
- * delivers them: by synapse type, then by step (an event goes to the first step whose midpoint it
- * is due by), then by instance, each instance's in delivery order. Writes each event's instance
- * index among its type's (loc) and weight (w), *n of them (events of no synapse type are left
- * out), and hi[q * stride + k] .. hi[q * stride + k + 1], the range of type q's step k. */
-cs_status cs__cuda_order_events(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due, int *loc,
-                                double *w, int *hi, size_t *n);
-/* The same in two parts, so that sets ordered apart merge (cs__cuda_ordered): the events in
- * that order with their keys, then the arrays. */
-/* ev[0 .. due) into out, ordered; out's earlier contents are dropped. in_order: ev is in delivery
- * order (cs_target_event_compare); 0: any order (the boundary's few, not sorted first) */
+/* An epoch's events as the GPU delivers them: by synapse type, then by step (an event goes to the
+ * first step whose midpoint it is due by), then by instance, each instance's in delivery order
+ * (cs_target_event_compare); events of no synapse type are left out. cs__cuda_order puts
+ * ev[0 .. due) in that order into out (its earlier contents dropped); in_order: ev is in delivery
+ * order already; 0: any order (the boundary's few, not sorted first). */
 cs_status cs__cuda_order(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due, int in_order,
                          cs__cuda_ordered *out);
 /* a and b (ordered for one layout, no event in both) as one ordered set: by key, then delivery order */
 cs_status cs__cuda_merge_ordered(const cs__cuda_ordered *a, const cs__cuda_ordered *b, cs__cuda_ordered *out);
-/* loc, w ([o->n]) and hi as cs__cuda_order_events writes them */
+/* The device's arrays: each event's instance index among its type's (loc[o->n]) and weight
+ * (w[o->n]), and hi[q * stride + k] .. hi[q * stride + k + 1], the range of type q's step k. */
 void cs__cuda_emit(const cs__cuda_event_layout *lay, const cs__cuda_ordered *o, int *loc, double *w, int *hi);
 void cs__cuda_ordered_free(cs__cuda_ordered *o);
 /* cs_backend_cuda_common.c: the graphs, dropped (a buffer they name moved, or the end) */

@@ -133,18 +133,6 @@ void cs__cuda_emit(const cs__cuda_event_layout *lay, const cs__cuda_ordered *o, 
     }
 }
 
-cs_status cs__cuda_order_events(const cs__cuda_event_layout *lay, const cs_target_event *ev, size_t due, int *loc,
-                                double *w, int *hi, size_t *n_out) {
-    cs__cuda_ordered o = {0};
-    *n_out = 0;
-    cs_status st = cs__cuda_order(lay, ev, due, 1, &o);
-    if (st == CS_OK) {
-        cs__cuda_emit(lay, &o, loc, w, hi);
-        *n_out = o.n;
-    }
-    cs__cuda_ordered_free(&o);
-    return st;
-}
 #else
 typedef int cs__cuda_events_absent; /* a build without CUDA */
 #endif
