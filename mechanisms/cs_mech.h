@@ -17,7 +17,7 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 7 /* 7: cs_mech_gpu_ops.current_many, advance_many; 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
+#define CS_MECH_ABI_VERSION 8 /* 8: cs_mech_type.linear; 7: cs_mech_gpu_ops.current_many, advance_many; 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
@@ -148,6 +148,12 @@ typedef struct {
      * in its own code or in what it calls (the NMODL compiler checks); 0: it may. The CUDA
      * backend lets an ion-free update run while the next step's ions are prepared. */
     int advance_ion_free;
+    /* 1: a linear synapse (the NMODL compiler proves it: nmodl/nmodl_linear.py): its state update
+     * and current are linear and homogeneous in its states, NET_RECEIVE(weight) only adds
+     * state-free increments, INITIAL starts the states at 0. k instances at one CV with equal
+     * parameters then act exactly as one whose states are their sums, and the network builder
+     * merges them (Arbor's coalesced synapses; docs/model-format.md, "coalesce_synapses"). */
+    int linear;
 } cs_mech_type;
 
 /* What a catalogue exports (cs_mech_catalogue_get). */

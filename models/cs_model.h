@@ -212,6 +212,9 @@ typedef struct {
     cs_report_part *report_parts;
     int spikes_by_id;             /* SONATA spikes_sort_order "id": the file's spikes sorted by node id
                                      after the run (else by time) */
+    int separate_synapses;        /* 1: every synapse of a cell its own instance; 0 (the default):
+                                     a cell's own synapses of a linear type at one CV with equal
+                                     parameters share one (cs_mech_type.linear) */
 } cs_model;
 
 /* Default reversal potentials [mV] (NEURON's at its default concentrations): na 50, k -77,

@@ -15,6 +15,7 @@ import re
 
 import nmodl_cuda
 import nmodl_events
+import nmodl_linear
 from nmodl_lexer import NmodlError
 from nmodl_parser import IONS
 from nmodl_solve import ONE, ZERO, NonLinear, add, has_name, is_zero, linear, mul, solve_block
@@ -865,7 +866,8 @@ class Gen:
                      "NULL" if m.artificial else "_advance", recv, "_fold" if fold else "NULL", self.ions_mask("read"),
                      self.ions_mask("write"), gpu,
                      self.nstate_true, self.ions_mask("conc_read"), self.ions_mask("conc_write"),
-                     nmodl_events.type_fields(self) + ", .advance_ion_free = %d" % getattr(self, "advance_ion_free", 0)))
+                     nmodl_events.type_fields(self) + ", .advance_ion_free = %d, .linear = %d" % (
+                         getattr(self, "advance_ion_free", 0), 1 if nmodl_linear.is_linear(m) else 0)))
         return "\n".join(L) + "\n"
 
     def cu_file(self):

@@ -25,7 +25,9 @@ output_dir.
              within TOL_FF;
   recurrent: 40 virtual inputs → 30 exc + 10 inh cells, recurrent, synapses placed by bmtk's
              rule (target_sections + distance_range; our generator is not numpy's, so the
-             places differ): each population's firing rate within TOL_RATE = 10 % of bmtk's.
+             places differ): each population's firing rate within TOL_RATE = 10 % of bmtk's;
+             its synapses coalesced (the default) against --separate-synapses: the same
+             spikes within COAL_TOL = 1e-6 ms.
 Both also write the soma report of v: bmtk's layout and node ids, and (ff) a median |v - v_bmtk|
 within TOL_V = 0.05 mV (ff also v on every segment of a cell whose node type soma_v records on the
 soma, and every_v, compared as allen's); and bmtk's own analysis reads cablesim's output (spikes by
@@ -54,6 +56,7 @@ TOL_V = 0.05     # [mV] the median over all samples of |v - v_bmtk| in the soma 
                  # up to 2 dt, so single samples on a spike's flank differ by mV)
 TOL_CAI = 1e-3   # relative to the median cai: median |cai - cai_bmtk| (Allen cells' CaDynamics)
 GPU_TOL = 1e-6   # [ms] the GPU's sums run in another order than the CPU's
+COAL_TOL = 1e-6  # [ms] coalesced synapses: one instance sums what several held apart
 
 ANALYSE = """
 import sys
@@ -168,6 +171,28 @@ def sorted_by_id(exe, py, d, env, check):
           f"ff: the id-sorted file is marked complete (status {status.stdout.strip() or status.stderr[-200:]!r})")
 
 
+def coalesced(exe, d, env, ours, check):
+    """The recurrent network's synapses (bmtk's random placement: several on one compartment) are
+    coalesced by default (cs_mech_type.linear); --separate-synapses keeps each its own instance.
+    Both must give the same spikes within COAL_TOL (exact in real arithmetic: only the sums'
+    rounding differs), and the summary must say how many were coalesced."""
+    r = subprocess.run([exe, "run", os.path.join(d, "config_cs.json"), "--backend", "cpu", "--no-output"], env=env,
+                       capture_output=True, text=True)
+    line = [x for x in r.stdout.splitlines() if x.strip().startswith("synapses:")]
+    nums = [int(w) for w in line[0].split() if w.isdigit()] if line else []
+    print("  recurrent: " + (line[0].strip() if line else "no 'synapses:' line in the summary"))
+    check(r.returncode == 0 and len(nums) >= 2 and 0 < nums[1] < nums[0],
+          "recurrent: the summary counts the synapses coalesced (fewer instances than synapses)")
+    sep = os.path.join(d, "separate.h5")
+    subprocess.run([exe, "run", os.path.join(d, "config_cs.json"), "--backend", "cpu", "-q", "--separate-synapses",
+                    "-o", sep], env=env, check=True)
+    other = spikes(sep)
+    same = set(other) == set(ours) and all(len(other[k]) == len(ours[k]) for k in ours)
+    worst = max((abs(x - y) for k in ours if same for x, y in zip(other[k], ours[k])), default=0.0)
+    print(f"  recurrent: coalesced vs separate synapses: max |dt| = {worst:.2e} ms")
+    check(same and worst <= COAL_TOL, f"recurrent: coalesced synapses give the separate ones' spikes within {COAL_TOL} ms")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cablesim", required=True)
@@ -233,6 +258,7 @@ def main():
                 rel = abs(r_ours - r_ref) / r_ref if r_ref else float("inf")
                 print(f"  recurrent {name}: bmtk {r_ref:.2f} Hz, cablesim {r_ours:.2f} Hz ({100 * rel:.1f} %)")
                 check(r_ref >= 2 and rel <= TOL_RATE, f"recurrent {name}: rate within {100 * TOL_RATE:.0f} % of bmtk's")
+            coalesced(a.cablesim, d, env, ours, check)
         if kind == "allen":
             compare_reports(py, d, kind, [("all_v", "v"), ("dend_v", "v"), ("soma_cai", "cai"), ("soma_v", "v"),
                                           ("every_v", "v")], n_ours, check)

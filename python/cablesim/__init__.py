@@ -233,13 +233,17 @@ class Simulation:
     trace_memory_limit : int
         [bytes] bound on the traces kept in memory (8 bytes per probe and sample); a run that
         would pass it raises before it starts.
+    separate_synapses : bool
+        Keep every synapse its own mechanism instance. By default a cell's synapses of one linear
+        type (exp2syn, expsyn) at one compartment with equal parameters share one instance, as
+        Arbor's ``coalesce_synapses``: the same dynamics, fewer instances (``--separate-synapses``).
     """
 
     def __init__(self, model: Union[Model, Mapping[str, Any], str, "os.PathLike[str]"], backend: str = "auto",
                  solver: str = "auto", threads: Optional[int] = None, *, tfinal: Optional[float] = None,
                  dt: Optional[float] = None, output: Any = _FROM_MODEL,
                  report_precision: Optional[str] = None, keep_spikes: bool = True, keep_traces: bool = True,
-                 trace_memory_limit: int = 1 << 30) -> None:
+                 trace_memory_limit: int = 1 << 30, separate_synapses: bool = False) -> None:
         self._h: Optional[int] = None
         if not isinstance(model, Model):
             model = load_model(model)
@@ -266,6 +270,7 @@ class Simulation:
         o.keep_spikes = int(bool(keep_spikes))
         o.keep_traces = int(bool(keep_traces))
         o.trace_memory_limit = int(trace_memory_limit)
+        o.separate_synapses = int(bool(separate_synapses))
         h = _lib._Sim()
         if model.path is not None:
             st = _lib.lib.cs_simulation_create_file(_b(model.path), ctypes.byref(o), ctypes.byref(h))

@@ -36,7 +36,7 @@ class Options(Structure):
     _fields_ = [("size", c_size_t), ("output_path", c_char_p), ("threads", c_int), ("tfinal", c_double),
                 ("dt", c_double), ("backend", c_char_p), ("solver", c_char_p), ("report_bits", c_int),
                 ("progress", c_int), ("keep_spikes", c_int), ("keep_traces", c_int),
-                ("trace_memory_limit", c_size_t)]
+                ("trace_memory_limit", c_size_t), ("separate_synapses", c_int)]
 
 
 class Info(Structure):

@@ -47,6 +47,10 @@ typedef struct {
     int keep_traces;           /* 1: keep every probe's samples in memory (cs_simulation_traces) */
     size_t trace_memory_limit; /* [bytes] bound on the kept samples; a run that would pass it
                                   fails before it starts; 0: no bound */
+    int separate_synapses;     /* 1: every synapse its own mechanism instance; 0: a cell's synapses
+                                  of one linear type (exp2syn, expsyn) at one compartment with equal
+                                  parameters share one, as Arbor's coalesce_synapses (exact in real
+                                  arithmetic; docs/sonata-input.md, "Synapses") */
 } cs_simulation_options;
 
 void cs_simulation_options_init(cs_simulation_options *o);

@@ -71,6 +71,7 @@ static int create(cs_simulation *h, const cs_simulation_options *given, cs_simul
                          .backend = h->backend, .solver = h->solver, .report_bits = o.report_bits,
                          .progress = o.progress, .keep_spikes = o.keep_spikes, .keep_traces = o.keep_traces,
                          .trace_memory_limit = o.trace_memory_limit};
+    if (o.separate_synapses) h->model.separate_synapses = 1;
     cs_status st = cs_sim_create(&h->model, &ro, &h->sim);
     if (st != CS_OK) {
         cs_simulation_free(h);

@@ -53,6 +53,10 @@ static void usage(FILE *f) {
         "                      network for a few epochs and keeps the fastest\n"
         "      --report-precision single|double\n"
         "                      voltage report storage: float32 (SONATA's default) or float64\n"
+        "      --separate-synapses\n"
+        "                      keep every SONATA synapse its own instance; by default a cell's\n"
+        "                      synapses of one linear type (exp2syn, expsyn) at one compartment\n"
+        "                      with equal parameters share one, as Arbor's coalesce_synapses\n"
         "  -q, --quiet         no progress line, summary or profile\n"
         "\n"
         "Environment: CABLESIM_GPU_MEMORY_LIMIT=BYTES caps the GPU memory a cuda run may take.\n"
@@ -113,7 +117,7 @@ static int cli(int argc, char **argv) {
             {"dt", required_argument, 0, 'd'},      {"backend", required_argument, 0, 'b'},
             {"solver", required_argument, 0, 's'},  {"report-precision", required_argument, 0, 'P'},
             {"quiet", no_argument, 0, 'q'},         {"help", no_argument, 0, 'h'},
-            {"no-clobber", no_argument, 0, 'N'},
+            {"no-clobber", no_argument, 0, 'N'},   {"separate-synapses", no_argument, 0, 'S'},
             {0, 0, 0, 0}};
         optind = 2;
         opterr = 0;
@@ -145,6 +149,7 @@ static int cli(int argc, char **argv) {
                 break;
             case 'q': quiet = 1; break;
             case 'N': no_clobber = 1; break;
+            case 'S': o.separate_synapses = 1; break;
             case 'h': usage(stdout); return 0;
             case ':':
                 fprintf(stderr, "cablesim: error: option '%s' needs a value (try 'cablesim --help')\n", argv[optind - 1]);

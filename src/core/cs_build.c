@@ -69,6 +69,61 @@ static cs_status push_inst(inst_vec *iv, cs_instance_desc d) {
     return CS_OK;
 }
 
+/* Coalesced synapses (cs_mech_type.linear): a cell's own synapses at one CV with the same linear
+ * type and parameters share one instance, whose states are the sum of theirs (Arbor's
+ * coalesce_synapses). Per cell, head[node] is the newest own instance at that CV and chain[k] the
+ * one before it at the same CV (k relative to the cell's first own instance first). */
+typedef struct {
+    size_t *head;                /* [nhead] instance index, or SIZE_MAX */
+    int nhead;
+    size_t *chain;               /* [nchain] */
+    size_t nchain, cap, first;
+} twin_index;
+
+static cs_status twins_begin(twin_index *t, int ncv, size_t first) {
+    if (ncv > t->nhead) {
+        size_t *h = realloc(t->head, (size_t)ncv * sizeof *h);
+        if (!h) return cs_error_set(CS_ERR_NOMEM, "out of memory placing synapses");
+        for (int k = t->nhead; k < ncv; ++k) h[k] = SIZE_MAX;
+        t->head = h;
+        t->nhead = ncv;
+    }
+    t->nchain = 0;
+    t->first = first;
+    return CS_OK;
+}
+
+/* The instance in coalesces into, or SIZE_MAX. */
+static size_t twins_find(const twin_index *t, const inst_vec *iv, cs_instance_desc in) {
+    if (!in.type->linear) return SIZE_MAX;
+    for (size_t k = t->head[in.node]; k != SIZE_MAX; k = t->chain[k - t->first]) {
+        const cs_instance_desc *o = &iv->v[k];
+        if (o->type == in.type &&
+            (o->param == in.param || !memcmp(o->param, in.param, (size_t)in.type->nparam * sizeof *in.param)))
+            return k;
+    }
+    return SIZE_MAX;
+}
+
+/* The next instance pushed (index first + nchain) sits at CV node. */
+static cs_status twins_add(twin_index *t, int node) {
+    if (t->nchain == t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 256;
+        size_t *p = realloc(t->chain, nc * sizeof *p);
+        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory placing synapses");
+        t->chain = p;
+        t->cap = nc;
+    }
+    t->chain[t->nchain] = t->head[node];
+    t->head[node] = t->first + t->nchain++;
+    return CS_OK;
+}
+
+/* Forget the cell's instances: every head they set back to SIZE_MAX. */
+static void twins_end(twin_index *t, const inst_vec *iv) {
+    for (size_t k = 0; k < t->nchain; ++k) t->head[iv->v[t->first + k].node] = SIZE_MAX;
+}
+
 int cs_probe_cell(const cs_population_spec *ps, int k) {
     return ps->probes.ncells < 0 ? k : ps->probes.cells[k];
 }
@@ -152,7 +207,8 @@ static int max_own_synapses(const cs_population_spec *ps) {
     return best;
 }
 
-static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *d, inst_vec *iv) {
+static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_network_desc *d, inst_vec *iv,
+                       twin_index *tw) {
     d->gid0 = gid0;
     d->ncell_global = m->ncells;
     d->nshare = gid1 - gid0;
@@ -248,15 +304,25 @@ static cs_status build(const cs_model *m, uint64_t gid0, uint64_t gid1, cs_netwo
             }
             /* the cell's own synapses: synapse nsyn + j (the list is sorted by cell) */
             while (own < ps->ncellsyn && ps->cellsyn[own].cell < c) ++own;
+            CS_TRY(twins_begin(tw, g->ncv, iv->n));
             for (int j = 0; own < ps->ncellsyn && ps->cellsyn[own].cell == c; ++own, ++j) {
                 const cs_cell_synapse *cy = &ps->cellsyn[own];
                 const cs_point_spec *proto = &ps->syn[cy->proto];
                 int node;
                 CS_TRY(locate(m, ps, c, g, cy->loc, proto->name, &node));
                 cs_instance_desc in = {(int)li, node, proto->type, 1.0, proto->param};
+                d->nsyn_own++;
+                size_t twin = m->separate_synapses ? SIZE_MAX : twins_find(tw, iv, in);
+                if (twin != SIZE_MAX) {
+                    d->syn_instance[li * (size_t)max_syn + (size_t)(ps->nsyn + j)] = twin;
+                    d->nsyn_coalesced++;
+                    continue;
+                }
                 d->syn_instance[li * (size_t)max_syn + (size_t)(ps->nsyn + j)] = iv->n;
+                CS_TRY(twins_add(tw, in.node));
                 CS_TRY(push_inst(iv, in));
             }
+            twins_end(tw, iv);
             for (int k = 0; k < ps->nstim; ++k) {
                 if (!cell_selected(ps->stim[k].ncells, ps->stim[k].cells, c)) continue;
                 int node;
@@ -317,7 +383,10 @@ cs_status cs_build_network_range(const cs_model *m, uint64_t gid0, uint64_t gid1
         return cs_error_set(CS_ERR_INVALID, "%s: cell range [%llu, %llu) outside the %llu cells", m->path,
                             (unsigned long long)gid0, (unsigned long long)gid1, (unsigned long long)m->ncells);
     inst_vec iv = {0};
-    cs_status st = build(m, gid0, gid1, out, &iv);
+    twin_index tw = {0};
+    cs_status st = build(m, gid0, gid1, out, &iv, &tw);
+    free(tw.head);
+    free(tw.chain);
     /* the instances grew by doubling: give back the unused part */
     if (st == CS_OK && iv.n && iv.n < iv.cap) {
         cs_instance_desc *p = realloc(iv.v, iv.n * sizeof *p);

@@ -92,6 +92,10 @@ typedef struct {
     uint64_t *report_probe_ncol; /* [nreport] elements of report r's whole report (all ranks) */
     uint64_t total_cv;           /* CVs of this share */
     size_t *cell_inst_first;     /* [ncell + 1] instances of local cell c: [first[c], first[c+1]) */
+    size_t nsyn_own;             /* cells' own synapses (cs_cell_synapse) placed */
+    size_t nsyn_coalesced;       /* cells' own synapses that share an earlier one's instance (a
+                                    linear type at the same CV with equal parameters; cs_model's
+                                    separate_synapses turns this off) */
     /* Weight vectors of the connections (and model events) to synapses whose type takes one
      * (cs_mech_takes_vector), filled and owned by the simulation core, kept for the whole run:
      * events carry them (cs_target_event.w), and the backend runs the type's net_init on each at

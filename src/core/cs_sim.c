@@ -282,8 +282,11 @@ static cs_status create(cs_sim *s, const cs_model *m, const cs_run_options *o) {
     size_t max_rows = (size_t)(s->epoch_steps / s->base_stride) + 2;
     CS_TRY(cs_dist_init(&s->dist, &s->net, s->pario ? 0 : max_rows));
     if (s->pario) CS_TRY(cs_comm_agree(plan_columns(s, max_rows)));
-    s->total_cv = s->net.total_cv;
-    CS_TRY(cs_comm_allreduce_u64(&s->total_cv, 1, CS_COMM_SUM));
+    uint64_t counts[3] = {s->net.total_cv, s->net.nsyn_own, s->net.nsyn_coalesced};
+    CS_TRY(cs_comm_allreduce_u64(counts, 3, CS_COMM_SUM));
+    s->total_cv = counts[0];
+    s->nsyn_own = counts[1];
+    s->nsyn_coalesced = counts[2];
     /* results in memory: rank 0 holds the gathered rows (a parallel file gathers none) */
     s->keep = (o->keep_spikes || o->keep_traces) && s->rank == 0;
     cs_memsink_init(&s->mem, (size_t)s->dist.np_global, o->keep_traces && !s->pario, o->trace_memory_limit);
@@ -720,6 +723,10 @@ void cs_sim_print_summary(const cs_sim *s, FILE *f) {
         if (groups > 1) fprintf(f, "  (%lld groups of node types and reports)", groups);
         fputc('\n', f);
     }
+    if (s->nsyn_coalesced)
+        fprintf(f, "  synapses: %llu of the cells' own in %llu mechanism instances (coalesced: a linear type "
+                   "at one compartment with equal parameters; --separate-synapses keeps them apart)\n",
+                (unsigned long long)s->nsyn_own, (unsigned long long)(s->nsyn_own - s->nsyn_coalesced));
     fprintf(f, "  run time %.6g s: %.3g compartment-steps per second\n", s->wall,
             s->wall > 0 ? cs / s->wall : 0.0);
     if (s->o.output_path) fprintf(f, "  output: %s\n", s->o.output_path);

@@ -29,6 +29,8 @@ struct cs_sim {
                                    (the exchange overlaps it; epochs are half the min delay) */
     cs_dist dist;
     uint64_t total_cv;          /* CVs of the whole network */
+    uint64_t nsyn_own, nsyn_coalesced; /* the cells' own synapses, and those of them coalesced
+                                          into an earlier one's instance (cs_network_desc) */
     cs_status werr;             /* an output failure not yet agreed on */
     cs_profile prof_min, prof_max; /* over ranks, at the end */
     const cs_backend_ops *ops;
