@@ -74,6 +74,9 @@ typedef struct {
     void (*destroy)(cs_backend *b);
     /* One line: the device and the solver it runs (for the summary, the profile, the file). */
     const char *(*describe)(const cs_backend *b);
+    /* 1: the next epoch may be launched before the launched one is collected (two epochs in
+     * flight, collected in order; the GPU runs them back to back); NULL or 0: one at a time. */
+    int (*pipelined)(const cs_backend *b);
 } cs_backend_ops;
 
 extern const cs_backend_ops cs_backend_cpu;

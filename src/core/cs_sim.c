@@ -62,6 +62,7 @@ static cs_status plan_time(cs_sim *s) {
         s->lag = 1;
     }
     s->epoch_steps = (int)(e < (double)s->nsteps ? e : (double)s->nsteps);
+    s->half_epoch = (int)(half < (double)s->epoch_steps ? half : (double)s->epoch_steps);
 
     s->pop_stride = calloc((size_t)m->npop, sizeof *s->pop_stride);
     if (!s->pop_stride) return cs_error_set(CS_ERR_NOMEM, "out of memory");
@@ -388,6 +389,12 @@ static cs_status create_backend(cs_sim *s, const cs_model *m, const cs_run_optio
     s->ops = s->choice.ops;
     if (s->choice.solver[0]) bp.solver = s->choice.solver;
     CS_TRY(s->ops->create(&s->net, &bp, &s->be));
+    /* one process on a GPU: epochs of half the min delay, each launched behind the one running,
+     * so that a spike of epoch k (due after epoch k + 1) is exchanged while epoch k + 1 runs */
+    if (s->nrank == 1 && s->half_epoch >= 1 && s->ops->pipelined && s->ops->pipelined(s->be)) {
+        s->pipelined = 1;
+        s->epoch_steps = s->half_epoch;
+    }
     return cs_artcells_create(m, &s->net, m->celsius, s->dt, &s->art);
 }
 
@@ -497,6 +504,11 @@ static cs_status begin_run(cs_sim *s) {
     return cs_comm_agree(loc);
 }
 
+/* The steps of the epoch that starts at step0, in a run to target. */
+static int epoch_length(const cs_sim *s, int64_t step0, int64_t target) {
+    return (int)(target - step0 < s->epoch_steps ? target - step0 : s->epoch_steps);
+}
+
 /* The time loop, from s->step to `target` (<= s->nsteps). Every rank runs the same epochs; a
  * failure on one rank (a NaN, an output error) is agreed on at the next epoch boundary, so
  * every rank returns the same error. Epochs are cut at `target`: the results do not depend on
@@ -508,9 +520,13 @@ static cs_status advance(cs_sim *s, int64_t target) {
     cs_status loc = CS_OK;
     double start = cs_now(), last = start;
     int64_t step0 = s->step;
-    int n = (int)(target - s->step < s->epoch_steps ? target - s->step : s->epoch_steps);
+    int n = epoch_length(s, s->step, target);
     if (n > 0) loc = s->ops->launch_epoch(s->be, s->step, n);
     while (n > 0) {
+        /* pipelined: the next epoch goes behind this one before it is collected; its events are
+         * all known, since this epoch's spikes are due after it (epochs of half the min delay) */
+        const int next = epoch_length(s, s->step + n, target);
+        if (s->pipelined && loc == CS_OK && next > 0) loc = s->ops->launch_epoch(s->be, s->step + n, next);
         if (loc == CS_OK) loc = s->ops->collect_epoch(s->be, &s->prof, &res);
         s->step += n;
         if (loc == CS_OK && res.failed_cell >= 0) {
@@ -538,9 +554,9 @@ static cs_status advance(cs_sim *s, int64_t target) {
         size_t ns;
         CS_TRY(cs_dist_finish(&s->dist, s->lag, &sp, &ns));
         loc = exchange(s, sp, ns);
-        n = (int)(target - s->step < s->epoch_steps ? target - s->step : s->epoch_steps);
+        n = next;
         double t1 = cs_now();
-        if (loc == CS_OK && n > 0) loc = s->ops->launch_epoch(s->be, s->step, n);
+        if (!s->pipelined && loc == CS_OK && n > 0) loc = s->ops->launch_epoch(s->be, s->step, n);
         /* ... and the output is written while the next epoch runs (on a GPU) */
         double t2 = cs_now();
         /* a parallel file: every rank writes, whatever its own state (collective) */

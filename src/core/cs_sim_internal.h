@@ -27,6 +27,10 @@ struct cs_sim {
     uint64_t *part;             /* [nrank + 1] rank r owns gids [part[r], part[r+1]) */
     int lag;                    /* 1: an epoch's spikes reach their targets after the next epoch ran
                                    (the exchange overlaps it; epochs are half the min delay) */
+    int half_epoch;             /* steps in half the min delay (0: less than a step) */
+    int pipelined;              /* 1: epoch k + 1 is launched before epoch k is collected (one
+                                   process, a backend that allows it: the GPU never waits for the
+                                   host between epochs; epochs are half the min delay) */
     cs_dist dist;
     uint64_t total_cv;          /* CVs of the whole network */
     uint64_t nsyn_own, nsyn_coalesced; /* the cells' own synapses, and those of them coalesced

@@ -683,4 +683,4 @@ static const char *cpu_describe(const cs_backend *be) {
 }
 
 const cs_backend_ops cs_backend_cpu = {"cpu", cpu_create, cpu_init, cpu_deliver, cpu_launch_epoch,
-                                       cpu_collect_epoch, cpu_destroy, cpu_describe};
+                                       cpu_collect_epoch, cpu_destroy, cpu_describe, NULL};

@@ -38,8 +38,14 @@ const char *cs_backend_cuda_resolve(const cs_backend_ops *ops, const cs_network_
 
 #include "cs_backend_cuda_internal.h"
 
+/* Before a buffer that a launched epoch may still use moves: wait for that epoch. */
+static cs_status quiesce(cs_backend *be) {
+    return be->nlaunched > be->ncollected ? cs_cuda_sync(be->s.stream) : CS_OK;
+}
+
 static cs_status ensure_rows(cs_backend *be, size_t rows) {
     size_t np = be->s.nprobe ? (size_t)be->s.nprobe : 1;
+    if (rows * np > be->cap_rows_dev) CS_TRY(quiesce(be));
     CS_TRY(cs__cuda_grow_device((void **)&be->s.samples, &be->cap_rows_dev, rows * np, sizeof(double), "probe samples"));
     if (rows * np > be->cap_rows_host) {
         double *p = realloc(be->samples, rows * np * sizeof(double));
@@ -147,11 +153,13 @@ static cs_status stage_events(cs_backend *be, int64_t step0, int nsteps, size_t 
     be->host_group += t2 - t1;
     if (!n) return CS_OK;
     size_t cap_l = be->cap_dev_ev, cap_w = be->cap_dev_ev;
+    if (n > be->cap_dev_ev) CS_TRY(quiesce(be));
     CS_TRY(cs__cuda_grow_device((void **)&be->s.ev_local, &cap_l, n, sizeof(int), "events"));
     CS_TRY(cs__cuda_grow_device((void **)&be->s.ev_weight, &cap_w, n, sizeof(double), "events"));
     be->cap_dev_ev = cap_l;
-    CS_TRY(cs_cuda_upload(be->s.ev_local, loc, n * sizeof *loc));
-    CS_TRY(cs_cuda_upload(be->s.ev_weight, w, n * sizeof *w));
+    /* on the stream: after the epoch in flight, which reads the arrays (pipelined epochs) */
+    CS_TRY(cs_cuda_upload_async(be->s.ev_local, loc, n * sizeof *loc, be->s.stream));
+    CS_TRY(cs_cuda_upload_async(be->s.ev_weight, w, n * sizeof *w, be->s.stream));
     be->host_upload += cs_now() - t2;
     return CS_OK;
 }
@@ -314,6 +322,7 @@ static cs_status untimed_steps(cs_backend *be, int n) {
                 }
             } else {
                 const double tc = cs_now();
+                CS_TRY(quiesce(be)); /* a capture starts with nothing of an earlier epoch pending */
                 CS_TRY(cs_cuda_capture_begin(s->stream));
                 cs_status st = CS_OK;
                 for (int j = 0; st == CS_OK && j < len; ++j) st = step_kernels(be, j, -1);
@@ -381,12 +390,21 @@ static cs_status launch_steps(cs_backend *be, int64_t step0, int nsteps) {
 static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     cs_cuda_state *s = &be->s;
     const int stride = be->p.sample_stride;
+    if (be->nlaunched - be->ncollected > 1)
+        return cs_error_set(CS_ERR_INTERNAL, "GPU: a third epoch launched before the first was collected");
+    const int e = (int)(be->nlaunched & 1);
     be->step0 = step0;
     be->nsteps = nsteps;
     be->rows = (int)((step0 + nsteps) / stride - step0 / stride);
     CS_TRY(ensure_rows(be, (size_t)be->rows + 1));
+    const size_t nsample = (size_t)be->rows * (size_t)s->nprobe;
+    if (nsample > be->slot[e].cap_samples) { /* slot e's last epoch was collected: free to move */
+        CS_TRY(cs__cuda_grow_device((void **)&be->slot[e].samples, &be->slot[e].cap_samples, nsample,
+                                    sizeof(double), "probe samples"));
+    }
     const size_t nsyn = s->nsyn > 0 ? (size_t)s->nsyn : 1;
     if (nsteps > be->cap_ev_hi) {
+        CS_TRY(quiesce(be));
         cs_cuda_free(s->ev_hi);
         s->ev_hi = NULL;
         be->cap_ev_hi = 0;
@@ -397,17 +415,29 @@ static cs_status cuda_launch_epoch(cs_backend *be, int64_t step0, int nsteps) {
     size_t due = 0;
     const double t0 = cs_now();
     CS_TRY(stage_events(be, step0, nsteps, &due));
-    CS_TRY(cs_cuda_upload(s->ev_hi, be->ev_hi, nsyn * (size_t)s->ev_stride * sizeof(int)));
+    CS_TRY(cs_cuda_upload_async(s->ev_hi, be->ev_hi, nsyn * (size_t)s->ev_stride * sizeof(int), s->stream));
     const double t1 = cs_now();
     be->host_staged += t1 - t0;
     be->host_epochs++;
+    be->timers = be->slot[e].timers;
     CS_TRY(launch_steps(be, step0, nsteps));
+    /* the epoch's results into slot e, then its done event (cuda_collect_epoch) */
+    CS_TRY(cs_cuda_save_results(s, be->slot[e].counters, be->slot[e].spike_time, be->slot[e].spike_gid,
+                                be->slot[e].samples, nsample));
+    CS_TRY(cs_cuda_timer_record(be->done, e, s->stream));
+    be->slot[e].step0 = step0;
+    be->slot[e].nsteps = nsteps;
+    be->slot[e].rows = be->rows;
+    be->slot[e].ntimed = be->ntimed;
+    memcpy(be->slot[e].timed, be->timed, sizeof be->timed);
+    be->nlaunched++;
     be->host_launch += cs_now() - t1;
     if (be->stage_ahead) CS_TRY(stage_ahead(be, step0 + nsteps, nsteps)); /* the GPU is busy meanwhile */
     return CS_OK;
 }
 
-/* the epoch kernel's time, shared among the phases as block 0's cycles were */
+/* the epoch kernel's time, shared among the phases as block 0's cycles were (not pipelined:
+ * the phase cycles are the last epoch's) */
 static cs_status epoch_profile(cs_backend *be, cs_profile *prof) {
     static const cs_phase phase_of[CS_CUDA_EPOCH_PHASES] = {CS_PHASE_EVENTS, CS_PHASE_CURRENT, CS_PHASE_ASSEMBLE,
                                                             CS_PHASE_SOLVE,  CS_PHASE_SOLVE,   CS_PHASE_UPDATE,
@@ -429,39 +459,49 @@ static cs_status epoch_profile(cs_backend *be, cs_profile *prof) {
     return CS_OK;
 }
 
+/* The oldest launched epoch's results: its done event waited for (not the epoch launched after
+ * it, which may be running), its slot copied back on the copy stream. */
 static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_result *res) {
     cs_cuda_state *s = &be->s;
-    CS_TRY(cs_cuda_sync(s->stream));
+    if (be->ncollected >= be->nlaunched) return cs_error_set(CS_ERR_INTERNAL, "GPU: no epoch to collect");
+    const int e = (int)(be->ncollected++ & 1);
+    const cs__cuda_slot *sl = &be->slot[e];
+    CS_TRY(cs_cuda_timer_sync(be->done, e));
     static const cs_phase phase_of[CS_TIMED_MARKS - 1] = {CS_PHASE_EVENTS, CS_PHASE_CURRENT, CS_PHASE_ASSEMBLE,
                                                           CS_PHASE_SOLVE, CS_PHASE_UPDATE, CS_PHASE_DETECT,
                                                           CS_PHASE_SAMPLE};
-    double scale = be->ntimed ? (double)be->nsteps / be->ntimed : 0;
+    double scale = sl->ntimed ? (double)sl->nsteps / sl->ntimed : 0;
     prof->seconds[CS_PHASE_EVENTS] += be->host_staged - be->host_staged_counted; /* the host's part */
     be->host_staged_counted = be->host_staged;
     if (be->epoch) CS_TRY(epoch_profile(be, prof));
-    for (int j = 0; !be->epoch && j < be->ntimed; ++j)
+    for (int j = 0; !be->epoch && j < sl->ntimed; ++j)
         for (int k = 0; k + 1 < CS_TIMED_MARKS; ++k) {
             float ms;
-            CS_TRY(cs_cuda_timer_elapsed(be->timers, j * CS_TIMED_MARKS + k, j * CS_TIMED_MARKS + k + 1, &ms));
+            CS_TRY(cs_cuda_timer_elapsed(sl->timers, j * CS_TIMED_MARKS + k, j * CS_TIMED_MARKS + k + 1, &ms));
             prof->seconds[phase_of[k]] += 1e-3 * ms * scale;
         }
     int counters[3];
-    CS_TRY(cs_cuda_download(counters, s->counters, sizeof counters));
+    CS_TRY(cs_cuda_download_async(counters, sl->counters, sizeof counters, be->copy_stream));
+    CS_TRY(cs_cuda_sync(be->copy_stream));
     if (counters[0] > s->cap_spike)
         return cs_error_set(CS_ERR_INTERNAL, "GPU: %d spikes in one epoch, more than the %d the buffer holds "
                                              "(%d per detector)", counters[0], s->cap_spike, CS_SPIKES_PER_DETECTOR);
     int ns = counters[0];
-    CS_TRY(cs_cuda_download(be->spike_time, s->spike_time, (size_t)ns * sizeof(double)));
-    CS_TRY(cs_cuda_download(be->spike_gid, s->spike_gid, (size_t)ns * sizeof(int)));
+    CS_TRY(cs_cuda_download_async(be->spike_time, sl->spike_time, (size_t)ns * sizeof(double), be->copy_stream));
+    CS_TRY(cs_cuda_download_async(be->spike_gid, sl->spike_gid, (size_t)ns * sizeof(int), be->copy_stream));
+    CS_TRY(cs_cuda_download_async(be->samples, sl->samples, (size_t)sl->rows * (size_t)s->nprobe * sizeof(double),
+                                  be->copy_stream));
+    CS_TRY(cs_cuda_sync(be->copy_stream));
     for (int k = 0; k < ns; ++k) be->spikes[k] = (cs_spike){be->spike_time[k], (uint64_t)be->spike_gid[k]};
-    CS_TRY(cs_cuda_download(be->samples, s->samples, (size_t)be->rows * (size_t)s->nprobe * sizeof(double)));
-    *res = cs_epoch_result_of((size_t)ns, be->spikes, (size_t)be->rows, be->samples);
+    *res = cs_epoch_result_of((size_t)ns, be->spikes, (size_t)sl->rows, be->samples);
     if (counters[1] != INT_MAX) {
         res->failed_cell = counters[2];
-        res->failed_time = (double)(be->step0 + counters[1] + 1) * be->p.dt;
+        res->failed_time = (double)(sl->step0 + counters[1] + 1) * be->p.dt;
     }
     return CS_OK;
 }
+
+static int cuda_pipelined(const cs_backend *be) { return be->pipelined; }
 
 static const char *cuda_describe(const cs_backend *be) {
     static _Thread_local char text[512];
@@ -483,7 +523,7 @@ static const char *cuda_describe(const cs_backend *be) {
 }
 
 static const cs_backend_ops cs__cuda_ops = {"cuda", cs__cuda_create, cuda_init, cuda_deliver, cuda_launch_epoch,
-                                            cuda_collect_epoch, cs__cuda_destroy, cuda_describe};
+                                            cuda_collect_epoch, cs__cuda_destroy, cuda_describe, cuda_pipelined};
 
 const cs_backend_ops *cs_backend_cuda(void) { return cs_cuda_device_count() > 0 ? &cs__cuda_ops : NULL; }
 

@@ -25,6 +25,19 @@ typedef struct {
     size_t n, cap;
 } cs__cuda_ordered;
 
+/* One epoch's record while it is in flight (cs_backend.slot). */
+typedef struct {
+    int64_t step0;
+    int nsteps, rows, ntimed;
+    int timed[CS_TIMED_STEPS];
+    void *timers;
+    int *counters;          /* device [3] */
+    double *spike_time;     /* device [cap_spike] [ms] */
+    int *spike_gid;         /* device [cap_spike] */
+    double *samples;        /* device [cap_samples] */
+    size_t cap_samples;
+} cs__cuda_slot;
+
 struct cs_backend {
     const cs_network_desc *net;
     cs_backend_params p;
@@ -50,11 +63,21 @@ struct cs_backend {
     cs_spike *spikes;
     double *spike_time;
     int *spike_gid;
-    void *timers;
+    void *timers;               /* the launching epoch's slot's timers */
     size_t mem_bytes;           /* device memory the set-up took [bytes] */
     int64_t step0;
     int nsteps, rows;
     int timed[CS_TIMED_STEPS], ntimed;
+    /* Epochs in flight (docs/gpu.md, "Pipelined epochs"): the core may launch epoch e + 1 before
+     * it collects epoch e. Epoch e's results are saved at its end, on the stream, into slot e % 2
+     * (the next epoch reuses the step kernels' counters, spike and sample buffers), then done
+     * event e % 2 is recorded; collect waits for that event only, and copies the slot back on
+     * copy_stream, which the running epoch does not hold up. Its timers are slot e % 2's. */
+    cs__cuda_slot slot[2];
+    long long nlaunched, ncollected;
+    void *done;                 /* 2 events: slot e's results saved */
+    void *copy_stream;          /* non-blocking */
+    int pipelined;              /* 0 when CS_CUDA_PIPELINE=0 or with the epoch kernel */
     /* CUDA graphs of 2^b steps (the untimed steps of an epoch), by the parity of the v/rhs swap
      * of the separate solve; captured when first needed, dropped when a buffer they name moves */
     int use_graphs;

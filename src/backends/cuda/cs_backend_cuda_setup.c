@@ -16,6 +16,7 @@
 void cs__cuda_destroy(cs_backend *be) {
     if (!be) return;
     cs_cuda_state *s = &be->s;
+    if (s->stream && be->nlaunched > be->ncollected) (void)cs_cuda_sync(s->stream); /* an epoch still in flight */
     const char *show = getenv("CS_CUDA_HOST_TIMES");
     if (show && !strcmp(show, "1") && be->host_epochs)
         fprintf(stderr, "GPU backend, host time at the epochs' starts (%lld epochs, %lld of them ordered ahead and "
@@ -54,7 +55,15 @@ void cs__cuda_destroy(cs_backend *be) {
     cs__cuda_drop_graphs(be);
     if (be->plan) cs_hines_gpu_plan_destroy(be->plan);
     cs_cuda_epoch_free(&s->epoch);
-    cs_cuda_timer_destroy(be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
+    for (int e = 0; e < 2; ++e) {
+        cs_cuda_timer_destroy(be->slot[e].timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
+        cs_cuda_free(be->slot[e].counters);
+        cs_cuda_free(be->slot[e].spike_time);
+        cs_cuda_free(be->slot[e].spike_gid);
+        cs_cuda_free(be->slot[e].samples);
+    }
+    cs_cuda_timer_destroy(be->done, 2);
+    cs_cuda_stream_destroy(be->copy_stream);
     cs_cuda_timer_destroy(be->fork_events, CS_FORK_EVENTS);
     for (int l = 0; l < CS_CUDA_LANES; ++l) cs_cuda_stream_destroy(be->lane[l]);
     cs_cuda_stream_destroy(s->stream);
@@ -635,7 +644,18 @@ static cs_status setup(cs_backend *be) {
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
     const char *ahead = getenv("CS_CUDA_STAGE_AHEAD"); /* 0: every epoch's events at its start (comparisons) */
     be->stage_ahead = !(ahead && !strcmp(ahead, "0"));
-    if (st == CS_OK) st = cs_cuda_timer_create(&be->timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
+    for (int e = 0; e < 2; ++e) { /* the slots of two epochs in flight (cs_backend_cuda_internal.h) */
+        if (st == CS_OK) st = cs_cuda_timer_create(&be->slot[e].timers, CS_TIMED_STEPS * CS_TIMED_MARKS);
+        if (st == CS_OK) st = cs_cuda_alloc((void **)&be->slot[e].counters, 4 * sizeof(int), "counters");
+        if (st == CS_OK)
+            st = cs_cuda_alloc((void **)&be->slot[e].spike_time, (size_t)s->cap_spike * sizeof(double), "spikes");
+        if (st == CS_OK) st = cs_cuda_alloc((void **)&be->slot[e].spike_gid, (size_t)s->cap_spike * sizeof(int), "spikes");
+    }
+    be->timers = be->slot[0].timers;
+    if (st == CS_OK) st = cs_cuda_timer_create(&be->done, 2);
+    if (st == CS_OK) st = cs_cuda_stream_create_nonblocking(&be->copy_stream);
+    const char *pipe = getenv("CS_CUDA_PIPELINE"); /* 0: each epoch collected before the next starts */
+    be->pipelined = !be->epoch && !(pipe && !strcmp(pipe, "0"));
     const char *fork = getenv("CS_CUDA_FORK"); /* CS_CUDA_FORK=0: every kernel in order (for comparisons) */
     for (int q = 0; q < CS_CUDA_MAX_MECH; ++q) be->s.merge_head[q] = -1;
     if (st == CS_OK && !(fork && !strcmp(fork, "0"))) {

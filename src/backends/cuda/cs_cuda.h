@@ -161,6 +161,14 @@ void cs_cuda_free(void *p);
 cs_status cs_cuda_upload(void *dst, const void *src, size_t bytes);
 cs_status cs_cuda_download(void *dst, const void *src, size_t bytes);
 cs_status cs_cuda_stream_create(void **stream);
+/* Copies ordered on a stream: to the device (pageable src, staged by the driver before the call
+ * returns), within the device, and back (pageable dst: filled when the call returns). */
+cs_status cs_cuda_upload_async(void *dst, const void *src, size_t bytes, void *stream);
+cs_status cs_cuda_copy_async(void *dst, const void *src, size_t bytes, void *stream);
+cs_status cs_cuda_download_async(void *dst, const void *src, size_t bytes, void *stream);
+/* A stream not ordered with the legacy default stream (nor, so, with the blocking ones): copies
+ * of a finished epoch's results while the next epoch runs. */
+cs_status cs_cuda_stream_create_nonblocking(void **stream);
 /* A blocking stream of the device's greatest priority (high) or its least: the block scheduler
  * starts a high-priority kernel's pending blocks first, in graphs too. */
 cs_status cs_cuda_stream_create_priority(void **stream, int high);
@@ -198,6 +206,10 @@ cs_status cs_cuda_detect(const cs_cuda_state *s, int j);
 cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that end on the stride */
 cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */
 cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n); /* k += n */
+/* After an epoch, on its stream: its counters, spikes and first nsample samples into device
+ * arrays of their own (a slot of the pipelined epochs, cs_backend_cuda.c). */
+cs_status cs_cuda_save_results(const cs_cuda_state *s, int *counters, double *spike_time, int *spike_gid,
+                               double *samples, size_t nsample);
 cs_status cs_cuda_alloc_ctx(void **ctx);
 
 /* The persistent epoch kernel: checks that the device holds a block of s->epoch (its shared
@@ -222,6 +234,8 @@ void cs_cuda_timer_destroy(void *pool, int n);
 cs_status cs_cuda_timer_record(void *pool, int k, void *stream);
 /* stream waits until event k of the pool (recorded on another stream) has happened: a fork or join */
 cs_status cs_cuda_stream_wait(void *stream, void *pool, int k);
+/* Wait until event k of the pool has happened. */
+cs_status cs_cuda_timer_sync(void *pool, int k);
 /* Milliseconds between events a and b (both recorded and completed). */
 cs_status cs_cuda_timer_elapsed(void *pool, int a, int b, float *ms);
 

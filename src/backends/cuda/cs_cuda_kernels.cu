@@ -107,6 +107,31 @@ extern "C" cs_status cs_cuda_download(void *dst, const void *src, size_t bytes) 
     return CS_OK;
 }
 
+/* Stream-ordered copies (the pipelined epochs, cs_backend_cuda.c): to the device from pageable
+ * memory the driver stages src before returning, so src may change at once; between device
+ * arrays; and to pageable host memory, which returns once dst is filled. */
+extern "C" cs_status cs_cuda_upload_async(void *dst, const void *src, size_t bytes, void *stream) {
+    if (bytes) CS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream), "copy to the device");
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_copy_async(void *dst, const void *src, size_t bytes, void *stream) {
+    if (bytes) CS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream), "copy on the device");
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_download_async(void *dst, const void *src, size_t bytes, void *stream) {
+    if (bytes) CS_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream), "copy from the device");
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_stream_create_nonblocking(void **stream) {
+    cudaStream_t st;
+    CS_CUDA_CALL(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "creating a stream");
+    *stream = (void *)st;
+    return CS_OK;
+}
+
 extern "C" cs_status cs_cuda_stream_create_priority(void **stream, int high) {
     int least = 0, greatest = 0;
     CS_CUDA_CALL(cudaDeviceGetStreamPriorityRange(&least, &greatest), "reading the streams' priorities");
@@ -171,6 +196,25 @@ extern "C" cs_status cs_cuda_epoch_start(const cs_cuda_state *s, long long step0
     k_epoch_start<<<1, 1, 0, stream_of(s)>>>((cs_cuda_step_ctx *)s->ctx, step0, s->counters);
     CS_LAUNCHED("starting an epoch");
     return CS_OK;
+}
+
+/* An epoch's spikes (counters[0] of them, at most cap) into a slot of their own, on the stream
+ * after the epoch: the next epoch, launched before this one is collected, reuses the buffers. */
+__global__ void k_save_spikes(const int *counters, int cap, const double *t, const int *gid, double *t_to, int *gid_to) {
+    const int n = min(counters[0], cap);
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) {
+        t_to[k] = t[k];
+        gid_to[k] = gid[k];
+    }
+}
+
+extern "C" cs_status cs_cuda_save_results(const cs_cuda_state *s, int *counters, double *spike_time, int *spike_gid,
+                                          double *samples, size_t nsample) {
+    CS_TRY(cs_cuda_copy_async(counters, s->counters, 3 * sizeof(int), s->stream));
+    k_save_spikes<<<32, CS_THREADS, 0, stream_of(s)>>>(s->counters, s->cap_spike, s->spike_time, s->spike_gid,
+                                                        spike_time, spike_gid);
+    CS_LAUNCHED("saving an epoch's spikes");
+    return cs_cuda_copy_async(samples, s->samples, nsample * sizeof(double), s->stream);
 }
 
 __global__ void k_next_steps(cs_cuda_step_ctx *ctx, int n) { ctx->k += n; }
@@ -653,6 +697,11 @@ extern "C" cs_status cs_cuda_timer_record(void *pool, int k, void *stream) {
 
 extern "C" cs_status cs_cuda_stream_wait(void *stream, void *pool, int k) {
     CS_CUDA_CALL(cudaStreamWaitEvent((cudaStream_t)stream, ((cudaEvent_t *)pool)[k], 0), "waiting for an event");
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_timer_sync(void *pool, int k) {
+    CS_CUDA_CALL(cudaEventSynchronize(((cudaEvent_t *)pool)[k]), "running the step kernels");
     return CS_OK;
 }
 
