@@ -349,7 +349,15 @@ static cs_status untimed_steps(cs_backend *be, int n) {
  * launches its kernels one by one between CUDA events, outside the graphs and the side stream:
  * with many small kernels (a circuit of Allen cells has ~40 a step) it takes ~2x an untimed
  * step, so timing 8 of an epoch's 20 steps (a 1 ms minimum delay) slowed the whole run. */
-static int timed_steps(int nsteps) {
+static int timed_steps(cs_backend *be, int nsteps) {
+    /* an epoch is timed when CS_TIMED_EVERY steps have passed since the last timed one's start
+     * (the first is): the epochs of half the min delay (pipelined, 20 steps on the Allen network)
+     * would otherwise time one step in 20 */
+    if (be->since_timed > 0 && be->since_timed < CS_TIMED_EVERY) {
+        be->since_timed += nsteps;
+        return 0;
+    }
+    be->since_timed = nsteps;
     int most = CS_TIMED_STEPS;
     const char *e = getenv("CS_CUDA_TIMED_STEPS");
     if (e && atoi(e) >= 1 && atoi(e) <= CS_TIMED_STEPS) most = atoi(e);
@@ -370,7 +378,7 @@ static cs_status launch_steps(cs_backend *be, int64_t step0, int nsteps) {
     }
 
     /* a few steps, spread over the epoch, run directly between timer events (timed_steps) */
-    const int ntime = timed_steps(nsteps), every = nsteps / ntime;
+    const int ntime = timed_steps(be, nsteps), every = ntime ? nsteps / ntime : nsteps;
     be->ntimed = 0;
     for (int k = 0; k < nsteps;) {
         if (k % every == 0 && be->ntimed < ntime) {
@@ -470,16 +478,20 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
     static const cs_phase phase_of[CS_TIMED_MARKS - 1] = {CS_PHASE_EVENTS, CS_PHASE_CURRENT, CS_PHASE_ASSEMBLE,
                                                           CS_PHASE_SOLVE, CS_PHASE_UPDATE, CS_PHASE_DETECT,
                                                           CS_PHASE_SAMPLE};
-    double scale = sl->ntimed ? (double)sl->nsteps / sl->ntimed : 0;
     prof->seconds[CS_PHASE_EVENTS] += be->host_staged - be->host_staged_counted; /* the host's part */
     be->host_staged_counted = be->host_staged;
     if (be->epoch) CS_TRY(epoch_profile(be, prof));
-    for (int j = 0; !be->epoch && j < sl->ntimed; ++j)
-        for (int k = 0; k + 1 < CS_TIMED_MARKS; ++k) {
-            float ms;
-            CS_TRY(cs_cuda_timer_elapsed(sl->timers, j * CS_TIMED_MARKS + k, j * CS_TIMED_MARKS + k + 1, &ms));
-            prof->seconds[phase_of[k]] += 1e-3 * ms * scale;
-        }
+    if (!be->epoch && sl->ntimed) { /* a timed epoch: its steps' phases, per step */
+        for (int k = 0; k + 1 < CS_TIMED_MARKS; ++k) be->phase_step[k] = 0;
+        for (int j = 0; j < sl->ntimed; ++j)
+            for (int k = 0; k + 1 < CS_TIMED_MARKS; ++k) {
+                float ms;
+                CS_TRY(cs_cuda_timer_elapsed(sl->timers, j * CS_TIMED_MARKS + k, j * CS_TIMED_MARKS + k + 1, &ms));
+                be->phase_step[k] += 1e-3 * ms / sl->ntimed;
+            }
+    }
+    for (int k = 0; !be->epoch && k + 1 < CS_TIMED_MARKS; ++k) /* an untimed one: the last timed one's */
+        prof->seconds[phase_of[k]] += be->phase_step[k] * sl->nsteps;
     int counters[3];
     CS_TRY(cs_cuda_download_async(counters, sl->counters, sizeof counters, be->copy_stream));
     CS_TRY(cs_cuda_sync(be->copy_stream));

@@ -14,6 +14,7 @@
 
 #define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
 #define CS_TIMED_MARKS 8        /* events per timed step: before and after each of 7 phases */
+#define CS_TIMED_EVERY 64       /* steps from one timed epoch to the next, at least */
 #define CS_SPIKES_PER_DETECTOR 16 /* spike buffer: crossings per detector per epoch */
 #define CS_GRAPH_LEVELS 7       /* graphs of 1, 2, 4, .. 64 steps; a run of steps takes at most 7 */
 
@@ -68,6 +69,8 @@ struct cs_backend {
     int64_t step0;
     int nsteps, rows;
     int timed[CS_TIMED_STEPS], ntimed;
+    int since_timed;            /* steps launched since the last timed epoch's start (timed_steps) */
+    double phase_step[CS_TIMED_MARKS - 1]; /* [s] the last timed epoch's phases per step */
     /* Epochs in flight (docs/gpu.md, "Pipelined epochs"): the core may launch epoch e + 1 before
      * it collects epoch e. Epoch e's results are saved at its end, on the stream, into slot e % 2
      * (the next epoch reuses the step kernels' counters, spike and sample buffers), then done

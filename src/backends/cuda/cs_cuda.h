@@ -79,6 +79,9 @@ typedef struct {
     double *slot_i, *slot_g;            /* [Σ n of the catalogue groups] [nA], [µS] */
     double *slot_ion[CS_NION];          /* [Σ n of the groups writing the ion] [mA/cm²] */
     cs_cuda_gather_list list[1 + CS_NION];
+    int sole;                           /* 1: no other group writes i, g or ion_i (no built-in hh,
+                                           expsyn or iclamp): the lists' rows are set, not added to
+                                           (their old values are zero: nothing is read) */
 } cs_cuda_gather;
 
 typedef struct {

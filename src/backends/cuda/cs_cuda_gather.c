@@ -94,6 +94,11 @@ cs_status cs_cuda_gather_build(cs_cuda_state *s, const cs_network_desc *net, con
     for (int ion = 0; st == CS_OK && ion < CS_NION; ++ion)
         if (total_ion[ion]) st = cs_cuda_alloc((void **)&G->slot_ion[ion], total_ion[ion] * sizeof(double), "ion current slots");
     G->on = st == CS_OK;
+    /* CS_CUDA_GATHER_ADD=1: add to what is there even so (for comparisons) */
+    const char *add = getenv("CS_CUDA_GATHER_ADD");
+    G->sole = !(add && !strcmp(add, "1"));
+    for (int q = 0; q < s->nmech; ++q)
+        if (s->mech[q].kind != CS_CUDA_CATALOGUE && s->mech[q].n > 0) G->sole = 0;
     return st;
 }
 
