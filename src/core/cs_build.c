@@ -57,14 +57,20 @@ typedef struct {
     size_t n, cap;
 } inst_vec;
 
+/* Room for one more element in *p (n in use, *cap allocated, elements of elem bytes): doubled
+ * from `first` when full. */
+static cs_status room_for_one(void **p, size_t n, size_t *cap, size_t elem, size_t first, const char *what) {
+    if (n < *cap) return CS_OK;
+    size_t nc = *cap ? 2 * *cap : first;
+    void *q = realloc(*p, nc * elem);
+    if (!q) return cs_error_set(CS_ERR_NOMEM, "out of memory placing %s", what);
+    *p = q;
+    *cap = nc;
+    return CS_OK;
+}
+
 static cs_status push_inst(inst_vec *iv, cs_instance_desc d) {
-    if (iv->n == iv->cap) {
-        size_t nc = iv->cap ? 2 * iv->cap : 1024;
-        cs_instance_desc *p = realloc(iv->v, nc * sizeof *p);
-        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory placing mechanisms");
-        iv->v = p;
-        iv->cap = nc;
-    }
+    CS_TRY(room_for_one((void **)&iv->v, iv->n, &iv->cap, sizeof *iv->v, 1024, "mechanisms"));
     iv->v[iv->n++] = d;
     return CS_OK;
 }
@@ -107,13 +113,7 @@ static size_t twins_find(const twin_index *t, const inst_vec *iv, cs_instance_de
 
 /* The next instance pushed (index first + nchain) sits at CV node. */
 static cs_status twins_add(twin_index *t, int node) {
-    if (t->nchain == t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 256;
-        size_t *p = realloc(t->chain, nc * sizeof *p);
-        if (!p) return cs_error_set(CS_ERR_NOMEM, "out of memory placing synapses");
-        t->chain = p;
-        t->cap = nc;
-    }
+    CS_TRY(room_for_one((void **)&t->chain, t->nchain, &t->cap, sizeof *t->chain, 256, "synapses"));
     t->chain[t->nchain] = t->head[node];
     t->head[node] = t->first + t->nchain++;
     return CS_OK;
