@@ -380,7 +380,8 @@ class Simulation:
     def profile(self) -> Dict[str, Any]:
         """The run's profile: ``seconds`` and ``share`` of each phase (seconds summed over
         threads), ``wall_seconds``, and what ran: backend, threads, cells, compartments,
-        steps, spikes, time."""
+        steps, spikes, time, and ``synapses`` / ``synapse_instances`` (a SONATA circuit's
+        synapses and the mechanism instances they take, fewer where coalesced)."""
         h, i = self._handle(), self._info()
         n = _lib.lib.cs_simulation_profile(h, 0, None, None, None)
         names = (ctypes.c_char_p * n)()
@@ -400,6 +401,8 @@ class Simulation:
             "spikes": i.spikes,
             "time": i.time,
             "dt": i.dt,
+            "synapses": i.synapses,
+            "synapse_instances": i.synapse_instances,
         }
 
     # --- lifetime ----------------------------------------------------------------------------

@@ -44,7 +44,8 @@ class Info(Structure):
                 ("steps", c_int64), ("cells", c_uint64), ("compartments", c_uint64), ("spikes", c_uint64),
                 ("threads", c_int), ("backend", c_char_p), ("backend_detail", c_char_p),
                 ("wall_seconds", c_double), ("probes", c_size_t), ("trace_rows", c_size_t),
-                ("sample_interval", c_double), ("kept_spikes", c_size_t)]
+                ("sample_interval", c_double), ("kept_spikes", c_size_t),
+                ("synapses", c_uint64), ("synapse_instances", c_uint64)]
 
 
 class ProbeInfo(Structure):

@@ -94,6 +94,9 @@ typedef struct {
     size_t trace_rows;         /* rows of the traces kept in memory */
     double sample_interval;    /* [ms] between rows of the traces */
     size_t kept_spikes;        /* spikes kept in memory */
+    uint64_t synapses;         /* the cells' own synapses (a SONATA circuit's edges), all ranks */
+    uint64_t synapse_instances; /* the mechanism instances they take: fewer where coalesced
+                                  (cs_simulation_options.separate_synapses) */
 } cs_simulation_info;
 int cs_simulation_get_info(const cs_simulation *sim, cs_simulation_info *info);
 

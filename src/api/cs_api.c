@@ -175,6 +175,8 @@ int cs_simulation_get_info(const cs_simulation *sim, cs_simulation_info *info) {
         .trace_rows = mem->nrow,
         .sample_interval = cs_sim_sample_interval(sim->sim),
         .kept_spikes = mem->nspike,
+        .synapses = st.nsyn,
+        .synapse_instances = st.nsyn_instances,
     };
     size_t n = info->size < sizeof i ? info->size : sizeof i;
     memcpy(info, &i, n);

@@ -694,6 +694,8 @@ void cs_sim_get_stats(const cs_sim *s, cs_sim_stats *st) {
     st->threads = s->threads;
     st->backend = s->ops->name;
     st->profile = s->prof;
+    st->nsyn = s->nsyn_own;
+    st->nsyn_instances = s->nsyn_own - s->nsyn_coalesced;
 }
 
 /* Over several ranks: the partition, the exchange, and every phase's min / mean / max. */

@@ -52,6 +52,8 @@ typedef struct {
     int threads;
     const char *backend;
     cs_profile profile;
+    uint64_t nsyn, nsyn_instances; /* the cells' own (SONATA) synapses, and the mechanism
+                                      instances they take after coalescing */
 } cs_sim_stats;
 
 void cs_sim_get_stats(const cs_sim *s, cs_sim_stats *st);
