@@ -68,10 +68,14 @@ def mechanism_cu(gen):
               "static void _receive(const cs_mech_view *m, const int *range, const int *inst, const double *w, void *s) {",
               "    _k_receive<<<_RECEIVE_BLOCKS, _BLOCK, 0, (cudaStream_t)s>>>(*m, range, inst, w);", "}"]
         recv = "_receive"
-    for ph in ("init", "current", "advance"):
+    for ph in ("init", "current"):
         L += ["static void _%s(const cs_mech_view *m, void *s) {" % ph,
               "    if (m->n > 0) _k_%s<<<(m->n + _BLOCK - 1) / _BLOCK, _BLOCK, 0, (cudaStream_t)s>>>(*m);" % ph,
               "}"]
+    L += ["static void _advance(const cs_mech_view *m, void *s) {",
+          "    const int b = m->block > 0 ? m->block : _BLOCK;",
+          "    if (m->n > 0) _k_advance<<<(m->n + b - 1) / b, b, 0, (cudaStream_t)s>>>(*m);",
+          "}"]
     L.append("extern \"C\" const cs_mech_gpu_ops cs__gpu_%s = {_init, _current, _advance, %s, _CS_MANY_CURRENT,"
              " _CS_MANY_ADVANCE, _CS_MANY_ID};" % (c, recv))
     return "\n".join(L) + "\n"

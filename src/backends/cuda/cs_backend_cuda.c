@@ -192,12 +192,22 @@ static cs_status fork_lanes(cs_backend *be, int j) {
     cs_cuda_state *s = &be->s, lane = *s;
     CS_TRY(cs_cuda_timer_record(be->fork_events, EV_FORK, s->stream));
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->lane[l], be->fork_events, EV_FORK));
+    /* a group with a launch block of its own (CS_CUDA_SOLO_BLOCK) first, onto SMs still free */
+    for (int q = 0; be->solo_first && q < s->nmech; ++q) {
+        const int l = be->lane_of[q];
+        if (l < 0 || s->mech[q].kind != CS_CUDA_CATALOGUE || s->mech[q].view.block <= 0) continue;
+        lane.stream = be->lane[l];
+        CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
+        CS_TRY(cs_cuda_timer_record(be->fork_events, EV_GROUP(q), be->lane[l]));
+    }
     lane.stream = be->lane[0];
     CS_TRY(cs_cuda_detect(&lane, j));
     if (!s->probe_src) CS_TRY(cs_cuda_sample(&lane, j));
     for (int q = 0; q < s->nmech; ++q) {
         const int l = be->lane_of[q], h = s->merge_head[q];
         lane.stream = l >= 0 ? be->lane[l] : s->stream;
+        if (be->solo_first && l >= 0 && s->mech[q].kind == CS_CUDA_CATALOGUE && s->mech[q].view.block > 0)
+            continue; /* launched above */
         if (h < 0) {
             CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
         } else if (h == q) { /* the merged set's one launch; its groups' ends are its end */

@@ -117,7 +117,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
     cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
                       0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL},
-                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}};
+                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = s->ion_e[ion];
         v.ion_i[ion] = s->ion_i[ion];
@@ -198,7 +198,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
                                  {ions->e[0], ions->e[1], ions->e[2]}, {ions->i[0], ions->i[1], ions->i[2]},
                                  {ions->ci[0], ions->ci[1], ions->ci[2]}, {ions->co[0], ions->co[1], ions->co[2]},
-                                 NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}};
+                                 NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0};
             t->init(&view);
             cs_cuda_ions_wrote(ions, t); /* NEURON's order: e after each INITIAL that writes a concentration */
             cs_cuda_mech *cm = &s->mech[m];
@@ -292,6 +292,19 @@ static cs_status setup_lanes(cs_backend *be) {
     for (int l = 0; l < be->nlanes; ++l) {
         CS_TRY(cs_cuda_stream_create_priority(&be->lane[l], high[l]));
         be->nhigh += high[l];
+    }
+    /* CS_CUDA_SOLO_BLOCK=N (an experiment, off by default): such a unit of one catalogue group,
+     * not merged (NaV's KINETIC update: 254 registers), updates its states in blocks of N threads
+     * launched before the other lanes' updates; 256 such threads take a whole register file,
+     * so no other block shares their SM (NaV took 26 us alone, 62 us beside the other updates) */
+    const char *solo = getenv("CS_CUDA_SOLO_BLOCK");
+    const int nb = solo ? atoi(solo) : 0;
+    for (int k = 0; nb >= 32 && nb <= 1024 && k < nunit; ++k) {
+        const int q = order[k];
+        if (high[be->lane_of[q]] && s->merge_head[q] < 0 && s->mech[q].kind == CS_CUDA_CATALOGUE) {
+            be->s.mech[q].view.block = nb;
+            be->solo_first = 1;
+        }
     }
     return cs_cuda_timer_create(&be->fork_events, CS_FORK_EVENTS);
 }
