@@ -84,7 +84,7 @@ typedef struct {
     double *inst_i, *inst_g;   /* [n] weight·i [nA], weight·g [µS] */
     double *inst_ion[CS_NION]; /* [n] ion current density [mA/cm²], for the ions the type writes */
     int block;                 /* GPU: threads per block of the state update's launch; 0: the
-                                  type's own (the CUDA backend's CS_CUDA_SOLO_BLOCK) */
+                                  type's own (docs/gpu.md, "Stream priorities") */
 } cs_mech_view;
 
 /* The GPU half of a type (catalogues built with nvcc): the same calls over a view whose arrays

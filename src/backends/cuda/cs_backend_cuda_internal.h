@@ -100,7 +100,8 @@ struct cs_backend {
     void *lane[CS_CUDA_LANES], *fork_events;
     int nlanes, pending;
     int nhigh;                  /* lanes of the high priority (setup_lanes) */
-    int solo_first;             /* groups with a launch block of their own (view.block) fork first */
+    int solo_first;             /* groups with a launch block of their own (view.block: a latency-
+                                   bound KINETIC update) fork first (setup_lanes) */
     int defer;                  /* 0: the lanes join at the end of every step (networks of
                                    built-in mechanisms only: setup_lanes) */
     int lane_of[CS_CUDA_MAX_MECH]; /* -1: the main stream */

@@ -293,12 +293,14 @@ static cs_status setup_lanes(cs_backend *be) {
         CS_TRY(cs_cuda_stream_create_priority(&be->lane[l], high[l]));
         be->nhigh += high[l];
     }
-    /* CS_CUDA_SOLO_BLOCK=N (an experiment, off by default): such a unit of one catalogue group,
-     * not merged (NaV's KINETIC update: 254 registers), updates its states in blocks of N threads
-     * launched before the other lanes' updates; 256 such threads take a whole register file,
-     * so no other block shares their SM (NaV took 26 us alone, 62 us beside the other updates) */
+    /* Such a unit of one catalogue group, not merged (a KINETIC update: NaV's takes 254
+     * registers), updates its states in blocks of 256 threads launched before the other lanes'
+     * updates: 256 threads of ~255 registers take a whole register file, so no other block
+     * shares their SM. NaV took 26 us alone and 62 us beside the other updates; this way 38 us,
+     * and the Allen network's run 0.816 -> 0.763 s (session 24). CS_CUDA_SOLO_BLOCK=N: blocks of
+     * N threads (32..1024), 0: the type's own launch, in the usual order (for comparisons). */
     const char *solo = getenv("CS_CUDA_SOLO_BLOCK");
-    const int nb = solo ? atoi(solo) : 0;
+    const int nb = solo ? atoi(solo) : 256;
     for (int k = 0; nb >= 32 && nb <= 1024 && k < nunit; ++k) {
         const int q = order[k];
         if (high[be->lane_of[q]] && s->merge_head[q] < 0 && s->mech[q].kind == CS_CUDA_CATALOGUE) {
