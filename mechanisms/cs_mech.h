@@ -154,7 +154,7 @@ typedef struct {
      * and current are linear and homogeneous in its states, NET_RECEIVE(weight) only adds
      * state-free increments, INITIAL starts the states at 0. k instances at one CV with equal
      * parameters then act exactly as one whose states are their sums, and the network builder
-     * merges them (Arbor's coalesced synapses; docs/model-format.md, "coalesce_synapses"). */
+     * merges them (Arbor's coalesced synapses; docs/sonata-input.md, "Synapses"). */
     int linear;
 } cs_mech_type;
 
