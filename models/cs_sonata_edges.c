@@ -118,9 +118,10 @@ static cs_status prototype(const cs__circuit *c, cs_model *m, const edge_pop *e,
             const char *pn = !strcmp(it->string, "erev") ? "e" : it->string;
             if (t == cs_mech_find("expsyn") && !strcmp(pn, "tau1")) pn = "tau";
             int pi = cs_mech_param_index(t, pn);
-            if (pi < 0) {
+            if (pi < 0) { /* the message first: it names a key of j */
+                cs_status st = cs_error_set(CS_ERR_PARSE, "%s: '%s' is no parameter of %s", path, it->string, t->name);
                 cJSON_Delete(j);
-                return cs_error_set(CS_ERR_PARSE, "%s: '%s' is no parameter of %s", path, it->string, t->name);
+                return st;
             }
             s->param[pi] = it->valuedouble;
         }
