@@ -90,6 +90,7 @@ struct cs_hines_plan {
     cudaEvent_t ev_fork, ev_join;
     int4 *d_type_info, *d_tasks;
     int *d_group_type;      /* staged */
+    int *d_group_cbase;     /* staged, fused step: hp.group_cbase (NULL: d_group_base serves) */
     /* fine's fused step: its packs launched by class of blocks a multiprocessor (shared memory),
      * each launch sized for its largest pack: fs_order[fs_first[c] .. fs_first[c + 1]) are class c's
      * packs, fs_rows[c] their most rows, fs_bpsm[c] the blocks a multiprocessor they allow */
@@ -133,7 +134,7 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
     void *ptrs[] = {pl->d_offset, pl->d_cell_base, pl->d_cell_map, pl->d_lmap, pl->d_lusrc, pl->d_lorder,
                     pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
                     pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children, pl->d_block_first,
-                    pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_stg_next, pl->d_stype, pl->d_sched,
+                    pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_group_cbase, pl->d_stg_next, pl->d_stype, pl->d_sched,
                     pl->buf_tree, pl->buf_int, pl->d_chk_chunk, pl->d_chk_group, pl->chk_ur, pl->d_fs_order};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
         if (ptrs[i]) cudaFree(ptrs[i]);
@@ -168,7 +169,8 @@ static cs__staged_dev cs__staged_dev_of(const cs_hines_plan *pl, int l, int prec
     const int *L = pl->hp.stg_launch + CS__SL_N * l;
     cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS], L[CS__SL_TW],
                          pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->hp.stg_fused, pl->d_group_base + L[CS__SL_FIRST],
-                         pl->d_group_type + L[CS__SL_FIRST], pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + 2 * l : NULL};
+                         pl->d_group_type + L[CS__SL_FIRST], (pl->d_group_cbase ? pl->d_group_cbase : pl->d_group_base) + L[CS__SL_FIRST],
+                         pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + 2 * l : NULL};
     return sd;
 }
 
@@ -634,6 +636,24 @@ extern "C" cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *pl, con
     CS__CU(cudaSetDevice(pl->device));
     CS__CU(cudaMemcpy(pl->d_sched, pl->hp.stg_sched, sizeof(int) * 2 * (size_t)pl->hp.stg_nslot, cudaMemcpyHostToDevice));
     pl->stg_current = 1;
+    return CS_SOLVER_OK;
+}
+
+extern "C" cs_solver_status cs_hines_gpu_plan_share_constants(cs_hines_plan *pl, const double *tree, int first_array,
+                                                              long long *groups_shared)
+{
+    if (groups_shared) *groups_shared = 0;
+    if (!pl || !tree) {
+        cs__gpu_err("cs_hines_gpu_plan_share_constants: NULL argument");
+        return CS_SOLVER_ERR_INVALID;
+    }
+    const long long n = cs__staged_share_constants(&pl->hp, tree, first_array);
+    if (n < 0) { cs__gpu_err("out of memory"); return CS_SOLVER_ERR_NOMEM; }
+    CS__CU(cudaSetDevice(pl->device));
+    if (pl->d_group_cbase) CS__CU(cudaFree(pl->d_group_cbase));
+    pl->d_group_cbase = NULL;
+    if (pl->hp.group_cbase) CS__TRY(cs__upload(&pl->d_group_cbase, pl->hp.group_cbase, (size_t)pl->hp.ngroup));
+    if (groups_shared) *groups_shared = n;
     return CS_SOLVER_OK;
 }
 

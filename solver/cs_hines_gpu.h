@@ -287,6 +287,10 @@ typedef struct {
                                 row with no current in its subtree in any system, which is the same
                                 every step, and NaN at the others (cs_hines_clean_pivots). The step
                                 reads it there instead of storing and re-reading it per system */
+    int keep_currents;       /* staged only: 1 leaves i and g as they are after reading them (the
+                                caller sets, not adds, every row's i and g before each step, and a
+                                row it never sets stays zero): saves their 16 B a row of stores.
+                                0 (and every other variant): zeroed after reading */
 } cs_hines_step_d;
 /* 1 when every system of the plan has the same structure (tree-order parents), else 0. */
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan);
@@ -308,6 +312,17 @@ cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned
  * step->flags, nor take shared constants. The per-system variants and fine read step->flags
  * instead and ignore this call. */
 cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsigned char *flags);
+/* A "staged" plan built with fused_step = 1 lets a group of cells read its constants (d0, u, b0,
+ * cdt) from another group of the same structure when every cell of both has the same values, bit
+ * for bit (cells of one morphology and parameters: a circuit's cell types). The rows read are a
+ * few groups', which stay in L2, so the step's DRAM traffic drops by 32 of ~80 B a row. Pass the
+ * four arrays one at a time (host memory for one), in tree order as cs_hines_gpu_to_internal_d
+ * takes them: first_array = 1 with the first; each call narrows the sharing to the cells that
+ * also agree on that array, so after the fourth it holds for all four. Call again (from the first)
+ * whenever the constants change, and before a CUDA graph captures a step. *groups_shared (may
+ * be NULL): the groups that now read another's rows. Any other plan: a no-op (0 groups).
+ * CS_SOLVER_ERR_NOMEM, or CS_SOLVER_ERR_INVALID for a NULL array. */
+cs_solver_status cs_hines_gpu_plan_share_constants(cs_hines_plan *plan, const double *tree, int first_array, long long *groups_shared);
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *step);
 /* Plain C, no GPU: a0 of cs_hines_step_d from one system of n rows in tree order
  * (p_local[0] = -1, p_local[i] < i): a0[i] = u[i]/d'[i], d' being d0 after the elimination of

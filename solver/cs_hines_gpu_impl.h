@@ -210,6 +210,10 @@ typedef struct cs__hines_hplan {
     int *stg_type_launch; /* [nstype] */
     int *group_type;   /* [ngroup] */
     int *group_cells;  /* [ngroup] lanes with a cell (the others compute on padding) */
+    int *group_cbase;  /* [ngroup] fused step: where group g's constants (d0, u, b0, cdt) are read,
+                          group_base of a group whose cells all have the same (cs__staged_share_constants);
+                          NULL: each group its own */
+    unsigned char *group_same; /* [ngroup] its cells' constants equal their structure's first cell's so far */
     int nstype;
     int *stype;        /* [2·nstype] first slot of the type's schedule in stg_sched, steps */
     int stg_nslot;
@@ -292,12 +296,21 @@ double cs__staged_lane_use(const cs__hines_hplan *hp);
 /* Free the arrays cs__plan_staged allocated (and only those), e.g. of a plan that was tried. */
 void cs__staged_release(cs__hines_hplan *hp);
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
+/* the same, group g's u read at u_base[g] (+ row·C + lane): the fused step's shared constants */
+void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double *u, const int *u_base, double *rhs);
 /* The fused step on a staged plan: mark CS__STG_CURRENT in the schedule of every structure at the
  * rows where any of its cells has CS_HINES_ROW_CURRENT in flags (one byte per internal row); and
  * the host emulation of the fused kernel (the assembly of cs__stg_row_in, then the solve), which
  * reads the marks, not st->flags. Returns 0, or -1 when out of memory. */
 void cs__staged_mark_current(cs__hines_hplan *hp, const unsigned char *flags);
 int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st);
+/* Narrows the groups that may read another's constants (cs_hines_gpu_plan_share_constants) by one
+ * constant array in tree order: per structure, a cell whose rows equal, bit for bit, those of the
+ * structure's first cell (in every array passed since first_array); a group of only such cells
+ * reads the rows of the structure's first full group of them (group_cbase). Returns the groups
+ * that read another's rows (0 for a plan of another variant or not fused: group_cbase stays
+ * NULL), or -1 when out of memory. */
+long long cs__staged_share_constants(cs__hines_hplan *hp, const double *tree, int first_array);
 
 /* The estimate for chunk lengths Ls[0..nL) of a batch (global parents p, nrows rows), from its
  * unbranched runs alone (each level cuts a run of n >= 2L rows into (n + L + 1)/(L + 2) chunks and

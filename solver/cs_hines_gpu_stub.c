@@ -54,6 +54,7 @@ int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan) { (void)plan; return 0; }
 int cs_hines_gpu_plan_shares_constants(const cs_hines_plan *plan) { (void)plan; return 0; }
 cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned char *f) { (void)plan; (void)f; return CS_SOLVER_ERR_UNAVAILABLE; }
 cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsigned char *f) { (void)plan; (void)f; return CS_SOLVER_ERR_UNAVAILABLE; }
+cs_solver_status cs_hines_gpu_plan_share_constants(cs_hines_plan *plan, const double *t, int f, long long *n) { (void)plan; (void)t; (void)f; (void)n; return CS_SOLVER_ERR_UNAVAILABLE; }
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *st) { (void)plan; (void)st; return CS_SOLVER_ERR_UNAVAILABLE; }
 
 #define CS__STUB_CONV(name, T)                                                              \

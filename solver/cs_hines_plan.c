@@ -58,7 +58,7 @@ void cs__hines_hplan_free(cs__hines_hplan *hp)
     free(hp->slot_base); free(hp->slot_n); free(hp->p_local); free(hp->group_base); free(hp->group_rows);
     free(hp->pack_base); free(hp->pack_type); free(hp->type_info); free(hp->level_start);
     free(hp->tasks); free(hp->children); free(hp->block_first); free(hp->launch_first); free(hp->launch_rows);
-    free(hp->launch_sched); free(hp->group_type); free(hp->group_cells); free(hp->stype); free(hp->stg_sched); free(hp->stg_launch); free(hp->stg_type_launch);
+    free(hp->launch_sched); free(hp->group_type); free(hp->group_cells); free(hp->group_cbase); free(hp->group_same); free(hp->stype); free(hp->stg_sched); free(hp->stg_launch); free(hp->stg_type_launch);
     memset(hp, 0, sizeof *hp);
 }
 

@@ -58,11 +58,13 @@ struct cs__stg_copy {
     unsigned dst[H]; /* shared-memory address within ring slot 0 */
     int nchunk;
     unsigned cur_only; /* bit h: chunk h is of i or g (copied only at rows with current) */
+    unsigned konst;    /* bit h: chunk h is of the fused step's constants (read at the group's cbase) */
 
     __device__ void init(const T *const *arr, unsigned ring0, int s, int j)
     {
         nchunk = 0;
         cur_only = 0;
+        konst = 0;
 #pragma unroll
         for (int h = 0; h < H; ++h) {
             const int q = j + h * C;
@@ -73,14 +75,15 @@ struct cs__stg_copy {
             src[h] = arr[k] + c * PER;
             dst[h] = ring0 + (unsigned)(((k * S + s) * C + c * PER) * sizeof(T));
             if (k >= 5) cur_only |= 1u << h;
+            if (NA > 3 && k < 4) konst |= 1u << h;
             nchunk = h + 1;
         }
     }
-    /* the chunks' sources for the group at `base` */
-    __device__ __forceinline__ void at(long long base, const T *g[H]) const
+    /* the chunks' sources for the group at `base`, its constants at `cbase` */
+    __device__ __forceinline__ void at(long long base, long long cbase, const T *g[H]) const
     {
 #pragma unroll
-        for (int h = 0; h < H; ++h) g[h] = src[h] + base;
+        for (int h = 0; h < H; ++h) g[h] = src[h] + (((konst >> h) & 1u) ? cbase : base);
     }
     /* copy row `row` (< 0: none; cur: it has current) of the group whose sources are g into ring
      * slot `slot` (not committed). Predicated, not branched: the step stays one basic block, so
@@ -119,7 +122,7 @@ __device__ __forceinline__ void cs__stg_row_in(const T *rg, int f, bool real, lo
     const T v = rg[128], g = cur ? rg[192] : T(0), i = cur ? rg[160] : T(0);
     dd = rg[0] + g;
     rr = (rg[96] * v + rg[64]) + (g * v - i);
-    if (real && cur) {
+    if (real && cur && !fz.keep) {
         fz.i[at] = T(0);
         fz.g[at] = T(0);
     }
@@ -285,7 +288,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     int type = sd.group_type[blockIdx.x], nsteps = 0;
     long long base = sd.group_base[blockIdx.x];
     const T *gp[copy_t::H];
-    cp.at(base, gp);
+    cp.at(base, sd.group_cbase[blockIdx.x], gp);
     bool staged = false; /* the group's first steps are in the ring already */
     for (;;) {
         const T2 zero{T(0), T(0)};
@@ -311,7 +314,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         if (lane == 0) g2 = (int)gridDim.x + atomicAdd(sd.next, 1);
         g2 = __shfl_sync(0xffffffffu, g2, 0);
         const int type2 = g2 < sd.ngroup ? sd.group_type[g2] : -1;
-        const long long base2 = g2 < sd.ngroup ? sd.group_base[g2] : 0;
+        const long long base2 = g2 < sd.ngroup ? sd.group_base[g2] : 0, cbase2 = g2 < sd.ngroup ? sd.group_cbase[g2] : 0;
         /* backward sweep: step t's inputs were issued RING-1 steps ago */
         T cd = T(0), cr = T(0), cg = T(0), csd = T(0), csr = T(0);
         int2 e = sc[0];
@@ -346,7 +349,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         __syncwarp();
         staged = type2 == type;
         T *out = xout + base + j;
-        if (g2 < sd.ngroup) cp.at(base2, gp);
+        if (g2 < sd.ngroup) cp.at(base2, cbase2, gp);
         if (staged)
             for (int t = 0; t < RING - 1; ++t) {
                 const int2 en = t < nsteps ? sc[t * S] : make_int2(-1, 0);
@@ -457,13 +460,13 @@ static cudaError_t cs__staged_launch_t(const cs__staged_dev &sd, T *d, const T *
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
 {
-    return cs__staged_launch_t<T>(sd, d, u, rhs, cs__stg_fused<T>{nullptr, nullptr, nullptr, nullptr}, stream);
+    return cs__staged_launch_t<T>(sd, d, u, rhs, cs__stg_fused<T>{nullptr, nullptr, nullptr, nullptr, 0}, stream);
 }
 template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *, const double *, double *, cudaStream_t);
 template cudaError_t cs__staged_launch<float>(const cs__staged_dev &, float *, const float *, float *, cudaStream_t);
 
 cudaError_t cs__staged_launch_step(const cs__staged_dev &sd, const cs_hines_step_d &st, cudaStream_t stream)
 {
-    const cs__stg_fused<double> fz{st.cdt, st.v, st.i, st.g};
+    const cs__stg_fused<double> fz{st.cdt, st.v, st.i, st.g, st.keep_currents};
     return cs__staged_launch_t<double>(sd, const_cast<double *>(st.d0), st.u, const_cast<double *>(st.b0), fz, stream);
 }

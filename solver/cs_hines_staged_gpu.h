@@ -15,6 +15,8 @@ struct cs__staged_dev {
     int blocks_per_sm;  /* one-warp blocks that fit a multiprocessor (cs__staged_prepare) */
     int fused;          /* the plan is for the fused step (its ring holds CS__STG_FUSED_ARRAYS arrays) */
     const int *group_base, *group_type;
+    const int *group_cbase; /* the fused step's constants (d0, u, b0, cdt) of group g at group_cbase[g]
+                             * (cs__staged_share_constants; group_base when each group reads its own) */
     const int2 *stype;  /* per type: first slot, steps */
     const int4 *sched;  /* per step 32 / cells int2 slots {row, flags | shared rows} */
     int *next;          /* [2]: groups handed out after the first gridDim.x, warps done (zero
@@ -26,6 +28,7 @@ template <class T>
 struct cs__stg_fused {
     const T *cdt;
     T *v, *i, *g;
+    int keep; /* cs_hines_step_d.keep_currents: i and g are not zeroed */
 };
 template <class T>
 using cs__staged_kernel_t = void (*)(cs__staged_dev, T *, const T *, T *, cs__stg_fused<T>);

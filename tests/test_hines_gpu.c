@@ -124,7 +124,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
         for (int k = 0; k < 9; ++k) H2D(dv[k], hv[k], bytes);
         double *da0 = dalloc(sizeof(double) * n0);
         if (shared) H2D(da0, si.a0, sizeof(double) * n0);
-        cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8], shared, da0};
+        cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8], shared, da0, 0};
         double *back[4];
         for (int k = 0; k < 4; ++k) back[k] = malloc(bytes);
         for (int rep = 0; rep < 2; ++rep) {
@@ -151,7 +151,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
     }
     if (!shares) { /* refused for systems of different structures, and by staged, fine and chunked */
         cs_hines_step_d bad = {(double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl,
-                               (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl};
+                               (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl, 0};
         ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &bad), CS_SOLVER_ERR_INVALID);
     }
     free(fl); free(x);
@@ -501,6 +501,62 @@ START_TEST(test_gpu_staged_invariant)
 }
 END_TEST
 
+/* staged's fused step on the device with constants shared by structure (share_case_make): the
+ * device plan shares the groups the host planner does, and with the sharing groups' own
+ * constants NaN the step solves every cell's own system; keep_currents leaves i and g, else they
+ * are zeroed. */
+START_TEST(test_gpu_staged_share_constants)
+{
+    share_case sc;
+    share_case_make(&sc);
+    cs__hines_hplan hp;
+    share_case_plan(&sc, &hp);
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.variant = "staged";
+    o.fused_step = 1;
+    cs_hines_plan *pl = NULL;
+    ck_assert_msg(cs_hines_gpu_plan_create(sc.b.nsys, sc.b.offset, sc.b.p, &o, &pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    const size_t ni = cs_hines_gpu_plan_internal_size(pl), bytes = ni * sizeof(double);
+    ck_assert_int_eq((long long)ni, (long long)hp.internal_size);
+    long long shared = -1, shared_host = -1;
+    for (int k = SC_D0; k <= SC_CDT; ++k) {
+        ck_assert_msg(cs_hines_gpu_plan_share_constants(pl, sc.t[k], k == SC_D0, &shared) == CS_SOLVER_OK, "%s",
+                      cs_hines_gpu_last_error());
+        shared_host = cs__staged_share_constants(&hp, sc.t[k], k == SC_D0);
+    }
+    ck_assert_int_eq(shared, shared_host);
+    share_case_check_groups(&sc, &hp, shared);
+    share_inputs in;
+    share_inputs_make(&sc, &hp, &in);
+    ck_assert_msg(cs_hines_gpu_plan_set_current(pl, in.flags) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+    double *dv[SC_NT + 2];
+    for (int k = 0; k < SC_NT; ++k) { dv[k] = dalloc(bytes); H2D(dv[k], in.a[k], bytes); }
+    dv[SC_NT] = dalloc(bytes); dv[SC_NT + 1] = dalloc(bytes); /* zero work arrays (staged does not use them) */
+    unsigned char *dflags = dalloc(ni); /* staged reads its schedule's marks, not these */
+    H2D(dflags, in.flags, ni);
+    double *back[3];
+    for (int k = 0; k < 3; ++k) back[k] = malloc(bytes);
+    for (int keep = 0; keep <= 1; ++keep) {
+        H2D(dv[SC_V], in.v0, bytes); H2D(dv[SC_I], in.i0, bytes); H2D(dv[SC_G], in.g0, bytes);
+        cs_hines_step_d st = {dv[SC_D0], dv[SC_CDT], dv[SC_B0], dv[SC_U], dv[SC_V], dv[SC_I], dv[SC_G], dflags, dv[SC_NT],
+                              dv[SC_NT + 1], 0, NULL, keep};
+        ck_assert_msg(cs_hines_gpu_step_internal_d(pl, &st) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        D2H(back[0], dv[SC_V], bytes); D2H(back[1], dv[SC_I], bytes); D2H(back[2], dv[SC_G], bytes);
+        const double e = share_inputs_check(&sc, &hp, &in, back[0], back[1], back[2], keep, 1);
+        ck_assert_msg(e <= TOL_D, "GPU [%s] shared constants%s: error %.3g", hp.describe, keep ? ", keep_currents" : "", e);
+    }
+    for (int k = 0; k < 3; ++k) free(back[k]);
+    for (int k = 0; k < SC_NT + 2; ++k) cs_hines_gpu_free(dv[k]);
+    cs_hines_gpu_free(dflags);
+    share_inputs_free(&in);
+    cs_hines_gpu_plan_destroy(pl);
+    cs__hines_hplan_free(&hp);
+    share_case_free(&sc);
+}
+END_TEST
+
 START_TEST(test_gpu_errors)
 {
     int off[2] = {0, 3}, p[3] = {-1, 0, 0};
@@ -534,6 +590,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_more_reg_steps);
     tcase_add_test(tc, test_gpu_two_way);
     tcase_add_test(tc, test_gpu_chunked_large);
+    tcase_add_test(tc, test_gpu_staged_share_constants);
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("prepare"); /* alone: CK_RUN_CASE=prepare (scripts/gpu_solver_trial.sh) */
     tcase_set_timeout(tp, 600);

@@ -231,6 +231,170 @@ static void check_step_leftovers(const step_inputs *s, const double *wa, const d
     }
 }
 
+/* count cells of 600 rows, six morphologies (8 to 300 branches) round-robin: the seed's variable
+ * batch (bench_hines --same-size) */
+static void make_same_size_batch(batch *b, int count, uint64_t seed)
+{
+    static const int nb[6] = {8, 30, 60, 120, 200, 300};
+    batch_cap c = {0, 0};
+    memset(b, 0, sizeof *b);
+    g_rng = seed;
+    int *lp[6];
+    for (int k = 0; k < 6; ++k) {
+        lp[k] = malloc(sizeof(int) * 600);
+        ck_assert_int_eq(cs_hines_random_tree(600, nb[k], seed + k, lp[k]), 0);
+    }
+    for (int j = 0; j < count; ++j) batch_add(b, &c, 600, lp[j % 6], NULL, NULL);
+    for (int k = 0; k < 6; ++k) free(lp[k]);
+}
+
+/* ---- constants shared by structure (staged's fused step) --------------------------------------
+ * 54 cells of six morphologies (make_same_size_batch), each cell with its morphology's constants
+ * (d0, u, b0, cdt), except one cell of morphology 0 (one row's d0 one ulp up) and morphology 1
+ * (each cell its own b0); v random, currents at ~30 % of the rows. Sharing must leave out
+ * morphology 1's groups and the perturbed cell's, and each of the five others has one group that
+ * the rest read: ngroup − (morphology 1's groups) − 1 − 5 groups read another's rows. */
+enum { SC_D0, SC_U, SC_B0, SC_CDT, SC_V, SC_I, SC_G, SC_NT };
+typedef struct {
+    batch b;
+    double *t[SC_NT]; /* tree order */
+    double *x_ref;    /* the serial solve of the system the step assembles */
+    int perturbed;
+} share_case;
+
+static void share_case_make(share_case *sc)
+{
+    batch *b = &sc->b;
+    make_same_size_batch(b, 54, 5);
+    const int n = b->nrows;
+    sc->perturbed = 6; /* the second cell of morphology 0 */
+    for (int k = 0; k < SC_NT; ++k) sc->t[k] = malloc(sizeof(double) * n);
+    double **t = sc->t;
+    for (int sy = 0; sy < b->nsys; ++sy) {
+        const int m = sy % 6, o0 = b->offset[m];
+        for (int i = 0; i < b->offset[sy + 1] - b->offset[sy]; ++i) {
+            const int r = b->offset[sy] + i, has = urand() < 0.3;
+            t[SC_D0][r] = b->d[o0 + i];
+            t[SC_U][r] = b->u[o0 + i];
+            t[SC_B0][r] = 3.0 * cos(i + m) + (m == 1 ? 1e-3 * sy : 0.0);
+            t[SC_CDT][r] = 0.25 * t[SC_D0][r] * (1.5 + sin(i));
+            t[SC_V][r] = -80.0 + 60.0 * urand();
+            t[SC_G][r] = has ? 0.5 * t[SC_D0][r] * urand() : 0.0;
+            t[SC_I][r] = has ? urand() - 0.5 : 0.0;
+        }
+    }
+    const int r5 = b->offset[sc->perturbed] + 5;
+    t[SC_D0][r5] = nextafter(t[SC_D0][r5], INFINITY);
+    batch ref = *b;
+    ref.d = malloc(sizeof(double) * n);
+    ref.rhs = malloc(sizeof(double) * n);
+    ref.u = t[SC_U];
+    for (int r = 0; r < n; ++r) {
+        ref.d[r] = t[SC_D0][r] + t[SC_G][r];
+        ref.rhs[r] = t[SC_CDT][r] * t[SC_V][r] + t[SC_B0][r] - (t[SC_I][r] - t[SC_G][r] * t[SC_V][r]);
+    }
+    sc->x_ref = reference(&ref);
+    free(ref.d); free(ref.rhs);
+}
+
+static void share_case_free(share_case *sc)
+{
+    for (int k = 0; k < SC_NT; ++k) free(sc->t[k]);
+    free(sc->x_ref);
+    batch_free(&sc->b);
+}
+
+/* the host plan: staged, fused step, 132 multiprocessors (an H100's, as the device plan's) */
+static void share_case_plan(const share_case *sc, cs__hines_hplan *hp)
+{
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.fused_step = 1;
+    char msg[256];
+    ck_assert_msg(cs__hines_hplan_build(sc->b.nsys, sc->b.offset, sc->b.p, CS__HV_STAGED, &o, 132, hp, msg, sizeof msg) == CS_SOLVER_OK,
+                  "%s", msg);
+}
+
+static int share_group_of(const cs__hines_hplan *hp, int sy)
+{
+    int g = 0;
+    while (g + 1 < hp->ngroup && hp->group_base[g + 1] <= hp->cell_base[sy]) ++g;
+    return g;
+}
+
+static void share_case_check_groups(const share_case *sc, const cs__hines_hplan *hp, long long shared)
+{
+    ck_assert_ptr_nonnull(hp->group_cbase);
+    int groups_m1 = 0;
+    for (int sy = 0; sy < sc->b.nsys; ++sy)
+        groups_m1 += sy % 6 == 1 && hp->cell_base[sy] == hp->group_base[share_group_of(hp, sy)]; /* lane 0: one per group */
+    const int gp = share_group_of(hp, sc->perturbed);
+    ck_assert_int_eq(hp->group_cbase[gp], hp->group_base[gp]);
+    ck_assert_int_eq(shared, hp->ngroup - groups_m1 - 1 - 5);
+}
+
+/* the case's arrays in hp's internal layout, the sharing groups' own constants NaN; the rows with
+ * current marked in hp's schedule; the step's work arrays */
+typedef struct {
+    size_t ni;
+    double *a[SC_NT], *i0, *g0, *v0, *wa, *wb;
+    unsigned char *flags;
+} share_inputs;
+
+static void share_inputs_make(const share_case *sc, cs__hines_hplan *hp, share_inputs *in)
+{
+    const size_t ni = (size_t)hp->internal_size, bytes = sizeof(double) * ni;
+    in->ni = ni;
+    for (int k = 0; k < SC_NT; ++k) {
+        in->a[k] = calloc(ni, sizeof(double));
+        cs__hines_hplan_to_internal_host(hp, k == SC_U ? CS_HINES_COUPLING : CS_HINES_NODE, sc->t[k], in->a[k]);
+    }
+    for (int sy = 0; sy < sc->b.nsys; ++sy) {
+        const int g = share_group_of(hp, sy);
+        if (hp->group_cbase[g] == hp->group_base[g]) continue;
+        for (int i = 0; i < sc->b.offset[sy + 1] - sc->b.offset[sy]; ++i)
+            for (int k = SC_D0; k <= SC_CDT; ++k) in->a[k][cs__hines_hplan_internal_index(hp, sy, i)] = NAN;
+    }
+    in->flags = malloc(ni);
+    cs__hines_hplan_row_flags(hp, in->flags);
+    for (size_t k = 0; k < ni; ++k)
+        in->flags[k] |= (in->a[SC_G][k] != 0.0 || in->a[SC_I][k] != 0.0) ? CS_HINES_ROW_CURRENT : 0;
+    cs__staged_mark_current(hp, in->flags);
+    in->v0 = malloc(bytes); in->i0 = malloc(bytes); in->g0 = malloc(bytes);
+    memcpy(in->v0, in->a[SC_V], bytes); memcpy(in->i0, in->a[SC_I], bytes); memcpy(in->g0, in->a[SC_G], bytes);
+    in->wa = calloc(ni, sizeof(double));
+    in->wb = calloc(ni, sizeof(double));
+}
+
+static inline void share_inputs_reset(share_inputs *in)
+{
+    const size_t bytes = sizeof(double) * in->ni;
+    memcpy(in->a[SC_V], in->v0, bytes); memcpy(in->a[SC_I], in->i0, bytes); memcpy(in->a[SC_G], in->g0, bytes);
+}
+
+/* After a step (v, i, g in the internal layout): the error against the reference; with
+ * check_currents, i and g as the step must leave them (kept, or zeroed at the rows with current) */
+static double share_inputs_check(const share_case *sc, const cs__hines_hplan *hp, const share_inputs *in, const double *v,
+                                 const double *i, const double *g, int kept, int check_currents)
+{
+    double *x = malloc(sizeof(double) * sc->b.nrows);
+    cs__hines_hplan_from_internal_host(hp, CS_HINES_NODE, v, x);
+    const double e = relerr(sc->b.nrows, x, sc->x_ref);
+    free(x);
+    for (size_t k = 0; check_currents && k < in->ni; ++k) {
+        const int cur = (in->flags[k] & CS_HINES_ROW_CURRENT) != 0;
+        const double wi = kept || !cur ? in->i0[k] : 0.0, wg = kept || !cur ? in->g0[k] : 0.0;
+        ck_assert_msg(i[k] == wi && g[k] == wg, "%s: i, g at internal row %zu: %g, %g", kept ? "kept" : "zeroed", k, i[k], g[k]);
+    }
+    return e;
+}
+
+static void share_inputs_free(share_inputs *in)
+{
+    for (int k = 0; k < SC_NT; ++k) free(in->a[k]);
+    free(in->v0); free(in->i0); free(in->g0); free(in->wa); free(in->wb); free(in->flags);
+}
+
 /* staged keeps a warp's cells' eliminated rows on chip: only large cells may be refused, and
  * batches whose distinct structures exceed its planner's rows (counted here over all systems,
  * an upper bound of the distinct rows) */

@@ -329,7 +329,7 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
         double *sref = reference(&si.ref);
         double *v0 = malloc(sizeof(double) * ni), *i0 = malloc(sizeof(double) * ni), *g0 = malloc(sizeof(double) * ni);
         memcpy(v0, si.v, sizeof(double) * ni); memcpy(i0, si.i, sizeof(double) * ni); memcpy(g0, si.g, sizeof(double) * ni);
-        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb, shared, si.a0};
+        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb, shared, si.a0, 0};
         if (shared) { /* some rows take their pivot from a0, some not */
             int n0 = b->offset[1] - b->offset[0], nconst = 0;
             for (int i = 1; i < n0; ++i) nconst += !isnan(si.a0[i]);
@@ -356,23 +356,6 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
 static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, const char *what)
 {
     check_host_plan_nsm(b, opt, 132, what);
-}
-
-/* count cells of 600 rows, six morphologies (8 to 300 branches) round-robin: the seed's variable
- * batch (bench_hines --same-size) */
-static void make_same_size_batch(batch *b, int count, uint64_t seed)
-{
-    static const int nb[6] = {8, 30, 60, 120, 200, 300};
-    batch_cap c = {0, 0};
-    memset(b, 0, sizeof *b);
-    g_rng = seed;
-    int *lp[6];
-    for (int k = 0; k < 6; ++k) {
-        lp[k] = malloc(sizeof(int) * 600);
-        ck_assert_int_eq(cs_hines_random_tree(600, nb[k], seed + k, lp[k]), 0);
-    }
-    for (int j = 0; j < count; ++j) batch_add(b, &c, 600, lp[j % 6], NULL, NULL);
-    for (int k = 0; k < 6; ++k) free(lp[k]);
 }
 
 /* "auto" picks what the H200 measurements say (cs__hines_hplan_build's comment): with one
@@ -672,6 +655,38 @@ static double *inv_solve_host(const batch *b, const cs_hines_gpu_options *o, int
     return x;
 }
 
+/* A staged fused step's constants shared by structure (cs__staged_share_constants; the case:
+ * share_case_make). The host emulation, with the sharing groups' own constants overwritten by
+ * NaN, still solves each cell's own system; without the sharing the NaN reaches the solution (so
+ * the emulation reads where the kernel reads). keep_currents leaves i and g as they were;
+ * without it they are zeroed. */
+START_TEST(test_staged_share_constants)
+{
+    share_case sc;
+    share_case_make(&sc);
+    cs__hines_hplan hp;
+    share_case_plan(&sc, &hp);
+    long long shared = 0;
+    for (int k = SC_D0; k <= SC_CDT; ++k) shared = cs__staged_share_constants(&hp, sc.t[k], k == SC_D0);
+    share_case_check_groups(&sc, &hp, shared);
+    share_inputs in;
+    share_inputs_make(&sc, &hp, &in);
+    for (int pass = 0; pass < 3; ++pass) { /* 0: shared; 1: shared, keep_currents; 2: not shared (NaN) */
+        share_inputs_reset(&in);
+        if (pass == 2) { free(hp.group_cbase); hp.group_cbase = NULL; }
+        cs_hines_step_d st = {in.a[SC_D0], in.a[SC_CDT], in.a[SC_B0], in.a[SC_U], in.a[SC_V], in.a[SC_I], in.a[SC_G],
+                              in.flags, in.wa, in.wb, 0, NULL, pass == 1};
+        ck_assert_int_eq(cs__staged_step_host(&hp, &st), 0);
+        const double e = share_inputs_check(&sc, &hp, &in, in.a[SC_V], in.a[SC_I], in.a[SC_G], pass == 1, pass < 2);
+        if (pass == 2) ck_assert_msg(isnan(e), "without sharing the NaN constants were not read (error %.3g)", e);
+        else ck_assert_msg(e <= TOL_D, "shared constants%s: error %.3g", pass ? ", keep_currents" : "", e);
+    }
+    share_inputs_free(&in);
+    cs__hines_hplan_free(&hp);
+    share_case_free(&sc);
+}
+END_TEST
+
 /* staged with CS_HINES_STAGED_INVARIANT: each cell's x bitwise the same in the whole network of
  * the real cells and in a share of it, with 1, 2 or 4 cells per warp and for 132 or 4
  * multiprocessors (host emulation; check_staged_invariance). Without the flag the plans differ in
@@ -694,6 +709,7 @@ static Suite *host_suite(void)
     tcase_add_test(tc, test_host_plans);
     tcase_add_test(tc, test_host_plans_cells);
     tcase_add_test(tc, test_staged_invariant);
+    tcase_add_test(tc, test_staged_share_constants);
     suite_add_tcase(s, tc);
     return s;
 }

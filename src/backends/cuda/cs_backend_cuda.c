@@ -278,7 +278,7 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
     if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
         MARK(3);
         cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs,
-                                be->shared_constants, s->a0};
+                                be->shared_constants, s->a0, be->keep_currents};
         cs_solver_status ss = cs_hines_gpu_step_internal_d(be->plan, &step);
         if (ss != CS_SOLVER_OK) return cs__cuda_solver_fail(ss, "fused step");
         MARK(4);
@@ -529,7 +529,7 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
 static int cuda_pipelined(const cs_backend *be) { return be->pipelined; }
 
 static const char *cuda_describe(const cs_backend *be) {
-    static _Thread_local char text[512];
+    static _Thread_local char text[1024];
     if (be->epoch) {
         snprintf(text, sizeof text, "GPU %s, %.1f MiB of device memory (%.0f B per compartment); Hines solver "
                  "'epoch': one persistent kernel per epoch, a block of %d threads per cell, its rows in %.1f KiB of "
@@ -544,6 +544,10 @@ static const char *cuda_describe(const cs_backend *be) {
              cs_hines_gpu_plan_variant(be->plan), be->fused ? (be->shared_constants ? ", assembly fused into the solve, identical cells share their constants"
                                                 : ", assembly fused into the solve") : "",
              cs_hines_gpu_plan_describe(be->plan));
+    if (be->groups_sharing > 0) {
+        const size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "; %lld groups of cells read another group's constants", be->groups_sharing);
+    }
     return text;
 }
 

@@ -48,6 +48,8 @@ struct cs_backend {
     int epoch;                  /* solver "epoch": one persistent kernel per epoch (cs_cuda.h) on
                                    the "flat" plan's layout; the plan itself never solves */
     int shared_constants;       /* identical cells: d0, cdt, b0, u stored once (one cell's rows) */
+    long long groups_sharing;   /* staged: groups of cells that read another group's constants */
+    int keep_currents;          /* the gather sets every row's i and g each step: the solve need not zero them */
     int *row_map;               /* [total rows] internal index of each tree-order row */
     int *cell_first;            /* [ncell + 1] first tree-order row of each cell */
     cs_cuda_state s;

@@ -535,11 +535,19 @@ static cs_status setup_constants(cs_backend *be, const int *parent) {
     if (st == CS_OK && be->shared_constants) /* one cell's tree-order rows serve every cell */
         st = cs__cuda_shared_constants(net, parent, first, n0, dev, &s->a0);
     else {
+        /* a staged fused step: groups of cells with the same constants as another's read that
+         * group's rows (cs_hines_gpu_plan_share_constants; CS_CUDA_SHARE_CONSTANTS=0: each its own) */
+        const char *env = getenv("CS_CUDA_SHARE_CONSTANTS");
+        const int share = be->fused && !be->epoch && !(env && !strcmp(env, "0"));
         for (int k = 0; st == CS_OK && k < CS__NCONST; ++k) {
             double *a = cs__cuda_matrix_array(net, be->p.dt, be->cell_first, k);
             if (!a) st = cs_error_set(CS_ERR_NOMEM, "out of memory for %zu CVs", nrow);
             if (st == CS_OK) st = cs_cuda_alloc((void **)dev[k], s->n_int * sizeof(double), "the cells' constants");
             if (st == CS_OK) st = upload_tree(be, a, nrow, *dev[k], kind[k]);
+            if (st == CS_OK && share) {
+                cs_solver_status ss = cs_hines_gpu_plan_share_constants(be->plan, a, k == 0, &be->groups_sharing);
+                if (ss != CS_SOLVER_OK) st = cs__cuda_solver_fail(ss, "sharing the cells' constants");
+            }
             free(a);
         }
     }
@@ -610,6 +618,10 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->ev_range, 2 * CS_CUDA_MAX_MECH * sizeof(int), "event ranges");
     if (st == CS_OK) st = setup_mechanisms(be, v_int, &ions);
     if (st == CS_OK) st = cs_cuda_gather_build(s, net, be->inst_group, be->inst_local, be->cell_first, be->row_map);
+    if (st == CS_OK) { /* the gather alone writes i and g, setting every row it lists each step (CS_CUDA_KEEP_CURRENTS=0: zeroed anyway) */
+        const char *keep = getenv("CS_CUDA_KEEP_CURRENTS");
+        be->keep_currents = s->gather.on && s->gather.sole && !(keep && !strcmp(keep, "0"));
+    }
     if (st == CS_OK) st = cs_cuda_ions_upload(&ions, s);
     cs_cuda_ions_free(&ions);
     free(v_int);
