@@ -129,6 +129,36 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     return CS_OK;
 }
 
+/* Each group's instances in the order of their rows in the solver's internal layout (a stable
+ * counting sort: the instances of one group at one row keep the network's order, so each row's
+ * currents add up as before): the mechanisms' reads of v and the gather's reads of their current
+ * slots then follow the rows (neighbouring threads, neighbouring addresses) instead of jumping
+ * between the cells of a warp's group. be->inst_local, numbered in network order on entry, is
+ * renumbered; count: the groups' instances. CS_CUDA_INSTANCE_ORDER=network keeps the network's order. */
+static cs_status order_instances(cs_backend *be, const int *count) {
+    const cs_network_desc *net = be->net;
+    const char *env = getenv("CS_CUDA_INSTANCE_ORDER");
+    if ((env && !strcmp(env, "network")) || !net->ninst) return CS_OK;
+    const size_t n_int = be->s.n_int;
+    size_t *first = calloc(n_int + 1, sizeof *first), *order = malloc(net->ninst * sizeof *order);
+    int next[CS_CUDA_MAX_MECH] = {0};
+    if (!first || !order) {
+        free(first); free(order);
+        return cs_error_set(CS_ERR_NOMEM, "out of memory for %zu mechanism instances", net->ninst);
+    }
+    for (size_t k = 0; k < net->ninst; ++k)
+        if (be->inst_group[k] >= 0) ++first[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node] + 1];
+    for (size_t r = 0; r < n_int; ++r) first[r + 1] += first[r];
+    const size_t placed = first[n_int];
+    for (size_t k = 0; k < net->ninst; ++k)
+        if (be->inst_group[k] >= 0) order[first[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node]]++] = k;
+    for (size_t q = 0; q < placed; ++q) be->inst_local[order[q]] = next[be->inst_group[order[q]]]++;
+    for (int m = 0; m < be->s.nmech; ++m)
+        if (next[m] != count[m]) { free(first); free(order); return cs_error_set(CS_ERR_INTERNAL, "instance order: group %d", m); }
+    free(first); free(order);
+    return CS_OK;
+}
+
 /* Mechanism groups: instances of one type, their CVs mapped to the internal layout; states
  * initialised on the host with the mechanism's own init (the CPU code) and uploaded. */
 static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_ions *ions) {
@@ -165,11 +195,12 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             }
         }
         group[k] = gi;
-        be->syn_local[k] = types[gi]->receives_events ? count[gi] : -1;
         be->inst_local[k] = count[gi];
         count[gi]++;
     }
-    cs_status st = CS_OK;
+    cs_status st = order_instances(be, count);
+    for (size_t k = 0; st == CS_OK && k < net->ninst; ++k)
+        if (group[k] >= 0) be->syn_local[k] = types[group[k]]->receives_events ? be->inst_local[k] : -1;
     for (int m = 0; m < s->nmech && st == CS_OK; ++m) {
         const cs_mech_type *t = types[m];
         const int n = count[m], np = t->nparam, ns = t->nstate, kind = kind_of(t);
@@ -183,13 +214,13 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
         double *par = malloc((size_t)(np ? np : 1) * (size_t)n * sizeof *par);
         double *sta = calloc((size_t)(ns ? ns : 1) * (size_t)n, sizeof *sta);
         if (!node || !w || !par || !sta) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-        for (size_t k = 0, l = 0; st == CS_OK && k < net->ninst; ++k) {
+        for (size_t k = 0; st == CS_OK && k < net->ninst; ++k) {
             if (group[k] != m) continue;
             const cs_instance_desc *in = &net->inst[k];
+            const int l = be->inst_local[k];
             node[l] = be->row_map[be->cell_first[in->cell] + in->node];
             w[l] = in->weight;
             for (int j = 0; j < np; ++j) par[(size_t)j * (size_t)n + l] = in->param[j];
-            ++l;
         }
         if (st == CS_OK) {
             double *pp[CS_MAX_PARAMS + 1], *sp[CS_MAX_STATES + 1];

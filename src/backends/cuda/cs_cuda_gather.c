@@ -71,7 +71,7 @@ cs_status cs_cuda_gather_build(cs_cuda_state *s, const cs_network_desc *net, con
     int *prow = malloc(most * sizeof(int)), *pslot = malloc(most * sizeof(int));
     cs_status st = prow && pslot ? CS_OK : cs_error_set(CS_ERR_NOMEM, "out of memory for the current gather");
     /* list 0: every catalogue instance; list 1 + ion: those whose type writes the ion; each in
-     * group order, then instance order (a group's instances are in the network's order) */
+     * group order, then instance order (at one row, a group's instances keep the network's order: order_instances in cs_backend_cuda_setup.c) */
     for (int list = 0; st == CS_OK && list <= CS_NION; ++list) {
         size_t np = 0;
         for (int q = 0; q < s->nmech; ++q) {
