@@ -420,14 +420,8 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, 
 // from the value already there (hh's current with hh_ahead; 0 otherwise), slot after slot. Where
 // no other group writes those arrays (sole) the value there is zero and is not read: a row's i
 // and g are scattered sectors, a third of the gather's traffic (0 + x is x, bit for bit).
-// A thread per (list, row): a soma's row has a dozen slots in list 0 and more in the ion lists,
-// and one thread walking all of them, a load of the slot's index then of its value at a time,
-// was the kernel's tail (Allen network, 32 µs). So the lists are separate threads, and a row's
-// slots are loaded GATHER_AHEAD at a time (independent loads), then added in order.
-#define GATHER_AHEAD 4
 struct cs_gather_args {
     cs_cuda_gather_list list[1 + CS_NION];
-    int first_thread[2 + CS_NION]; /* list l's rows are threads [first_thread[l], first_thread[l + 1]) */
     const double *src[1 + CS_NION], *src_g;
     double *dst[1 + CS_NION], *dst_g;
     int sole;
@@ -435,51 +429,42 @@ struct cs_gather_args {
 
 __global__ void k_gather(cs_gather_args a) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= a.first_thread[1 + CS_NION]) return;
-    int l = 0;
-    while (k >= a.first_thread[l + 1]) ++l;
-    k -= a.first_thread[l];
-    const cs_cuda_gather_list L = a.list[l];
-    const double *src = a.src[l], *src_g = l == 0 ? a.src_g : a.src[l];
-    const int r = L.row[k], end = L.first[k + 1];
-    double x = a.sole ? 0.0 : a.dst[l][r], y = (a.sole || l) ? 0.0 : a.dst_g[r];
-    for (int q = L.first[k]; q < end; q += GATHER_AHEAD) {
-        int sl[GATHER_AHEAD];
-        double xi[GATHER_AHEAD], yi[GATHER_AHEAD];
-#pragma unroll
-        for (int u = 0; u < GATHER_AHEAD; ++u) sl[u] = q + u < end ? L.slot[q + u] : 0;
-#pragma unroll
-        for (int u = 0; u < GATHER_AHEAD; ++u) {
-            xi[u] = q + u < end ? src[sl[u]] : 0.0;
-            yi[u] = q + u < end && l == 0 ? src_g[sl[u]] : 0.0;
+    for (int l = 0; l <= CS_NION; ++l) {
+        const cs_cuda_gather_list L = a.list[l];
+        if (k >= L.nrow) continue;
+        const int r = L.row[k], end = L.first[k + 1];
+        double x = a.sole ? 0.0 : a.dst[l][r];
+        if (l == 0) {
+            double y = a.sole ? 0.0 : a.dst_g[r];
+            for (int q = L.first[k]; q < end; ++q) {
+                x += a.src[0][L.slot[q]];
+                y += a.src_g[L.slot[q]];
+            }
+            a.dst_g[r] = y;
+        } else {
+            for (int q = L.first[k]; q < end; ++q) x += a.src[l][L.slot[q]];
         }
-#pragma unroll
-        for (int u = 0; u < GATHER_AHEAD; ++u)
-            if (q + u < end) { x += xi[u]; y += yi[u]; }
+        a.dst[l][r] = x;
     }
-    a.dst[l][r] = x;
-    if (l == 0) a.dst_g[r] = y;
 }
 
 extern "C" cs_status cs_cuda_gather_currents(const cs_cuda_state *s) {
     const cs_cuda_gather *G = &s->gather;
     if (!G->on) return CS_OK;
     cs_gather_args a = {};
-    int total = 0;
+    int most = 0;
     for (int l = 0; l <= CS_NION; ++l) {
         a.list[l] = G->list[l];
         a.src[l] = l ? G->slot_ion[l - 1] : G->slot_i;
         a.dst[l] = l ? s->ion_i[l - 1] : s->i;
         if (!a.src[l] || !a.dst[l]) a.list[l].nrow = 0;
-        a.first_thread[l] = total;
-        total += a.list[l].nrow;
+        most = max(most, a.list[l].nrow);
     }
-    a.first_thread[1 + CS_NION] = total;
     a.src_g = G->slot_g;
     a.dst_g = s->g;
     a.sole = G->sole;
-    if (!total) return CS_OK;
-    k_gather<<<blocks_for(total), CS_THREADS, 0, stream_of(s)>>>(a);
+    if (!most) return CS_OK;
+    k_gather<<<blocks_for(most), CS_THREADS, 0, stream_of(s)>>>(a);
     CS_LAUNCHED("current gather");
     return CS_OK;
 }
