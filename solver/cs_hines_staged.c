@@ -331,6 +331,12 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
     return 0;
 }
 
+/* the register steps a plan may have (cs__staged_pick's want_reg) */
+static int cs__staged_want_reg(const cs_hines_gpu_options *opt)
+{
+    return (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : (opt->fine_flags & CS_HINES_STAGED_FEWER_REG_STEPS) ? -2 : -1;
+}
+
 /* The launches: one shape for all structures, or, for several structures of large batches, each
  * structure its own shape (structures of one shape and the same warps per multiprocessor share a
  * launch, so that a small structure is not sized for a large one), whichever the estimate
@@ -341,7 +347,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
 static int cs__staged_launches(int nt, const int *nrow, const int *count, int *const *lp, int max_n, int nsm,
                                const cs_hines_gpu_options *opt, int *launch_of, cs__staged_shape_t *shapes)
 {
-    const int want_reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
+    const int want_reg = cs__staged_want_reg(opt);
     /* several structures: two-way sections by the rule of cells per multiprocessor (-2), since
      * the load model does not see the launches that run beside each other (see above) */
     const int want_tw = CS__STG_NO_TW(opt) ? 0 : nt == 1 ? -1 : -2;
@@ -482,7 +488,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         if (h1 >= 0 && h1 < h0) {
             cs__staged_shape_t a, b;
             int *lpa[1] = {lp[t]}, *lpb[1] = {lpn};
-            const int want = CS__STG_FIXED(opt) ? 0 : opt->block_size, reg = (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
+            const int want = CS__STG_FIXED(opt) ? 0 : opt->block_size, reg = cs__staged_want_reg(opt);
             const int tw = CS__STG_NO_TW(opt) ? 0 : nt == 1 ? -1 : -2; /* as cs__staged_launches */
             const int one = 1, *cnt = CS__STG_FIXED(opt) ? &one : &count[t];
             if (cs__staged_pick(1, &nrow[t], cnt, lpa, nrow[t], sms, want, reg, tw, opt, &a) < 0 ||
