@@ -596,6 +596,24 @@ START_TEST(test_host_plans)
         }
         batch_free(&kb);
     }
+    /* the fused step's rings stage 7 arrays: register steps only where they hold half the longest
+     * schedule, never 40 (cs__staged_fused_regs_pay): big-low (108 steps of 8 slots) none where the
+     * solve takes 40, medium-high (45 steps) 24 */
+    for (int k = 0; k < 2; ++k) {
+        batch kb;
+        const int cls = k ? 3 : 4;
+        make_class_batch(&kb, cls, 1100, 1000 + cls);
+        config sc = {"staged", 0, 0, 0, 0, 0};
+        cs_hines_gpu_options o = make_opt(&sc);
+        o.fused_step = 1;
+        cs__hines_hplan hp;
+        char msg[256];
+        ck_assert_int_eq(cs__hines_hplan_build(kb.nsys, kb.offset, kb.p, CS__HV_STAGED, &o, 1, &hp, msg, sizeof msg), CS_SOLVER_OK);
+        ck_assert_msg(hp.stg_nlaunch == 1 && hp.stg_launch[CS__SL_REG] == (k ? CS__STG_REG_STEPS : 0), "%s × 1100, fused step: %s",
+                      cs_hines_table41[cls].name, hp.describe);
+        cs__hines_hplan_free(&hp);
+        batch_free(&kb);
+    }
     /* identical cells: uniform plans, so the fused step also runs with shared constants */
     load_cells();
     batch ub;
