@@ -251,17 +251,13 @@ static void cs__staged_model(cs__staged_shape_t *sh, int nsm)
 }
 static double cs__staged_model_time(const cs__staged_shape_t *sh) { return sh->thr > sh->lat ? sh->thr : sh->lat; }
 
-/* The fused step's register steps (its ring stages 7 arrays, not 3): measured on the H100 (bench/NOTES.md,
- * "Session 25"), 40 register steps made the Allen network's step slower than 24 (0.677 against
- * 0.620 s, 8 against 7 warps per multiprocessor), and 24 steps of schedules of ~100 steps and more
- * (the nine real cells, 3-5 warps per multiprocessor) slower than none (0.339 against 0.315 s),
- * while schedules of up to ~36 steps (busyring's trees) ran 9-10 % faster with 24 than with none.
- * So a fused plan takes CS__STG_REG_STEPS only where they hold at least half its longest
- * schedule, and never the more of 4 cells per warp. */
-static int cs__staged_fused_regs_pay(int reg_steps, int max_steps)
-{
-    return reg_steps <= CS__STG_REG_STEPS && 2 * reg_steps >= max_steps;
-}
+/* The fused step's register steps (its ring stages 7 arrays, not 3), measured on the H100 (bench/NOTES.md,
+ * "Session 25"): 40 made the Allen network's step slower than 24 (0.677 against 0.620 s, 8
+ * against 7 warps per multiprocessor); in the nine real cells' plan of eight launches running at
+ * once, 24 on any launch made it slower than none (0.339 and 0.329 against 0.315 s), while
+ * busyring's trees (one launch) ran 9-10 % faster with 24 than with none. So a fused plan takes
+ * at most CS__STG_REG_STEPS, and in a plan of several launches none. */
+static int cs__staged_fused_regs_pay(int reg_steps) { return reg_steps <= CS__STG_REG_STEPS; }
 
 /* Each shape (C of 4, 2, 1 or the one asked for; register steps none, CS__STG_REG_STEPS or
  * CS__STG_REG_STEPS_MORE(C); want_reg: -1 any, -2 any but the MORE, >= 0 only that; two-way
@@ -318,7 +314,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
             }
             for (int c = 0; c < 3 && found; ++c) {
                 if ((c == 2 && !regs[c]) || (want_reg >= 0 && regs[c] != want_reg)) continue;
-                if (want_reg < 0 && arrays > 3 && regs[c] && !cs__staged_fused_regs_pay(regs[c], max_steps)) continue;
+                if (want_reg < 0 && arrays > 3 && !cs__staged_fused_regs_pay(regs[c])) continue;
                 const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, tw, arrays, 8);
                 const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, regs[c], C, tw) : 0;
                 if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
@@ -372,7 +368,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     int **sub_lp = malloc(sizeof(int *) * (size_t)nt), nl = 0, rc = -1;
     /* launches that run at once: no CS__STG_REG_STEPS_MORE (its registers leave no room for the
      * others: the 25 600-cell mixed batch took 145 → 175 µs with big-low's 40 steps) */
-    const int split_reg = want_reg == 0 ? 0 : -2;
+    const int split_reg = want_reg == 0 || CS__STG_ARRAYS(opt) > 3 ? 0 : -2; /* the fused step: none (cs__staged_fused_regs_pay) */
     cs__staged_shape_t *split = malloc(sizeof *split * (size_t)nt);
     long long *lgroups = malloc(sizeof *lgroups * (size_t)nt); /* groups of each launch so far */
     if (!own || !sub_n || !sub_count || !sub_lp || !split || !lgroups) goto done;
