@@ -139,8 +139,6 @@ enum {
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no
                                           two-way sections, which shorten the schedules of 1 cell
                                           per warp) */
-    CS_HINES_STAGED_FEWER_REG_STEPS = 512, /* staged: at most CS__STG_REG_STEPS register steps (not the
-                                          more of 4 cells per warp) */
     CS_HINES_STAGED_INVARIANT = 64     /* staged: a cell's arithmetic independent of the other cells
                                           of the batch (bitwise the same x whichever cells share the
                                           plan, e.g. on 1 or 4 GPUs): its root chosen from its

@@ -343,7 +343,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
 /* the register steps a plan may have (cs__staged_pick's want_reg) */
 static int cs__staged_want_reg(const cs_hines_gpu_options *opt)
 {
-    return (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : (opt->fine_flags & CS_HINES_STAGED_FEWER_REG_STEPS) ? -2 : -1;
+    return (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
 }
 
 /* The launches: one shape for all structures, or, for several structures of large batches, each

@@ -53,13 +53,11 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
     if (fo && !strcmp(fo, "1")) opt->fine_flags |= CS_HINES_FINE_ONE_LAUNCH;
     const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
     if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024 && p->solver && !strcmp(p->solver, "fine")) opt->threads = atoi(fth);
-    /* CS_STAGED_CELLS=1|2|4: staged's cells per warp; CS_STAGED_REG=0: no register steps, =24: not
-     * the 40 of 4 cells per warp (for comparisons) */
+    /* CS_STAGED_CELLS=1|2|4: staged's cells per warp; CS_STAGED_REG=0: no register steps (for comparisons) */
     const char *sc = getenv("CS_STAGED_CELLS");
     if (sc && (atoi(sc) == 1 || atoi(sc) == 2 || atoi(sc) == 4) && p->solver && !strcmp(p->solver, "staged")) opt->block_size = atoi(sc);
     const char *sr = getenv("CS_STAGED_REG");
     if (sr && !strcmp(sr, "0")) opt->fine_flags |= CS_HINES_STAGED_NO_REG_STEPS;
-    if (sr && !strcmp(sr, "24")) opt->fine_flags |= CS_HINES_STAGED_FEWER_REG_STEPS;
     /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
     const char *chunk_l = getenv("CS_CHUNKED_L");
     if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);
