@@ -544,6 +544,17 @@ static cs_solver_status cs__staged_launches(cs_hines_plan *pl, T *d, const T *u,
         CS__TRY(cs__launch_stream(pl, nl, l, &st));
         if (step) CS__CU(cs__staged_launch_step(cs__staged_dev_of(pl, l, 0), *step, st));
         else CS__CU(cs__staged_launch<T>(cs__staged_dev_of(pl, l, sizeof(T) == sizeof(float)), d, u, rhs, st));
+        if (step && step->after_launch) { /* the launch's rows: from its first group to the next launch's */
+            const int *L = pl->hp.stg_launch + CS__SL_N * l;
+            const long long row0 = L[CS__SL_GROUPS] ? pl->hp.group_base[L[CS__SL_FIRST]] : 0;
+            const long long row1 = l + 1 < nl && L[CS__SL_N + CS__SL_GROUPS] ? pl->hp.group_base[L[CS__SL_N + CS__SL_FIRST]]
+                                                                              : pl->hp.internal_size;
+            if (L[CS__SL_GROUPS] && step->after_launch(step->after_ctx, row0, row1, (void *)st)) {
+                CS__TRY(cs__join(pl, nl, st)); /* the fork closed (a graph's capture stays valid) */
+                cs__gpu_err("cs_hines_gpu_step_internal_d: after_launch failed for launch %d", l);
+                return CS_SOLVER_ERR_INVALID;
+            }
+        }
         CS__TRY(cs__join(pl, nl, st));
     }
     return CS_SOLVER_OK;
@@ -706,6 +717,8 @@ static cs_solver_status cs__fine_step_launch(cs_hines_plan *pl, const cs_hines_s
     return CS_SOLVER_OK;
 }
 
+static cs_solver_status cs__step_launch(cs_hines_plan *pl, const cs_hines_step_d *st);
+
 extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, const cs_hines_step_d *st)
 {
     if (!pl || !st || !st->d0 || !st->cdt || !st->b0 || !st->u || !st->v || !st->i || !st->g || !st->flags ||
@@ -713,6 +726,19 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
         cs__gpu_err("cs_hines_gpu_step_internal_d: NULL argument");
         return CS_SOLVER_ERR_INVALID;
     }
+    CS__TRY(cs__step_launch(pl, st));
+    /* staged calls after_launch per launch; every other variant's step is one launch on the plan's stream */
+    if (st->after_launch && pl->hp.variant != CS__HV_STAGED &&
+        st->after_launch(st->after_ctx, 0, (long long)pl->hp.internal_size, (void *)pl->stream)) {
+        cs__gpu_err("cs_hines_gpu_step_internal_d: after_launch failed");
+        return CS_SOLVER_ERR_INVALID;
+    }
+    return CS_SOLVER_OK;
+}
+
+/* the step's launches (arguments checked) */
+static cs_solver_status cs__step_launch(cs_hines_plan *pl, const cs_hines_step_d *st)
+{
     const cs__hines_hplan *hp = &pl->hp;
     CS__TRY(cs__need_fused(pl));
     CS__CU(cudaSetDevice(pl->device));
@@ -722,7 +748,7 @@ extern "C" cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *pl, cons
         return CS_SOLVER_ERR_INVALID;
     }
     if (hp->variant == CS__HV_CHUNKED && hp->chk_nchunk == 0) /* nothing cut: its fine plan's step */
-        return cs_hines_gpu_step_internal_d(pl->sub, st);
+        return cs__step_launch(pl->sub, st);
     if (hp->variant == CS__HV_CHUNKED) { /* the reduced rows, P1, the reduced tree, P3 (cs_hines_chunked_gpu.h) */
         const cs__chunked_dev cd = {hp->chk_nchunk, hp->chk_L, pl->d_chk_chunk, pl->d_chk_group};
         double *ur = (double *)pl->chk_ur;

@@ -291,6 +291,16 @@ typedef struct {
                                 caller sets, not adds, every row's i and g before each step, and a
                                 row it never sets stays zero): saves their 16 B a row of stores.
                                 0 (and every other variant): zeroed after reading */
+    /* Optional (NULL: none): called on the host for each launch of the step, right after it is
+     * queued, with the internal rows [row0, row1) whose v that launch writes and the CUDA stream
+     * (a cudaStream_t) it runs on. Work the caller queues there on those rows (a mechanism's
+     * state update from the new v) starts as soon as that launch ends, beside the step's other
+     * launches; it is joined into the plan's stream before the step returns. "staged" calls it
+     * once per launch (its structures' launches run side by side), every other variant once,
+     * with all rows, on the plan's stream. A non-zero return ends the step with
+     * CS_SOLVER_ERR_INVALID (the caller keeps its own error). */
+    int (*after_launch)(void *ctx, long long row0, long long row1, void *stream);
+    void *after_ctx;
 } cs_hines_step_d;
 /* 1 when every system of the plan has the same structure (tree-order parents), else 0. */
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan);

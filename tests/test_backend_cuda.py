@@ -266,9 +266,22 @@ def main():
     # at the end of the previous step adds into i and g first as before: bit for bit the same
     # results with each switched off
     ring = os.path.join(a.source_dir, "models/examples/ring.json")
+    # hh's update after each launch of the fused step on that launch's rows (several launches:
+    # staged on the real cells' structures) or after the whole step: the same kernel on the same
+    # instances, bit for bit; the run must say that it took the first
     for switch, what in (("CS_CUDA_GRAPHS", "graphs"), ("CS_CUDA_FORK", "the forked stream"),
-                         ("CS_CUDA_HH_AHEAD", "hh's next current in its state update")):
-        for variant, model in (("interleaved", ring), ("staged", ring), ("fine", ring), ("interleaved", ring_vars)):
+                         ("CS_CUDA_HH_AHEAD", "hh's next current in its state update"),
+                         ("CS_CUDA_HH_AFTER_LAUNCH", "hh's update after each launch of the step")):
+        cases = [("interleaved", ring), ("staged", ring), ("fine", ring), ("interleaved", ring_vars)]
+        if switch == "CS_CUDA_HH_AFTER_LAUNCH" and real:
+            cases.append(("staged", real))
+            detail = subprocess.run([a.cablesim, "run", real, "--no-output", "--backend", "cuda", "--solver", "staged",
+                                     "--tfinal", "0.1"], capture_output=True, text=True, timeout=600).stdout
+            ok = "hh's state update follows each launch of the step" in detail and "staged" in detail
+            print(f"{'ok  ' if ok else 'FAIL'} real_cells [staged]: hh's update follows each launch "
+                  f"({'said' if ok else 'not said'} in the run's summary)")
+            passed, failed = passed + ok, failed + (not ok)
+        for variant, model in cases:
             outs = []
             for on in ("0", "1"):
                 out = os.path.join(a.work_dir, f"{switch}{on}-{variant}.h5")

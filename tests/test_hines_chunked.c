@@ -191,7 +191,7 @@ static int check_step(const batch *b, int block_size, int every, const char *wha
         ck_assert_int_eq(flags[k], 0); /* chunked (and fine): no structure bits */
         flags[k] = in[CUR][k] > 0.5 ? CS_HINES_ROW_CURRENT : 0;
     }
-    cs_hines_step_d st = {in[D0], in[CDT], in[B0], in[U], in[V], in[I], in[G], flags, wa, wb, 0, NULL, 0};
+    cs_hines_step_d st = {in[D0], in[CDT], in[B0], in[U], in[V], in[I], in[G], flags, wa, wb, 0, NULL, 0, NULL, NULL};
     for (int rep = 0; rep < 2; ++rep) {
         for (int r = 0; r < n; ++r) { /* rep 1 starts from rep 0's v */
             const int cur = t[CUR][r] > 0.5;

@@ -124,7 +124,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
         for (int k = 0; k < 9; ++k) H2D(dv[k], hv[k], bytes);
         double *da0 = dalloc(sizeof(double) * n0);
         if (shared) H2D(da0, si.a0, sizeof(double) * n0);
-        cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8], shared, da0, 0};
+        cs_hines_step_d st = {dv[0], dv[1], dv[2], dv[3], dv[4], dv[5], dv[6], dflags, dv[7], dv[8], shared, da0, 0, NULL, NULL};
         double *back[4];
         for (int k = 0; k < 4; ++k) back[k] = malloc(bytes);
         for (int rep = 0; rep < 2; ++rep) {
@@ -151,7 +151,7 @@ static void check_gpu_step(const batch *b, cs_hines_plan *pl, const cs_hines_gpu
     }
     if (!shares) { /* refused for systems of different structures, and by staged, fine and chunked */
         cs_hines_step_d bad = {(double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl, (double *)fl,
-                               (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl, 0};
+                               (double *)fl, fl, (double *)fl, (double *)fl, 1, (double *)fl, 0, NULL, NULL};
         ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &bad), CS_SOLVER_ERR_INVALID);
     }
     free(fl); free(x);
@@ -501,6 +501,34 @@ START_TEST(test_gpu_staged_invariant)
 }
 END_TEST
 
+/* cs_hines_step_d.after_launch: the launches' row ranges and streams as the step reports them */
+typedef struct {
+    int calls, fail_at;
+    long long row0[64], row1[64];
+    void *stream[64];
+} after_log;
+static int log_after_launch(void *ctx, long long row0, long long row1, void *stream)
+{
+    after_log *g = ctx;
+    if (g->calls < 64) { g->row0[g->calls] = row0; g->row1[g->calls] = row1; g->stream[g->calls] = stream; }
+    return ++g->calls == g->fail_at;
+}
+/* the ranges, one a launch (the describe's "[cells/warp=" entries for staged, one otherwise), are
+ * consecutive and cover [0, ni); each of several launches has a stream of its own */
+static void check_after_log(const after_log *g, cs_hines_plan *pl, long long ni)
+{
+    int launches = 0;
+    const char *d = cs_hines_gpu_plan_describe(pl);
+    for (const char *q = d; (q = strstr(q, "[cells/warp=")) != NULL; ++q) ++launches;
+    if (strcmp(cs_hines_gpu_plan_variant(pl), "staged")) launches = 1;
+    ck_assert_msg(g->calls == launches, "after_launch: %d calls for %d launches (%s)", g->calls, launches, d);
+    ck_assert_int_eq(g->row0[0], 0);
+    for (int k = 1; k < g->calls; ++k) ck_assert_int_eq(g->row0[k], g->row1[k - 1]);
+    ck_assert_int_eq(g->row1[g->calls - 1], ni);
+    for (int k = 0; k < g->calls; ++k)
+        for (int m = 0; m < k; ++m) ck_assert_msg(g->stream[k] != g->stream[m], "launches %d and %d share a stream", m, k);
+}
+
 /* staged's fused step on the device with constants shared by structure (share_case_make): the
  * device plan shares the groups the host planner does, and with the sharing groups' own
  * constants NaN the step solves every cell's own system; keep_currents leaves i and g, else they
@@ -539,13 +567,24 @@ START_TEST(test_gpu_staged_share_constants)
     for (int k = 0; k < 3; ++k) back[k] = malloc(bytes);
     for (int keep = 0; keep <= 1; ++keep) {
         H2D(dv[SC_V], in.v0, bytes); H2D(dv[SC_I], in.i0, bytes); H2D(dv[SC_G], in.g0, bytes);
+        after_log lg = {0, 0, {0}, {0}, {NULL}};
         cs_hines_step_d st = {dv[SC_D0], dv[SC_CDT], dv[SC_B0], dv[SC_U], dv[SC_V], dv[SC_I], dv[SC_G], dflags, dv[SC_NT],
-                              dv[SC_NT + 1], 0, NULL, keep};
+                              dv[SC_NT + 1], 0, NULL, keep, keep ? log_after_launch : NULL, &lg};
         ck_assert_msg(cs_hines_gpu_step_internal_d(pl, &st) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
         ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        if (keep) check_after_log(&lg, pl, (long long)ni);
         D2H(back[0], dv[SC_V], bytes); D2H(back[1], dv[SC_I], bytes); D2H(back[2], dv[SC_G], bytes);
         const double e = share_inputs_check(&sc, &hp, &in, back[0], back[1], back[2], keep, 1);
         ck_assert_msg(e <= TOL_D, "GPU [%s] shared constants%s: error %.3g", hp.describe, keep ? ", keep_currents" : "", e);
+    }
+    { /* a failing after_launch ends the step with CS_SOLVER_ERR_INVALID */
+        after_log lg = {0, 1, {0}, {0}, {NULL}};
+        cs_hines_step_d st = {dv[SC_D0], dv[SC_CDT], dv[SC_B0], dv[SC_U], dv[SC_V], dv[SC_I], dv[SC_G], dflags, dv[SC_NT],
+                              dv[SC_NT + 1], 0, NULL, 1, log_after_launch, &lg};
+        ck_assert_int_eq(cs_hines_gpu_step_internal_d(pl, &st), CS_SOLVER_ERR_INVALID);
+        ck_assert(strstr(cs_hines_gpu_last_error(), "after_launch") != NULL);
+        ck_assert_int_eq(lg.calls, 1);
+        ck_assert_msg(cs_hines_gpu_sync(pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
     }
     for (int k = 0; k < 3; ++k) free(back[k]);
     for (int k = 0; k < SC_NT + 2; ++k) cs_hines_gpu_free(dv[k]);

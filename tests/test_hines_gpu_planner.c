@@ -329,7 +329,7 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
         double *sref = reference(&si.ref);
         double *v0 = malloc(sizeof(double) * ni), *i0 = malloc(sizeof(double) * ni), *g0 = malloc(sizeof(double) * ni);
         memcpy(v0, si.v, sizeof(double) * ni); memcpy(i0, si.i, sizeof(double) * ni); memcpy(g0, si.g, sizeof(double) * ni);
-        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb, shared, si.a0, 0};
+        cs_hines_step_d st = {si.d0, si.cdt, si.b0, si.u, si.v, si.i, si.g, si.flags, si.wa, si.wb, shared, si.a0, 0, NULL, NULL};
         if (shared) { /* some rows take their pivot from a0, some not */
             int n0 = b->offset[1] - b->offset[0], nconst = 0;
             for (int i = 1; i < n0; ++i) nconst += !isnan(si.a0[i]);
@@ -699,7 +699,7 @@ START_TEST(test_staged_share_constants)
         share_inputs_reset(&in);
         if (pass == 2) { free(hp.group_cbase); hp.group_cbase = NULL; }
         cs_hines_step_d st = {in.a[SC_D0], in.a[SC_CDT], in.a[SC_B0], in.a[SC_U], in.a[SC_V], in.a[SC_I], in.a[SC_G],
-                              in.flags, in.wa, in.wb, 0, NULL, pass == 1};
+                              in.flags, in.wa, in.wb, 0, NULL, pass == 1, NULL, NULL};
         ck_assert_int_eq(cs__staged_step_host(&hp, &st), 0);
         const double e = share_inputs_check(&sc, &hp, &in, in.a[SC_V], in.a[SC_I], in.a[SC_G], pass == 1, pass < 2);
         if (pass == 2) ck_assert_msg(isnan(e), "without sharing the NaN constants were not read (error %.3g)", e);

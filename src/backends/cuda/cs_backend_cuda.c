@@ -188,7 +188,7 @@ static cs_status join_lanes(cs_backend *be) {
 /* After the solve, on the lanes (setup_lanes): detection and sampling, and the state updates of
  * the groups that touch no concentration, each group's end marked by its event; the ordered
  * groups on the main stream. Returns with the lanes pending. */
-static cs_status fork_lanes(cs_backend *be, int j) {
+static cs_status fork_lanes(cs_backend *be, int j, int hh_done) {
     cs_cuda_state *s = &be->s, lane = *s;
     CS_TRY(cs_cuda_timer_record(be->fork_events, EV_FORK, s->stream));
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->lane[l], be->fork_events, EV_FORK));
@@ -203,7 +203,7 @@ static cs_status fork_lanes(cs_backend *be, int j) {
     lane.stream = be->lane[0];
     CS_TRY(cs_cuda_detect(&lane, j));
     if (!s->probe_src) CS_TRY(cs_cuda_sample(&lane, j));
-    for (int q = 0; q < s->nmech; ++q) {
+    for (int q = hh_done; q < s->nmech; ++q) { /* hh_done: group 0 (hh) updated after the step's launches */
         const int l = be->lane_of[q], h = s->merge_head[q];
         lane.stream = l >= 0 ? be->lane[l] : s->stream;
         if (be->solo_first && l >= 0 && s->mech[q].kind == CS_CUDA_CATALOGUE && s->mech[q].view.block > 0)
@@ -251,12 +251,34 @@ static cs_status fork_currents(cs_backend *be, int j) {
     return join_lanes(be);
 }
 
+/* cs_hines_step_d.after_launch: hh's update and next current (hh_ahead) for the instances on rows
+ * [row0, row1), on the stream of the launch that wrote their v, so that it overlaps the step's
+ * other launches (the real cells' eight staged launches: hh, in somata and axons, waited for all
+ * of them). The same kernel on the same instances as after the step: the same results bit for
+ * bit. be->hh_node: hh's CVs, ascending. */
+static size_t first_at_or_after(const int *node, size_t n, long long row) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (node[mid] < row) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+static int hh_after_launch(void *ctx, long long row0, long long row1, void *stream) {
+    cs_backend *be = ctx;
+    const size_t n = (size_t)be->s.mech[0].n;
+    const size_t k0 = first_at_or_after(be->hh_node, n, row0), k1 = first_at_or_after(be->hh_node, n, row1);
+    be->hook_status = cs_cuda_hh_ahead_range(&be->s, be->p.celsius, (int)k0, (int)k1, stream);
+    return be->hook_status != CS_OK;
+}
+
 /* The kernels of one step, the context's current step + j; mark >= 0 records timer events
  * mark .. mark + 7 around its phases (a step launched directly, for the profile, in order).
  * Untimed steps with lanes leave work pending on them (join_lanes ends it). */
 static cs_status step_kernels(cs_backend *be, int j, int mark) {
     cs_cuda_state *s = &be->s;
     const int lanes = mark < 0 && be->nlanes;
+    int hh_done = 0;
 #define MARK(q) do { if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + (q), s->stream)); } while (0)
     MARK(0);
     for (int q = 0; q < s->nsyn; ++q) CS_TRY(wait_group(be, s->syn_groups[q])); /* events change states */
@@ -278,9 +300,15 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
     if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
         MARK(3);
         cs_hines_step_d step = {s->d0, s->cdt, s->b0, s->u, s->v, s->i, s->g, s->flags, s->d, s->rhs,
-                                be->shared_constants, s->a0, be->keep_currents};
+                                be->shared_constants, s->a0, be->keep_currents, NULL, NULL};
+        hh_done = mark < 0 && be->hh_node; /* a timed step keeps its phases apart */
+        if (hh_done) {
+            step.after_launch = hh_after_launch;
+            step.after_ctx = be;
+            be->hook_status = CS_OK;
+        }
         cs_solver_status ss = cs_hines_gpu_step_internal_d(be->plan, &step);
-        if (ss != CS_SOLVER_OK) return cs__cuda_solver_fail(ss, "fused step");
+        if (ss != CS_SOLVER_OK) return hh_done && be->hook_status != CS_OK ? be->hook_status : cs__cuda_solver_fail(ss, "fused step");
         MARK(4);
     } else {
         CS_TRY(cs_cuda_assemble(s));
@@ -292,8 +320,8 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         s->v = s->rhs;
         s->rhs = tmp;
     }
-    if (lanes) return fork_lanes(be, j);
-    CS_TRY(cs_cuda_advance(s, be->p.celsius, j, 0, s->nmech));
+    if (lanes) return fork_lanes(be, j, hh_done);
+    CS_TRY(cs_cuda_advance(s, be->p.celsius, j, hh_done, s->nmech));
     MARK(5);
     CS_TRY(cs_cuda_detect(s, j));
     MARK(6);
@@ -547,6 +575,17 @@ static const char *cuda_describe(const cs_backend *be) {
     if (be->groups_sharing > 0) {
         const size_t len = strlen(text);
         snprintf(text + len, sizeof text - len, "; %lld groups of cells read another group's constants", be->groups_sharing);
+    }
+    if (be->hh_node) {
+        const size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "; hh's state update follows each launch of the step on its rows");
+    }
+    long long direct = 0;
+    for (int q = 0; q < be->s.nmech; ++q) direct += be->s.mech[q].n_direct;
+    if (direct > 0) {
+        const size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "; %lld mechanism instances alone at their compartment set its current "
+                 "directly", direct);
     }
     return text;
 }

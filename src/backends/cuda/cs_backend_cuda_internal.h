@@ -50,6 +50,11 @@ struct cs_backend {
     int shared_constants;       /* identical cells: d0, cdt, b0, u stored once (one cell's rows) */
     long long groups_sharing;   /* staged: groups of cells that read another group's constants */
     int keep_currents;          /* the gather sets every row's i and g each step: the solve need not zero them */
+    int *hh_node;               /* [mech[0].n] with hh_ahead and a fused step: hh's CVs on the host,
+                                   ascending (instances in row order), so that its update runs
+                                   after each of the step's launches on that launch's rows
+                                   (cs_hines_step_d.after_launch); NULL: after the whole step */
+    cs_status hook_status;      /* the last after_launch's status */
     int *row_map;               /* [total rows] internal index of each tree-order row */
     int *cell_first;            /* [ncell + 1] first tree-order row of each cell */
     cs_cuda_state s;

@@ -32,6 +32,8 @@ typedef struct {
                            concentration): not cs_mech_type.advance_ion_free */
     int slot0;          /* with the gather (catalogue groups): its first slot in slot_i, slot_g */
     int slot0_ion[CS_NION]; /* ... in slot_ion[ion], -1 when the type does not write the ion */
+    int n_direct;       /* with the gather: instances [0, n_direct) are alone at their CV and set its
+                           i, g themselves (cs_mech_view.n_direct; not in the gather's list 0) */
     double *state;      /* [nstate × n] */
     /* CS_CUDA_CATALOGUE only: its GPU code and its view (device arrays; v, i, g, t set at each
      * launch; param and state as device arrays of device pointers into param and state) */
@@ -195,6 +197,9 @@ cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, int end);
 /* with the gather: the slots added per CV to i, g and ion_i, in the CPU's order */
 cs_status cs_cuda_gather_currents(const cs_cuda_state *s);
 cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the first step's hh current */
+/* with hh_ahead: hh's update and next current for its instances [k0, k1) on stream (after the
+ * launch of the step that wrote their rows' v: cs_hines_step_d.after_launch) */
+cs_status cs_cuda_hh_ahead_range(const cs_cuda_state *s, double celsius, int k0, int k1, void *stream);
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
 /* the same on n rows of raw device arrays, on a stream (auto's solver-level trial) */
 cs_status cs_cuda_assemble_rows(void *stream, size_t n, const double *d0, const double *b0, const double *cdt,

@@ -70,7 +70,7 @@ cs_status cs_cuda_gather_build(cs_cuda_state *s, const cs_network_desc *net, con
     size_t most = total;
     int *prow = malloc(most * sizeof(int)), *pslot = malloc(most * sizeof(int));
     cs_status st = prow && pslot ? CS_OK : cs_error_set(CS_ERR_NOMEM, "out of memory for the current gather");
-    /* list 0: every catalogue instance; list 1 + ion: those whose type writes the ion; each in
+    /* list 0: every catalogue instance but the direct ones (cs_cuda_mech.n_direct); list 1 + ion: those whose type writes the ion; each in
      * group order, then instance order (at one row, a group's instances keep the network's order: order_instances in cs_backend_cuda_setup.c) */
     for (int list = 0; st == CS_OK && list <= CS_NION; ++list) {
         size_t np = 0;
@@ -79,7 +79,7 @@ cs_status cs_cuda_gather_build(cs_cuda_state *s, const cs_network_desc *net, con
             int base = list == 0 ? m->slot0 : m->slot0_ion[list - 1];
             if (base < 0) continue;
             for (size_t k = 0; k < net->ninst; ++k) {
-                if (inst_group[k] != q) continue;
+                if (inst_group[k] != q || (list == 0 && inst_local[k] < m->n_direct)) continue; /* direct: not gathered */
                 const cs_instance_desc *in = &net->inst[k];
                 prow[np] = row_map[cell_first[in->cell] + in->node];
                 pslot[np++] = base + inst_local[k];

@@ -354,6 +354,7 @@ static cs_mech_view current_view(const cs_cuda_state *s, const cs_cuda_mech *m, 
     if (s->gather.on) {
         v.inst_i = s->gather.slot_i + m->slot0;
         v.inst_g = s->gather.slot_g + m->slot0;
+        v.n_direct = m->n_direct;
         for (int ion = 0; ion < CS_NION; ++ion)
             v.inst_ion[ion] = m->slot0_ion[ion] >= 0 ? s->gather.slot_ion[ion] + m->slot0_ion[ion] : NULL;
     }
@@ -512,10 +513,10 @@ __global__ void k_hh_advance(int n, const int *node, const double *v, double *st
 
 /* hh's state update, then its current for the next step with the same v and the new states
  * (hh_ahead): what k_hh_advance then k_hh_current compute, reading v, the node and the states once */
-__global__ void k_hh_advance_current(int n, const int *node, const double *w, const double *p, int pu, double *st,
-                                     const double *v, double *I, double *G, double q10, double dt) {
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= n) return;
+__global__ void k_hh_advance_current(int n, int k0, int k1, const int *node, const double *w, const double *p, int pu,
+                                     double *st, const double *v, double *I, double *G, double q10, double dt) {
+    int k = k0 + blockIdx.x * blockDim.x + threadIdx.x; /* instances [k0, k1) of n */
+    if (k >= k1) return;
     int c = node[k];
     double vc = v[c], m, h, nn;
     hh_advance_one(n, k, vc, st, q10, dt, &m, &h, &nn);
@@ -535,7 +536,7 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int
         if (!m->n) continue;
         if (m->kind == CS_CUDA_HH && q == 0 && s->hh_ahead)
             k_hh_advance_current<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(
-                m->n, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, q10, dt);
+                m->n, 0, m->n, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, q10, dt);
         else if (m->kind == CS_CUDA_HH)
             k_hh_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->node, s->v, m->state, q10, dt);
         else if (m->kind == CS_CUDA_EXPSYN)
@@ -548,6 +549,15 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int
             continue;
         CS_LAUNCHED("state update");
     }
+    return CS_OK;
+}
+
+extern "C" cs_status cs_cuda_hh_ahead_range(const cs_cuda_state *s, double celsius, int k0, int k1, void *stream) {
+    const cs_cuda_mech *m = &s->mech[0];
+    if (k1 <= k0) return CS_OK;
+    k_hh_advance_current<<<blocks_for(k1 - k0), CS_THREADS, 0, (cudaStream_t)stream>>>(
+        m->n, k0, k1, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, cs_hh_q10(celsius), s->dt);
+    CS_LAUNCHED("state update (hh, after its rows' solve)");
     return CS_OK;
 }
 

@@ -187,7 +187,7 @@ static cs_status steps(const trial_inputs *in, trial_state *s, int n) {
         cs_solver_status ss;
         if (s->fused) {
             cs_hines_step_d step = {s->c[CS__D0], s->c[CS__CDT], s->c[CS__B0], s->c[CS__U], s->v, s->i, s->g,
-                                    in->flags, s->d, s->rhs, s->shared, s->a0, 0};
+                                    in->flags, s->d, s->rhs, s->shared, s->a0, 0, NULL, NULL};
             ss = cs_hines_gpu_step_internal_d(s->plan, &step);
         } else {
             CS_TRY(cs_cuda_assemble_rows(in->stream, s->n_int, s->c[CS__D0], s->c[CS__B0], s->c[CS__CDT], s->v, s->i,
