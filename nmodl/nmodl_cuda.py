@@ -36,13 +36,8 @@ def mechanism_cu(gen):
          "    int c = m.node[k];",
          "    _current_one(&m, k, &i, &g, ion);",
          "    if (m.inst_i) { /* the backend adds the shares per CV, in order (cs_mech_view) */",
-         "        if (k < m.n_direct) { /* alone at its CV: its share is the CV's sum */",
-         "            m.i[c] = %si;" % wk,
-         "            m.g[c] = %sg;" % wk,
-         "        } else {",
-         "            m.inst_i[k] = %si;" % wk,
-         "            m.inst_g[k] = %sg;" % wk,
-         "        }"]
+         "        m.inst_i[k] = %si;" % wk,
+         "        m.inst_g[k] = %sg;" % wk]
     written = sorted(set(gen.written_ions()))
     for ion in written:
         L.append("        m.inst_ion[%s][k] = ion[%s];" % (ION_ENUM[ion], ION_ENUM[ion]))

@@ -10,10 +10,9 @@ equal, spike times within 1e-6 ms, traces within 1e-6 mV + 1e-9 relative (device
 differ from glibc's in the last bit). Prints the largest differences. Models with synapses and
 the Allen network also run a second time and with CS_CUDA_MERGE=0 (each type's own launches),
 which must give the first's results bit for bit (the gathered currents; the merged launches run the
-same arithmetic), with CS_CUDA_DIRECT_CURRENTS=0 (every instance through the gather, none setting
-its compartment's current directly: bit for bit; exp2syn_direct, of catalogue mechanisms only, must
-report direct instances, the others none), and with CS_CUDA_GATHER=0 (the atomics), within the
-tolerances.
+same arithmetic), with CS_CUDA_GATHER_DENSE=0 (the gather over the rows with slots only, where it
+would cover every row: bit for bit; catalogue_only_net must report the dense gather, the others
+not), and with CS_CUDA_GATHER=0 (the atomics), within the tolerances.
 Skipped (exit 77) without nvcc, without CUDA in the build, or without a GPU.
 
 Usage: test_nmodl_gpu.py --cablesim PATH --source-dir DIR --work-dir DIR
@@ -111,11 +110,11 @@ VARIABLES = {"mainen_na_kv": ["v", "na.m", "na.h", "kv.n", "ina", "ik", "na.gna"
              # several events on one synapse in one step: the GPU's delivery by synapse, in order
              "exp2syn_burst": ["v", "syn.A", "syn.B", "syn2.A"]}
 # models run twice on the GPU (bit for bit the same) and once with the atomics
-REPEAT = ("exp2syn_ring", "exp2syn_burst", "exp2syn_direct", "allen_net")
-# models whose synapses alone at their compartment set their current there directly on the GPU
-# (catalogue mechanisms only: cs_mech_view.n_direct); in the others a built-in type (hh, iclamp)
-# adds into i and g, so every instance goes through the gather
-DIRECT = ("exp2syn_direct",)
+REPEAT = ("exp2syn_ring", "exp2syn_burst", "catalogue_only_net", "allen_net")
+# models whose currents the GPU gathers into every compartment (catalogue mechanisms only, slots at
+# a quarter of the compartments or more: cs_cuda_gather.c); in the others a built-in type (hh,
+# iclamp) adds into i and g, so the gather adds to its rows only
+DENSE = ("catalogue_only_net",)
 
 
 def main():
@@ -218,23 +217,23 @@ def main():
             first = read(os.path.join(work, "%s-cuda-staged.h5" % name))
             # and the small types' launches merged per phase (the default) or not (CS_CUDA_MERGE=0)
             # run the same arithmetic: bit for bit
-            # the direct currents (the default) against every instance through the gather
-            # (CS_CUDA_DIRECT_CURRENTS=0): the gather's 0 + x is x, bit for bit
+            # the dense gather (every compartment) against the rows with slots only
+            # (CS_CUDA_GATHER_DENSE=0): the same sums, bit for bit
             detail = backend_detail(os.path.join(work, "%s-cuda-staged.h5" % name))
-            direct = "alone at their compartment set its current directly" in detail
-            ok = direct == (name in DIRECT)
-            print("%s %s [direct currents %s]: %s" % ("ok" if ok else "FAIL", name, "expected" if name in DIRECT else "not expected",
-                                                     detail))
+            dense = "gathered into every compartment" in detail
+            ok = dense == (name in DENSE)
+            print("%s %s [dense gather %s]: %s" % ("ok" if ok else "FAIL", name, "expected" if name in DENSE else "not expected",
+                                                  detail))
             fails += not ok
-            for label, env in (("repeat", {}), ("unmerged", {"CS_CUDA_MERGE": "0"}),
-                               ("gathered", {"CS_CUDA_DIRECT_CURRENTS": "0"}), ("atomics", {"CS_CUDA_GATHER": "0"})):
+            for label, env in (("repeat", {}), ("unmerged", {"CS_CUDA_MERGE": "0"}), ("sparse", {"CS_CUDA_GATHER_DENSE": "0"}),
+                               ("atomics", {"CS_CUDA_GATHER": "0"})):
                 out = os.path.join(work, "%s-cuda-%s.h5" % (name, label))
                 r = subprocess.run([a.cablesim, "run", model, "-o", out, "-q", "--report-precision", "double",
                                     "--backend", "cuda", "--solver", "staged"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    timeout=600, env=dict(os.environ, **env))
                 if r.returncode != 0:
                     ok, what = False, r.stderr.strip()
-                elif label in ("repeat", "unmerged", "gathered"):
+                elif label in ("repeat", "unmerged", "sparse"):
                     ok, what = identical(first, read(out)), "bit for bit the first run"
                 else:
                     ok, detail, _, _ = compare(ref, read(out))

@@ -2,7 +2,6 @@
  * mechanisms and ions, detectors, probes, the constants), and its teardown. Host logic only. */
 #ifdef CS_HAVE_CUDA
 #include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +65,8 @@ void cs__cuda_destroy(cs_backend *be) {
     cs_cuda_timer_destroy(be->done, 2);
     cs_cuda_stream_destroy(be->copy_stream);
     cs_cuda_timer_destroy(be->fork_events, CS_FORK_EVENTS);
+    if (be->hh_events) cs_cuda_timer_destroy(be->hh_events, 2);
+    if (be->hh_stream) cs_cuda_stream_destroy(be->hh_stream);
     for (int l = 0; l < CS_CUDA_LANES; ++l) cs_cuda_stream_destroy(be->lane[l]);
     cs_cuda_stream_destroy(s->stream);
     free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->inst_group); free(be->inst_local); free(be->hh_node); cs_event_queue_free(&be->ev); free(be->ev_local);
@@ -118,7 +119,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
     cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
                       0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL},
-                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
+                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = s->ion_e[ion];
         v.ion_i[ion] = s->ion_i[ion];
@@ -130,29 +131,13 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     return CS_OK;
 }
 
-/* Whether the catalogue groups' instances alone at their row set its i and g from their current
- * kernel (cs_mech_view.n_direct) instead of a slot that the gather copies: where the gather runs
- * and sets each row's sums (sole: every group a catalogue one), a row of one instance needs no
- * sum. The same values bit for bit (the gather's 0 + x is x), ~28 bytes an instance and the
- * gather's work for those rows saved (Allen network: its synapses). CS_CUDA_DIRECT_CURRENTS=0
- * sends every instance through the gather. */
-static int direct_currents(const cs_backend *be, const cs_mech_type *const *types) {
-    const char *env = getenv("CS_CUDA_DIRECT_CURRENTS"), *gather = getenv("CS_CUDA_GATHER"), *add = getenv("CS_CUDA_GATHER_ADD");
-    if ((env && !strcmp(env, "0")) || (gather && !strcmp(gather, "0")) || (add && !strcmp(add, "1"))) return 0;
-    for (int m = 0; m < be->s.nmech; ++m)
-        if (kind_of(types[m]) != CS_CUDA_CATALOGUE) return 0; /* a built-in group adds into i, g */
-    return be->s.nmech > 0;
-}
-
 /* Each group's instances in the order of their rows in the solver's internal layout (a stable
  * counting sort: the instances of one group at one row keep the network's order, so each row's
  * currents add up as before): the mechanisms' reads of v and the gather's reads of their current
  * slots then follow the rows (neighbouring threads, neighbouring addresses) instead of jumping
  * between the cells of a warp's group. be->inst_local, numbered in network order on entry, is
- * renumbered; count: the groups' instances. CS_CUDA_INSTANCE_ORDER=network keeps the network's order.
- * With direct currents (direct_currents), each group's instances alone at their row come first,
- * in row order (the group's n_direct), then the others, in row order. */
-static cs_status order_instances(cs_backend *be, const int *count, const cs_mech_type *const *types) {
+ * renumbered; count: the groups' instances. CS_CUDA_INSTANCE_ORDER=network keeps the network's order. */
+static cs_status order_instances(cs_backend *be, const int *count) {
     const cs_network_desc *net = be->net;
     const char *env = getenv("CS_CUDA_INSTANCE_ORDER");
     if ((env && !strcmp(env, "network")) || !net->ninst) return CS_OK;
@@ -169,18 +154,7 @@ static cs_status order_instances(cs_backend *be, const int *count, const cs_mech
     const size_t placed = first[n_int];
     for (size_t k = 0; k < net->ninst; ++k)
         if (be->inst_group[k] >= 0) order[first[be->row_map[be->cell_first[net->inst[k].cell] + net->inst[k].node]]++] = k;
-    /* the instances alone at their row first (first[r] is now the end of row r's run) */
-    const int direct = direct_currents(be, types);
-    for (size_t q = 0; direct && q < placed; ++q) {
-        const size_t r = (size_t)be->row_map[be->cell_first[net->inst[order[q]].cell] + net->inst[order[q]].node];
-        if (first[r] - (r ? first[r - 1] : 0) != 1) continue;
-        const int m = be->inst_group[order[q]];
-        be->inst_local[order[q]] = next[m]++;
-        be->s.mech[m].n_direct = next[m];
-        order[q] = SIZE_MAX; /* placed */
-    }
-    for (size_t q = 0; q < placed; ++q)
-        if (order[q] != SIZE_MAX) be->inst_local[order[q]] = next[be->inst_group[order[q]]]++;
+    for (size_t q = 0; q < placed; ++q) be->inst_local[order[q]] = next[be->inst_group[order[q]]]++;
     for (int m = 0; m < be->s.nmech; ++m)
         if (next[m] != count[m]) { free(first); free(order); return cs_error_set(CS_ERR_INTERNAL, "instance order: group %d", m); }
     free(first); free(order);
@@ -201,6 +175,11 @@ static cs_status keep_hh_rows(cs_backend *be) {
     for (int k = 1; sorted && k < m->n; ++k) sorted = node[k - 1] <= node[k];
     if (sorted) be->hh_node = node;
     else free(node);
+    /* its own stream at the greatest priority: on a launch's stream the update waited behind the
+     * other launches' pending blocks (the real cells: all eight updates started once the last
+     * launch's blocks were placed, 290 µs into a 380 µs step) */
+    if (st == CS_OK && be->hh_node) st = cs_cuda_stream_create_priority(&be->hh_stream, cs__cuda_priority_on());
+    if (st == CS_OK && be->hh_node) st = cs_cuda_timer_create(&be->hh_events, 2);
     return st;
 }
 
@@ -243,7 +222,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
         be->inst_local[k] = count[gi];
         count[gi]++;
     }
-    cs_status st = order_instances(be, count, types);
+    cs_status st = order_instances(be, count);
     for (size_t k = 0; st == CS_OK && k < net->ninst; ++k)
         if (group[k] >= 0) be->syn_local[k] = types[group[k]]->receives_events ? be->inst_local[k] : -1;
     for (int m = 0; m < s->nmech && st == CS_OK; ++m) {
@@ -274,7 +253,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
                                  {ions->e[0], ions->e[1], ions->e[2]}, {ions->i[0], ions->i[1], ions->i[2]},
                                  {ions->ci[0], ions->ci[1], ions->ci[2]}, {ions->co[0], ions->co[1], ions->co[2]},
-                                 NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
+                                 NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0};
             t->init(&view);
             cs_cuda_ions_wrote(ions, t); /* NEURON's order: e after each INITIAL that writes a concentration */
             cs_cuda_mech *cm = &s->mech[m];

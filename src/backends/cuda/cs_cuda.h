@@ -32,8 +32,6 @@ typedef struct {
                            concentration): not cs_mech_type.advance_ion_free */
     int slot0;          /* with the gather (catalogue groups): its first slot in slot_i, slot_g */
     int slot0_ion[CS_NION]; /* ... in slot_ion[ion], -1 when the type does not write the ion */
-    int n_direct;       /* with the gather: instances [0, n_direct) are alone at their CV and set its
-                           i, g themselves (cs_mech_view.n_direct; not in the gather's list 0) */
     double *state;      /* [nstate × n] */
     /* CS_CUDA_CATALOGUE only: its GPU code and its view (device arrays; v, i, g, t set at each
      * launch; param and state as device arrays of device pointers into param and state) */
@@ -75,6 +73,9 @@ typedef struct {
  * rows, and row[r]'s slots slot[first[r] .. first[r + 1]) in the CPU's order. */
 typedef struct {
     int nrow, *row, *first, *slot;
+    int dense; /* 1: the rows are every row 0 .. nrow-1 in order (row NULL), those without slots set
+                  to zero: list 0 where no other group writes i, g and slots reach a quarter of the
+                  rows or more, so that its stores are whole sectors (cs_cuda_gather.c) */
 } cs_cuda_gather_list;
 typedef struct {
     int on;
