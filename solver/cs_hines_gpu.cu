@@ -471,7 +471,14 @@ extern "C" cs_solver_status cs_hines_gpu_sync(cs_hines_plan *pl)
  * run on streams of their own, forked from the plan's stream and joined back to it with events, so
  * that the plan's stream sees one solve, as with every other variant. The streams are created at
  * the first solve. cs__fork before the launches, cs__launch_stream for launch l, cs__join after it. */
-static cs_solver_status cs__fork(cs_hines_plan *pl, int n)
+/* The streams of n launches that run side by side. graded: launch g's stream at a priority no
+ * lower than launch g + 1's (the greatest for the first, the device's least for the last): staged
+ * orders its launches longest first so that the shorter ones fill the longer's last wave, and a
+ * CUDA graph started its branches in the reverse order of their capture (the real cells: the
+ * longest launch, 113 µs, began 199 µs into the step, after the seven others, bench/NOTES.md
+ * "Session 26"); the block scheduler places a higher priority's pending blocks first, in graphs
+ * instantiated with node priorities too. CS_STAGED_LAUNCH_PRIORITY=0: all at the default. */
+static cs_solver_status cs__fork(cs_hines_plan *pl, int n, int graded = 0)
 {
     if (n < 2) return CS_SOLVER_OK;
     if (!pl->launch_stream) {
@@ -480,7 +487,13 @@ static cs_solver_status cs__fork(cs_hines_plan *pl, int n)
         pl->nlaunch_stream = n;
         CS__CU(cudaEventCreateWithFlags(&pl->ev_fork, cudaEventDisableTiming));
         CS__CU(cudaEventCreateWithFlags(&pl->ev_join, cudaEventDisableTiming));
-        for (int g = 0; g < n; ++g) CS__CU(cudaStreamCreateWithFlags(&pl->launch_stream[g], cudaStreamNonBlocking));
+        const char *env = getenv("CS_STAGED_LAUNCH_PRIORITY");
+        int least = 0, greatest = 0;
+        if (graded && !(env && !strcmp(env, "0"))) CS__CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        for (int g = 0; g < n; ++g) {
+            const int prio = least - (n - 1 - g) < greatest ? greatest : least - (n - 1 - g); /* greater: a smaller number */
+            CS__CU(cudaStreamCreateWithPriority(&pl->launch_stream[g], cudaStreamNonBlocking, prio));
+        }
     }
     CS__CU(cudaEventRecord(pl->ev_fork, pl->stream));
     return CS_SOLVER_OK;
@@ -538,7 +551,7 @@ static cs_solver_status cs__staged_launches(cs_hines_plan *pl, T *d, const T *u,
             return CS_SOLVER_ERR_INVALID;
         }
     }
-    CS__TRY(cs__fork(pl, nl));
+    CS__TRY(cs__fork(pl, nl, 1));
     for (int l = 0; l < nl; ++l) {
         cudaStream_t st;
         CS__TRY(cs__launch_stream(pl, nl, l, &st));

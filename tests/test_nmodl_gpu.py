@@ -10,9 +10,9 @@ equal, spike times within 1e-6 ms, traces within 1e-6 mV + 1e-9 relative (device
 differ from glibc's in the last bit). Prints the largest differences. Models with synapses and
 the Allen network also run a second time and with CS_CUDA_MERGE=0 (each type's own launches),
 which must give the first's results bit for bit (the gathered currents; the merged launches run the
-same arithmetic), with CS_CUDA_GATHER_DENSE=0 (the gather over the rows with slots only, where it
-would cover every row: bit for bit; catalogue_only_net must report the dense gather, the others
-not), and with CS_CUDA_GATHER=0 (the atomics), within the tolerances.
+same arithmetic), with CS_CUDA_GATHER_ADD=1 and CS_CUDA_KEEP_CURRENTS=0 (the gather adding to i and g and the step
+zeroing them, where, as in catalogue_only_net, the gather alone sets them: bit for bit), and with
+CS_CUDA_GATHER=0 (the atomics), within the tolerances.
 Skipped (exit 77) without nvcc, without CUDA in the build, or without a GPU.
 
 Usage: test_nmodl_gpu.py --cablesim PATH --source-dir DIR --work-dir DIR
@@ -83,14 +83,6 @@ def compare(ref, got):
     return ok, detail, worst_spike, worst_trace
 
 
-def backend_detail(path):
-    """The run's description of its GPU set-up (metadata attribute backend_detail)."""
-    import h5py
-    with h5py.File(path, "r") as f:
-        d = f["metadata"].attrs.get("backend_detail", "")
-    return d.decode() if isinstance(d, bytes) else str(d)
-
-
 def identical(a, b):
     """Every array of two runs' outputs equal bit for bit."""
     import numpy as np
@@ -111,10 +103,9 @@ VARIABLES = {"mainen_na_kv": ["v", "na.m", "na.h", "kv.n", "ina", "ik", "na.gna"
              "exp2syn_burst": ["v", "syn.A", "syn.B", "syn2.A"]}
 # models run twice on the GPU (bit for bit the same) and once with the atomics
 REPEAT = ("exp2syn_ring", "exp2syn_burst", "catalogue_only_net", "allen_net")
-# models whose currents the GPU gathers into every compartment (catalogue mechanisms only, slots at
-# a quarter of the compartments or more: cs_cuda_gather.c); in the others a built-in type (hh,
-# iclamp) adds into i and g, so the gather adds to its rows only
-DENSE = ("catalogue_only_net",)
+# catalogue_only_net: catalogue mechanisms only, so that on the GPU the gather alone sets i and g
+# (cs_cuda_gather.h, sole) and the fused step leaves them (keep_currents); in the others a built-in
+# type (hh, iclamp) adds into them too
 
 
 def main():
@@ -217,15 +208,10 @@ def main():
             first = read(os.path.join(work, "%s-cuda-staged.h5" % name))
             # and the small types' launches merged per phase (the default) or not (CS_CUDA_MERGE=0)
             # run the same arithmetic: bit for bit
-            # the dense gather (every compartment) against the rows with slots only
-            # (CS_CUDA_GATHER_DENSE=0): the same sums, bit for bit
-            detail = backend_detail(os.path.join(work, "%s-cuda-staged.h5" % name))
-            dense = "gathered into every compartment" in detail
-            ok = dense == (name in DENSE)
-            print("%s %s [dense gather %s]: %s" % ("ok" if ok else "FAIL", name, "expected" if name in DENSE else "not expected",
-                                                  detail))
-            fails += not ok
-            for label, env in (("repeat", {}), ("unmerged", {"CS_CUDA_MERGE": "0"}), ("sparse", {"CS_CUDA_GATHER_DENSE": "0"}),
+            # and the gather adding to i and g (CS_CUDA_GATHER_ADD=1) and the fused step zeroing
+            # them (CS_CUDA_KEEP_CURRENTS=0) where the gather alone sets them: the same sums
+            for label, env in (("repeat", {}), ("unmerged", {"CS_CUDA_MERGE": "0"}),
+                               ("gather adds", {"CS_CUDA_GATHER_ADD": "1", "CS_CUDA_KEEP_CURRENTS": "0"}),
                                ("atomics", {"CS_CUDA_GATHER": "0"})):
                 out = os.path.join(work, "%s-cuda-%s.h5" % (name, label))
                 r = subprocess.run([a.cablesim, "run", model, "-o", out, "-q", "--report-precision", "double",
@@ -233,7 +219,7 @@ def main():
                                    timeout=600, env=dict(os.environ, **env))
                 if r.returncode != 0:
                     ok, what = False, r.stderr.strip()
-                elif label in ("repeat", "unmerged", "sparse"):
+                elif label in ("repeat", "unmerged", "gather adds"):
                     ok, what = identical(first, read(out)), "bit for bit the first run"
                 else:
                     ok, detail, _, _ = compare(ref, read(out))

@@ -268,15 +268,8 @@ static int hh_after_launch(void *ctx, long long row0, long long row1, void *stre
     cs_backend *be = ctx;
     const size_t n = (size_t)be->s.mech[0].n;
     const size_t k0 = first_at_or_after(be->hh_node, n, row0), k1 = first_at_or_after(be->hh_node, n, row1);
-    if (k1 == k0) return 0;
-    /* on hh_stream (the greatest priority), forked from the launch's stream and joined back */
-    cs_status st = cs_cuda_timer_record(be->hh_events, 0, stream);
-    if (st == CS_OK) st = cs_cuda_stream_wait(be->hh_stream, be->hh_events, 0);
-    if (st == CS_OK) st = cs_cuda_hh_ahead_range(&be->s, be->p.celsius, (int)k0, (int)k1, be->hh_stream);
-    if (st == CS_OK) st = cs_cuda_timer_record(be->hh_events, 1, be->hh_stream);
-    if (st == CS_OK) st = cs_cuda_stream_wait(stream, be->hh_events, 1);
-    be->hook_status = st;
-    return st != CS_OK;
+    be->hook_status = cs_cuda_hh_ahead_range(&be->s, be->p.celsius, (int)k0, (int)k1, stream);
+    return be->hook_status != CS_OK;
 }
 
 /* The kernels of one step, the context's current step + j; mark >= 0 records timer events
@@ -582,10 +575,6 @@ static const char *cuda_describe(const cs_backend *be) {
     if (be->groups_sharing > 0) {
         const size_t len = strlen(text);
         snprintf(text + len, sizeof text - len, "; %lld groups of cells read another group's constants", be->groups_sharing);
-    }
-    if (be->s.gather.on && be->s.gather.list[0].dense) {
-        const size_t len = strlen(text);
-        snprintf(text + len, sizeof text - len, "; catalogue currents gathered into every compartment");
     }
     if (be->hh_node) {
         const size_t len = strlen(text);

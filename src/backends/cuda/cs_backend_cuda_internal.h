@@ -54,8 +54,6 @@ struct cs_backend {
                                    ascending (instances in row order), so that its update runs
                                    after each of the step's launches on that launch's rows
                                    (cs_hines_step_d.after_launch); NULL: after the whole step */
-    void *hh_stream, *hh_events; /* hh_node: where those updates run (the greatest priority), and
-                                   2 events: the fork from the launch's stream and the join back */
     cs_status hook_status;      /* the last after_launch's status */
     int *row_map;               /* [total rows] internal index of each tree-order row */
     int *cell_first;            /* [ncell + 1] first tree-order row of each cell */

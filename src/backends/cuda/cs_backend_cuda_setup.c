@@ -65,8 +65,6 @@ void cs__cuda_destroy(cs_backend *be) {
     cs_cuda_timer_destroy(be->done, 2);
     cs_cuda_stream_destroy(be->copy_stream);
     cs_cuda_timer_destroy(be->fork_events, CS_FORK_EVENTS);
-    if (be->hh_events) cs_cuda_timer_destroy(be->hh_events, 2);
-    if (be->hh_stream) cs_cuda_stream_destroy(be->hh_stream);
     for (int l = 0; l < CS_CUDA_LANES; ++l) cs_cuda_stream_destroy(be->lane[l]);
     cs_cuda_stream_destroy(s->stream);
     free(be->row_map); free(be->cell_first); free(be->syn_local); free(be->inst_group); free(be->inst_local); free(be->hh_node); cs_event_queue_free(&be->ev); free(be->ev_local);
@@ -175,11 +173,6 @@ static cs_status keep_hh_rows(cs_backend *be) {
     for (int k = 1; sorted && k < m->n; ++k) sorted = node[k - 1] <= node[k];
     if (sorted) be->hh_node = node;
     else free(node);
-    /* its own stream at the greatest priority: on a launch's stream the update waited behind the
-     * other launches' pending blocks (the real cells: all eight updates started once the last
-     * launch's blocks were placed, 290 µs into a 380 µs step) */
-    if (st == CS_OK && be->hh_node) st = cs_cuda_stream_create_priority(&be->hh_stream, cs__cuda_priority_on());
-    if (st == CS_OK && be->hh_node) st = cs_cuda_timer_create(&be->hh_events, 2);
     return st;
 }
 

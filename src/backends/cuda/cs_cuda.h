@@ -73,9 +73,6 @@ typedef struct {
  * rows, and row[r]'s slots slot[first[r] .. first[r + 1]) in the CPU's order. */
 typedef struct {
     int nrow, *row, *first, *slot;
-    int dense; /* 1: the rows are every row 0 .. nrow-1 in order (row NULL), those without slots set
-                  to zero: list 0 where no other group writes i, g and slots reach a quarter of the
-                  rows or more, so that its stores are whole sectors (cs_cuda_gather.c) */
 } cs_cuda_gather_list;
 typedef struct {
     int on;

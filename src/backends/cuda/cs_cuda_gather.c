@@ -7,17 +7,12 @@
 #ifdef CS_HAVE_CUDA
 
 /* The pairs (row, slot), in the order the CPU adds them, as lists by row (a stable counting
- * sort: a row keeps its pairs' order), uploaded. may_dense: the list may cover every row (dense)
- * when its rows are a quarter of them or more: a 32-byte sector holds 4 rows, so the sparse
- * list's scattered 8-byte stores touched about as many sectors, each written in part. */
-static cs_status upload_list(cs_cuda_gather_list *L, size_t n_int, size_t npair, const int *prow, const int *pslot,
-                             int may_dense) {
+ * sort: a row keeps its pairs' order), uploaded. */
+static cs_status upload_list(cs_cuda_gather_list *L, size_t n_int, size_t npair, const int *prow, const int *pslot) {
     int *pos = calloc(n_int + 1, sizeof(int)), *row = NULL, *first = NULL, *slot = NULL;
     cs_status st = pos ? CS_OK : cs_error_set(CS_ERR_NOMEM, "out of memory for the current gather");
     int nrow = 0;
     for (size_t p = 0; st == CS_OK && p < npair; ++p) nrow += pos[prow[p]]++ == 0;
-    const int dense = may_dense && (size_t)nrow * 4 >= n_int;
-    if (dense) nrow = (int)n_int;
     if (st == CS_OK) {
         row = malloc(((size_t)nrow + 1) * sizeof(int));
         first = malloc(((size_t)nrow + 1) * sizeof(int));
@@ -27,7 +22,7 @@ static cs_status upload_list(cs_cuda_gather_list *L, size_t n_int, size_t npair,
     if (st == CS_OK) {
         int k = 0, acc = 0;
         for (size_t r = 0; r < n_int; ++r) {
-            if (!pos[r] && !dense) continue;
+            if (!pos[r]) continue;
             int c = pos[r];
             row[k] = (int)r;
             first[k++] = acc;
@@ -37,9 +32,8 @@ static cs_status upload_list(cs_cuda_gather_list *L, size_t n_int, size_t npair,
         first[nrow] = acc;
         for (size_t p = 0; p < npair; ++p) slot[pos[prow[p]]++] = pslot[p];
         L->nrow = nrow;
-        L->dense = dense;
-        if (!dense) st = cs_cuda_alloc((void **)&L->row, ((size_t)nrow + 1) * sizeof(int), "the current gather");
-        if (st == CS_OK && !dense) st = cs_cuda_upload(L->row, row, (size_t)nrow * sizeof(int));
+        st = cs_cuda_alloc((void **)&L->row, ((size_t)nrow + 1) * sizeof(int), "the current gather");
+        if (st == CS_OK) st = cs_cuda_upload(L->row, row, (size_t)nrow * sizeof(int));
         if (st == CS_OK) st = cs_cuda_alloc((void **)&L->first, ((size_t)nrow + 1) * sizeof(int), "the current gather");
         if (st == CS_OK) st = cs_cuda_upload(L->first, first, ((size_t)nrow + 1) * sizeof(int));
         if (st == CS_OK) st = cs_cuda_alloc((void **)&L->slot, (npair + 1) * sizeof(int), "the current gather");
@@ -73,13 +67,6 @@ cs_status cs_cuda_gather_build(cs_cuda_state *s, const cs_network_desc *net, con
             }
     }
     if (!total) return CS_OK;
-    /* CS_CUDA_GATHER_ADD=1: add to what is there even so (for comparisons) */
-    const char *add = getenv("CS_CUDA_GATHER_ADD"), *dense = getenv("CS_CUDA_GATHER_DENSE");
-    G->sole = !(add && !strcmp(add, "1"));
-    for (int q = 0; q < s->nmech; ++q)
-        if (s->mech[q].kind != CS_CUDA_CATALOGUE && s->mech[q].n > 0) G->sole = 0;
-    /* CS_CUDA_GATHER_DENSE=0: list 0 sparse always (for comparisons) */
-    const int may_dense = G->sole && !(dense && !strcmp(dense, "0"));
     size_t most = total;
     int *prow = malloc(most * sizeof(int)), *pslot = malloc(most * sizeof(int));
     cs_status st = prow && pslot ? CS_OK : cs_error_set(CS_ERR_NOMEM, "out of memory for the current gather");
@@ -98,7 +85,7 @@ cs_status cs_cuda_gather_build(cs_cuda_state *s, const cs_network_desc *net, con
                 pslot[np++] = base + inst_local[k];
             }
         }
-        if (np) st = upload_list(&G->list[list], s->n_int, np, prow, pslot, list == 0 && may_dense);
+        if (np) st = upload_list(&G->list[list], s->n_int, np, prow, pslot);
     }
     free(prow);
     free(pslot);
@@ -107,6 +94,11 @@ cs_status cs_cuda_gather_build(cs_cuda_state *s, const cs_network_desc *net, con
     for (int ion = 0; st == CS_OK && ion < CS_NION; ++ion)
         if (total_ion[ion]) st = cs_cuda_alloc((void **)&G->slot_ion[ion], total_ion[ion] * sizeof(double), "ion current slots");
     G->on = st == CS_OK;
+    /* CS_CUDA_GATHER_ADD=1: add to what is there even so (for comparisons) */
+    const char *add = getenv("CS_CUDA_GATHER_ADD");
+    G->sole = !(add && !strcmp(add, "1"));
+    for (int q = 0; q < s->nmech; ++q)
+        if (s->mech[q].kind != CS_CUDA_CATALOGUE && s->mech[q].n > 0) G->sole = 0;
     return st;
 }
 

@@ -419,8 +419,7 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, 
 // The slots of each CV added to i, g (list 0) and ion_i (lists 1 + ion), in the CPU's order:
 // from the value already there (hh's current with hh_ahead; 0 otherwise), slot after slot. Where
 // no other group writes those arrays (sole) the value there is zero and is not read: a row's i
-// and g are scattered sectors, a third of the gather's traffic (0 + x is x, bit for bit). A dense
-// list sets every row (0 where it has no slot), in whole sectors.
+// and g are scattered sectors, a third of the gather's traffic (0 + x is x, bit for bit).
 struct cs_gather_args {
     cs_cuda_gather_list list[1 + CS_NION];
     const double *src[1 + CS_NION], *src_g;
@@ -433,7 +432,7 @@ __global__ void k_gather(cs_gather_args a) {
     for (int l = 0; l <= CS_NION; ++l) {
         const cs_cuda_gather_list L = a.list[l];
         if (k >= L.nrow) continue;
-        const int r = L.dense ? k : L.row[k], end = L.first[k + 1];
+        const int r = L.row[k], end = L.first[k + 1];
         double x = a.sole ? 0.0 : a.dst[l][r];
         if (l == 0) {
             double y = a.sole ? 0.0 : a.dst_g[r];
