@@ -472,7 +472,8 @@ extern "C" cs_solver_status cs_hines_gpu_sync(cs_hines_plan *pl)
  * that the plan's stream sees one solve, as with every other variant. The streams are created at
  * the first solve. cs__fork before the launches, cs__launch_stream for launch l, cs__join after it. */
 /* The streams of n launches that run side by side. graded: launch g's stream at a priority no
- * lower than launch g + 1's (the greatest for the first, the device's least for the last): staged
+ * lower than launch g + 1's (the greatest for the first, one level less for each next one down to
+ * the device's least: 6 levels on an H100): staged
  * orders its launches longest first so that the shorter ones fill the longer's last wave, and a
  * CUDA graph started its branches in the reverse order of their capture (the real cells: the
  * longest launch, 113 µs, began 199 µs into the step, after the seven others, bench/NOTES.md
@@ -488,12 +489,10 @@ static cs_solver_status cs__fork(cs_hines_plan *pl, int n, int graded = 0)
         CS__CU(cudaEventCreateWithFlags(&pl->ev_fork, cudaEventDisableTiming));
         CS__CU(cudaEventCreateWithFlags(&pl->ev_join, cudaEventDisableTiming));
         const char *env = getenv("CS_STAGED_LAUNCH_PRIORITY");
-        int least = 0, greatest = 0;
+        int least = 0, greatest = 0; /* a greater priority is a smaller number */
         if (graded && !(env && !strcmp(env, "0"))) CS__CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        for (int g = 0; g < n; ++g) {
-            const int prio = least - (n - 1 - g) < greatest ? greatest : least - (n - 1 - g); /* greater: a smaller number */
-            CS__CU(cudaStreamCreateWithPriority(&pl->launch_stream[g], cudaStreamNonBlocking, prio));
-        }
+        for (int g = 0; g < n; ++g) /* the first launches each a level of their own, the last ones share the least */
+            CS__CU(cudaStreamCreateWithPriority(&pl->launch_stream[g], cudaStreamNonBlocking, greatest + g < least ? greatest + g : least));
     }
     CS__CU(cudaEventRecord(pl->ev_fork, pl->stream));
     return CS_SOLVER_OK;
@@ -684,6 +683,10 @@ extern "C" cs_solver_status cs_hines_gpu_plan_share_constants(cs_hines_plan *pl,
 extern "C" int cs_hines_gpu_plan_uniform(const cs_hines_plan *pl) { return pl && pl->hp.uniform; }
 
 extern "C" int cs_hines_gpu_plan_fuses(const cs_hines_plan *pl) { return pl && cs__hines_hplan_fuses(&pl->hp); }
+extern "C" int cs_hines_gpu_plan_step_launches(const cs_hines_plan *pl)
+{
+    return !pl ? 0 : pl->hp.variant == CS__HV_STAGED && pl->hp.stg_nlaunch > 1 ? pl->hp.stg_nlaunch : 1;
+}
 
 extern "C" int cs_hines_gpu_plan_shares_constants(const cs_hines_plan *pl) { return pl && cs__hines_hplan_shares_constants(&pl->hp); }
 

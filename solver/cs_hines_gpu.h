@@ -306,6 +306,10 @@ typedef struct {
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan);
 /* 1 when the plan's variant runs cs_hines_gpu_step_internal_d, else 0. */
 int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan);
+/* The launches of its fused step that run side by side, each calling cs_hines_step_d.after_launch
+ * (staged: one per launch shape, often several for cells of several morphologies); 1 for every
+ * other variant, 0 for a NULL plan. */
+int cs_hines_gpu_plan_step_launches(const cs_hines_plan *plan);
 /* 1 when its fused step takes shared constants (cs_hines_step_d.shared_constants): a per-system
  * variant whose systems all have one structure; else 0 (fine, chunked and staged read their own
  * constants per row). */

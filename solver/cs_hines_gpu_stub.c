@@ -51,6 +51,7 @@ CS__STUB_SOLVE(cs_hines_gpu_solve_internal_f, float)
 
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan) { (void)plan; return 0; }
 int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan) { (void)plan; return 0; }
+int cs_hines_gpu_plan_step_launches(const cs_hines_plan *plan) { (void)plan; return 0; }
 int cs_hines_gpu_plan_shares_constants(const cs_hines_plan *plan) { (void)plan; return 0; }
 cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *plan, unsigned char *f) { (void)plan; (void)f; return CS_SOLVER_ERR_UNAVAILABLE; }
 cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsigned char *f) { (void)plan; (void)f; return CS_SOLVER_ERR_UNAVAILABLE; }

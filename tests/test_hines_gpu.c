@@ -513,14 +513,16 @@ static int log_after_launch(void *ctx, long long row0, long long row1, void *str
     if (g->calls < 64) { g->row0[g->calls] = row0; g->row1[g->calls] = row1; g->stream[g->calls] = stream; }
     return ++g->calls == g->fail_at;
 }
-/* the ranges, one a launch (the describe's "[cells/warp=" entries for staged, one otherwise), are
- * consecutive and cover [0, ni); each of several launches has a stream of its own */
+/* the ranges, one a launch (the describe's "[cells/warp=" entries for staged, one otherwise, as
+ * cs_hines_gpu_plan_step_launches says), are consecutive and cover [0, ni); each of several
+ * launches has a stream of its own */
 static void check_after_log(const after_log *g, cs_hines_plan *pl, long long ni)
 {
     int launches = 0;
     const char *d = cs_hines_gpu_plan_describe(pl);
     for (const char *q = d; (q = strstr(q, "[cells/warp=")) != NULL; ++q) ++launches;
     if (strcmp(cs_hines_gpu_plan_variant(pl), "staged")) launches = 1;
+    ck_assert_int_eq(cs_hines_gpu_plan_step_launches(pl), launches);
     ck_assert_msg(g->calls == launches, "after_launch: %d calls for %d launches (%s)", g->calls, launches, d);
     ck_assert_int_eq(g->row0[0], 0);
     for (int k = 1; k < g->calls; ++k) ck_assert_int_eq(g->row0[k], g->row1[k - 1]);
