@@ -470,15 +470,16 @@ extern "C" cs_solver_status cs_hines_gpu_sync(cs_hines_plan *pl)
 /* Launches that may run at once (warp's launch groups, staged's shapes: disjoint groups of cells)
  * run on streams of their own, forked from the plan's stream and joined back to it with events, so
  * that the plan's stream sees one solve, as with every other variant. The streams are created at
- * the first solve. cs__fork before the launches, cs__launch_stream for launch l, cs__join after it. */
-/* The streams of n launches that run side by side. graded: launch g's stream at a priority no
- * lower than launch g + 1's (the greatest for the first, one level less for each next one down to
- * the device's least: 6 levels on an H100): staged
- * orders its launches longest first so that the shorter ones fill the longer's last wave, and a
- * CUDA graph started its branches in the reverse order of their capture (the real cells: the
- * longest launch, 113 µs, began 199 µs into the step, after the seven others, bench/NOTES.md
- * "Session 26"); the block scheduler places a higher priority's pending blocks first, in graphs
- * instantiated with node priorities too. CS_STAGED_LAUNCH_PRIORITY=0: all at the default. */
+ * the first solve. cs__fork before the launches, cs__launch_stream for launch l, cs__join after it.
+ * graded (staged): launch g's stream at a priority no lower than launch g + 1's (the device's least
+ * for the last, one level more for each one before it up to the greatest, which the first ones
+ * share: 6 levels on an H100). Staged orders its launches longest first, so that the shorter ones
+ * fill the longer's last wave, but a CUDA graph started its branches in the reverse order of their
+ * capture (the 18 432 real cells: the longest launch, 113 µs, began 199 µs into the step, after
+ * the seven others); the block scheduler places a higher priority's pending blocks first, in graphs
+ * instantiated with node priorities too. Measured (H100, bench/NOTES.md "Session 26"): runs
+ * 0.3101 → 0.3052 s; the first three launches, of one level, still started in reverse.
+ * CS_STAGED_LAUNCH_PRIORITY=0: all at the default. */
 static cs_solver_status cs__fork(cs_hines_plan *pl, int n, int graded = 0)
 {
     if (n < 2) return CS_SOLVER_OK;
@@ -491,8 +492,10 @@ static cs_solver_status cs__fork(cs_hines_plan *pl, int n, int graded = 0)
         const char *env = getenv("CS_STAGED_LAUNCH_PRIORITY");
         int least = 0, greatest = 0; /* a greater priority is a smaller number */
         if (graded && !(env && !strcmp(env, "0"))) CS__CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        for (int g = 0; g < n; ++g) /* the first launches each a level of their own, the last ones share the least */
-            CS__CU(cudaStreamCreateWithPriority(&pl->launch_stream[g], cudaStreamNonBlocking, greatest + g < least ? greatest + g : least));
+        for (int g = 0; g < n; ++g) { /* the last launches each a level of their own, the first ones share the greatest */
+            const int prio = least - (n - 1 - g) < greatest ? greatest : least - (n - 1 - g);
+            CS__CU(cudaStreamCreateWithPriority(&pl->launch_stream[g], cudaStreamNonBlocking, prio));
+        }
     }
     CS__CU(cudaEventRecord(pl->ev_fork, pl->stream));
     return CS_SOLVER_OK;
