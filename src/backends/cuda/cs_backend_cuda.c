@@ -185,6 +185,13 @@ static cs_status join_lanes(cs_backend *be) {
     return CS_OK;
 }
 
+/* A catalogue group on a lane with a launch block of its own (CS_CUDA_SOLO_BLOCK): fork_lanes
+ * launches its update before the others', onto SMs still free. */
+static int launched_first(const cs_backend *be, int q) {
+    const cs_cuda_mech *m = &be->s.mech[q];
+    return be->solo_first && be->lane_of[q] >= 0 && m->kind == CS_CUDA_CATALOGUE && m->view.block > 0;
+}
+
 /* After the solve, on the lanes (setup_lanes): detection and sampling, and the state updates of
  * the groups that touch no concentration, each group's end marked by its event; the ordered
  * groups on the main stream. Returns with the lanes pending. */
@@ -192,10 +199,9 @@ static cs_status fork_lanes(cs_backend *be, int j, int hh_done) {
     cs_cuda_state *s = &be->s, lane = *s;
     CS_TRY(cs_cuda_timer_record(be->fork_events, EV_FORK, s->stream));
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->lane[l], be->fork_events, EV_FORK));
-    /* a group with a launch block of its own (CS_CUDA_SOLO_BLOCK) first, onto SMs still free */
-    for (int q = 0; be->solo_first && q < s->nmech; ++q) {
+    for (int q = 0; q < s->nmech; ++q) {
+        if (!launched_first(be, q)) continue;
         const int l = be->lane_of[q];
-        if (l < 0 || s->mech[q].kind != CS_CUDA_CATALOGUE || s->mech[q].view.block <= 0) continue;
         lane.stream = be->lane[l];
         CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
         CS_TRY(cs_cuda_timer_record(be->fork_events, EV_GROUP(q), be->lane[l]));
@@ -206,8 +212,7 @@ static cs_status fork_lanes(cs_backend *be, int j, int hh_done) {
     for (int q = hh_done; q < s->nmech; ++q) { /* hh_done: group 0 (hh) updated after the step's launches */
         const int l = be->lane_of[q], h = s->merge_head[q];
         lane.stream = l >= 0 ? be->lane[l] : s->stream;
-        if (be->solo_first && l >= 0 && s->mech[q].kind == CS_CUDA_CATALOGUE && s->mech[q].view.block > 0)
-            continue; /* launched above */
+        if (launched_first(be, q)) continue; /* launched above */
         if (h < 0) {
             CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
         } else if (h == q) { /* the merged set's one launch; its groups' ends are its end */
