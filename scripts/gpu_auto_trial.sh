@@ -28,14 +28,10 @@ fi
 gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-auto}}" || exit 1
 gpu_link_shared
 deadline=$((SECONDS + ${BUDGET_S:-450}))
-[ -f build-ref-src/CMakeLists.txt ] || { echo "no build-ref-src: run scripts/gpu_auto_trial.sh --prepare here and carry it"; exit 1; }
 morph=${CS_MORPH_DIR:-$(gpu_morph_dir)} || exit 1
 
 gpu_stamp "build: this tree and the reference, side by side"
-gpu_build "$root/build-gpu" cablesim_cli & b1=$!
-gpu_build --src "$root/build-ref-src" "$root/build-gpu-ref" cablesim_cli & b2=$!
-wait $b1 || exit 1
-wait $b2 || exit 1
+gpu_build_with_ref cablesim_cli || exit 1
 declare -A exe=([ref]=$root/build-gpu-ref/cablesim [new]=$root/build-gpu/cablesim)
 
 rc_backend=na

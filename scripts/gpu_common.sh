@@ -14,6 +14,10 @@
 #                         sources of SRC, default the project); the log is $out/build-<DIR>.log
 #   gpu_build [--src SRC] DIR TARGET [CMAKE ARGS...]
 #                         gpu_configure, then build TARGET ("all" for everything)
+#   gpu_build_with_ref TARGET [CMAKE ARGS...]
+#                         TARGET of this tree (build-gpu) and of the reference sources build-ref-src
+#                         (scripts/gpu_auto_trial.sh --prepare REF) into build-gpu-ref, side by
+#                         side; fails with one line when build-ref-src is missing
 #   gpu_start OUTDIR TARGET [CMAKE ARGS...]
 #                         gpu_setup, gpu_link_shared, then TARGET built in bld (BUILD_DIR, default
 #                         build-gpu); cs is its CLI, t0 [s] the start; prints the build's time
@@ -80,6 +84,18 @@ gpu_build() {
   gpu_configure "${src[@]}" "$dir" "$@" || return 1
   cmake --build "$dir" -j "$(nproc)" --target "$target" >>"$out/build-$(basename "$dir").log" 2>&1 \
     || { grep -E "error" -A3 "$out/build-$(basename "$dir").log" | head -40; return 1; }
+}
+
+gpu_build_with_ref() {
+  local b1 b2
+  [ -f "$root/build-ref-src/CMakeLists.txt" ] || {
+    echo "no build-ref-src: run scripts/gpu_auto_trial.sh --prepare REF here and carry it"
+    return 1
+  }
+  gpu_build "$root/build-gpu" "$@" & b1=$!
+  gpu_build --src "$root/build-ref-src" "$root/build-gpu-ref" "$@" & b2=$!
+  wait $b1 || { wait $b2; return 1; }
+  wait $b2
 }
 
 gpu_start() {

@@ -21,15 +21,11 @@ cd "$(dirname "$0")/.." || exit 1
 . scripts/gpu_common.sh
 gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-plan-times}}" "" || exit 1
 gpu_link_shared
-[ -f build-ref-src/CMakeLists.txt ] || { echo "no build-ref-src: run scripts/gpu_auto_trial.sh --prepare here and carry it"; exit 1; }
 morph=${CS_MORPH_DIR:-$(gpu_morph_dir)} || exit 1
 read -r -a variants <<<"${VARIANTS:-warp fine chunked auto}"
 
 gpu_stamp "build plan_times: this tree and the reference, side by side"
-gpu_build "$root/build-gpu" plan_times & b1=$!
-gpu_build --src "$root/build-ref-src" "$root/build-gpu-ref" plan_times & b2=$!
-wait $b1 || exit 1
-wait $b2 || exit 1
+gpu_build_with_ref plan_times || exit 1
 gpu_stamp "networks"
 python3 bench/real_cells.py generate --out "$out/models" --morph-dir "$morph" --alone 0 --mixed "" \
   --big-compartments 16e6 --big-sizes 2000,10000 --tfinal 10 --check-limit 0 >"$out/generate.log" 2>&1 ||

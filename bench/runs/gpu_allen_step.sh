@@ -17,11 +17,7 @@ gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-allen-step}}" || exit 1
 net=${NET:-.bench-allen/n10000}
 cfg=$net/config_cs.json
 [ -f "$cfg" ] || { echo "$cfg: no network (bench/runs/gpu_sonata_allen.sh's header says how to make it)"; exit 1; }
-[ -f build-ref-src/CMakeLists.txt ] || { echo "no build-ref-src: run scripts/gpu_auto_trial.sh --prepare REF here and carry it"; exit 1; }
-gpu_build "$root/build-gpu" cablesim_cli -DBUILD_TESTING=OFF & b1=$!
-gpu_build --src "$root/build-ref-src" "$root/build-gpu-ref" cablesim_cli -DBUILD_TESTING=OFF & b2=$!
-wait $b1 || exit 1
-wait $b2 || exit 1
+gpu_build_with_ref cablesim_cli -DBUILD_TESTING=OFF || exit 1
 new=$root/build-gpu/cablesim ref=$root/build-gpu-ref/cablesim
 nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$root/build-gpu/CMakeCache.txt")
 [ -n "$nvcc" ] && export NVCC=$nvcc # build-catalogue's nvcc

@@ -15,11 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . scripts/gpu_common.sh
 gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-real-step}}" || exit 1
 gpu_link_shared
-[ -f build-ref-src/CMakeLists.txt ] || { echo "no build-ref-src: run scripts/gpu_auto_trial.sh --prepare REF here and carry it"; exit 1; }
-gpu_build "$root/build-gpu" cablesim_cli -DBUILD_TESTING=OFF & b1=$!
-gpu_build --src "$root/build-ref-src" "$root/build-gpu-ref" cablesim_cli -DBUILD_TESTING=OFF & b2=$!
-wait $b1 || exit 1
-wait $b2 || exit 1
+gpu_build_with_ref cablesim_cli -DBUILD_TESTING=OFF || exit 1
 new=$root/build-gpu/cablesim ref=$root/build-gpu-ref/cablesim
 export CABLESIM_WISDOM=off
 morph=$(gpu_morph_dir) || exit 1

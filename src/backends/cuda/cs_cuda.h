@@ -195,8 +195,8 @@ cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, int end);
 /* with the gather: the slots added per CV to i, g and ion_i, in the CPU's order */
 cs_status cs_cuda_gather_currents(const cs_cuda_state *s);
 cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the first step's hh current */
-/* with hh_ahead: hh's update and next current for its instances [k0, k1) on stream (after the
- * launch of the step that wrote their rows' v: cs_hines_step_d.after_launch) */
+/* with hh_ahead: hh's update and next current for its instances [k0, k1) on stream: all of them
+ * after the step (cs_cuda_advance), or those of one launch's rows after it (cs_hines_step_d.after_launch) */
 cs_status cs_cuda_hh_ahead_range(const cs_cuda_state *s, double celsius, int k0, int k1, void *stream);
 cs_status cs_cuda_assemble(const cs_cuda_state *s); /* also zeroes i and g for the next step */
 /* the same on n rows of raw device arrays, on a stream (auto's solver-level trial) */

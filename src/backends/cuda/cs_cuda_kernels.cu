@@ -528,14 +528,22 @@ __global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, dou
     st[CS_EXPSYN_G * n + k] = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], prm(p, CS_EXPSYN_TAU, n, k, pu), dt);
 }
 
+extern "C" cs_status cs_cuda_hh_ahead_range(const cs_cuda_state *s, double celsius, int k0, int k1, void *stream) {
+    const cs_cuda_mech *m = &s->mech[0];
+    if (k1 <= k0) return CS_OK;
+    k_hh_advance_current<<<blocks_for(k1 - k0), CS_THREADS, 0, (cudaStream_t)stream>>>(
+        m->n, k0, k1, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, cs_hh_q10(celsius), s->dt);
+    CS_LAUNCHED("state update (hh, with its next current)");
+    return CS_OK;
+}
+
 extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int first, int end) {
     double q10 = cs_hh_q10(celsius), dt = s->dt;
     for (int q = first; q < end && q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
         if (!m->n) continue;
         if (m->kind == CS_CUDA_HH && q == 0 && s->hh_ahead)
-            k_hh_advance_current<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(
-                m->n, 0, m->n, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, q10, dt);
+            CS_TRY(cs_cuda_hh_ahead_range(s, celsius, 0, m->n, stream_of(s)));
         else if (m->kind == CS_CUDA_HH)
             k_hh_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->node, s->v, m->state, q10, dt);
         else if (m->kind == CS_CUDA_EXPSYN)
@@ -548,15 +556,6 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int
             continue;
         CS_LAUNCHED("state update");
     }
-    return CS_OK;
-}
-
-extern "C" cs_status cs_cuda_hh_ahead_range(const cs_cuda_state *s, double celsius, int k0, int k1, void *stream) {
-    const cs_cuda_mech *m = &s->mech[0];
-    if (k1 <= k0) return CS_OK;
-    k_hh_advance_current<<<blocks_for(k1 - k0), CS_THREADS, 0, (cudaStream_t)stream>>>(
-        m->n, k0, k1, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, cs_hh_q10(celsius), s->dt);
-    CS_LAUNCHED("state update (hh, after its rows' solve)");
     return CS_OK;
 }
 
