@@ -87,6 +87,7 @@ struct cs_hines_plan {
     int *d_pack_base, *d_pack_type, *d_level_start, *d_children, *d_block_first;
     cudaStream_t *launch_stream; /* warp, staged: one stream per launch (created at the first solve) */
     int nlaunch_stream;
+    int launch_reverse; /* staged: launches queued last first (CS_STAGED_LAUNCH_ORDER=reverse) */
     cudaEvent_t ev_fork, ev_join;
     int4 *d_type_info, *d_tasks;
     int *d_group_type;      /* staged */
@@ -489,11 +490,16 @@ static cs_solver_status cs__fork(cs_hines_plan *pl, int n, int graded = 0)
         pl->nlaunch_stream = n;
         CS__CU(cudaEventCreateWithFlags(&pl->ev_fork, cudaEventDisableTiming));
         CS__CU(cudaEventCreateWithFlags(&pl->ev_join, cudaEventDisableTiming));
-        const char *env = getenv("CS_STAGED_LAUNCH_PRIORITY");
+        const char *env = getenv("CS_STAGED_LAUNCH_PRIORITY"), *order = getenv("CS_STAGED_LAUNCH_ORDER");
+        const int strict = env && !strcmp(env, "strict");
         int least = 0, greatest = 0; /* a greater priority is a smaller number */
         if (graded && !(env && !strcmp(env, "0"))) CS__CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        for (int g = 0; g < n; ++g) { /* the last launches each a level of their own, the first ones share the greatest */
-            const int prio = least - (n - 1 - g) < greatest ? greatest : least - (n - 1 - g);
+        pl->launch_reverse = graded && order && !strcmp(order, "reverse");
+        for (int g = 0; g < n; ++g) {
+            /* graded: the last launches each a level of their own, the first ones share the greatest;
+             * strict: the first ones each a level of their own, the last ones share the least */
+            const int prio = strict ? (greatest + g < least ? greatest + g : least)
+                                    : (least - (n - 1 - g) < greatest ? greatest : least - (n - 1 - g));
             CS__CU(cudaStreamCreateWithPriority(&pl->launch_stream[g], cudaStreamNonBlocking, prio));
         }
     }
@@ -554,7 +560,8 @@ static cs_solver_status cs__staged_launches(cs_hines_plan *pl, T *d, const T *u,
         }
     }
     CS__TRY(cs__fork(pl, nl, 1));
-    for (int l = 0; l < nl; ++l) {
+    for (int j = 0; j < nl; ++j) {
+        const int l = pl->launch_reverse ? nl - 1 - j : j;
         cudaStream_t st;
         CS__TRY(cs__launch_stream(pl, nl, l, &st));
         if (step) CS__CU(cs__staged_launch_step(cs__staged_dev_of(pl, l, 0), *step, st));
