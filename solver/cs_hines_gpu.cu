@@ -96,7 +96,11 @@ struct cs_hines_plan {
      * each launch sized for its largest pack: fs_order[fs_first[c] .. fs_first[c + 1]) are class c's
      * packs, fs_rows[c] their most rows, fs_bpsm[c] the blocks a multiprocessor they allow */
     int fs_nclass, fs_first[CS__FINE_CLASSES + 1], fs_rows[CS__FINE_CLASSES], fs_bpsm[CS__FINE_CLASSES];
+    int fs_sched[CS__FINE_CLASSES]; /* the most schedule bytes of a class's packs (fine_step_sched shared) */
     int *d_fs_order;
+    /* fine (and chunked's reduced tree): where the level sweeps read the schedule, CS__SCHED_*, in
+     * the fused step and in the solve (cs__fine_sched_setup), and the largest type's schedule in bytes */
+    int fine_step_sched, fine_solve_sched, fine_sched_max;
     int *d_stg_next;        /* staged: two counters per launch (cs__staged_dev.next) */
     int stg_current;        /* staged, fused step: the rows with current are marked (set_current) */
     int2 *d_stype;
@@ -221,19 +225,18 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
             CS__CU(cs__staged_prepare(sd, rows, steps, pl->stg_blocks + 2 * l));
         }
     }
-    if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) {
-        size_t bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T);
-        if (bytes > 48 * 1024) {
-            CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-            if (sizeof(T) == sizeof(double)) /* the fused step (double only) stages at most the same three arrays */
-                CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) { /* the opt-in limit: launches ask what they need */
+        const int lim = pl->smem_optin;
+        CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true, CS__SCHED_GLOBAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+        CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true, CS__SCHED_L2>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+        CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true, CS__SCHED_SHARED>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+        if (sizeof(T) == sizeof(double)) { /* the fused step (double only) */
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, true, true, CS__SCHED_GLOBAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, false, CS__SCHED_GLOBAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, true, CS__SCHED_GLOBAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, true, CS__SCHED_L2>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, true, CS__SCHED_SHARED>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
         }
-        if (sizeof(T) == sizeof(double) && bytes * 2 / 3 > 48 * 1024)
-            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)(bytes * 2 / 3)));
-        if (sizeof(T) == sizeof(double) && bytes / 3 > 48 * 1024)
-            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)(bytes / 3)));
     }
     return CS_SOLVER_OK;
 }
@@ -250,6 +253,32 @@ static size_t cs__fine_step_row_bytes(const cs__hines_hplan *hp)
  * (one launch per group, sized for its largest pack), so that a pack of 2 000 rows does not take
  * the shared memory of the batch's largest (3 225 rows in big2000 × 8 000: 4 blocks a
  * multiprocessor for all). CS_HINES_FINE_ONE_LAUNCH: one class. */
+/* fine: where the sweeps read the schedule, and the largest type's schedule. Measured on the H100
+ * (bench/NOTES.md, "Session 27"): the fused step prefetched into L2 (big2000 × 8 000: 0.3307 s →
+ * 0.3007; in shared memory 0.3168, a block fewer a multiprocessor), the solve in shared memory
+ * (chunked's reduced trees, one block a multiprocessor already: big10000 × 1 600 0.4719 → 0.3761;
+ * L2 0.3914). CS_HINES_FINE_SCHED=global|l2|shared sets both. */
+static void cs__fine_sched_setup(cs_hines_plan *pl)
+{
+    const cs__hines_hplan *hp = &pl->hp;
+    const char *env = getenv("CS_HINES_FINE_SCHED");
+    const int set = !env ? -1 : !strcmp(env, "global") ? CS__SCHED_GLOBAL : !strcmp(env, "l2") ? CS__SCHED_L2
+                              : !strcmp(env, "shared") ? CS__SCHED_SHARED : -1;
+    pl->fine_step_sched = set >= 0 ? set : CS__SCHED_L2;
+    pl->fine_solve_sched = set >= 0 ? set : CS__SCHED_SHARED;
+    pl->fine_sched_max = 0;
+    for (int t = 0; t < hp->ntype; ++t) {
+        const int b = cs__hines_type_sched_bytes(hp, t);
+        pl->fine_sched_max = b > pl->fine_sched_max ? b : pl->fine_sched_max;
+    }
+}
+
+/* the schedule bytes a pack of type t stages in the fused step (0 unless it stages it) */
+static size_t cs__fine_pack_sched(const cs_hines_plan *pl, int t)
+{
+    return pl->fine_step_sched == CS__SCHED_SHARED ? (size_t)cs__hines_type_sched_bytes(&pl->hp, t) : 0;
+}
+
 static cs_solver_status cs__fine_step_classes(cs_hines_plan *pl)
 {
     const cs__hines_hplan *hp = &pl->hp;
@@ -260,7 +289,7 @@ static cs_solver_status cs__fine_step_classes(cs_hines_plan *pl)
     int count[CS__FINE_CLASSES] = {0};
     for (int p = 0; p < hp->npack; ++p) {
         const size_t rows = (size_t)hp->type_info[4 * hp->pack_type[p] + 3];
-        size_t b = (size_t)pl->smem_sm / (rows * rb + per_block);
+        size_t b = (size_t)pl->smem_sm / (rows * rb + cs__fine_pack_sched(pl, hp->pack_type[p]) + per_block);
         if (b < 1) b = 1;
         if (b > CS__FINE_CLASSES || (hp->fine_flags & CS_HINES_FINE_ONE_LAUNCH)) b = CS__FINE_CLASSES;
         cls[p] = (int)b - 1;
@@ -274,19 +303,21 @@ static cs_solver_status cs__fine_step_classes(cs_hines_plan *pl)
         const int k = pl->fs_nclass++;
         pl->fs_first[k] = at;
         pl->fs_rows[k] = 0;
+        pl->fs_sched[k] = 0;
         pl->fs_bpsm[k] = c + 1;
         for (int p = 0; p < hp->npack; ++p)
             if (cls[p] == c) {
                 order[at++] = p;
-                const int rows = hp->type_info[4 * hp->pack_type[p] + 3];
+                const int rows = hp->type_info[4 * hp->pack_type[p] + 3], sched = (int)cs__fine_pack_sched(pl, hp->pack_type[p]);
                 if (rows > pl->fs_rows[k]) pl->fs_rows[k] = rows;
+                if (sched > pl->fs_sched[k]) pl->fs_sched[k] = sched;
             }
     }
     pl->fs_first[pl->fs_nclass] = at;
     if (hp->fine_flags & CS_HINES_FINE_ONE_LAUNCH) { /* one launch in pack order, sized for the largest pack */
         for (int p = 0; p < hp->npack; ++p) order[p] = p;
         if (pl->fs_nclass == 1) { /* the blocks its largest pack allows (so its threads follow the rule) */
-            size_t b = (size_t)pl->smem_sm / ((size_t)pl->fs_rows[0] * rb + per_block);
+            size_t b = (size_t)pl->smem_sm / ((size_t)pl->fs_rows[0] * rb + (size_t)pl->fs_sched[0] + per_block);
             pl->fs_bpsm[0] = b < 1 ? 1 : b > CS__FINE_CLASSES ? CS__FINE_CLASSES : (int)b;
         }
     }
@@ -313,7 +344,10 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         CS__TRY(cs__upload(&pl->d_level_start, hp->level_start, (size_t)hp->nlevel_start));
         CS__TRY(cs__upload(&pl->d_tasks, (const int4 *)hp->tasks, (size_t)hp->ntask));
         CS__TRY(cs__upload(&pl->d_children, hp->children, (size_t)(hp->nchild > 0 ? hp->nchild : 1)));
-        if (hp->variant == CS__HV_FINE) CS__TRY(cs__fine_step_classes(pl));
+        if (hp->variant == CS__HV_FINE) {
+            cs__fine_sched_setup(pl);
+            CS__TRY(cs__fine_step_classes(pl));
+        }
     } else if (hp->variant == CS__HV_CHUNKED) {
         CS__TRY(cs__upload(&pl->d_chk_chunk, (const int4 *)hp->chk_chunk, (size_t)hp->chk_nchunk));
         CS__TRY(cs__upload(&pl->d_chk_group, (const int2 *)hp->chk_group, (size_t)hp->chk_ngroup));
@@ -636,14 +670,21 @@ static cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, 
         CS__CU(cs__chunked_launch_p3<T>(cd, d, u, rhs, pl->stream));
         break;
     }
-    case CS__HV_FINE:
-        if (cs__fine_smem(pl, sizeof(T)))
-            cs__k_fine<T, true><<<hp->npack, hp->threads, (size_t)hp->max_pack_rows * 3 * sizeof(T), pl->stream>>>(
-                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, d, u, rhs);
+    case CS__HV_FINE: {
+        const size_t rows_bytes = (size_t)hp->max_pack_rows * 3 * sizeof(T), sb = (size_t)pl->fine_sched_max;
+#define CS__FINE_ARGS pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children
+        if (cs__fine_smem(pl, sizeof(T)) && pl->fine_solve_sched == CS__SCHED_SHARED && rows_bytes + sb <= (size_t)pl->smem_optin)
+            cs__k_fine<T, true, CS__SCHED_SHARED><<<hp->npack, hp->threads, rows_bytes + sb, pl->stream>>>(CS__FINE_ARGS, (int)sb, d, u, rhs);
+        else if (cs__fine_smem(pl, sizeof(T)) && pl->fine_solve_sched != CS__SCHED_GLOBAL)
+            cs__k_fine<T, true, CS__SCHED_L2><<<hp->npack, hp->threads, rows_bytes, pl->stream>>>(CS__FINE_ARGS, 0, d, u, rhs);
+        else if (cs__fine_smem(pl, sizeof(T)))
+            cs__k_fine<T, true, CS__SCHED_GLOBAL><<<hp->npack, hp->threads, rows_bytes, pl->stream>>>(CS__FINE_ARGS, 0, d, u, rhs);
+        else if (pl->fine_solve_sched != CS__SCHED_GLOBAL)
+            cs__k_fine<T, false, CS__SCHED_L2><<<hp->npack, hp->threads, 0, pl->stream>>>(CS__FINE_ARGS, 0, d, u, rhs);
         else
-            cs__k_fine<T, false><<<hp->npack, hp->threads, 0, pl->stream>>>(
-                pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, d, u, rhs);
+            cs__k_fine<T, false, CS__SCHED_GLOBAL><<<hp->npack, hp->threads, 0, pl->stream>>>(CS__FINE_ARGS, 0, d, u, rhs);
         break;
+    }
     default:
         cs__gpu_err("unknown variant %d", hp->variant);
         return CS_SOLVER_ERR_INVALID;
@@ -709,39 +750,55 @@ extern "C" cs_solver_status cs_hines_gpu_plan_row_flags(const cs_hines_plan *pl,
 }
 
 /* fine's fused step: one launch per class of packs (cs__fine_step_classes) in shared memory, or one
- * launch in device memory when a pack does not fit */
+ * launch in device memory when a pack does not fit. The classes' launches run side by side on
+ * streams of graded priority, the largest packs' first: in one stream each class's last wave ran
+ * alone (big2000 × 8 000: the 83 largest packs, one class, 53 µs of an 830 µs step on 83 of 132
+ * multiprocessors; bench/NOTES.md, "Session 27"). CS_HINES_FINE_CLASS_STREAMS=0: one stream. */
 static cs_solver_status cs__fine_step_launch(cs_hines_plan *pl, const cs_hines_step_d *st)
 {
     const cs__hines_hplan *hp = &pl->hp;
     if (!cs__fine_smem(pl, sizeof(double))) {
-        cs__k_fine_step<false, false, false><<<hp->npack, hp->threads, 0, pl->stream>>>(
-            NULL, 0, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+        if (pl->fine_step_sched != CS__SCHED_GLOBAL)
+            cs__k_fine_step<false, false, false, CS__SCHED_L2><<<hp->npack, hp->threads, 0, pl->stream>>>(NULL, 0, CS__FINE_ARGS, 0, *st);
+        else
+            cs__k_fine_step<false, false, false, CS__SCHED_GLOBAL><<<hp->npack, hp->threads, 0, pl->stream>>>(NULL, 0, CS__FINE_ARGS, 0, *st);
         CS__CU(cudaGetLastError());
         return CS_SOLVER_OK;
     }
+    const char *env = getenv("CS_HINES_FINE_CLASS_STREAMS");
+    const int n = env && !strcmp(env, "0") ? 1 : pl->fs_nclass;
+    CS__TRY(cs__fork(pl, n, 1));
     const size_t rb = cs__fine_step_row_bytes(hp);
     for (int c = 0; c < pl->fs_nclass; ++c) {
-        const int n = pl->fs_first[c + 1] - pl->fs_first[c];
-        const size_t bytes = (size_t)pl->fs_rows[c] * rb;
+        const int np = pl->fs_first[c + 1] - pl->fs_first[c];
+        /* a class whose schedule would not fit beside its rows reads it from L2 */
+        const size_t rows_bytes = (size_t)pl->fs_rows[c] * rb, sched = (size_t)pl->fs_sched[c];
+        const int sh = pl->fine_step_sched == CS__SCHED_SHARED && rows_bytes + sched <= (size_t)pl->smem_optin;
+        const size_t bytes = rows_bytes + (sh ? sched : 0);
         /* the pack's threads: with fewer than 8 blocks a multiprocessor, 256 so that ~32 warps hide
          * the level sweeps' latency (big2000 × 8 000, H100: 128 → 256 threads 1.80e10 → 1.95e10 cs/s;
          * 512 was slower, 1.35e10: registers; bench/NOTES.md, session 21) */
         const int th = hp->threads_auto && pl->fs_bpsm[c] < 8 ? 256 : hp->threads;
         const int *ord = pl->d_fs_order;
         const int f = pl->fs_first[c];
+        cudaStream_t sm;
+        CS__TRY(cs__launch_stream(pl, n, n > 1 ? c : 0, &sm));
         if (hp->fine_flags & CS_HINES_FINE_D_GLOBAL)
-            cs__k_fine_step<true, false, false><<<n, th, bytes, pl->stream>>>(
-                ord, f, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
-        else if (!(hp->fine_flags & CS_HINES_FINE_U_SHARED))
-            cs__k_fine_step<true, false, true><<<n, th, bytes, pl->stream>>>(
-                ord, f, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+            cs__k_fine_step<true, false, false, CS__SCHED_GLOBAL><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
+        else if (hp->fine_flags & CS_HINES_FINE_U_SHARED)
+            cs__k_fine_step<true, true, true, CS__SCHED_GLOBAL><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
+        else if (sh)
+            cs__k_fine_step<true, false, true, CS__SCHED_SHARED><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, (int)sched, *st);
+        else if (pl->fine_step_sched != CS__SCHED_GLOBAL)
+            cs__k_fine_step<true, false, true, CS__SCHED_L2><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
         else
-            cs__k_fine_step<true, true, true><<<n, th, bytes, pl->stream>>>(
-                ord, f, pl->d_pack_base, pl->d_pack_type, pl->d_type_info, pl->d_level_start, pl->d_tasks, pl->d_children, *st);
+            cs__k_fine_step<true, false, true, CS__SCHED_GLOBAL><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
         CS__CU(cudaGetLastError());
+        if (n > 1) CS__TRY(cs__join(pl, n, sm));
     }
     return CS_SOLVER_OK;
 }
+#undef CS__FINE_ARGS
 
 static cs_solver_status cs__step_launch(cs_hines_plan *pl, const cs_hines_step_d *st);
 

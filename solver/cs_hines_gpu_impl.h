@@ -251,6 +251,10 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
  * repeat one it has timed (src/core/cs_backend_choose.c). */
 int cs__hines_hplan_resolve(int nsys, const int *offset, const int *p, const cs_hines_gpu_options *opt, int nsm);
 
+/* bytes of type t's schedule as the warp and fine kernels stage it in shared memory (16-byte
+ * aligned: tasks with their sentinel, level starts, children) */
+int cs__hines_type_sched_bytes(const cs__hines_hplan *hp, int t);
+
 /* fine and warp (cs_hines_plan_fine.c): the plan of a batch with distinct structures sid[s]
  * (rep[id]: a system of structure id). */
 cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,

@@ -217,6 +217,71 @@ __global__ void cs__k_block_shared(const int *__restrict__ group_base, const int
     for (int e = j; e < tot; e += G) rhs[gb + e] = sr[e];
 }
 
+/* Where fine's level sweeps read a pack's schedule (tasks, level starts, children): in device
+ * memory as the sweeps reach it, the same with the type's schedule and the pack's u prefetched into
+ * L2 when the block starts, or staged in shared memory ahead of the rows (the warp kernel's way).
+ * In device memory every level waited on three dependent loads from DRAM (the level's bounds, its
+ * tasks, the children): big2000 × 8 000's fine step spent 62 % of its warp samples in the
+ * backward sweep, 43 % at its barrier (H100, Nsight Compute, bench/NOTES.md "Session 27"). */
+enum { CS__SCHED_GLOBAL = 0, CS__SCHED_L2 = 1, CS__SCHED_SHARED = 2 };
+
+/* a type's schedule as the sweeps read it */
+struct cs__sched {
+    const int *ls;
+    const int4 *tk;
+    const int *kid;
+};
+
+/* type ti's schedule into shared memory at s (cs__hines_type_sched_bytes bytes): tasks with their
+ * children relative to the type's first child, level starts relative to its first task. Threads
+ * tid of nth; the caller's barrier publishes it. */
+__device__ __forceinline__ cs__sched cs__stage_schedule(unsigned char *s, int4 ti, const int *__restrict__ level_start,
+                                                        const int4 *__restrict__ tasks, const int *__restrict__ children,
+                                                        int tid, int nth)
+{
+    const int nlev = ti.z;
+    const int ntk = level_start[ti.y + nlev] - ti.x; /* tasks of the type, the sentinel excluded */
+    const int c0 = tasks[ti.x].w, nkid = tasks[ti.x + ntk].w - c0;
+    int4 *s_tk = reinterpret_cast<int4 *>(s);
+    int *s_ls = reinterpret_cast<int *>(s_tk + ntk + 1);
+    int *s_kid = s_ls + nlev + 1;
+    for (int i = tid; i <= ntk; i += nth) {
+        int4 t = tasks[ti.x + i];
+        t.w -= c0;
+        s_tk[i] = t;
+    }
+    for (int i = tid; i <= nlev; i += nth) s_ls[i] = level_start[ti.y + i] - ti.x;
+    for (int i = tid; i < nkid; i += nth) s_kid[i] = children[c0 + i];
+    const cs__sched r = {s_ls, s_tk, s_kid};
+    return r;
+}
+
+/* [p, p + bytes) into L2, a 128-byte line per prefetch, lanes lane of nl */
+__device__ __forceinline__ void cs__prefetch_l2(const void *p, long long bytes, int lane, int nl)
+{
+    if (bytes <= 0) return;
+    const char *c = static_cast<const char *>(p);
+    for (long long o = (long long)lane * 128; o < bytes; o += (long long)nl * 128) asm volatile("prefetch.global.L2 [%0];" ::"l"(c + o));
+    if (lane == 0) asm volatile("prefetch.global.L2 [%0];" ::"l"(c + bytes - 1)); /* the last line when p is not aligned */
+}
+
+/* type ti's schedule in device memory, prefetched into L2 by warp 0 when PREFETCH (with ubytes of
+ * the pack's u from u, when u is not null) */
+template <bool PREFETCH>
+__device__ __forceinline__ cs__sched cs__global_schedule(int4 ti, const int *__restrict__ level_start, const int4 *__restrict__ tasks,
+                                                         const int *__restrict__ children, const void *u, long long ubytes)
+{
+    if (PREFETCH && threadIdx.x < 32) {
+        const int ntk = level_start[ti.y + ti.z] - ti.x;
+        const int c0 = tasks[ti.x].w, c1 = tasks[ti.x + ntk].w;
+        cs__prefetch_l2(tasks + ti.x, 16LL * (ntk + 1), threadIdx.x, 32);
+        cs__prefetch_l2(children + c0, 4LL * (c1 - c0), threadIdx.x, 32);
+        if (u) cs__prefetch_l2(u, ubytes, threadIdx.x, 32);
+    }
+    const cs__sched r = {level_start + ti.y, tasks, children};
+    return r;
+}
+
 /* The level sweeps of one pack (fine and warp), thread `tid` of `nth`: tasks ls[l] .. ls[l+1]-1
  * form level l; a task is {first row, length, parent row or -1, first child entry}, the next
  * task's fourth field closes its children. WARP: the pack is one warp's, so __syncwarp between
@@ -273,28 +338,38 @@ __device__ __forceinline__ void cs__pack_sweeps(T *D, const T *U, T *R, const in
     }
 }
 
-template <class T, bool SMEM>
+/* fine's solve: one block per pack. SMEM: the pack's d, u, rhs copied into shared memory with
+ * cp.async (all of a thread's rows in flight at once: a loop of loads and stores waited on each
+ * row's loads in turn), after the schedule when SCHED is CS__SCHED_SHARED (sched_bytes) */
+template <class T, bool SMEM, int SCHED>
 __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restrict__ pack_type,
                            const int4 *__restrict__ type_info, const int *__restrict__ level_start,
-                           const int4 *__restrict__ tasks, const int *__restrict__ children, T *d,
+                           const int4 *__restrict__ tasks, const int *__restrict__ children, int sched_bytes, T *d,
                            const T *__restrict__ u, T *rhs)
 {
+    static_assert(SMEM || SCHED != CS__SCHED_SHARED, "a schedule in shared memory needs the rows there too");
     extern __shared__ __align__(16) unsigned char cs__smem_fine[];
     const int4 ti = type_info[pack_type[blockIdx.x]];
     const long long base = pack_base[blockIdx.x];
     const int rows = ti.w; /* ti: {first task, first level start, levels, rows} */
+    const cs__sched sc = SCHED == CS__SCHED_SHARED
+                             ? cs__stage_schedule(cs__smem_fine, ti, level_start, tasks, children, threadIdx.x, blockDim.x)
+                             : cs__global_schedule<SCHED == CS__SCHED_L2>(ti, level_start, tasks, children, SMEM ? nullptr : u + base,
+                                                                          (long long)rows * sizeof(T));
     T *D, *R;
     const T *U;
     if (SMEM) {
-        T *s = reinterpret_cast<T *>(cs__smem_fine);
+        T *s = reinterpret_cast<T *>(cs__smem_fine + (SCHED == CS__SCHED_SHARED ? sched_bytes : 0));
         T *Us = s + 2 * rows;
         D = s;
         R = s + rows;
         for (int e = threadIdx.x; e < rows; e += blockDim.x) {
-            D[e] = d[base + e];
-            Us[e] = u[base + e];
-            R[e] = rhs[base + e];
+            __pipeline_memcpy_async(D + e, d + base + e, sizeof(T));
+            __pipeline_memcpy_async(Us + e, u + base + e, sizeof(T));
+            __pipeline_memcpy_async(R + e, rhs + base + e, sizeof(T));
         }
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
         U = Us;
         __syncthreads();
     } else {
@@ -302,7 +377,7 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
         U = u + base;
         R = rhs + base;
     }
-    cs__pack_sweeps<T, false>(D, U, R, level_start + ti.y, ti.z, tasks, children, threadIdx.x, blockDim.x);
+    cs__pack_sweeps<T, false>(D, U, R, sc.ls, ti.z, sc.tk, sc.kid, threadIdx.x, blockDim.x);
     if (SMEM)
         for (int e = threadIdx.x; e < rows; e += blockDim.x) rhs[base + e] = R[e];
 }
@@ -315,39 +390,61 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
  * SMEM: the pack's D and R in shared memory (and U too when U_SMEM; without it, a pack takes 16 B
  * a row of shared memory instead of 24, so more blocks fit a multiprocessor, and U is read through
  * L1; without D_SMEM, D is work_a: 8 B a row); else D and R are work_a and work_b. */
-template <bool SMEM, bool U_SMEM, bool D_SMEM>
+/* row e of the pack at base carries current: its g and i join d and rhs, and are zeroed */
+__device__ __forceinline__ void cs__fine_add_current(const cs_hines_step_d &st, long long base, int e, double *D, double *R)
+{
+    const long long k = base + e;
+    const double g = st.g[k], v = st.v[k];
+    D[e] += g;
+    R[e] += g * v - st.i[k];
+    st.g[k] = 0.0;
+    st.i[k] = 0.0;
+}
+
+template <bool SMEM, bool U_SMEM, bool D_SMEM, int SCHED>
 __global__ void cs__k_fine_step(const int *__restrict__ order, int first, const int *__restrict__ pack_base, const int *__restrict__ pack_type,
                                 const int4 *__restrict__ type_info, const int *__restrict__ level_start,
-                                const int4 *__restrict__ tasks, const int *__restrict__ children, const cs_hines_step_d st)
+                                const int4 *__restrict__ tasks, const int *__restrict__ children, int sched_bytes,
+                                const cs_hines_step_d st)
 {
+    static_assert(SMEM || SCHED != CS__SCHED_SHARED, "a schedule in shared memory needs the rows there too");
     extern __shared__ __align__(16) unsigned char cs__smem_fine_step[];
     const int pk = order ? order[first + blockIdx.x] : blockIdx.x; /* launches by class: order */
     const int4 ti = type_info[pack_type[pk]];
     const long long base = pack_base[pk];
     const int rows = ti.w;
+    const cs__sched sc = SCHED == CS__SCHED_SHARED
+                             ? cs__stage_schedule(cs__smem_fine_step, ti, level_start, tasks, children, threadIdx.x, blockDim.x)
+                             : cs__global_schedule<SCHED == CS__SCHED_L2>(ti, level_start, tasks, children,
+                                                                          U_SMEM ? nullptr : st.u + base, 8LL * rows);
     double *D = st.work_a + base, *R = st.work_b + base; /* in device memory unless SMEM */
     const double *U = st.u + base;
     if (SMEM) {
-        double *s = reinterpret_cast<double *>(cs__smem_fine_step);
+        double *s = reinterpret_cast<double *>(cs__smem_fine_step + (SCHED == CS__SCHED_SHARED ? sched_bytes : 0));
         R = s;
         if (D_SMEM) D = s + rows;
         if (U_SMEM) {
             double *Us = s + 2 * rows;
-            for (int e = threadIdx.x; e < rows; e += blockDim.x) Us[e] = __ldg(st.u + base + e);
+            for (int e = threadIdx.x; e < rows; e += blockDim.x) __pipeline_memcpy_async(Us + e, st.u + base + e, sizeof(double));
+            __pipeline_commit();
             U = Us;
         }
     }
     /* the rows' own terms first, FINE_LOADS rows a thread at a time so that their loads are all in
-     * flight together (no global store in this loop: nothing for them to wait on), then the few
-     * rows with current (their i and g, read and zeroed). One loop for both was 5 % slower on
-     * big2000 × 8 000 (H100, session 21: more registers) */
+     * flight together (no global store in this loop: nothing for them to wait on), with their flag
+     * bytes, which mark the thread's rows with current in `cur` (bit q: the thread's q-th row);
+     * then those few rows (their i and g, read and zeroed). A loop over the flags after the terms
+     * waited on each row's flag in turn (11 % of the warp samples, big2000 × 8 000, session 27);
+     * one loop for the terms and the current was 5 % slower (session 21: more registers) */
     const double *__restrict__ d0 = st.d0 + base, *__restrict__ cdt = st.cdt + base, *__restrict__ b0 = st.b0 + base;
     const double *__restrict__ vin = st.v + base;
     const unsigned char *__restrict__ fl = st.flags + base;
-    enum { FINE_LOADS = 4 };
+    enum { FINE_LOADS = 4, CUR_BITS = 64 };
     const int stride = blockDim.x;
-    for (int e0 = threadIdx.x; e0 < rows; e0 += FINE_LOADS * stride) {
+    unsigned long long cur = 0;
+    for (int e0 = threadIdx.x, q0 = 0; e0 < rows; e0 += FINE_LOADS * stride, q0 += FINE_LOADS) {
         double v[FINE_LOADS], a[FINE_LOADS], c[FINE_LOADS], b[FINE_LOADS];
+        unsigned char f[FINE_LOADS];
 #pragma unroll
         for (int j = 0; j < FINE_LOADS; ++j) {
             const int e = e0 + j * stride;
@@ -356,6 +453,7 @@ __global__ void cs__k_fine_step(const int *__restrict__ order, int first, const 
                 a[j] = __ldg(d0 + e);
                 c[j] = __ldg(cdt + e);
                 b[j] = __ldg(b0 + e);
+                f[j] = __ldg(fl + e);
             }
         }
 #pragma unroll
@@ -364,20 +462,16 @@ __global__ void cs__k_fine_step(const int *__restrict__ order, int first, const 
             if (e < rows) {
                 D[e] = a[j];
                 R[e] = c[j] * v[j] + b[j];
+                if ((f[j] & CS_HINES_ROW_CURRENT) && q0 + j < CUR_BITS) cur |= 1ULL << (q0 + j);
             }
         }
     }
-    for (int e = threadIdx.x; e < rows; e += stride)
-        if (__ldg(fl + e) & CS_HINES_ROW_CURRENT) {
-            const long long k = base + e;
-            const double g = st.g[k], v = vin[e];
-            D[e] += g;
-            R[e] += g * v - st.i[k];
-            st.g[k] = 0.0;
-            st.i[k] = 0.0;
-        }
+    for (; cur; cur &= cur - 1) cs__fine_add_current(st, base, threadIdx.x + (__ffsll((long long)cur) - 1) * stride, D, R);
+    for (int e = threadIdx.x + CUR_BITS * stride; e < rows; e += stride) /* rows beyond the mask's */
+        if (__ldg(fl + e) & CS_HINES_ROW_CURRENT) cs__fine_add_current(st, base, e, D, R);
+    if (U_SMEM) __pipeline_wait_prior(0);
     __syncthreads();
-    cs__pack_sweeps<double, false>(D, U, R, level_start + ti.y, ti.z, tasks, children, threadIdx.x, blockDim.x);
+    cs__pack_sweeps<double, false>(D, U, R, sc.ls, ti.z, sc.tk, sc.kid, threadIdx.x, blockDim.x);
     for (int e = threadIdx.x; e < rows; e += blockDim.x) st.v[base + e] = R[e];
 }
 
@@ -397,18 +491,7 @@ __global__ void cs__k_warp(const int *__restrict__ block_first, const int *__res
     const int p0 = block_first[blockIdx.x], np = block_first[blockIdx.x + 1] - p0;
     const int4 ti = type_info[pack_type[p0]];
     const int rows = ti.w, nlev = ti.z;
-    const int ntk = level_start[ti.y + nlev] - ti.x; /* tasks of the type, the sentinel excluded */
-    const int c0 = tasks[ti.x].w, nkid = tasks[ti.x + ntk].w - c0;
-    int4 *s_tk = reinterpret_cast<int4 *>(cs__smem_warp);
-    int *s_ls = reinterpret_cast<int *>(s_tk + ntk + 1);
-    int *s_kid = s_ls + nlev + 1;
-    for (int i = threadIdx.x; i <= ntk; i += blockDim.x) {
-        int4 t = tasks[ti.x + i];
-        t.w -= c0;
-        s_tk[i] = t;
-    }
-    for (int i = threadIdx.x; i <= nlev; i += blockDim.x) s_ls[i] = level_start[ti.y + i] - ti.x;
-    for (int i = threadIdx.x; i < nkid; i += blockDim.x) s_kid[i] = children[c0 + i];
+    const cs__sched sc = cs__stage_schedule(cs__smem_warp, ti, level_start, tasks, children, threadIdx.x, blockDim.x);
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     T *D = reinterpret_cast<T *>(cs__smem_warp + sched_bytes) + (size_t)w * 3 * rows;
     T *U = D + rows, *R = U + rows;
@@ -425,7 +508,7 @@ __global__ void cs__k_warp(const int *__restrict__ block_first, const int *__res
     __pipeline_wait_prior(0);
     __syncthreads();
     if (w >= np) return;
-    cs__pack_sweeps<T, true>(D, U, R, s_ls, nlev, s_tk, s_kid, lane, 32);
+    cs__pack_sweeps<T, true>(D, U, R, sc.ls, nlev, sc.tk, sc.kid, lane, 32);
     for (int e = lane; e < rows; e += 32) rhs[base + e] = R[e];
 }
 

@@ -318,9 +318,9 @@ static void cs__tk_sort(cs__tk *t, int k, cs__tk *tmp)
     if (src != t) memcpy(t, src, sizeof *t * (size_t)k);
 }
 
-/* schedule bytes of one type as the warp kernel stages it: tasks (int4, the sentinel included),
- * level starts and children, 16-byte aligned */
-static int cs__warp_sched_bytes(const cs__hines_hplan *hp, int t)
+/* schedule bytes of one type as the warp and fine kernels stage it (cs__stage_schedule): tasks
+ * (int4, the sentinel included), level starts and children, 16-byte aligned */
+int cs__hines_type_sched_bytes(const cs__hines_hplan *hp, int t)
 {
     const int *ti = hp->type_info + 4 * t;
     const int ntk = hp->level_start[ti[1] + ti[2]] - ti[0];
@@ -346,7 +346,7 @@ static int cs__plan_warp_blocks(cs__hines_hplan *hp, int block_rows, int nsm)
         const int t = hp->pack_type[pk], rows = hp->type_info[4 * t + 3];
         int n = 1;
         while (pk + n < hp->npack && n < 32 && n < cap && hp->pack_type[pk + n] == t && (n + 1) * rows <= block_rows) ++n;
-        const int sched = cs__warp_sched_bytes(hp, t);
+        const int sched = cs__hines_type_sched_bytes(hp, t);
         const long long bytes = sched + 24LL * n * rows;
         /* a type's last, smaller block stays in its type's group: a second launch (and the
          * streams' fork and join) would cost more than that block's idle shared memory */
