@@ -87,7 +87,7 @@ struct cs_hines_plan {
     int *d_pack_base, *d_pack_type, *d_level_start, *d_children, *d_block_first;
     cudaStream_t *launch_stream; /* warp, staged: one stream per launch (created at the first solve) */
     int nlaunch_stream;
-    int launch_reverse; /* staged: launches queued last first (CS_STAGED_LAUNCH_ORDER=reverse) */
+    int launch_reverse; /* staged: launches queued last first (cs__fork) */
     cudaEvent_t ev_fork, ev_join;
     int4 *d_type_info, *d_tasks;
     int *d_group_type;      /* staged */
@@ -506,15 +506,18 @@ extern "C" cs_solver_status cs_hines_gpu_sync(cs_hines_plan *pl)
  * run on streams of their own, forked from the plan's stream and joined back to it with events, so
  * that the plan's stream sees one solve, as with every other variant. The streams are created at
  * the first solve. cs__fork before the launches, cs__launch_stream for launch l, cs__join after it.
- * graded (staged): launch g's stream at a priority no lower than launch g + 1's (the device's least
- * for the last, one level more for each one before it up to the greatest, which the first ones
- * share: 6 levels on an H100). Staged orders its launches longest first, so that the shorter ones
- * fill the longer's last wave, but a CUDA graph started its branches in the reverse order of their
- * capture (the 18 432 real cells: the longest launch, 113 µs, began 199 µs into the step, after
- * the seven others); the block scheduler places a higher priority's pending blocks first, in graphs
- * instantiated with node priorities too. Measured (H100, bench/NOTES.md "Session 26"): runs
- * 0.3101 → 0.3052 s; the first three launches, of one level, still started in reverse.
- * CS_STAGED_LAUNCH_PRIORITY=0: all at the default. */
+ * graded (staged, fine's classes): launch g's stream at a priority no lower than launch g + 1's
+ * (the device's least for the last, one level more for each one before it up to the greatest,
+ * which the first ones share: 6 levels on an H100), and staged's launches queued last first.
+ * Staged orders its launches longest first, so that the shorter ones fill the longer's last wave,
+ * but a CUDA graph started its branches in the reverse order of their capture (the 18 432 real
+ * cells: the longest launch, 113 µs, began 199 µs into the step, after the seven others); the
+ * block scheduler places a higher priority's pending blocks first, in graphs instantiated with
+ * node priorities too. Measured (H100, bench/NOTES.md "Session 26" and "Session 27"): real cells
+ * 0.3101 → 0.3052 s with the priorities, whose first three launches still started in reverse;
+ * queued last first, 0.3074 → 0.3009 s (each of the first launches a level of its own instead:
+ * 0.3030). CS_STAGED_LAUNCH_PRIORITY=0: all at the default; =strict: the first launches each a
+ * level of their own; CS_STAGED_LAUNCH_ORDER=forward: queued in order. */
 static cs_solver_status cs__fork(cs_hines_plan *pl, int n, int graded = 0)
 {
     if (n < 2) return CS_SOLVER_OK;
@@ -528,7 +531,7 @@ static cs_solver_status cs__fork(cs_hines_plan *pl, int n, int graded = 0)
         const int strict = env && !strcmp(env, "strict");
         int least = 0, greatest = 0; /* a greater priority is a smaller number */
         if (graded && !(env && !strcmp(env, "0"))) CS__CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        pl->launch_reverse = graded && order && !strcmp(order, "reverse");
+        pl->launch_reverse = graded && !(order && !strcmp(order, "forward"));
         for (int g = 0; g < n; ++g) {
             /* graded: the last launches each a level of their own, the first ones share the greatest;
              * strict: the first ones each a level of their own, the last ones share the least */

@@ -296,7 +296,8 @@ typedef struct {
      * (a cudaStream_t) it runs on. Work the caller queues there on those rows (a mechanism's
      * state update from the new v) starts as soon as that launch ends, beside the step's other
      * launches; it is joined into the plan's stream before the step returns. "staged" calls it
-     * once per launch (its structures' launches run side by side), every other variant once,
+     * once per launch (its structures' launches run side by side; the ranges tile the rows, in
+     * no promised order: staged queues its launches last first), every other variant once,
      * with all rows, on the plan's stream. A non-zero return ends the step with
      * CS_SOLVER_ERR_INVALID (the caller keeps its own error). */
     int (*after_launch)(void *ctx, long long row0, long long row1, void *stream);
