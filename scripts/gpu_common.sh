@@ -17,7 +17,10 @@
 #   gpu_build_with_ref TARGET [CMAKE ARGS...]
 #                         TARGET of this tree (build-gpu) and of the reference sources build-ref-src
 #                         (scripts/gpu_auto_trial.sh --prepare REF) into build-gpu-ref, side by
-#                         side; fails with one line when build-ref-src is missing
+#                         side (new, ref: their CLIs); fails with one line when build-ref-src is missing
+#   gpu_ab_start OUTDIR   the A/B runners' start: gpu_setup, gpu_link_shared, the CLI of this tree
+#                         and of build-ref-src (gpu_build_with_ref), CABLESIM_WISDOM=off (every
+#                         run its own trial), morph (gpu_morph_dir)
 #   gpu_start OUTDIR TARGET [CMAKE ARGS...]
 #                         gpu_setup, gpu_link_shared, then TARGET built in bld (BUILD_DIR, default
 #                         build-gpu); cs is its CLI, t0 [s] the start; prints the build's time
@@ -32,6 +35,9 @@
 #   gpu_ncu               $ncu: Nsight Compute's CLI; false (after "ncu not found: skipped") if none
 #   gpu_busyring CELLS    $model: OUTDIR/busyring-CELLS.json, bench/bench_full_step.py's busyring network
 #   gpu_stamp MESSAGE     "[runner +N s] MESSAGE", N seconds since gpu_setup
+#   gpu_spike_sum H5 LABEL
+#                         "LABEL: wall W s, spikes N, sum of spike times S ms" of a run's output
+#                         file (equal sums across builds: the same spike times)
 #   gpu_part NAME         true when section NAME runs: PARTS (a space-separated list), else all of
 #                         the script's parts ($parts_all)
 #   gpu_morph_dir         the nine SWC files: CS_MORPH_DIR, ../shared/data/morphologies,
@@ -94,8 +100,17 @@ gpu_build_with_ref() {
   }
   gpu_build "$root/build-gpu" "$@" & b1=$!
   gpu_build --src "$root/build-ref-src" "$root/build-gpu-ref" "$@" & b2=$!
+  new=$root/build-gpu/cablesim ref=$root/build-gpu-ref/cablesim
   wait $b1 || { wait $b2; return 1; }
   wait $b2
+}
+
+gpu_ab_start() {
+  gpu_setup "$1" || return 1
+  gpu_link_shared
+  gpu_build_with_ref cablesim_cli -DBUILD_TESTING=OFF || return 1
+  export CABLESIM_WISDOM=off
+  morph=$(gpu_morph_dir)
 }
 
 gpu_start() {
@@ -143,6 +158,18 @@ gpu_busyring() {
 }
 
 gpu_stamp() { echo "[$(basename "$0" .sh) +$((SECONDS - gpu_t0))s] $*"; }
+
+gpu_spike_sum() {
+  "$py" - "$1" "$2" <<'PY'
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+t = np.concatenate([f["spikes"][p]["timestamps"][()] for p in f["spikes"]]) if "spikes" in f else np.zeros(0)
+print("%s: wall %.4f s, spikes %d, sum of spike times %.10f ms" % (sys.argv[2], float(f["metadata"].attrs["wall_seconds"]),
+                                                                   len(t), np.sort(t).sum()))
+PY
+}
 
 gpu_morph_dir() {
   local d

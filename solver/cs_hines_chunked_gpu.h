@@ -1,5 +1,5 @@
 /* Private to the GPU Hines solvers: the "chunked" variant's chunk kernels
- * (solver/cs_hines_chunked_gpu.cu), launched by cs_hines_gpu.cu around the reduced tree's solve.
+ * (solver/cs_hines_chunked_gpu.cu), launched by cs_hines_gpu_launch.cu around the reduced tree's solve.
  * CUDA types; include from .cu files only. The plan and its host emulation:
  * cs_hines_chunked_plan.c. */
 #ifndef CS_HINES_CHUNKED_GPU_H

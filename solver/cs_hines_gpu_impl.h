@@ -251,6 +251,14 @@ void cs__hines_hplan_free(cs__hines_hplan *hp);
  * repeat one it has timed (src/core/cs_backend_choose.c). */
 int cs__hines_hplan_resolve(int nsys, const int *offset, const int *p, const cs_hines_gpu_options *opt, int nsm);
 
+/* Where fine's level sweeps read a pack's schedule (tasks, level starts, children): in device
+ * memory as the sweeps reach it, the same with the type's schedule and the pack's u prefetched into
+ * L2 when the block starts, or staged in shared memory ahead of the rows (the warp kernel's way).
+ * In device memory every level waited on three dependent loads from DRAM (the level's bounds, its
+ * tasks, the children): big2000 × 8 000's fine step spent 62 % of its warp samples in the
+ * backward sweep, 43 % at its barrier (H100, Nsight Compute, bench/NOTES.md "Session 27"). */
+enum { CS__SCHED_GLOBAL = 0, CS__SCHED_L2 = 1, CS__SCHED_SHARED = 2 }; /* fine's sweeps (cs_hines_gpu_kernels.cuh) */
+
 /* bytes of type t's schedule as the warp and fine kernels stage it in shared memory (16-byte
  * aligned: tasks with their sentinel, level starts, children) */
 int cs__hines_type_sched_bytes(const cs__hines_hplan *hp, int t);

@@ -1,6 +1,7 @@
-/* Private to cs_hines_gpu.cu (its only includer): the kernels of the GPU Hines variants that
- * cs_hines_gpu.cu launches, kept apart from the plan, the dispatch and the public API there
- * (split by concern when the file passed 1 000 lines). "staged" and "chunked" have kernels of
+/* Private to cs_hines_gpu_launch.cu (its only includer: a kernel template instantiated in two
+ * files would be two kernels, each with its own attributes): the kernels of the GPU Hines
+ * variants it launches, kept apart from the launches (split by concern when the file passed
+ * 1 000 lines). "staged" and "chunked" have kernels of
  * their own (cs_hines_staged_gpu.cu, cs_hines_chunked_gpu.cu).
  *   cs__k_cells        one thread per system on any (slot base, stride) layout: flat,
  *                      interleaved, block_interleaved, variable; parents shared or per row
@@ -216,14 +217,6 @@ __global__ void cs__k_block_shared(const int *__restrict__ group_base, const int
     __syncthreads();
     for (int e = j; e < tot; e += G) rhs[gb + e] = sr[e];
 }
-
-/* Where fine's level sweeps read a pack's schedule (tasks, level starts, children): in device
- * memory as the sweeps reach it, the same with the type's schedule and the pack's u prefetched into
- * L2 when the block starts, or staged in shared memory ahead of the rows (the warp kernel's way).
- * In device memory every level waited on three dependent loads from DRAM (the level's bounds, its
- * tasks, the children): big2000 × 8 000's fine step spent 62 % of its warp samples in the
- * backward sweep, 43 % at its barrier (H100, Nsight Compute, bench/NOTES.md "Session 27"). */
-enum { CS__SCHED_GLOBAL = 0, CS__SCHED_L2 = 1, CS__SCHED_SHARED = 2 };
 
 /* a type's schedule as the sweeps read it */
 struct cs__sched {

@@ -1,6 +1,6 @@
 /* The GPU Hines solvers when the library is built without CUDA: every entry point answers
  * CS_SOLVER_ERR_UNAVAILABLE (libCEED's "backend not compiled" stub). Compiled to nothing when
- * CS_HAVE_CUDA is defined (then cs_hines_gpu.cu provides these functions). */
+ * CS_HAVE_CUDA is defined (then cs_hines_gpu.cu and cs_hines_gpu_launch.cu provide these functions). */
 #ifndef CS_HAVE_CUDA
 #include <stdio.h>
 

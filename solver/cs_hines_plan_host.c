@@ -205,7 +205,7 @@ static void cs__fine_step_host(const cs__hines_hplan *hp, const cs_hines_step_d 
     memcpy(st->v, wb, sizeof(double) * (size_t)hp->internal_size);
 }
 
-/* Mirrors cs__k_step_cells in cs_hines_gpu.cu operation for operation (fine: cs__fine_step_host;
+/* Mirrors cs__k_step_cells in cs_hines_gpu_kernels.cuh operation for operation (fine: cs__fine_step_host;
  * chunked that cuts: its kernels' phases, cs_hines_chunked_plan.c). */
 void cs__hines_hplan_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
 {

@@ -350,7 +350,7 @@ static int cs__staged_want_reg(const cs_hines_gpu_options *opt)
  * structure its own shape (structures of one shape and the same warps per multiprocessor share a
  * launch, so that a small structure is not sized for a large one), whichever the estimate
  * (cs__staged_pick) finds faster; the launches share the device, so their estimates add. They are
- * ordered longest first (they run concurrently: cs_hines_gpu.cu).
+ * ordered longest first (they run concurrently: cs_hines_gpu_launch.cu).
  * launch_of[t] and shapes[] (room for nt) are filled; returns the number of launches, 0 when
  * nothing fits, or -1 when out of memory. */
 static int cs__staged_launches(int nt, const int *nrow, const int *count, int *const *lp, int max_n, int nsm,

@@ -1,5 +1,5 @@
 /* Private to the GPU Hines solvers: the "staged" kernel's launcher (solver/cs_hines_staged_gpu.cu),
- * called by cs_hines_gpu.cu. CUDA types; include from .cu files only. */
+ * called by cs_hines_gpu_launch.cu. CUDA types; include from .cu files only. */
 #ifndef CS_HINES_STAGED_GPU_H
 #define CS_HINES_STAGED_GPU_H
 

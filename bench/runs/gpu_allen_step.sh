@@ -18,7 +18,6 @@ net=${NET:-.bench-allen/n10000}
 cfg=$net/config_cs.json
 [ -f "$cfg" ] || { echo "$cfg: no network (bench/runs/gpu_sonata_allen.sh's header says how to make it)"; exit 1; }
 gpu_build_with_ref cablesim_cli -DBUILD_TESTING=OFF || exit 1
-new=$root/build-gpu/cablesim ref=$root/build-gpu-ref/cablesim
 nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$root/build-gpu/CMakeCache.txt")
 [ -n "$nvcc" ] && export NVCC=$nvcc # build-catalogue's nvcc
 export CABLESIM_WISDOM=off
@@ -33,16 +32,7 @@ one() { # LABEL BUILD ENV...
   [ "$b" = ref ] && cs=$ref
   env "$@" CS_CUDA_HOST_TIMES=1 CABLESIM_CACHE_DIR="$root/cat-$b" timeout 120 "$cs" run "$cfg" --backend cuda \
     -o "$out/sp.h5" -q >"$out/run.log" 2>&1 || { echo "$label: failed: $(tail -1 "$out/run.log")"; return; }
-  "$py" - "$out/sp.h5" "$label" <<'PY'
-import sys
-import h5py
-import numpy as np
-f = h5py.File(sys.argv[1], "r")
-a = f["metadata"].attrs
-wall = float(a["wall_seconds"])
-t = np.concatenate([f["spikes"][p]["timestamps"][()] for p in f["spikes"]]) if "spikes" in f else np.zeros(0)
-print("%s: wall %.4f s, spikes %d, sum of spike times %.10f ms" % (sys.argv[2], wall, len(t), np.sort(t).sum()))
-PY
+  gpu_spike_sum "$out/sp.h5" "$label"
   grep -oE "host time at the epochs.*" "$out/run.log" | cut -c1-240 # the host's part between epochs (docs/gpu.md)
 }
 gpu_stamp "alternated runs"

@@ -13,12 +13,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . scripts/gpu_common.sh
-gpu_setup "${1:-${OUT:-$PWD/build-gpu/out-real-step}}" || exit 1
-gpu_link_shared
-gpu_build_with_ref cablesim_cli -DBUILD_TESTING=OFF || exit 1
-new=$root/build-gpu/cablesim ref=$root/build-gpu-ref/cablesim
-export CABLESIM_WISDOM=off
-morph=$(gpu_morph_dir) || exit 1
+gpu_ab_start "${1:-${OUT:-$PWD/build-gpu/out-real-step}}" || exit 1
 mixed=${MIXED:-2048}
 $py bench/real_cells.py generate --out "$out/models" --morph-dir "$morph" --alone 0 --mixed "$mixed" --largest 0 \
   --big-compartments 0 --tfinal 20 --check-limit 0 >"$out/networks.md" 2>&1 || { tail -3 "$out/networks.md"; exit 1; }
@@ -29,15 +24,7 @@ one() { # LABEL BINARY ENV...
   shift 2
   env "$@" timeout 120 "$cs" run "$real" --backend cuda --solver staged -o "$out/rc.h5" -q >"$out/run.log" 2>&1 \
     || { echo "$label: failed: $(tail -1 "$out/run.log")"; return; }
-  "$py" - "$out/rc.h5" "$label" <<'PY'
-import sys
-import h5py
-import numpy as np
-f = h5py.File(sys.argv[1], "r")
-t = np.concatenate([f["spikes"][p]["timestamps"][()] for p in f["spikes"]]) if "spikes" in f else np.zeros(0)
-print("%s: wall %.4f s, spikes %d, sum of spike times %.10f ms" % (sys.argv[2], float(f["metadata"].attrs["wall_seconds"]),
-                                                                   len(t), np.sort(t).sum()))
-PY
+  gpu_spike_sum "$out/rc.h5" "$label"
 }
 gpu_stamp "alternated runs"
 for r in $(seq "${REPS:-4}"); do
