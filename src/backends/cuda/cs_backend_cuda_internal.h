@@ -120,6 +120,7 @@ struct cs_backend {
      * (the queue's take, their grouping, the uploads), then the launches; added to the profile's
      * event delivery (staging) at collect. CS_CUDA_HOST_TIMES=1 prints their sums at the end. */
     double host_take, host_group, host_upload, host_launch, host_staged, host_staged_counted;
+    double host_waited; /* of host_staged: waiting for the epoch in flight before the event arrays grew */
     double host_capture; /* [s] of host_launch: the graphs' captures (host_captures of them) */
     double host_ahead;   /* [s] ordering the next epoch's events while the GPU runs (not waited on) */
     long long host_epochs, host_captures, host_merged;

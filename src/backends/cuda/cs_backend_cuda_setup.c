@@ -21,9 +21,10 @@ void cs__cuda_destroy(cs_backend *be) {
     if (show && !strcmp(show, "1") && be->host_epochs)
         fprintf(stderr, "GPU backend, host time at the epochs' starts (%lld epochs, %lld of them ordered ahead and "
                 "merged): events taken or merged %.4f s, arrays %.4f s, uploaded %.4f s (staged in all, with the "
-                "ranges: %.4f s); launches %.4f s, of which %lld graph captures %.4f s; ordered ahead while the GPU "
-                "ran: %.4f s\n", be->host_epochs, be->host_merged, be->host_take, be->host_group, be->host_upload,
-                be->host_staged, be->host_launch, be->host_captures, be->host_capture, be->host_ahead);
+                "ranges: %.4f s, of which waiting for the GPU before the event arrays grew %.4f s); launches %.4f s, "
+                "of which %lld graph captures %.4f s; ordered ahead while the GPU ran: %.4f s\n",
+                be->host_epochs, be->host_merged, be->host_take, be->host_group, be->host_upload, be->host_staged,
+                be->host_waited, be->host_launch, be->host_captures, be->host_capture, be->host_ahead);
     cs__cuda_ordered_free(&be->ahead.set);
     cs__cuda_ordered_free(&be->fresh);
     cs__cuda_ordered_free(&be->staged);
