@@ -375,14 +375,6 @@ __global__ void cs__k_fine(const int *__restrict__ pack_base, const int *__restr
         for (int e = threadIdx.x; e < rows; e += blockDim.x) rhs[base + e] = R[e];
 }
 
-/* The fused membrane step on fine's packs (cs_hines_gpu.h, cs_hines_step_d): each row's d and rhs
- * are formed as the pack is loaded, d = d0 (+ g), rhs = (cdt·v + b0) (+ (g·v − i)) with i and g read
- * and zeroed only at rows flagged CS_HINES_ROW_CURRENT, and the solution is written to v. Against a
- * separate assembly kernel (80 B a row: d0, b0, cdt, v, i, g read, d, rhs, i, g written) and the
- * solve's reads of d and rhs, a row costs d0, cdt, b0, v, u, its flag byte and v written: ~49 B.
- * SMEM: the pack's D and R in shared memory (and U too when U_SMEM; without it, a pack takes 16 B
- * a row of shared memory instead of 24, so more blocks fit a multiprocessor, and U is read through
- * L1; without D_SMEM, D is work_a: 8 B a row); else D and R are work_a and work_b. */
 /* row e of the pack at base carries current: its g and i join d and rhs, and are zeroed */
 __device__ __forceinline__ void cs__fine_add_current(const cs_hines_step_d &st, long long base, int e, double *D, double *R)
 {
@@ -394,6 +386,16 @@ __device__ __forceinline__ void cs__fine_add_current(const cs_hines_step_d &st, 
     st.i[k] = 0.0;
 }
 
+/* The fused membrane step on fine's packs (cs_hines_gpu.h, cs_hines_step_d): each row's d and rhs
+ * are formed as the pack is loaded, d = d0 (+ g), rhs = (cdt·v + b0) (+ (g·v − i)) with i and g read
+ * and zeroed only at rows flagged CS_HINES_ROW_CURRENT, and the solution is written to v. Against a
+ * separate assembly kernel (80 B a row: d0, b0, cdt, v, i, g read, d, rhs, i, g written) and the
+ * solve's reads of d and rhs, a row costs d0, cdt, b0, v, u, its flag byte and v written: ~49 B.
+ * SMEM: the pack's D and R in shared memory (and U too when U_SMEM; without it, a pack takes 16 B
+ * a row of shared memory instead of 24, so more blocks fit a multiprocessor, and U is read through
+ * L1; without D_SMEM, D is work_a: 8 B a row); else D and R are work_a and work_b. SCHED: where
+ * the sweeps read the type's schedule (CS__SCHED_*: in device memory, prefetched into L2 with u,
+ * or staged in shared memory ahead of the rows, sched_bytes). */
 template <bool SMEM, bool U_SMEM, bool D_SMEM, int SCHED>
 __global__ void cs__k_fine_step(const int *__restrict__ order, int first, const int *__restrict__ pack_base, const int *__restrict__ pack_type,
                                 const int4 *__restrict__ type_info, const int *__restrict__ level_start,
