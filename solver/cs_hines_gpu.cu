@@ -71,6 +71,8 @@ static void cs__fine_sched_setup(cs_hines_plan *pl)
                               : !strcmp(env, "shared") ? CS__SCHED_SHARED : -1;
     pl->fine_step_sched = set >= 0 ? set : CS__SCHED_L2;
     pl->fine_solve_sched = set >= 0 ? set : CS__SCHED_SHARED;
+    const char *streams = getenv("CS_HINES_FINE_CLASS_STREAMS"); /* read once: not at every step */
+    pl->fine_class_streams = !(streams && !strcmp(streams, "0"));
     pl->fine_sched_max = 0;
     for (int t = 0; t < hp->ntype; ++t) {
         const int b = cs__hines_type_sched_bytes(hp, t);
@@ -78,10 +80,12 @@ static void cs__fine_sched_setup(cs_hines_plan *pl)
     }
 }
 
-/* the schedule bytes a pack of type t stages in the fused step (0 unless it stages it) */
+/* the schedule bytes a pack of type t stages in the fused step (0 unless it stages it: only the
+ * default kernel, without CS_HINES_FINE_D_GLOBAL or CS_HINES_FINE_U_SHARED, does) */
 static size_t cs__fine_pack_sched(const cs_hines_plan *pl, int t)
 {
-    return pl->fine_step_sched == CS__SCHED_SHARED ? (size_t)cs__hines_type_sched_bytes(&pl->hp, t) : 0;
+    const int other_kernel = pl->hp.fine_flags & (CS_HINES_FINE_D_GLOBAL | CS_HINES_FINE_U_SHARED);
+    return pl->fine_step_sched == CS__SCHED_SHARED && !other_kernel ? (size_t)cs__hines_type_sched_bytes(&pl->hp, t) : 0;
 }
 
 /* fine's fused step: its packs grouped by the blocks a multiprocessor their shared memory allows

@@ -331,15 +331,14 @@ static cs_solver_status cs__fine_step_launch(cs_hines_plan *pl, const cs_hines_s
         CS__CU(cudaGetLastError());
         return CS_SOLVER_OK;
     }
-    const char *env = getenv("CS_HINES_FINE_CLASS_STREAMS");
-    const int n = env && !strcmp(env, "0") ? 1 : pl->fs_nclass;
+    const int n = pl->fine_class_streams ? pl->fs_nclass : 1;
     CS__TRY(cs__fork(pl, n, 1));
     const size_t rb = cs__fine_step_row_bytes(hp);
     for (int c = 0; c < pl->fs_nclass; ++c) {
         const int np = pl->fs_first[c + 1] - pl->fs_first[c];
         /* a class whose schedule would not fit beside its rows reads it from L2 */
         const size_t rows_bytes = (size_t)pl->fs_rows[c] * rb, sched = (size_t)pl->fs_sched[c];
-        const int sh = pl->fine_step_sched == CS__SCHED_SHARED && rows_bytes + sched <= (size_t)pl->smem_optin;
+        const int sh = sched > 0 && rows_bytes + sched <= (size_t)pl->smem_optin; /* fs_sched: cs__fine_pack_sched */
         const size_t bytes = rows_bytes + (sh ? sched : 0);
         /* the pack's threads: with fewer than 8 blocks a multiprocessor, 256 so that ~32 warps hide
          * the level sweeps' latency (big2000 × 8 000, H100: 128 → 256 threads 1.80e10 → 1.95e10 cs/s;
