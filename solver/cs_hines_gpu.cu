@@ -69,7 +69,10 @@ static void cs__fine_sched_setup(cs_hines_plan *pl)
     const char *env = getenv("CS_HINES_FINE_SCHED");
     const int set = !env ? -1 : !strcmp(env, "global") ? CS__SCHED_GLOBAL : !strcmp(env, "l2") ? CS__SCHED_L2
                               : !strcmp(env, "shared") ? CS__SCHED_SHARED : -1;
-    pl->fine_step_sched = set >= 0 ? set : CS__SCHED_L2;
+    /* with u staged in shared memory (packs of several small distinct cells), the schedule too:
+     * their levels are short, each waited on its tasks' and children's loads (distinct busyring
+     * trees × 262 144, H100: global 0.689 s, L2 0.662, shared 0.580; bench/NOTES.md, session 28) */
+    pl->fine_step_sched = set >= 0 ? set : (hp->fine_flags & CS_HINES_FINE_U_SHARED) ? CS__SCHED_SHARED : CS__SCHED_L2;
     pl->fine_solve_sched = set >= 0 ? set : CS__SCHED_SHARED;
     const char *streams = getenv("CS_HINES_FINE_CLASS_STREAMS"); /* read once: not at every step */
     pl->fine_class_streams = !(streams && !strcmp(streams, "0"));
@@ -80,12 +83,12 @@ static void cs__fine_sched_setup(cs_hines_plan *pl)
     }
 }
 
-/* the schedule bytes a pack of type t stages in the fused step (0 unless it stages it: only the
- * default kernel, without CS_HINES_FINE_D_GLOBAL or CS_HINES_FINE_U_SHARED, does) */
+/* the schedule bytes a pack of type t stages in the fused step (0 unless it stages it: the kernels
+ * with D in shared memory do, not CS_HINES_FINE_D_GLOBAL's) */
 static size_t cs__fine_pack_sched(const cs_hines_plan *pl, int t)
 {
-    const int other_kernel = pl->hp.fine_flags & (CS_HINES_FINE_D_GLOBAL | CS_HINES_FINE_U_SHARED);
-    return pl->fine_step_sched == CS__SCHED_SHARED && !other_kernel ? (size_t)cs__hines_type_sched_bytes(&pl->hp, t) : 0;
+    const int d_global = pl->hp.fine_flags & CS_HINES_FINE_D_GLOBAL;
+    return pl->fine_step_sched == CS__SCHED_SHARED && !d_global ? (size_t)cs__hines_type_sched_bytes(&pl->hp, t) : 0;
 }
 
 /* fine's fused step: its packs grouped by the blocks a multiprocessor their shared memory allows

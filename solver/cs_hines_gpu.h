@@ -124,16 +124,22 @@ enum {
     CS_HINES_FINE_GLOBAL = 8,    /* work in device memory even when a pack fits in shared memory */
     CS_HINES_FINE_U_SHARED = 16, /* fine's fused step: u staged in shared memory with d and rhs (24 B a
                                     row) instead of read through L1 (16 B a row: more blocks a
-                                    multiprocessor; faster on every network measured, bench/NOTES.md) */
+                                    multiprocessor). By default only on packs of several small
+                                    distinct cells, where it was faster; slower on packs of one
+                                    large cell (bench/NOTES.md, sessions 21 and 28) */
     CS_HINES_FINE_D_GLOBAL = 32, /* fine's fused step: the eliminated diagonal in work_a too (8 B a row
                                     of shared memory) */
-    CS_HINES_FINE_STEP_ALWAYS = 64, /* fine fuses the step whatever its packs (by default only packs of
-                                    one large cell each, where it was measured faster) */
+    CS_HINES_FINE_STEP_ALWAYS = 64, /* fine fuses the step whatever its packs (by default packs of one
+                                    large cell each, and packs of small distinct cells where there
+                                    are at least 8 a multiprocessor: where it was measured faster) */
     CS_HINES_FINE_ONE_LAUNCH = 128, /* fine's fused step in one launch sized for the largest pack (by
                                     default one launch per class of packs of similar size) */
     CS_HINES_CHUNKED_CUT_ONLY = 256, /* chunked: no plan (CS_SOLVER_ERR_INVALID) where it would cut
                                     nothing, instead of fine's plan of the whole tree (auto's trial,
                                     which times fine already: cs_hines_gpu_plan_resolve says it) */
+    CS_HINES_FINE_STEP_LARGE_ONLY = 512, /* fine fuses the step only on packs of one large cell each
+                                    (before session 28; by default also many packs of small distinct
+                                    cells, with u and the schedule in shared memory) */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no

@@ -96,6 +96,8 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
         CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true, CS__SCHED_SHARED>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
         if (sizeof(T) == sizeof(double)) { /* the fused step (double only) */
             CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, true, true, CS__SCHED_GLOBAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, true, true, CS__SCHED_L2>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
+            CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, true, true, CS__SCHED_SHARED>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
             CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, false, CS__SCHED_GLOBAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
             CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, true, CS__SCHED_GLOBAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
             CS__CU(cudaFuncSetAttribute(cs__k_fine_step<true, false, true, CS__SCHED_L2>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));
@@ -350,6 +352,10 @@ static cs_solver_status cs__fine_step_launch(cs_hines_plan *pl, const cs_hines_s
         CS__TRY(cs__launch_stream(pl, n, n > 1 ? c : 0, &sm));
         if (hp->fine_flags & CS_HINES_FINE_D_GLOBAL)
             cs__k_fine_step<true, false, false, CS__SCHED_GLOBAL><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
+        else if ((hp->fine_flags & CS_HINES_FINE_U_SHARED) && sh)
+            cs__k_fine_step<true, true, true, CS__SCHED_SHARED><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, (int)sched, *st);
+        else if ((hp->fine_flags & CS_HINES_FINE_U_SHARED) && pl->fine_step_sched != CS__SCHED_GLOBAL)
+            cs__k_fine_step<true, true, true, CS__SCHED_L2><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
         else if (hp->fine_flags & CS_HINES_FINE_U_SHARED)
             cs__k_fine_step<true, true, true, CS__SCHED_GLOBAL><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
         else if (sh)

@@ -639,15 +639,27 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
                  hp->nbranch_in, hp->nbranch_out, (flags & CS_HINES_FINE_NO_REROOT) ? " no-reroot" : "",
                  (flags & CS_HINES_FINE_NO_SPLIT) ? " no-split" : "", (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
     }
-    /* fine's fused step where it was measured faster: packs of one large cell each (on average
-     * more rows than a default pack, 1 536). Distinct cells of 2 000-3 225 rows (big2000 × 8 000,
-     * H100): 1.86e10 cs/s fused against 1.14e10 with the assembly kernel; packs of several real
-     * cells (18 432): 1.04e10 against 1.22e10 (bench/NOTES.md, session 21). */
-    hp->fine_fuses = !warp && ((flags & CS_HINES_FINE_STEP_ALWAYS) || (long long)hp->internal_size > 1536LL * hp->npack);
+    /* fine's fused step where it was measured faster (bench/NOTES.md, sessions 21 and 28, H100):
+     * - packs of one large cell each (on average more rows than a default pack, 1 536): distinct
+     *   cells of 2 000-3 225 rows (big2000 × 8 000) 1.86e10 cs/s fused against 1.14e10 with the
+     *   assembly kernel;
+     * - packs of several small cells, each pack of its own cells (types for at least half the
+     *   packs) and at least 8 packs a multiprocessor, with u and the schedule staged in shared
+     *   memory (their short levels waited on those loads): distinct busyring trees × 16 384,
+     *   65 536 and 262 144, 0.125 → 0.096 s, 0.419 → 0.309 s, 0.790 → 0.580 s.
+     * Packs that repeat a few cell types lost fused (the nine real cells × 2 048, 13 types over
+     * 10 231 packs: 0.668 s unfused, 0.840 fused with u in shared memory). */
+    const int one_cell_packs = (long long)hp->internal_size > 1536LL * hp->npack;
+    const int many_small = !one_cell_packs && !(flags & CS_HINES_FINE_STEP_LARGE_ONLY) && 2LL * hp->ntype >= hp->npack &&
+                           hp->npack >= 8LL * (nsm > 0 ? nsm : 132);
+    hp->fine_fuses = !warp && ((flags & CS_HINES_FINE_STEP_ALWAYS) || one_cell_packs || many_small);
+    if (hp->fine_fuses && many_small && !(flags & (CS_HINES_FINE_STEP_ALWAYS | CS_HINES_FINE_D_GLOBAL)))
+        hp->fine_flags |= CS_HINES_FINE_U_SHARED;
     if (!warp)
     snprintf(hp->describe, sizeof hp->describe,
-             "fine threads=%d packs=%d types=%d max_pack_rows=%d levels<=%d branches %lld->%lld%s%s%s",
+             "fine threads=%d packs=%d types=%d max_pack_rows=%d levels<=%d branches %lld->%lld%s%s%s%s",
              T, hp->npack, hp->ntype, max_rows, max_levels, hp->nbranch_in, hp->nbranch_out,
+             hp->fine_fuses && (hp->fine_flags & CS_HINES_FINE_U_SHARED) ? " u-shared" : "",
              (flags & CS_HINES_FINE_NO_REROOT) ? " no-reroot" : "", (flags & CS_HINES_FINE_NO_SPLIT) ? " no-split" : "",
              (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
 fail:

@@ -417,6 +417,44 @@ START_TEST(test_staged_large_cell)
 }
 END_TEST
 
+/* fine fuses the step on packs of several small cells where each pack holds its own cells (types
+ * for at least half the packs) and there are at least 8 packs a multiprocessor, with u in shared
+ * memory; not on packs that repeat a few cell types, nor with CS_HINES_FINE_STEP_LARGE_ONLY */
+static int fine_fuses_with(const batch *b, int nsm, int flags, int *u_shared)
+{
+    cs_hines_gpu_options o;
+    cs_hines_gpu_options_default(&o);
+    o.fine_flags = flags;
+    cs__hines_hplan hp;
+    char msg[256];
+    ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_FINE, &o, nsm, &hp, msg, sizeof msg) == CS_SOLVER_OK,
+                  "%s", msg);
+    const int f = hp.fine_fuses;
+    *u_shared = (hp.fine_flags & CS_HINES_FINE_U_SHARED) != 0;
+    ck_assert_int_eq(strstr(hp.describe, "u-shared") != NULL, f && *u_shared);
+    cs__hines_hplan_free(&hp);
+    return f;
+}
+
+START_TEST(test_fine_fuses_small_packs)
+{
+    batch distinct, same = {0};
+    make_random_batch(&distinct, 400, 77); /* ~81 000 rows, every tree distinct: ~53 packs */
+    batch_cap c = {0, 0};
+    for (int k = 0; k < 600; ++k) random_system(&same, &c, 150, 9, 5); /* one tree 600 times */
+    int us = 0;
+    ck_assert_int_eq(fine_fuses_with(&distinct, 4, 0, &us), 1); /* >= 32 packs for 4 multiprocessors */
+    ck_assert_int_eq(us, 1);
+    ck_assert_int_eq(fine_fuses_with(&distinct, 132, 0, &us), 0); /* fewer than 8 a multiprocessor */
+    ck_assert_int_eq(fine_fuses_with(&distinct, 4, CS_HINES_FINE_STEP_LARGE_ONLY, &us), 0);
+    ck_assert_int_eq(fine_fuses_with(&distinct, 4, CS_HINES_FINE_STEP_ALWAYS, &us), 1); /* its own kernel: u through L1 */
+    ck_assert_int_eq(us, 0);
+    ck_assert_int_eq(fine_fuses_with(&same, 1, 0, &us), 0); /* packs of one repeated type */
+    batch_free(&distinct);
+    batch_free(&same);
+}
+END_TEST
+
 START_TEST(test_auto_choice)
 {
     batch small, medium, mixed;
@@ -728,6 +766,7 @@ static Suite *host_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_generator);
     tcase_add_test(tc, test_auto_choice);
+    tcase_add_test(tc, test_fine_fuses_small_packs);
     tcase_add_test(tc, test_staged_many_structures);
     tcase_add_test(tc, test_staged_large_cell);
     tcase_add_test(tc, test_host_plans);

@@ -42,9 +42,13 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
      * other cells on its GPU (the same spike times on 1 or N GPUs; docs/mpi.md) */
     const char *inv = getenv("CS_STAGED_INVARIANT");
     if (inv && !strcmp(inv, "1")) opt->fine_flags |= CS_HINES_STAGED_INVARIANT;
-    /* CS_FINE_U_SHARED=1: fine's fused step stages u in shared memory (slower; for comparisons) */
+    /* CS_FINE_U_SHARED=1: fine's fused step stages u in shared memory on any packs (by default on
+     * packs of small cells only); CS_FINE_SMALL_STEP=0: packs of small cells not fused (before
+     * session 28). For comparisons. */
     const char *us = getenv("CS_FINE_U_SHARED");
     if (us && !strcmp(us, "1")) opt->fine_flags |= CS_HINES_FINE_U_SHARED;
+    const char *ss = getenv("CS_FINE_SMALL_STEP");
+    if (ss && !strcmp(ss, "0")) opt->fine_flags |= CS_HINES_FINE_STEP_LARGE_ONLY;
     const char *dg = getenv("CS_FINE_D_GLOBAL"); /* =1: also the eliminated diagonal in device memory */
     if (dg && !strcmp(dg, "1")) opt->fine_flags |= CS_HINES_FINE_D_GLOBAL;
     const char *fa = getenv("CS_FINE_STEP_ALWAYS"); /* =1: fine fuses the step on any packs */
