@@ -131,7 +131,7 @@ enum {
                                     of shared memory) */
     CS_HINES_FINE_STEP_ALWAYS = 64, /* fine fuses the step whatever its packs (by default packs of one
                                     large cell each, and packs of small distinct cells where there
-                                    are at least 8 a multiprocessor: where it was measured faster) */
+                                    are at least 3 a multiprocessor: where it was measured faster) */
     CS_HINES_FINE_ONE_LAUNCH = 128, /* fine's fused step in one launch sized for the largest pack (by
                                     default one launch per class of packs of similar size) */
     CS_HINES_CHUNKED_CUT_ONLY = 256, /* chunked: no plan (CS_SOLVER_ERR_INVALID) where it would cut

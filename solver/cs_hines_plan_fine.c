@@ -644,14 +644,17 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
      *   cells of 2 000-3 225 rows (big2000 × 8 000) 1.86e10 cs/s fused against 1.14e10 with the
      *   assembly kernel;
      * - packs of several small cells, each pack of its own cells (types for at least half the
-     *   packs) and at least 8 packs a multiprocessor, with u and the schedule staged in shared
-     *   memory (their short levels waited on those loads): distinct busyring trees × 16 384,
-     *   65 536 and 262 144, 0.125 → 0.096 s, 0.419 → 0.309 s, 0.790 → 0.580 s.
+     *   packs) and at least 3 packs a multiprocessor, with u and the schedule staged in shared
+     *   memory (their short levels waited on those loads): distinct busyring trees × 4 096, 8 192,
+     *   16 384, 65 536 and 262 144 (3.3 to 214 packs a multiprocessor): 0.041 → 0.029 s,
+     *   0.074 → 0.060, 0.125 → 0.097, 0.419 → 0.309, 0.790 → 0.580 s. Fewer packs were not
+     *   faster as a rule: × 2 048 (1.7 a multiprocessor) 0.026 → 0.036 s, × 1 024 (2.6) 0.0216
+     *   → 0.0205.
      * Packs that repeat a few cell types lost fused (the nine real cells × 2 048, 13 types over
      * 10 231 packs: 0.668 s unfused, 0.840 fused with u in shared memory). */
     const int one_cell_packs = (long long)hp->internal_size > 1536LL * hp->npack;
     const int many_small = !one_cell_packs && !(flags & CS_HINES_FINE_STEP_LARGE_ONLY) && 2LL * hp->ntype >= hp->npack &&
-                           hp->npack >= 8LL * (nsm > 0 ? nsm : 132);
+                           hp->npack >= 3LL * (nsm > 0 ? nsm : 132);
     hp->fine_fuses = !warp && ((flags & CS_HINES_FINE_STEP_ALWAYS) || one_cell_packs || many_small);
     if (hp->fine_fuses && many_small && !(flags & (CS_HINES_FINE_STEP_ALWAYS | CS_HINES_FINE_D_GLOBAL)))
         hp->fine_flags |= CS_HINES_FINE_U_SHARED;

@@ -20,17 +20,22 @@ import sys
 import h5py
 import numpy as np
 
-VARIANTS = ["auto", "flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine", "warp", "staged",
-            "chunked", "epoch"]
+VARIANTS = ["auto", "flat", "interleaved", "block_interleaved", "block_shared", "variable", "fine", "fine-small-step",
+            "warp", "staged", "chunked", "epoch"]
+# a variant run as a solver with switches: fine's fused step with u and the schedule in shared
+# memory, which fine takes on its own only on many packs of small distinct cells (at least 3 a
+# multiprocessor: networks larger than these models)
+VARIANT_RUN = {"fine-small-step": ("fine", {"CS_FINE_STEP_ALWAYS": "1", "CS_FINE_U_SHARED": "1"})}
 if os.environ.get("CS_TEST_VARIANTS"):  # a subset, while working on one variant on the device
     VARIANTS = os.environ["CS_TEST_VARIANTS"].split()
 SPIKE_TOL = 1e-9  # [ms]
 REL_TOL = 1e-9
 
 
-def run(cablesim, model, out, extra):
+def run(cablesim, model, out, extra, env=None):
     cmd = [cablesim, "run", model, "-o", out, "-q", "--report-precision", "double"] + extra
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, **env) if env else None)
 
 
 def read(path):
@@ -220,7 +225,8 @@ def main():
         ref = read(cpu_out)
         for variant in VARIANTS:
             gpu_out = os.path.join(a.work_dir, f"{name}-cuda-{variant}.h5")
-            r = run(a.cablesim, model, gpu_out, ["--backend", "cuda", "--solver", variant])
+            solver, env = VARIANT_RUN.get(variant, (variant, None))
+            r = run(a.cablesim, model, gpu_out, ["--backend", "cuda", "--solver", solver], env)
             if model == ring_exp2syn and variant == "epoch":  # refused, with one line
                 ok = r.returncode != 0 and "solver 'epoch': mechanisms from catalogues and exp2syn" in r.stderr
                 print(f"{'ok  ' if ok else 'FAIL'} {name} [epoch]: refused with one line ({r.stderr.strip()[-160:]})")

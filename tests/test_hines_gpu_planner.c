@@ -418,9 +418,9 @@ START_TEST(test_staged_large_cell)
 END_TEST
 
 /* fine fuses the step on packs of several small cells where each pack holds its own cells (types
- * for at least half the packs) and there are at least 8 packs a multiprocessor, with u in shared
+ * for at least half the packs) and there are at least 3 packs a multiprocessor, with u in shared
  * memory; not on packs that repeat a few cell types, nor with CS_HINES_FINE_STEP_LARGE_ONLY */
-static int fine_fuses_with(const batch *b, int nsm, int flags, int *u_shared)
+static int fine_fuses_with(const batch *b, int nsm, int flags, int *u_shared, int *npack)
 {
     cs_hines_gpu_options o;
     cs_hines_gpu_options_default(&o);
@@ -431,6 +431,7 @@ static int fine_fuses_with(const batch *b, int nsm, int flags, int *u_shared)
                   "%s", msg);
     const int f = hp.fine_fuses;
     *u_shared = (hp.fine_flags & CS_HINES_FINE_U_SHARED) != 0;
+    *npack = hp.npack;
     ck_assert_int_eq(strstr(hp.describe, "u-shared") != NULL, f && *u_shared);
     cs__hines_hplan_free(&hp);
     return f;
@@ -439,17 +440,20 @@ static int fine_fuses_with(const batch *b, int nsm, int flags, int *u_shared)
 START_TEST(test_fine_fuses_small_packs)
 {
     batch distinct, same = {0};
-    make_random_batch(&distinct, 400, 77); /* ~81 000 rows, every tree distinct: ~53 packs */
+    make_random_batch(&distinct, 400, 77); /* ~81 000 rows, every tree distinct */
     batch_cap c = {0, 0};
     for (int k = 0; k < 600; ++k) random_system(&same, &c, 150, 9, 5); /* one tree 600 times */
-    int us = 0;
-    ck_assert_int_eq(fine_fuses_with(&distinct, 4, 0, &us), 1); /* >= 32 packs for 4 multiprocessors */
+    int us = 0, np = 0;
+    fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_LARGE_ONLY, &us, &np);
+    ck_assert_int_ge(np, 6);
+    ck_assert_int_eq(fine_fuses_with(&distinct, np / 3, 0, &us, &np), 1); /* 3 packs a multiprocessor */
     ck_assert_int_eq(us, 1);
-    ck_assert_int_eq(fine_fuses_with(&distinct, 132, 0, &us), 0); /* fewer than 8 a multiprocessor */
-    ck_assert_int_eq(fine_fuses_with(&distinct, 4, CS_HINES_FINE_STEP_LARGE_ONLY, &us), 0);
-    ck_assert_int_eq(fine_fuses_with(&distinct, 4, CS_HINES_FINE_STEP_ALWAYS, &us), 1); /* its own kernel: u through L1 */
+    ck_assert_int_eq(fine_fuses_with(&distinct, np / 3 + 1, 0, &us, &np), 0); /* fewer */
+    ck_assert_int_eq(fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_LARGE_ONLY, &us, &np), 0);
+    ck_assert_int_eq(fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_ALWAYS, &us, &np), 1); /* its own kernel: u through L1 */
     ck_assert_int_eq(us, 0);
-    ck_assert_int_eq(fine_fuses_with(&same, 1, 0, &us), 0); /* packs of one repeated type */
+    ck_assert_int_eq(fine_fuses_with(&same, 1, 0, &us, &np), 0); /* packs of one repeated type */
+    ck_assert_int_ge(np, 6);
     batch_free(&distinct);
     batch_free(&same);
 }
