@@ -358,6 +358,14 @@ static void check_host_plan(const batch *b, const cs_hines_gpu_options *opt, con
     check_host_plan_nsm(b, opt, 132, what);
 }
 
+/* the host plan of variant for b on nsm multiprocessors, which must build */
+static void host_plan(const batch *b, int variant, const cs_hines_gpu_options *o, int nsm, cs__hines_hplan *hp)
+{
+    char msg[256];
+    ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, variant, o, nsm, hp, msg, sizeof msg) == CS_SOLVER_OK,
+                  "%s", msg);
+}
+
 /* "auto" picks what the H200 measurements say (cs__hines_hplan_build's comment): with one
  * multiprocessor, 1024 systems count as a large batch. */
 static const char *auto_choice(const batch *b, int nsm, int fused)
@@ -366,9 +374,7 @@ static const char *auto_choice(const batch *b, int nsm, int fused)
     cs_hines_gpu_options_default(&o);
     o.fused_step = fused;
     cs__hines_hplan hp;
-    char msg[256];
-    ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_AUTO, &o, nsm, &hp, msg, sizeof msg) == CS_SOLVER_OK,
-                  "%s", msg);
+    host_plan(b, CS__HV_AUTO, &o, nsm, &hp);
     const char *v = cs__hines_variant_name(hp.variant);
     cs__hines_hplan_free(&hp);
     return v;
@@ -426,9 +432,7 @@ static int fine_fuses_with(const batch *b, int nsm, int flags, int *u_shared, in
     cs_hines_gpu_options_default(&o);
     o.fine_flags = flags;
     cs__hines_hplan hp;
-    char msg[256];
-    ck_assert_msg(cs__hines_hplan_build(b->nsys, b->offset, b->p, CS__HV_FINE, &o, nsm, &hp, msg, sizeof msg) == CS_SOLVER_OK,
-                  "%s", msg);
+    host_plan(b, CS__HV_FINE, &o, nsm, &hp);
     const int f = hp.fine_fuses;
     *u_shared = (hp.fine_flags & CS_HINES_FINE_U_SHARED) != 0;
     *npack = hp.npack;
