@@ -447,12 +447,18 @@ START_TEST(test_fine_fuses_small_packs)
     make_random_batch(&distinct, 400, 77); /* ~81 000 rows, every tree distinct */
     batch_cap c = {0, 0};
     for (int k = 0; k < 600; ++k) random_system(&same, &c, 150, 9, 5); /* one tree 600 times */
-    int us = 0, np = 0;
-    fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_LARGE_ONLY, &us, &np);
-    ck_assert_int_ge(np, 6);
-    ck_assert_int_eq(fine_fuses_with(&distinct, np / 3, 0, &us, &np), 1); /* 3 packs a multiprocessor */
-    ck_assert_int_eq(us, 1);
-    ck_assert_int_eq(fine_fuses_with(&distinct, np / 3 + 1, 0, &us, &np), 0); /* fewer */
+    int us = 0, np = 0, seen[2] = {0, 0};
+    const int nsms[] = {1, 4, 8, 16, 24, 32, 64, 132, 400};
+    for (int k = 0; k < (int)(sizeof nsms / sizeof nsms[0]); ++k) { /* fused exactly from 3 packs a multiprocessor */
+        const int f = fine_fuses_with(&distinct, nsms[k], 0, &us, &np);
+        ck_assert_msg(f == (np >= 3 * nsms[k]), "%d packs on %d multiprocessors: fused %d", np, nsms[k], f);
+        ck_assert_int_eq(us, f);
+        seen[f] = 1;
+    }
+    ck_assert(seen[0] && seen[1]);
+    /* distinct cells: at most nsys / (5 nsm) a pack, so a small batch still gives ~5 packs a multiprocessor */
+    fine_fuses_with(&distinct, 20, 0, &us, &np);
+    ck_assert_int_ge(np, 100);
     ck_assert_int_eq(fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_LARGE_ONLY, &us, &np), 0);
     ck_assert_int_eq(fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_ALWAYS, &us, &np), 1); /* its own kernel: u through L1 */
     ck_assert_int_eq(us, 0);
