@@ -514,12 +514,8 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     for (int s = 0; s < nsys; ++s) cnt[sid[s] + 1]++;
     for (int k = 0; k < ns; ++k) cnt[k + 1] += cnt[k];
     for (int s = 0; s < nsys; ++s) order[cnt[sid[s]]++] = s;
-    /* cap on systems per pack so that small batches still fill the device: 2 packs a
-     * multiprocessor, 5 where most cells are distinct (their fused step wants several packs a
-     * multiprocessor: distinct busyring trees × 1 024 and × 2 048, H100, 0.0217 → 0.0196 s and
-     * 0.0260 → 0.0224 s with ~1 and ~3 cells a pack; bench/NOTES.md, session 28) */
-    const int distinct = !warp && 2LL * ns >= nsys;
-    int cap = nsys / ((distinct ? 5 : 2) * (nsm > 0 ? nsm : 132));
+    /* cap on systems per pack so that small batches still fill the device */
+    int cap = nsys / (2 * (nsm > 0 ? nsm : 132));
     if (cap < 1) cap = 1;
     wpack = calloc((size_t)maxlev, sizeof(int));
     key = malloc(sizeof(int) * (nsys + 1));
