@@ -140,6 +140,10 @@ enum {
     CS_HINES_FINE_STEP_LARGE_ONLY = 512, /* fine fuses the step only on packs of one large cell each
                                     (before session 28; by default also many packs of small distinct
                                     cells, with u and the schedule in shared memory) */
+    CS_HINES_FINE_PACK_CAP_TWO = 1024, /* fine: at most cells / (2 multiprocessors) cells a pack
+                                    whatever the cells (before session 29; by default / 5 where
+                                    most cells are distinct, so that small networks of distinct
+                                    cells get several packs a multiprocessor and the fused step) */
     CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
     CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no

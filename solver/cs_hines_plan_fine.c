@@ -514,8 +514,17 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     for (int s = 0; s < nsys; ++s) cnt[sid[s] + 1]++;
     for (int k = 0; k < ns; ++k) cnt[k + 1] += cnt[k];
     for (int s = 0; s < nsys; ++s) order[cnt[sid[s]]++] = s;
-    /* cap on systems per pack so that small batches still fill the device */
-    int cap = nsys / (2 * (nsm > 0 ? nsm : 132));
+    /* cap on systems per pack so that small batches still fill the device: 2 packs a
+     * multiprocessor; 5 where most cells are distinct and these packs would be fewer than the 3
+     * a multiprocessor of the fused step's rule below (distinct busyring trees, H100: × 1 024
+     * 0.0217 → 0.0195 s, × 2 048 0.0261 → 0.0225 s, now fused; × 4 096, already fused in ~9
+     * cells a pack, lost in packs of 6: 0.0288 → 0.0391 s; bench/NOTES.md, session 29) */
+    const int msm = nsm > 0 ? nsm : 132;
+    int cap = nsys / (2 * msm);
+    if (cap < 1) cap = 1;
+    const long long by_rows = hp->offset[nsys] / R, by_cap = (nsys + cap - 1) / cap; /* the packs, at least */
+    if (!warp && !(flags & CS_HINES_FINE_PACK_CAP_TWO) && 2LL * ns >= nsys && (by_rows > by_cap ? by_rows : by_cap) < 3LL * msm)
+        cap = nsys / (5 * msm);
     if (cap < 1) cap = 1;
     wpack = calloc((size_t)maxlev, sizeof(int));
     key = malloc(sizeof(int) * (nsys + 1));

@@ -105,6 +105,13 @@ START_TEST(test_fine_fuses_small_packs)
         seen[f] = 1;
     }
     ck_assert(seen[0] && seen[1]);
+    /* distinct cells: at most nsys / (5 nsm) a pack, so a small batch still gives ~5 packs a
+     * multiprocessor (nsys / (2 nsm) with CS_HINES_FINE_PACK_CAP_TWO, and where types repeat) */
+    fine_fuses_with(&distinct, 20, 0, &us, &np);
+    ck_assert_int_ge(np, 100);
+    ck_assert_int_eq(us, 1);
+    fine_fuses_with(&distinct, 20, CS_HINES_FINE_PACK_CAP_TWO, &us, &np);
+    ck_assert_int_lt(np, 60);
     ck_assert_int_eq(fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_LARGE_ONLY, &us, &np), 0);
     ck_assert_int_eq(fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_ALWAYS, &us, &np), 1); /* its own kernel: u through L1 */
     ck_assert_int_eq(us, 0);

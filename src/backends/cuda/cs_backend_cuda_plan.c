@@ -49,6 +49,8 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
     if (us && !strcmp(us, "1")) opt->fine_flags |= CS_HINES_FINE_U_SHARED;
     const char *ss = getenv("CS_FINE_SMALL_STEP");
     if (ss && !strcmp(ss, "0")) opt->fine_flags |= CS_HINES_FINE_STEP_LARGE_ONLY;
+    const char *pc = getenv("CS_FINE_DISTINCT_CAP"); /* =0: fine's pack cap of before session 29 */
+    if (pc && !strcmp(pc, "0")) opt->fine_flags |= CS_HINES_FINE_PACK_CAP_TWO;
     const char *dg = getenv("CS_FINE_D_GLOBAL"); /* =1: also the eliminated diagonal in device memory */
     if (dg && !strcmp(dg, "1")) opt->fine_flags |= CS_HINES_FINE_D_GLOBAL;
     const char *fa = getenv("CS_FINE_STEP_ALWAYS"); /* =1: fine fuses the step on any packs */
