@@ -59,6 +59,14 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
     if (fo && !strcmp(fo, "1")) opt->fine_flags |= CS_HINES_FINE_ONE_LAUNCH;
     const char *fpr = getenv("CS_FINE_PACK_ROWS"); /* fine's most rows a pack (default 1 536; for comparisons) */
     if (fpr && atoi(fpr) >= 64 && atoi(fpr) <= 16384 && p->solver && !strcmp(p->solver, "fine")) opt->fine_pack_rows = atoi(fpr);
+    /* CS_FINE_NO_SPLIT=1, CS_FINE_NO_SORT=1, CS_FINE_NO_REROOT=1: fine's plan without that set-up
+     * step (--solver fine; for comparisons) */
+    const char *fns = getenv("CS_FINE_NO_SPLIT"), *fno = getenv("CS_FINE_NO_SORT"), *fnr = getenv("CS_FINE_NO_REROOT");
+    if (p->solver && !strcmp(p->solver, "fine")) {
+        if (fns && !strcmp(fns, "1")) opt->fine_flags |= CS_HINES_FINE_NO_SPLIT;
+        if (fno && !strcmp(fno, "1")) opt->fine_flags |= CS_HINES_FINE_NO_SORT;
+        if (fnr && !strcmp(fnr, "1")) opt->fine_flags |= CS_HINES_FINE_NO_REROOT;
+    }
     const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
     if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024 && p->solver && !strcmp(p->solver, "fine")) opt->threads = atoi(fth);
     /* CS_STAGED_CELLS=1|2|4: staged's cells per warp; CS_STAGED_REG=0: no register steps (for comparisons) */
