@@ -116,7 +116,9 @@ extern "C" {
 
 typedef struct cs_hines_plan cs_hines_plan;
 
-/* Flags of the fine and staged solvers' set-up optimisations (all on by default). */
+/* Flags of the fine and staged solvers' set-up optimisations (all on by default). Each has a bit
+ * of its own: auto's trial passes one set of flags to every candidate, so a staged flag must not
+ * read as a fine one (CS_HINES_STAGED_INVARIANT once shared fine's CS_HINES_FINE_STEP_ALWAYS). */
 enum {
     CS_HINES_FINE_NO_REROOT = 1, /* keep the tree-order root (fine, warp, staged) */
     CS_HINES_FINE_NO_SPLIT = 2,  /* do not split long branches */
@@ -144,12 +146,12 @@ enum {
                                     whatever the cells (before session 29; by default / 5 where
                                     most cells are distinct, so that small networks of distinct
                                     cells get several packs a multiprocessor and the fused step) */
-    CS_HINES_STAGED_NO_REG_STEPS = 16, /* staged: keep every eliminated row in shared memory, none in
+    CS_HINES_STAGED_NO_REG_STEPS = 2048, /* staged: keep every eliminated row in shared memory, none in
                                           registers (fewer registers, more shared memory per warp) */
-    CS_HINES_STAGED_NO_TWO_WAY = 32,   /* staged: eliminate every section from its bottom only (no
+    CS_HINES_STAGED_NO_TWO_WAY = 4096,  /* staged: eliminate every section from its bottom only (no
                                           two-way sections, which shorten the schedules of 1 cell
                                           per warp) */
-    CS_HINES_STAGED_INVARIANT = 64     /* staged: a cell's arithmetic independent of the other cells
+    CS_HINES_STAGED_INVARIANT = 8192    /* staged: a cell's arithmetic independent of the other cells
                                           of the batch (bitwise the same x whichever cells share the
                                           plan, e.g. on 1 or 4 GPUs): its root chosen from its
                                           structure alone, no two-way sections, and the children of

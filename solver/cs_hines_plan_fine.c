@@ -464,6 +464,10 @@ static void cs__type_schedule(const cs__fstruct *fs, const int *sk, const cs__pt
     }
 }
 
+/* fine fuses packs of several small distinct cells from this many packs a multiprocessor (and
+ * packs such cells smaller where its usual packs would be fewer) */
+#define CS__FINE_SMALL_PACKS 3
+
 /* the fine solver */
 cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen)
@@ -523,7 +527,8 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     int cap = nsys / (2 * msm);
     if (cap < 1) cap = 1;
     const long long by_rows = hp->offset[nsys] / R, by_cap = (nsys + cap - 1) / cap; /* the packs, at least */
-    if (!warp && !(flags & CS_HINES_FINE_PACK_CAP_TWO) && 2LL * ns >= nsys && (by_rows > by_cap ? by_rows : by_cap) < 3LL * msm)
+    if (!warp && !(flags & CS_HINES_FINE_PACK_CAP_TWO) && 2LL * ns >= nsys &&
+        (by_rows > by_cap ? by_rows : by_cap) < (long long)CS__FINE_SMALL_PACKS * msm)
         cap = nsys / (5 * msm);
     if (cap < 1) cap = 1;
     wpack = calloc((size_t)maxlev, sizeof(int));
@@ -663,7 +668,7 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
      * 10 231 packs: 0.668 s unfused, 0.840 fused with u in shared memory). */
     const int one_cell_packs = (long long)hp->internal_size > 1536LL * hp->npack;
     const int many_small = !one_cell_packs && !(flags & CS_HINES_FINE_STEP_LARGE_ONLY) && 2LL * hp->ntype >= hp->npack &&
-                           hp->npack >= 3LL * (nsm > 0 ? nsm : 132);
+                           hp->npack >= (long long)CS__FINE_SMALL_PACKS * msm;
     hp->fine_fuses = !warp && ((flags & CS_HINES_FINE_STEP_ALWAYS) || one_cell_packs || many_small);
     if (hp->fine_fuses && many_small && !(flags & (CS_HINES_FINE_STEP_ALWAYS | CS_HINES_FINE_D_GLOBAL)))
         hp->fine_flags |= CS_HINES_FINE_U_SHARED;

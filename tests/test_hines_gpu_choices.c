@@ -112,6 +112,14 @@ START_TEST(test_fine_fuses_small_packs)
     ck_assert_int_eq(us, 1);
     fine_fuses_with(&distinct, 20, CS_HINES_FINE_PACK_CAP_TWO, &us, &np);
     ck_assert_int_lt(np, 60);
+    /* ... but not where the usual packs are 3 a multiprocessor already (16: ~52 packs of ~7 cells
+     * by rows, where the smaller cap, 5 cells, would bind): the same packs with the flag and
+     * without (distinct trees × 4 096 lost in smaller packs) */
+    int np_cap2 = 0;
+    fine_fuses_with(&distinct, 16, 0, &us, &np);
+    fine_fuses_with(&distinct, 16, CS_HINES_FINE_PACK_CAP_TWO, &us, &np_cap2);
+    ck_assert_int_ge(np, 48);
+    ck_assert_int_eq(np, np_cap2);
     ck_assert_int_eq(fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_LARGE_ONLY, &us, &np), 0);
     ck_assert_int_eq(fine_fuses_with(&distinct, 1, CS_HINES_FINE_STEP_ALWAYS, &us, &np), 1); /* its own kernel: u through L1 */
     ck_assert_int_eq(us, 0);
@@ -119,6 +127,24 @@ START_TEST(test_fine_fuses_small_packs)
     ck_assert_int_ge(np, 6);
     batch_free(&distinct);
     batch_free(&same);
+}
+END_TEST
+
+/* every set-up flag its own bit: auto's trial gives all candidates one set of flags, so a staged
+ * flag must not read as a fine one */
+START_TEST(test_flags_distinct)
+{
+    const int flags[] = {CS_HINES_FINE_NO_REROOT, CS_HINES_FINE_NO_SPLIT, CS_HINES_FINE_NO_SORT, CS_HINES_FINE_GLOBAL,
+                         CS_HINES_FINE_U_SHARED, CS_HINES_FINE_D_GLOBAL, CS_HINES_FINE_STEP_ALWAYS,
+                         CS_HINES_FINE_ONE_LAUNCH, CS_HINES_CHUNKED_CUT_ONLY, CS_HINES_FINE_STEP_LARGE_ONLY,
+                         CS_HINES_FINE_PACK_CAP_TWO, CS_HINES_STAGED_NO_REG_STEPS, CS_HINES_STAGED_NO_TWO_WAY,
+                         CS_HINES_STAGED_INVARIANT};
+    int seen = 0;
+    for (int k = 0; k < (int)(sizeof flags / sizeof flags[0]); ++k) {
+        ck_assert_msg(flags[k] > 0 && (flags[k] & (flags[k] - 1)) == 0, "flag %d is not one bit", k);
+        ck_assert_msg(!(seen & flags[k]), "flag %d shares its bit", k);
+        seen |= flags[k];
+    }
 }
 END_TEST
 
@@ -155,6 +181,7 @@ static Suite *choices_suite(void)
     Suite *s = suite_create("hines_gpu_choices");
     TCase *tc = tcase_create("host");
     tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_flags_distinct);
     tcase_add_test(tc, test_auto_choice);
     tcase_add_test(tc, test_fine_fuses_small_packs);
     tcase_add_test(tc, test_staged_many_structures);

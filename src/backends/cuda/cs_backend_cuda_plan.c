@@ -38,42 +38,38 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
     opt->fused_step = !(fuse && !strcmp(fuse, "0"));
     opt->device = p->device;
     opt->const_coupling = 1; /* s->u is uploaded once and every solve passes it unchanged */
-    /* CS_STAGED_INVARIANT=1: staged plans in which a cell's arithmetic does not depend on the
-     * other cells on its GPU (the same spike times on 1 or N GPUs; docs/mpi.md) */
-    const char *inv = getenv("CS_STAGED_INVARIANT");
-    if (inv && !strcmp(inv, "1")) opt->fine_flags |= CS_HINES_STAGED_INVARIANT;
-    /* CS_FINE_U_SHARED=1: fine's fused step stages u in shared memory on any packs (by default on
-     * packs of small cells only); CS_FINE_SMALL_STEP=0: packs of small cells not fused (before
-     * session 28). For comparisons. */
-    const char *us = getenv("CS_FINE_U_SHARED");
-    if (us && !strcmp(us, "1")) opt->fine_flags |= CS_HINES_FINE_U_SHARED;
-    const char *ss = getenv("CS_FINE_SMALL_STEP");
-    if (ss && !strcmp(ss, "0")) opt->fine_flags |= CS_HINES_FINE_STEP_LARGE_ONLY;
-    const char *pc = getenv("CS_FINE_DISTINCT_CAP"); /* =0: fine's pack cap of before session 29 */
-    if (pc && !strcmp(pc, "0")) opt->fine_flags |= CS_HINES_FINE_PACK_CAP_TWO;
-    const char *dg = getenv("CS_FINE_D_GLOBAL"); /* =1: also the eliminated diagonal in device memory */
-    if (dg && !strcmp(dg, "1")) opt->fine_flags |= CS_HINES_FINE_D_GLOBAL;
-    const char *fa = getenv("CS_FINE_STEP_ALWAYS"); /* =1: fine fuses the step on any packs */
-    if (fa && !strcmp(fa, "1")) opt->fine_flags |= CS_HINES_FINE_STEP_ALWAYS;
-    const char *fo = getenv("CS_FINE_ONE_LAUNCH"); /* =1: fine's fused step in one launch (for comparisons) */
-    if (fo && !strcmp(fo, "1")) opt->fine_flags |= CS_HINES_FINE_ONE_LAUNCH;
-    const char *fpr = getenv("CS_FINE_PACK_ROWS"); /* fine's most rows a pack (default 1 536; for comparisons) */
-    if (fpr && atoi(fpr) >= 64 && atoi(fpr) <= 16384 && p->solver && !strcmp(p->solver, "fine")) opt->fine_pack_rows = atoi(fpr);
-    /* CS_FINE_NO_SPLIT=1, CS_FINE_NO_SORT=1, CS_FINE_NO_REROOT=1: fine's plan without that set-up
-     * step (--solver fine; for comparisons) */
-    const char *fns = getenv("CS_FINE_NO_SPLIT"), *fno = getenv("CS_FINE_NO_SORT"), *fnr = getenv("CS_FINE_NO_REROOT");
-    if (p->solver && !strcmp(p->solver, "fine")) {
-        if (fns && !strcmp(fns, "1")) opt->fine_flags |= CS_HINES_FINE_NO_SPLIT;
-        if (fno && !strcmp(fno, "1")) opt->fine_flags |= CS_HINES_FINE_NO_SORT;
-        if (fnr && !strcmp(fnr, "1")) opt->fine_flags |= CS_HINES_FINE_NO_REROOT;
+    /* switches of the plans' flags, NAME=VALUE (for comparisons, except CS_STAGED_INVARIANT=1:
+     * staged plans in which a cell's arithmetic does not depend on the other cells on its GPU, the
+     * same spike times on 1 or N GPUs; docs/mpi.md). fine_only: with --solver fine only. */
+    static const struct {
+        const char *name, *value;
+        int flag, fine_only;
+    } flag_switches[] = {
+        {"CS_STAGED_INVARIANT", "1", CS_HINES_STAGED_INVARIANT, 0},
+        {"CS_STAGED_REG", "0", CS_HINES_STAGED_NO_REG_STEPS, 0},    /* no register steps */
+        {"CS_FINE_U_SHARED", "1", CS_HINES_FINE_U_SHARED, 0},       /* u in shared memory on any packs */
+        {"CS_FINE_SMALL_STEP", "0", CS_HINES_FINE_STEP_LARGE_ONLY, 0}, /* small packs unfused (before session 28) */
+        {"CS_FINE_DISTINCT_CAP", "0", CS_HINES_FINE_PACK_CAP_TWO, 0}, /* the pack cap before session 29 */
+        {"CS_FINE_D_GLOBAL", "1", CS_HINES_FINE_D_GLOBAL, 0},       /* the eliminated diagonal in device memory */
+        {"CS_FINE_STEP_ALWAYS", "1", CS_HINES_FINE_STEP_ALWAYS, 0}, /* the fused step on any packs */
+        {"CS_FINE_ONE_LAUNCH", "1", CS_HINES_FINE_ONE_LAUNCH, 0},   /* the fused step in one launch */
+        {"CS_FINE_NO_SPLIT", "1", CS_HINES_FINE_NO_SPLIT, 1},       /* fine's plan without that set-up step */
+        {"CS_FINE_NO_SORT", "1", CS_HINES_FINE_NO_SORT, 1},
+        {"CS_FINE_NO_REROOT", "1", CS_HINES_FINE_NO_REROOT, 1},
+    };
+    const int fine = p->solver && !strcmp(p->solver, "fine");
+    for (size_t k = 0; k < sizeof flag_switches / sizeof flag_switches[0]; ++k) {
+        const char *e = getenv(flag_switches[k].name);
+        if (e && !strcmp(e, flag_switches[k].value) && (fine || !flag_switches[k].fine_only))
+            opt->fine_flags |= flag_switches[k].flag;
     }
+    const char *fpr = getenv("CS_FINE_PACK_ROWS"); /* fine's most rows a pack (default 1 536; for comparisons) */
+    if (fpr && atoi(fpr) >= 64 && atoi(fpr) <= 16384 && fine) opt->fine_pack_rows = atoi(fpr);
     const char *fth = getenv("CS_FINE_THREADS"); /* fine's threads a block (a pack), 32..1024 */
-    if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024 && p->solver && !strcmp(p->solver, "fine")) opt->threads = atoi(fth);
-    /* CS_STAGED_CELLS=1|2|4: staged's cells per warp; CS_STAGED_REG=0: no register steps (for comparisons) */
+    if (fth && atoi(fth) >= 32 && atoi(fth) <= 1024 && fine) opt->threads = atoi(fth);
+    /* CS_STAGED_CELLS=1|2|4: staged's cells per warp (for comparisons) */
     const char *sc = getenv("CS_STAGED_CELLS");
     if (sc && (atoi(sc) == 1 || atoi(sc) == 2 || atoi(sc) == 4) && p->solver && !strcmp(p->solver, "staged")) opt->block_size = atoi(sc);
-    const char *sr = getenv("CS_STAGED_REG");
-    if (sr && !strcmp(sr, "0")) opt->fine_flags |= CS_HINES_STAGED_NO_REG_STEPS;
     /* CS_CHUNKED_L: the chunked solver's most interior rows per chunk (4..32; default 16) */
     const char *chunk_l = getenv("CS_CHUNKED_L");
     if (chunk_l && p->solver && !strcmp(p->solver, "chunked")) opt->block_size = atoi(chunk_l);
