@@ -3,6 +3,7 @@
  * key changes with the network's shape and the run's threads but not with a parameter's value;
  * CABLESIM_WISDOM=off stores and finds nothing. */
 #include <check.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,12 +119,25 @@ START_TEST(key_follows_the_shape) {
 }
 END_TEST
 
+/* The key hashes its long arrays in blocks on OpenMP threads: the same key whatever the threads
+ * that compute it, and still every instance counts (3 000 cells: more than one block) */
+START_TEST(key_whatever_the_threads) {
+    omp_set_num_threads(1);
+    const uint64_t one = key_of(3000, 5, 0.12, 2), other = key_of(3001, 5, 0.12, 2);
+    omp_set_num_threads(4);
+    ck_assert(key_of(3000, 5, 0.12, 2) == one);
+    ck_assert(key_of(3001, 5, 0.12, 2) == other);
+    ck_assert(one != other);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("wisdom");
     TCase *tc = tcase_create("wisdom");
     tcase_add_test(tc, lines_parse_or_are_reported);
     tcase_add_test(tc, store_then_lookup);
     tcase_add_test(tc, key_follows_the_shape);
+    tcase_add_test(tc, key_whatever_the_threads);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

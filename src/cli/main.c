@@ -11,6 +11,7 @@
 #include "cablesim.h"
 #include "cs_allen_cli.h"
 #include "cs_catalogue_build.h"
+#include "cs_huge_pages.h"
 
 #define DEFAULT_OUTPUT "cablesim-out.h5"
 
@@ -60,6 +61,9 @@ static void usage(FILE *f) {
         "  -q, --quiet         no progress line, summary or profile\n"
         "\n"
         "Environment: CABLESIM_GPU_MEMORY_LIMIT=BYTES caps the GPU memory a cuda run may take.\n"
+        "  CABLESIM_HUGE_PAGES=0 keeps the host's usual 4 KiB pages: by default cablesim starts\n"
+        "  itself again with GLIBC_TUNABLES=glibc.malloc.hugetlb=1, so that large networks are\n"
+        "  built and set up without millions of page faults (docs/performance.md).\n"
         "\n"
         "The model format is described in docs/model-format.md; examples are in models/.\n"
         "Plot traces and a spike raster with: scripts/plot_output.py OUT.h5 -o plot.png\n"
@@ -193,6 +197,7 @@ static int cli(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    cs_cli_huge_pages(argv); /* large arrays in huge pages: may start this program again, once */
     /* under mpirun: one rank of a distributed run (docs/mpi.md); alone: a single process */
     if (cs_api_init(&argc, &argv) != CS_API_OK) return fail(cs_api_last_error());
     int rc = cli(argc, argv);

@@ -124,6 +124,8 @@ typedef struct {
 typedef struct {
     double parents;  /* the tree-order structure (every cell's rows' parents) */
     double at_once;  /* the plans, resolves, constants and the device's set-up, at once (threads) */
+    double device;   /* of at_once: the device's job (its context first, the stream, v_init) */
+    double constants; /* of at_once: the longest of the four constants' jobs (built, uploaded) */
     double later;    /* plans built after (auto's, where it solves as none of the others) */
     double arrays;   /* the candidates' shared arrays: current rows, state and constants allocated once */
     double rest;     /* what remains: freeing, the stream and timers */

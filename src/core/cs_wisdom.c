@@ -14,6 +14,7 @@
 #include "cs_version.h"
 
 #define CS_WISDOM_TAG "cablesim-wisdom-1"
+#define CS_WISDOM_BLOCK 4096 /* geometries or instances a block of the key's hash */
 #define CS_WISDOM_MAX_BYTES (64u << 20) /* a larger file is not read: a new trial instead */
 
 /* FNV-1a, 64 bits, byte by byte (strings) */
@@ -72,20 +73,38 @@ uint64_t cs_wisdom_key(const cs_network_desc *net, const cs_backend_params *p, c
     h = mix_u64(h, net->ncell);
     h = mix_u64(h, net->total_cv);
     h = mix_u64(h, (uint64_t)net->ngeom);
-    for (int g = 0; g < net->ngeom; ++g) {
-        const cs_geometry *geom = &net->geoms[g];
-        h = mix_u64(h, (uint64_t)geom->ncv);
-        h = mix_ints(h, geom->parent, (size_t)geom->ncv);
+    /* the long arrays in fixed blocks hashed on threads, then the blocks' hashes in order: the
+     * same key whatever the threads (0.26 s of one core at 41 M compartments, 35 M instances) */
+    const size_t nblk_geom = ((size_t)net->ngeom + CS_WISDOM_BLOCK - 1) / CS_WISDOM_BLOCK;
+    const size_t nblk_inst = (net->ninst + CS_WISDOM_BLOCK - 1) / CS_WISDOM_BLOCK;
+    uint64_t *blk = malloc((nblk_geom + nblk_inst + 1) * sizeof *blk);
+    if (!blk) return 0; /* no key: never found, so a trial (cs_wisdom.h) */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t b = 0; b < nblk_geom + nblk_inst; ++b) {
+        uint64_t hb = 0xcbf29ce484222325ull;
+        if (b < nblk_geom) { /* each geometry's CVs and parents */
+            const size_t hi = (b + 1) * CS_WISDOM_BLOCK < (size_t)net->ngeom ? (b + 1) * CS_WISDOM_BLOCK : (size_t)net->ngeom;
+            for (size_t g = b * CS_WISDOM_BLOCK; g < hi; ++g) {
+                hb = mix_u64(hb, (uint64_t)net->geoms[g].ncv);
+                hb = mix_ints(hb, net->geoms[g].parent, (size_t)net->geoms[g].ncv);
+            }
+        } else { /* the instances: type, cell and CV; the types come in runs, each name hashed once a run */
+            const size_t lo = (b - nblk_geom) * CS_WISDOM_BLOCK;
+            const size_t hi = lo + CS_WISDOM_BLOCK < net->ninst ? lo + CS_WISDOM_BLOCK : net->ninst;
+            const cs_mech_type *type = NULL;
+            uint64_t name = 0;
+            for (size_t i = lo; i < hi; ++i) {
+                const cs_instance_desc *in = &net->inst[i];
+                if (in->type != type) name = mix_str(0xcbf29ce484222325ull, (type = in->type)->name);
+                hb = mix_u64(hb, name);
+                hb = mix_u64(hb, ((uint64_t)(uint32_t)in->cell << 32) | (uint32_t)in->node);
+            }
+        }
+        blk[b] = hb;
     }
+    for (size_t b = 0; b < nblk_geom + nblk_inst; ++b) h = mix_u64(h, blk[b]);
+    free(blk);
     for (size_t c = 0; c < net->ncell; ++c) h = mix_u64(h, (uint64_t)(net->cells[c].geom - net->geoms));
-    const cs_mech_type *type = NULL; /* the instances' types come in runs: each name hashed once a run */
-    uint64_t name = 0;
-    for (size_t i = 0; i < net->ninst; ++i) {
-        const cs_instance_desc *in = &net->inst[i];
-        if (in->type != type) name = mix_str(0xcbf29ce484222325ull, (type = in->type)->name);
-        h = mix_u64(h, name);
-        h = mix_u64(h, ((uint64_t)(uint32_t)in->cell << 32) | (uint32_t)in->node);
-    }
     for (size_t d = 0; d < net->ndet; ++d)
         h = mix_u64(h, ((uint64_t)(uint32_t)net->det[d].cell << 32) | (uint32_t)net->det[d].node);
     h = mix_u64(h, net->nprobe);

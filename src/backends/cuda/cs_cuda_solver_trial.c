@@ -346,11 +346,17 @@ cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_netwo
             if (job[j] >= JOB_CURRENT) {
                 if (!(in.current = cs__cuda_current_rows(net, in.cell_first)))
                     keep_error(&res[CS__NCONST + 1], cs_error_set(CS_ERR_NOMEM, "out of memory"));
-            } else if (job[j] >= JOB_DEVICE)
+            } else if (job[j] >= JOB_DEVICE) {
+                const double t0 = cs_now();
                 keep_error(&res[CS__NCONST], device_job(&in));
-            else if (job[j] >= JOB_CONST) {
+                sp.device = cs_now() - t0;
+            } else if (job[j] >= JOB_CONST) {
                 omp_set_num_threads(pt); /* its loop over the cells */
+                const double t0 = cs_now();
                 keep_error(&res[c], constant_job(&in, c));
+                const double dt = cs_now() - t0;
+#pragma omp critical(cs_trial_split)
+                if (dt > sp.constants) sp.constants = dt;
             }
             else if (job[j] >= JOB_RESOLVE)
                 resolved[c] = cs_hines_gpu_plan_resolve((int)net->ncell, in.cell_first, in.parent, &opt[c]);
