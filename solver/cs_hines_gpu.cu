@@ -227,6 +227,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_create(int nsys, const int *offset
     if (!pl) { cs__hgpu_err("cs_hines_gpu_plan_create: out of memory"); return CS_SOLVER_ERR_NOMEM; }
     pl->device = opt.device;
     pl->const_u = opt.const_coupling != 0;
+    pl->pdl = opt.dependent_launch != 0 && prop.major >= 9;
     pl->smem_optin = (int)prop.sharedMemPerBlockOptin;
     pl->smem_sm = (int)prop.sharedMemPerMultiprocessor;
     pl->nsm = prop.multiProcessorCount;

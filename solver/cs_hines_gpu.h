@@ -178,6 +178,11 @@ typedef struct {
                             the assembly it saves: per-system variants from CS_HINES_FUSED_MIN_PER_SM
                             systems per multiprocessor instead of warp; a staged plan is built for
                             the fused step (larger rings: it still solves) */
+    int dependent_launch; /* 1: the fused step's kernel (fine's, staged's, the per-system variants',
+                            on the plan's stream) is a programmatic dependent launch (compute
+                            capability 9.0+, cs_gpu_pdl.cuh): scheduled while the caller's kernel
+                            before it runs, it waits inside for that one to complete; the kernel
+                            lets the caller's next launch do the same. 0 (default): plain launches */
     int const_coupling;  /* 1: every internal-layout solve passes the same u array with the same
                             values (a simulator's constant couplings): "chunked" then copies the
                             reduced tree's part of u once instead of at every solve (tree-order

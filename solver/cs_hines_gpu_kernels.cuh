@@ -17,6 +17,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include "cs_gpu_pdl.cuh"
 #include "cs_hines_gpu_impl.h"
 
 /* ---- kernels -------------------------------------------------------------------------------- */
@@ -87,6 +88,7 @@ __global__ void cs__k_step_cells(int nslot, const int *__restrict__ slot_base, c
 {
     /* D: rows per chunk of the backward sweep (only v and the flags when shared), DF: of the
      * forward sweep */
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= nslot) return;
     const int n = slot_n[q];
@@ -412,6 +414,9 @@ __global__ void cs__k_fine_step(const int *__restrict__ order, int first, const 
                              ? cs__stage_schedule(cs__smem_fine_step, ti, level_start, tasks, children, threadIdx.x, blockDim.x)
                              : cs__global_schedule<SCHED == CS__SCHED_L2>(ti, level_start, tasks, children,
                                                                           U_SMEM ? nullptr : st.u + base, 8LL * rows);
+    /* the schedule (the plan's, never written by a kernel) was staged above while the kernel before
+     * this one may still run (a programmatic launch); the rows' arrays only after it has completed */
+    cs_pdl_enter();
     double *D = st.work_a + base, *R = st.work_b + base; /* in device memory unless SMEM */
     const double *U = st.u + base;
     if (SMEM) {

@@ -222,7 +222,8 @@ static cs_solver_status cs__staged_launches(cs_hines_plan *pl, T *d, const T *u,
         const int l = pl->launch_reverse ? nl - 1 - j : j;
         cudaStream_t st;
         CS__TRY(cs__launch_stream(pl, nl, l, &st));
-        if (step) CS__CU(cs__staged_launch_step(cs__staged_dev_of(pl, l, 0), *step, st));
+        /* programmatic only on the plan's own stream: a forked launch follows an event */
+        if (step) CS__CU(cs__staged_launch_step(cs__staged_dev_of(pl, l, 0), *step, st, pl->pdl && nl == 1));
         else CS__CU(cs__staged_launch<T>(cs__staged_dev_of(pl, l, sizeof(T) == sizeof(float)), d, u, rhs, st));
         if (step && step->after_launch) { /* the launch's rows: from its first group to the next launch's */
             const int *L = pl->hp.stg_launch + CS__SL_N * l;
@@ -348,23 +349,23 @@ static cs_solver_status cs__fine_step_launch(cs_hines_plan *pl, const cs_hines_s
         const int th = hp->threads_auto && pl->fs_bpsm[c] < 8 ? 256 : hp->threads;
         const int *ord = pl->d_fs_order;
         const int f = pl->fs_first[c];
+        const bool pdl = pl->pdl && n == 1; /* programmatic only on the plan's own stream */
         cudaStream_t sm;
         CS__TRY(cs__launch_stream(pl, n, n > 1 ? c : 0, &sm));
         if (hp->fine_flags & CS_HINES_FINE_D_GLOBAL)
-            cs__k_fine_step<true, false, false, CS__SCHED_GLOBAL><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
+            CS__CU(cs_pdl_launch(pdl, cs__k_fine_step<true, false, false, CS__SCHED_GLOBAL>, dim3(np), dim3(th), bytes, sm, ord, f, CS__FINE_ARGS, 0, *st));
         else if ((hp->fine_flags & CS_HINES_FINE_U_SHARED) && sh)
-            cs__k_fine_step<true, true, true, CS__SCHED_SHARED><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, (int)sched, *st);
+            CS__CU(cs_pdl_launch(pdl, cs__k_fine_step<true, true, true, CS__SCHED_SHARED>, dim3(np), dim3(th), bytes, sm, ord, f, CS__FINE_ARGS, (int)sched, *st));
         else if ((hp->fine_flags & CS_HINES_FINE_U_SHARED) && pl->fine_step_sched != CS__SCHED_GLOBAL)
-            cs__k_fine_step<true, true, true, CS__SCHED_L2><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
+            CS__CU(cs_pdl_launch(pdl, cs__k_fine_step<true, true, true, CS__SCHED_L2>, dim3(np), dim3(th), bytes, sm, ord, f, CS__FINE_ARGS, 0, *st));
         else if (hp->fine_flags & CS_HINES_FINE_U_SHARED)
-            cs__k_fine_step<true, true, true, CS__SCHED_GLOBAL><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
+            CS__CU(cs_pdl_launch(pdl, cs__k_fine_step<true, true, true, CS__SCHED_GLOBAL>, dim3(np), dim3(th), bytes, sm, ord, f, CS__FINE_ARGS, 0, *st));
         else if (sh)
-            cs__k_fine_step<true, false, true, CS__SCHED_SHARED><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, (int)sched, *st);
+            CS__CU(cs_pdl_launch(pdl, cs__k_fine_step<true, false, true, CS__SCHED_SHARED>, dim3(np), dim3(th), bytes, sm, ord, f, CS__FINE_ARGS, (int)sched, *st));
         else if (pl->fine_step_sched != CS__SCHED_GLOBAL)
-            cs__k_fine_step<true, false, true, CS__SCHED_L2><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
+            CS__CU(cs_pdl_launch(pdl, cs__k_fine_step<true, false, true, CS__SCHED_L2>, dim3(np), dim3(th), bytes, sm, ord, f, CS__FINE_ARGS, 0, *st));
         else
-            cs__k_fine_step<true, false, true, CS__SCHED_GLOBAL><<<np, th, bytes, sm>>>(ord, f, CS__FINE_ARGS, 0, *st);
-        CS__CU(cudaGetLastError());
+            CS__CU(cs_pdl_launch(pdl, cs__k_fine_step<true, false, true, CS__SCHED_GLOBAL>, dim3(np), dim3(th), bytes, sm, ord, f, CS__FINE_ARGS, 0, *st));
         if (n > 1) CS__TRY(cs__join(pl, n, sm));
     }
     return CS_SOLVER_OK;
@@ -405,13 +406,13 @@ cs_solver_status cs__step_launch(cs_hines_plan *pl, const cs_hines_step_d *st)
     }
     int th = hp->threads, grid = (hp->nslot + th - 1) / th;
     const int *sb = pl->d_slot_base, *sn = pl->d_slot_n, *pp = pl->d_p_local;
+    const bool pdl = pl->pdl;
     if (st->shared_constants)
-        cs__k_step_cells<true, true, 8, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        CS__CU(cs_pdl_launch(pdl, cs__k_step_cells<true, true, 8, 8>, dim3(grid), dim3(th), 0, pl->stream, hp->nslot, sb, sn, hp->stride, pp, *st));
     else if (hp->shared_p)
-        cs__k_step_cells<true, false, 4, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
+        CS__CU(cs_pdl_launch(pdl, cs__k_step_cells<true, false, 4, 8>, dim3(grid), dim3(th), 0, pl->stream, hp->nslot, sb, sn, hp->stride, pp, *st));
     else
-        cs__k_step_cells<false, false, 4, 8><<<grid, th, 0, pl->stream>>>(hp->nslot, sb, sn, hp->stride, pp, *st);
-    CS__CU(cudaGetLastError());
+        CS__CU(cs_pdl_launch(pdl, cs__k_step_cells<false, false, 4, 8>, dim3(grid), dim3(th), 0, pl->stream, hp->nslot, sb, sn, hp->stride, pp, *st));
     return CS_SOLVER_OK;
 }
 

@@ -59,6 +59,7 @@ struct cs_hines_plan {
     /* fine (and chunked's reduced tree): where the level sweeps read the schedule, CS__SCHED_*, in
      * the fused step and in the solve (cs__fine_sched_setup), and the largest type's schedule in bytes */
     int fine_step_sched, fine_solve_sched, fine_sched_max;
+    int pdl;                /* the fused step's launches on the plan's stream: programmatic (opt.dependent_launch) */
     int fine_class_streams; /* fine's fused step: its classes' launches side by side (CS_HINES_FINE_CLASS_STREAMS=0: not) */
     int *d_stg_next;        /* staged: two counters per launch (cs__staged_dev.next) */
     int stg_current;        /* staged, fused step: the rows with current are marked (set_current) */

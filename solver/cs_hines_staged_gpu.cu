@@ -20,6 +20,7 @@
  * separate 32-byte requests, and the L2's tag lookups were its busiest unit (81 %). Storing rows
  * in schedule order (cs_hines_staged.c) made a step's rows one run: 88 % (branch-free steps,
  * below, had given 2 %; NOTES.md, "Session 6"). */
+#include "cs_gpu_pdl.cuh"
 #include "cs_hines_gpu_impl.h"
 #include "cs_hines_staged_gpu.h"
 
@@ -273,6 +274,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     T *CC0 = reinterpret_cast<T *>(ssc + (size_t)sd.max_steps * S); /* two-way: the records' third values */
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
     T2 *AB = AB0 + j;
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it (its counters too) */
     T *CC = CC0 + j;
     copy_t cp;
     {
@@ -447,15 +449,16 @@ cudaError_t cs__staged_prepare(const cs__staged_dev &sd, int attr_rows, int attr
 }
 
 template <class T>
-static cudaError_t cs__staged_launch_t(const cs__staged_dev &sd, T *d, const T *u, T *rhs, const cs__stg_fused<T> &fz, cudaStream_t stream)
+static cudaError_t cs__staged_launch_t(const cs__staged_dev &sd, T *d, const T *u, T *rhs, const cs__stg_fused<T> &fz, cudaStream_t stream,
+                                       bool pdl = false)
 {
     const int fused = fz.v != nullptr, na = fused ? CS__STG_FUSED_ARRAYS : 3;
     const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused);
     if (!k) return cudaErrorInvalidValue;
     long long grid = (long long)sd.blocks_per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
-    k<<<(int)grid, 32, cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, sizeof(T)), stream>>>(sd, d, u, rhs, fz);
-    return cudaGetLastError();
+    return cs_pdl_launch(pdl, k, dim3((unsigned)grid), dim3(32), cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, sizeof(T)),
+                         stream, sd, d, u, rhs, fz);
 }
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)
@@ -465,8 +468,8 @@ cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs
 template cudaError_t cs__staged_launch<double>(const cs__staged_dev &, double *, const double *, double *, cudaStream_t);
 template cudaError_t cs__staged_launch<float>(const cs__staged_dev &, float *, const float *, float *, cudaStream_t);
 
-cudaError_t cs__staged_launch_step(const cs__staged_dev &sd, const cs_hines_step_d &st, cudaStream_t stream)
+cudaError_t cs__staged_launch_step(const cs__staged_dev &sd, const cs_hines_step_d &st, cudaStream_t stream, bool pdl)
 {
     const cs__stg_fused<double> fz{st.cdt, st.v, st.i, st.g, st.keep_currents};
-    return cs__staged_launch_t<double>(sd, const_cast<double *>(st.d0), st.u, const_cast<double *>(st.b0), fz, stream);
+    return cs__staged_launch_t<double>(sd, const_cast<double *>(st.d0), st.u, const_cast<double *>(st.b0), fz, stream, pdl);
 }

@@ -43,6 +43,7 @@ cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs
 /* One fused step (cs_hines_gpu_step_internal_d: assembly, solve, x into st.v) of a plan built
  * for it (sd.fused), double only; st.flags is not read: the rows with current are marked in the
  * schedule (CS__STG_CURRENT, cs_hines_gpu_plan_mark_current). */
-cudaError_t cs__staged_launch_step(const cs__staged_dev &sd, const cs_hines_step_d &st, cudaStream_t stream);
+/* pdl: a programmatic dependent launch (cs_gpu_pdl.cuh) */
+cudaError_t cs__staged_launch_step(const cs__staged_dev &sd, const cs_hines_step_d &st, cudaStream_t stream, bool pdl);
 
 #endif

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cs_gpu_pdl.cuh"
 #include "cs_thomas_gpu.h"
 #include "cs_thomas_gpu_impl.cuh"
 #include "cs_tridiag_segment.h"
@@ -182,24 +183,10 @@ __device__ __forceinline__ void cs__wtree_down(const cs_seg_node<T> *nd, int lan
     }
 }
 
-/* Programmatic dependent launch (Hopper): each kernel after the first is launched while its
- * predecessor runs (cs__wlaunch); pdl_wait blocks until the predecessor has completed and its
- * writes are visible (a no-op for a plain launch), pdl_trigger lets the successor be scheduled.
- * Every kernel triggers only after its wait, so when a kernel starts, all kernels before its
- * predecessor have completed: the substitution loads its tile (written earlier) and eliminates
- * before it waits for the reduced solution. */
-__device__ __forceinline__ void cs__pdl_wait(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void cs__pdl_trigger(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" :::);
-#endif
-}
+/* Programmatic dependent launch (cs_gpu_pdl.cuh): each kernel after the first is launched while
+ * its predecessor runs (cs__wlaunch). Every kernel triggers only after its wait, so when a kernel
+ * starts, all kernels before its predecessor have completed: the substitution loads its tile
+ * (written earlier) and eliminates before it waits for the reduced solution. */
 
 /* ---- kernels ----------------------------------------------------------------------------- */
 /* A level of m rows -> its 2·ceil(m/512) reduced rows (ra, rb, rc, rd). */
@@ -211,8 +198,8 @@ cs__wreduce_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
     cs__wsmem<T, NT> s(cs__raw);
-    cs__pdl_wait(); /* the level's rows come from the previous reduce */
-    cs__pdl_trigger();
+    cs_pdl_wait(); /* the level's rows come from the previous reduce */
+    cs_pdl_trigger();
     const size_t t0 = (size_t)blockIdx.x * (CS__WK * NT);
     cs__wload<T, NT>(t0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31;
@@ -241,8 +228,8 @@ cs__wsubst_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T 
     cs_seg_node<T> nd[5];
     sum = cs__wtree_up<T>(sum, lane, nd);
     const size_t wq = (t0 + (size_t)(threadIdx.x - lane) * CS__WK) / CS__WROWS;
-    cs__pdl_wait(); /* x: the next level's solution */
-    cs__pdl_trigger();
+    cs_pdl_wait(); /* x: the next level's solution */
+    cs_pdl_trigger();
     T xf = T(0), xl = T(0);
     if (lane == 0 && wq * CS__WROWS < m) xf = x[2 * wq], xl = x[2 * wq + 1];
     cs__wtree_down<T>(nd, lane, xf, xl);
@@ -263,8 +250,8 @@ cs__wbase_kernel(size_t m, size_t n, int vec, const T *__restrict__ a, const T *
     extern __shared__ __align__(16) unsigned char cs__raw[];
     cs__wsmem<T, CS__WBT> s(cs__raw);
     __shared__ T red[3][2 * CS__WBW]; /* the warps' rows: a, c, d (b = 1), then the solution */
-    cs__pdl_wait(); /* the level's rows come from the last reduce */
-    cs__pdl_trigger();
+    cs_pdl_wait(); /* the level's rows come from the last reduce */
+    cs_pdl_trigger();
     cs__wload<T, CS__WBT>(0, m, n, vec, a, b, c, d, s.a, s.b, s.c, s.d);
     const int o = threadIdx.x * CS__WPAD, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     cs_seg<T> sum = cs_seg_chunk<T>(s.a + o, s.b + o, s.c + o, s.d + o, CS__WK, 1);
@@ -320,8 +307,8 @@ cs__pcr_base_kernel(int m, const T *__restrict__ a, const T *__restrict__ b,
 {
     extern __shared__ __align__(16) unsigned char cs__raw[];
     T *sa = reinterpret_cast<T *>(cs__raw), *sc = sa + CS__PMAX, *sd = sc + CS__PMAX;
-    cs__pdl_wait(); /* the level's rows come from the last reduce */
-    cs__pdl_trigger();
+    cs_pdl_wait(); /* the level's rows come from the last reduce */
+    cs_pdl_trigger();
     const int i = threadIdx.x;
     if (i < m) {
         const T r = T(1) / b[i];
@@ -409,24 +396,12 @@ static bool cs__pcr_base_on(void)
     return !(e && e[0] == '0');
 }
 
-/* kernel<<<g, b, smem, st>>>(args...), with pdl: as a programmatic dependent launch (falls back
- * to a plain launch where the attribute is refused). */
+/* kernel<<<g, b, smem, st>>>(args...), with pdl: as a programmatic dependent launch */
 template <typename... P, typename... A>
 static cudaError_t cs__wlaunch(bool pdl, void (*kernel)(P...), unsigned g, unsigned b, size_t smem,
                                cudaStream_t st, A... args)
 {
-    if (pdl) {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(g), cfg.blockDim = dim3(b), cfg.dynamicSmemBytes = smem, cfg.stream = st;
-        cudaLaunchAttribute at[1];
-        at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        at[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.attrs = at, cfg.numAttrs = 1;
-        if (cudaLaunchKernelEx(&cfg, kernel, args...) == cudaSuccess) return cudaSuccess;
-        (void)cudaGetLastError();
-    }
-    kernel<<<g, b, smem, st>>>(args...);
-    return cudaGetLastError();
+    return cs_pdl_launch(pdl, kernel, dim3(g), dim3(b), smem, st, args...);
 }
 
 /* Threads a block of the level kernels: CS_THOMAS_WT = 32 (the default), 64, 128 or 256; the

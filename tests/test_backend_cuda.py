@@ -280,8 +280,16 @@ def main():
     real_big = real_cells(a.source_dir, a.work_dir, count=384, tfinal=5.0) if real else None
     for switch, what in (("CS_CUDA_GRAPHS", "graphs"), ("CS_CUDA_FORK", "the forked stream"),
                          ("CS_CUDA_HH_AHEAD", "hh's next current in its state update"),
-                         ("CS_CUDA_HH_AFTER_LAUNCH", "hh's update after each launch of the step")):
+                         ("CS_CUDA_HH_AFTER_LAUNCH", "hh's update after each launch of the step"),
+                         ("CS_CUDA_PDL", "programmatic dependent launches")):
         cases = [("interleaved", ring), ("staged", ring), ("fine", ring), ("interleaved", ring_vars)]
+        if switch == "CS_CUDA_PDL": # every kernel waits for the one before it: the same results; the
+            # small distinct rings' fine fused step (the kernel that starts with its schedule) too
+            rand = os.path.join(a.work_dir, "busyring-rand-512.json")
+            with open(rand, "w") as f:
+                subprocess.run([sys.executable, os.path.join(a.source_dir, "bench/busyring_json.py"), "--rand", "512", "5"],
+                               stdout=f, check=True)
+            cases += [("fine", rand), ("staged", ring_exp2syn)]
         if switch == "CS_CUDA_HH_AFTER_LAUNCH" and real_big:
             cases.append(("staged", real_big))
             for model, expect in ((real_big, True), (real, False), (ring, False)):

@@ -141,6 +141,8 @@ struct cs_backend {
 /* 0 when CS_CUDA_PRIORITY=0: every stream at the same priority (for comparisons); 1 otherwise:
  * the main stream and the lanes of latency-bound groups at the device's greatest (setup_lanes). */
 int cs__cuda_priority_on(void);
+/* programmatic dependent launches of the step's kernels (CS_CUDA_PDL=0: plain launches) */
+int cs__cuda_pdl_on(void);
 
 /* cs_cuda_events.c: where an epoch's events go on the GPU. */
 typedef struct {

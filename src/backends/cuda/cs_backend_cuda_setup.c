@@ -615,6 +615,8 @@ static cs_status setup(cs_backend *be) {
      * the greatest priority, so that its kernels' blocks start before the lanes' large groups'
      * pending ones (setup_lanes); CS_CUDA_PRIORITY=0: every stream at the same priority */
     CS_TRY(cs_cuda_stream_create_priority(&s->stream, cs__cuda_priority_on()));
+    s->pdl = cs__cuda_pdl_on() && cs_cuda_pdl_supported(be->p.device);
+    s->pdl_stream = s->stream;
     size_t mem0 = cs_cuda_memory_used();
 
     /* tree-order structure of the whole batch */

@@ -142,6 +142,10 @@ typedef struct {
     int cap_spike;
     int *counters;                      /* [3]: spikes, first failing step (INT_MAX), its cell */
     void *stream;                       /* cudaStream_t */
+    /* 1: the step's kernels on pdl_stream (the main stream; not a lane's copy of this state) are
+     * programmatic dependent launches (cs_gpu_pdl.cuh: each waits inside for the kernel before) */
+    int pdl;
+    void *pdl_stream;
     /* Where the step kernels find their step: the epoch's first step and the index of the
      * current one within the epoch live on the device (cs_cuda_step_ctx), so a CUDA graph of
      * steps replays with no argument changing; ev_hi[k] ends step k's events. */
@@ -155,6 +159,8 @@ typedef struct {
 
 int cs_cuda_compiled(void);
 int cs_cuda_device_count(void);
+/* 1 when GPU dev can launch kernels as programmatic dependents (compute capability 9.0+) */
+int cs_cuda_pdl_supported(int dev);
 /* One line naming device dev (model, UUID, compute capability, SMs, driver); "" when it cannot be read. */
 void cs_cuda_identity(int dev, char *buf, size_t len);
 /* Select device dev and give its name. */

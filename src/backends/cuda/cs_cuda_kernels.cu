@@ -10,6 +10,7 @@ extern "C" {
 #include "cs_cuda.h"
 }
 #include "cs_cuda_device.cuh"
+#include "cs_gpu_pdl.cuh"
 #include "cs_ion.h"
 
 #define CS_THREADS 256
@@ -27,6 +28,11 @@ static cs_status cuda_fail(cudaError_t e, const char *what) {
 
 static inline unsigned blocks_for(long n) { return (unsigned)((n + CS_THREADS - 1) / CS_THREADS); }
 static inline cudaStream_t stream_of(const cs_cuda_state *s) { return (cudaStream_t)s->stream; }
+/* A step kernel's launch: programmatic on the main stream (cs_cuda_state.pdl); every kernel so
+ * launched calls cs_pdl_enter() first (cs_gpu_pdl.cuh) */
+static inline bool pdl_of(const cs_cuda_state *s) { return s->pdl && s->stream == s->pdl_stream; }
+#define CS_STEP_LAUNCH(s, kernel, grid, block, ...) \
+    CS_CUDA_CALL(cs_pdl_launch(pdl_of(s), kernel, dim3(grid), dim3(block), 0, stream_of(s), __VA_ARGS__), #kernel)
 
 extern "C" int cs_cuda_compiled(void) { return 1; }
 
@@ -52,6 +58,15 @@ extern "C" void cs_cuda_identity(int dev, char *buf, size_t len) {
     for (int i = 0; i < 16; ++i) snprintf(uuid + 2 * i, 3, "%02x", (unsigned char)prop.uuid.bytes[i]);
     snprintf(buf, len, "%s uuid %s sm_%d%d %d SMs driver %d", prop.name, uuid, prop.major, prop.minor,
              prop.multiProcessorCount, driver);
+}
+
+extern "C" int cs_cuda_pdl_supported(int dev) {
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return major >= 9;
 }
 
 extern "C" cs_status cs_cuda_select(int dev, char *name, size_t len) {
@@ -217,11 +232,13 @@ extern "C" cs_status cs_cuda_save_results(const cs_cuda_state *s, int *counters,
     return cs_cuda_copy_async(samples, s->samples, nsample * sizeof(double), s->stream);
 }
 
-__global__ void k_next_steps(cs_cuda_step_ctx *ctx, int n) { ctx->k += n; }
+__global__ void k_next_steps(cs_cuda_step_ctx *ctx, int n) {
+    cs_pdl_enter();
+    ctx->k += n;
+}
 
 extern "C" cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n) {
-    k_next_steps<<<1, 1, 0, stream_of(s)>>>((cs_cuda_step_ctx *)s->ctx, n);
-    CS_LAUNCHED("advancing the step");
+    CS_STEP_LAUNCH(s, k_next_steps, 1, 1, (cs_cuda_step_ctx *)s->ctx, n);
     return CS_OK;
 }
 
@@ -229,6 +246,7 @@ extern "C" cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n) {
 #define CS_DELIVER_BLOCKS 32 /* a fixed grid (graphs replay it) striding over the step's events */
 __global__ void k_deliver(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, const int *local, const double *w,
                           double *g_syn) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int step = ctx->k + j, lo = hi_of[step], hi = hi_of[step + 1];
     for (int k = lo + blockIdx.x * blockDim.x + threadIdx.x; k < hi; k += gridDim.x * blockDim.x)
         atomicAdd(&g_syn[local[k]], w[k]); /* several events may hit one synapse */
@@ -236,6 +254,7 @@ __global__ void k_deliver(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, 
 
 /* the step's event range, for a catalogue synapse's net_receive (graphs replay it) */
 __global__ void k_event_range(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, int *range) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int step = ctx->k + j;
     range[0] = hi_of[step];
     range[1] = hi_of[step + 1];
@@ -260,16 +279,14 @@ extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
         const cs_cuda_mech *m = &s->mech[s->syn_groups[q]];
         const int *hi = s->ev_hi + (size_t)q * (size_t)s->ev_stride;
         if (m->kind == CS_CUDA_CATALOGUE) {
-            k_event_range<<<1, 1, 0, stream_of(s)>>>((const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_range + 2 * q);
-            CS_LAUNCHED("event range");
+            CS_STEP_LAUNCH(s, k_event_range, 1, 1, (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_range + 2 * q);
             cs_mech_view v = catalogue_view(s, m, j, 0.0); /* events at the step's start */
             m->gpu->net_receive(&v, s->ev_range + 2 * q, s->ev_local, s->ev_weight, s->stream);
             CS_LAUNCHED("event delivery (catalogue)");
             continue;
         }
-        k_deliver<<<CS_DELIVER_BLOCKS, CS_THREADS, 0, stream_of(s)>>>(
-            (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_local, s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
-        CS_LAUNCHED("event delivery");
+        CS_STEP_LAUNCH(s, k_deliver, CS_DELIVER_BLOCKS, CS_THREADS, (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_local,
+                       s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
     }
     return CS_OK;
 }
@@ -279,6 +296,7 @@ extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
 // point mechanisms may share a CV and use atomics.
 __global__ void k_hh_current(int n, const int *node, const double *w, const double *p, int pu,
                              const double *st, const double *v, double *I, double *G) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     int c = node[k];
@@ -287,6 +305,7 @@ __global__ void k_hh_current(int n, const int *node, const double *w, const doub
 
 __global__ void k_expsyn_current(int n, const int *node, const double *p, int pu, const double *st,
                                  const double *v, double *I, double *G) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     int c = node[k];
@@ -295,6 +314,7 @@ __global__ void k_expsyn_current(int n, const int *node, const double *p, int pu
 
 __global__ void k_iclamp_current(int n, const int *node, const double *p, int pu, const cs_cuda_step_ctx *ctx, int j,
                                  double dt, double *I) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     double e = iclamp_current(n, k, p, pu, ctx->step0 + ctx->k + j, dt);
@@ -316,6 +336,7 @@ struct cs_ion_step {
 __constant__ double k_ion_valence[CS_NION] = CS_ION_VALENCE;
 
 __global__ void k_ions_step(cs_ion_step a, double celsius) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     for (int ion = 0; ion < CS_NION; ++ion) {
         if (k < a.nzero[ion]) a.i[ion][a.zero_rows[ion][k]] = 0.0;
@@ -341,8 +362,7 @@ extern "C" cs_status cs_cuda_ions_prepare(const cs_cuda_state *s, double celsius
         most = max(most, max(a.nzero[ion], a.nnernst[ion]));
     }
     if (most) {
-        k_ions_step<<<blocks_for(most), CS_THREADS, 0, stream_of(s)>>>(a, celsius);
-        CS_LAUNCHED("ion currents zeroed, Nernst");
+        CS_STEP_LAUNCH(s, k_ions_step, blocks_for(most), CS_THREADS, a, celsius);
     }
     return CS_OK;
 }
@@ -389,7 +409,6 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, 
         const cs_cuda_mech *m = &s->mech[q];
         if (!m->n) continue;
         unsigned nb = blocks_for(m->n);
-        cudaStream_t st = stream_of(s);
         switch (m->kind) {
         case CS_CUDA_CATALOGUE: {
             cs_mech_view v = current_view(s, m, j);
@@ -398,17 +417,16 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, 
         }
         case CS_CUDA_HH:
             if (q == 0 && s->hh_ahead) continue; /* computed by the last state update */
-            k_hh_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->weight, m->param, m->param_uniform, m->state,
-                                                    s->v, s->i, s->g);
+            CS_STEP_LAUNCH(s, k_hh_current, nb, CS_THREADS, m->n, m->node, m->weight, m->param, m->param_uniform, m->state,
+                           s->v, s->i, s->g);
             break;
         case CS_CUDA_EXPSYN:
-            k_expsyn_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, m->param_uniform, m->state, s->v,
-                                                        s->i, s->g);
+            CS_STEP_LAUNCH(s, k_expsyn_current, nb, CS_THREADS, m->n, m->node, m->param, m->param_uniform, m->state, s->v,
+                           s->i, s->g);
             break;
         case CS_CUDA_ICLAMP:
-            k_iclamp_current<<<nb, CS_THREADS, 0, st>>>(m->n, m->node, m->param, m->param_uniform,
-                                                        (const cs_cuda_step_ctx *)s->ctx, j,
-                                                        s->dt, s->i);
+            CS_STEP_LAUNCH(s, k_iclamp_current, nb, CS_THREADS, m->n, m->node, m->param, m->param_uniform,
+                           (const cs_cuda_step_ctx *)s->ctx, j, s->dt, s->i);
             break;
         }
         CS_LAUNCHED("mechanism currents");
@@ -428,6 +446,7 @@ struct cs_gather_args {
 };
 
 __global__ void k_gather(cs_gather_args a) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     for (int l = 0; l <= CS_NION; ++l) {
         const cs_cuda_gather_list L = a.list[l];
@@ -464,23 +483,22 @@ extern "C" cs_status cs_cuda_gather_currents(const cs_cuda_state *s) {
     a.dst_g = s->g;
     a.sole = G->sole;
     if (!most) return CS_OK;
-    k_gather<<<blocks_for(most), CS_THREADS, 0, stream_of(s)>>>(a);
-    CS_LAUNCHED("current gather");
+    CS_STEP_LAUNCH(s, k_gather, blocks_for(most), CS_THREADS, a);
     return CS_OK;
 }
 
 extern "C" cs_status cs_cuda_first_currents(const cs_cuda_state *s) {
     if (!s->hh_ahead) return CS_OK;
     const cs_cuda_mech *m = &s->mech[0];
-    k_hh_current<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->node, m->weight, m->param, m->param_uniform,
-                                                                    m->state, s->v, s->i, s->g);
-    CS_LAUNCHED("mechanism currents");
+    CS_STEP_LAUNCH(s, k_hh_current, blocks_for(m->n), CS_THREADS, m->n, m->node, m->weight, m->param, m->param_uniform,
+                   m->state, s->v, s->i, s->g);
     return CS_OK;
 }
 
 // ---- assembly (cs_cable_matrix.h): d = d0 + g_m;  rhs = C/dt·v + b0 − (i − g·v) -----------
 __global__ void k_assemble(long n, const double *d0, const double *b0, const double *cdt, const double *v,
                            double *I, double *G, double *d, double *rhs) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     long r = blockIdx.x * (long)blockDim.x + threadIdx.x;
     if (r >= n) return;
     double g = G[r];
@@ -499,11 +517,14 @@ extern "C" cs_status cs_cuda_assemble_rows(void *stream, size_t n, const double 
 }
 
 extern "C" cs_status cs_cuda_assemble(const cs_cuda_state *s) {
-    return cs_cuda_assemble_rows(s->stream, s->n_int, s->d0, s->b0, s->cdt, s->v, s->i, s->g, s->d, s->rhs);
+    CS_STEP_LAUNCH(s, k_assemble, blocks_for((long)s->n_int), CS_THREADS, (long)s->n_int, s->d0, s->b0, s->cdt, s->v, s->i,
+                   s->g, s->d, s->rhs);
+    return CS_OK;
 }
 
 // ---- state update with the new v ------------------------------------------------------------
 __global__ void k_hh_advance(int n, const int *node, const double *v, double *st, double q10, double dt) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     double m, h, nn;
@@ -514,6 +535,7 @@ __global__ void k_hh_advance(int n, const int *node, const double *v, double *st
  * (hh_ahead): what k_hh_advance then k_hh_current compute, reading v, the node and the states once */
 __global__ void k_hh_advance_current(int n, int k0, int k1, const int *node, const double *w, const double *p, int pu,
                                      double *st, const double *v, double *I, double *G, double q10, double dt) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = k0 + blockIdx.x * blockDim.x + threadIdx.x; /* instances [k0, k1) of n */
     if (k >= k1) return;
     int c = node[k];
@@ -523,6 +545,7 @@ __global__ void k_hh_advance_current(int n, int k0, int k1, const int *node, con
 }
 
 __global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, double dt) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
     st[CS_EXPSYN_G * n + k] = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], prm(p, CS_EXPSYN_TAU, n, k, pu), dt);
@@ -531,9 +554,11 @@ __global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, dou
 extern "C" cs_status cs_cuda_hh_ahead_range(const cs_cuda_state *s, double celsius, int k0, int k1, void *stream) {
     const cs_cuda_mech *m = &s->mech[0];
     if (k1 <= k0) return CS_OK;
-    k_hh_advance_current<<<blocks_for(k1 - k0), CS_THREADS, 0, (cudaStream_t)stream>>>(
-        m->n, k0, k1, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g, cs_hh_q10(celsius), s->dt);
-    CS_LAUNCHED("state update (hh, with its next current)");
+    const bool pdl = s->pdl && stream == s->pdl_stream; /* not on a staged launch's own stream */
+    CS_CUDA_CALL(cs_pdl_launch(pdl, k_hh_advance_current, dim3(blocks_for(k1 - k0)), dim3(CS_THREADS), 0, (cudaStream_t)stream,
+                               m->n, k0, k1, m->node, m->weight, m->param, m->param_uniform, m->state, s->v, s->i, s->g,
+                               cs_hh_q10(celsius), s->dt),
+                 "state update (hh, with its next current)");
     return CS_OK;
 }
 
@@ -545,10 +570,9 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int
         if (m->kind == CS_CUDA_HH && q == 0 && s->hh_ahead)
             CS_TRY(cs_cuda_hh_ahead_range(s, celsius, 0, m->n, stream_of(s)));
         else if (m->kind == CS_CUDA_HH)
-            k_hh_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->node, s->v, m->state, q10, dt);
+            CS_STEP_LAUNCH(s, k_hh_advance, blocks_for(m->n), CS_THREADS, m->n, m->node, s->v, m->state, q10, dt);
         else if (m->kind == CS_CUDA_EXPSYN)
-            k_expsyn_advance<<<blocks_for(m->n), CS_THREADS, 0, stream_of(s)>>>(m->n, m->param, m->param_uniform,
-                                                                                m->state, dt);
+            CS_STEP_LAUNCH(s, k_expsyn_advance, blocks_for(m->n), CS_THREADS, m->n, m->param, m->param_uniform, m->state, dt);
         else if (m->kind == CS_CUDA_CATALOGUE) {
             cs_mech_view v = catalogue_view(s, m, j, dt); /* the state update at the step's end */
             m->gpu->advance(&v, s->stream);
@@ -563,6 +587,7 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int
 __global__ void k_detect(int ndet, const int *row, const int *gid, const double *thr, double *vprev,
                          int ncell, const int *cell_row, const double *v, const cs_cuda_step_ctx *ctx, int j,
                          double dt, double *spike_time, int *spike_gid, int cap, int *counters) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     int step = ctx->k + j; /* within the epoch */
     double t = step_time(ctx->step0 + step, dt);
@@ -579,10 +604,9 @@ __global__ void k_detect(int ndet, const int *row, const int *gid, const double 
 extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, int j) {
     int n = s->ndet > s->ncell ? s->ndet : s->ncell;
     if (!n) return CS_OK;
-    k_detect<<<blocks_for(n), CS_THREADS, 0, stream_of(s)>>>(
-        s->ndet, s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->ncell, s->cell_row, s->v,
-        (const cs_cuda_step_ctx *)s->ctx, j, s->dt, s->spike_time, s->spike_gid, s->cap_spike, s->counters);
-    CS_LAUNCHED("threshold detection");
+    CS_STEP_LAUNCH(s, k_detect, blocks_for(n), CS_THREADS, s->ndet, s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->ncell,
+                   s->cell_row, s->v, (const cs_cuda_step_ctx *)s->ctx, j, s->dt, s->spike_time, s->spike_gid, s->cap_spike,
+                   s->counters);
     return CS_OK;
 }
 
@@ -593,6 +617,7 @@ extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, int j) {
  * arrays never move, unlike v). */
 __global__ void k_sample(int n, const int *row, const double *const *src, const double *v, double *out,
                          const cs_cuda_step_ctx *ctx, int j, int stride, int r) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     if (r < 0 && (r = sample_row_of(ctx->step0 + ctx->k + j + 1, ctx->step0, stride)) < 0) return;
     int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
@@ -607,6 +632,7 @@ __global__ void k_imem(int nq, const int *col, const int *row, const int *nb_fir
                        const double *nb_g, const int *el_first, const int *el_k, const double *cp, int cn, int cpu,
                        const double *v, double *out, int nprobe, const cs_cuda_step_ctx *ctx, int j, int stride,
                        int r, double dt) {
+    cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     long long step = -1;
     if (r < 0) {
         step = ctx->step0 + ctx->k + j;
