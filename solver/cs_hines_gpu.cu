@@ -163,6 +163,10 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         if (hp->variant == CS__HV_FINE) {
             cs__fine_sched_setup(pl);
             CS__TRY(cs__fine_step_classes(pl));
+            if (hp->fine_fuses && pl->fs_nclass > 1) { /* the fused step's launches, side by side unless CS_HINES_FINE_CLASS_STREAMS=0 */
+                const size_t at = strlen(pl->hp.describe);
+                snprintf(pl->hp.describe + at, sizeof pl->hp.describe - at, " step-classes=%d", pl->fs_nclass);
+            }
         }
     } else if (hp->variant == CS__HV_CHUNKED) {
         CS__TRY(cs__upload(&pl->d_chk_chunk, (const int4 *)hp->chk_chunk, (size_t)hp->chk_nchunk));

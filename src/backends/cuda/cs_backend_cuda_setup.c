@@ -615,8 +615,6 @@ static cs_status setup(cs_backend *be) {
      * the greatest priority, so that its kernels' blocks start before the lanes' large groups'
      * pending ones (setup_lanes); CS_CUDA_PRIORITY=0: every stream at the same priority */
     CS_TRY(cs_cuda_stream_create_priority(&s->stream, cs__cuda_priority_on()));
-    s->pdl = cs__cuda_pdl_on() && cs_cuda_pdl_supported(be->p.device);
-    s->pdl_stream = s->stream;
     size_t mem0 = cs_cuda_memory_used();
 
     /* tree-order structure of the whole batch */
@@ -638,6 +636,9 @@ static cs_status setup(cs_backend *be) {
         else if (ss != CS_SOLVER_OK) st = cs__cuda_solver_fail(ss, "building the solver plan");
         else be->fused = opt.fused_step && cs_hines_gpu_plan_fuses(be->plan);
     }
+    /* the step's kernels on the main stream as programmatic launches (cs__cuda_pdl_on) */
+    s->pdl = cs__cuda_pdl_on() && cs_cuda_pdl_supported(be->p.device);
+    s->pdl_stream = s->stream;
     double *v_int = NULL;
     if (st == CS_OK) {
         s->n_int = cs_hines_gpu_plan_internal_size(be->plan);
