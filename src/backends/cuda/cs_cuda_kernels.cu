@@ -31,8 +31,8 @@ static inline cudaStream_t stream_of(const cs_cuda_state *s) { return (cudaStrea
 /* A step kernel's launch: programmatic on the main stream (cs_cuda_state.pdl); every kernel so
  * launched calls cs_pdl_enter() first (cs_gpu_pdl.cuh) */
 static inline bool pdl_of(const cs_cuda_state *s) { return s->pdl && s->stream == s->pdl_stream; }
-#define CS_STEP_LAUNCH(s, kernel, grid, block, ...) \
-    CS_CUDA_CALL(cs_pdl_launch(pdl_of(s), kernel, dim3(grid), dim3(block), 0, stream_of(s), __VA_ARGS__), #kernel)
+#define CS_STEP_LAUNCH(s, what, kernel, grid, block, ...) \
+    CS_CUDA_CALL(cs_pdl_launch(pdl_of(s), kernel, dim3(grid), dim3(block), 0, stream_of(s), __VA_ARGS__), what)
 
 extern "C" int cs_cuda_compiled(void) { return 1; }
 
@@ -238,7 +238,7 @@ __global__ void k_next_steps(cs_cuda_step_ctx *ctx, int n) {
 }
 
 extern "C" cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n) {
-    CS_STEP_LAUNCH(s, k_next_steps, 1, 1, (cs_cuda_step_ctx *)s->ctx, n);
+    CS_STEP_LAUNCH(s, "advancing the step", k_next_steps, 1, 1, (cs_cuda_step_ctx *)s->ctx, n);
     return CS_OK;
 }
 
@@ -279,13 +279,13 @@ extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
         const cs_cuda_mech *m = &s->mech[s->syn_groups[q]];
         const int *hi = s->ev_hi + (size_t)q * (size_t)s->ev_stride;
         if (m->kind == CS_CUDA_CATALOGUE) {
-            CS_STEP_LAUNCH(s, k_event_range, 1, 1, (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_range + 2 * q);
+            CS_STEP_LAUNCH(s, "event range", k_event_range, 1, 1, (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_range + 2 * q);
             cs_mech_view v = catalogue_view(s, m, j, 0.0); /* events at the step's start */
             m->gpu->net_receive(&v, s->ev_range + 2 * q, s->ev_local, s->ev_weight, s->stream);
             CS_LAUNCHED("event delivery (catalogue)");
             continue;
         }
-        CS_STEP_LAUNCH(s, k_deliver, CS_DELIVER_BLOCKS, CS_THREADS, (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_local,
+        CS_STEP_LAUNCH(s, "event delivery", k_deliver, CS_DELIVER_BLOCKS, CS_THREADS, (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_local,
                        s->ev_weight, m->state + (size_t)CS_EXPSYN_G * m->n);
     }
     return CS_OK;
@@ -362,7 +362,7 @@ extern "C" cs_status cs_cuda_ions_prepare(const cs_cuda_state *s, double celsius
         most = max(most, max(a.nzero[ion], a.nnernst[ion]));
     }
     if (most) {
-        CS_STEP_LAUNCH(s, k_ions_step, blocks_for(most), CS_THREADS, a, celsius);
+        CS_STEP_LAUNCH(s, "ion currents zeroed, Nernst", k_ions_step, blocks_for(most), CS_THREADS, a, celsius);
     }
     return CS_OK;
 }
@@ -417,15 +417,15 @@ extern "C" cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, 
         }
         case CS_CUDA_HH:
             if (q == 0 && s->hh_ahead) continue; /* computed by the last state update */
-            CS_STEP_LAUNCH(s, k_hh_current, nb, CS_THREADS, m->n, m->node, m->weight, m->param, m->param_uniform, m->state,
+            CS_STEP_LAUNCH(s, "mechanism currents", k_hh_current, nb, CS_THREADS, m->n, m->node, m->weight, m->param, m->param_uniform, m->state,
                            s->v, s->i, s->g);
             break;
         case CS_CUDA_EXPSYN:
-            CS_STEP_LAUNCH(s, k_expsyn_current, nb, CS_THREADS, m->n, m->node, m->param, m->param_uniform, m->state, s->v,
+            CS_STEP_LAUNCH(s, "mechanism currents", k_expsyn_current, nb, CS_THREADS, m->n, m->node, m->param, m->param_uniform, m->state, s->v,
                            s->i, s->g);
             break;
         case CS_CUDA_ICLAMP:
-            CS_STEP_LAUNCH(s, k_iclamp_current, nb, CS_THREADS, m->n, m->node, m->param, m->param_uniform,
+            CS_STEP_LAUNCH(s, "mechanism currents", k_iclamp_current, nb, CS_THREADS, m->n, m->node, m->param, m->param_uniform,
                            (const cs_cuda_step_ctx *)s->ctx, j, s->dt, s->i);
             break;
         }
@@ -483,14 +483,14 @@ extern "C" cs_status cs_cuda_gather_currents(const cs_cuda_state *s) {
     a.dst_g = s->g;
     a.sole = G->sole;
     if (!most) return CS_OK;
-    CS_STEP_LAUNCH(s, k_gather, blocks_for(most), CS_THREADS, a);
+    CS_STEP_LAUNCH(s, "current gather", k_gather, blocks_for(most), CS_THREADS, a);
     return CS_OK;
 }
 
 extern "C" cs_status cs_cuda_first_currents(const cs_cuda_state *s) {
     if (!s->hh_ahead) return CS_OK;
     const cs_cuda_mech *m = &s->mech[0];
-    CS_STEP_LAUNCH(s, k_hh_current, blocks_for(m->n), CS_THREADS, m->n, m->node, m->weight, m->param, m->param_uniform,
+    CS_STEP_LAUNCH(s, "mechanism currents", k_hh_current, blocks_for(m->n), CS_THREADS, m->n, m->node, m->weight, m->param, m->param_uniform,
                    m->state, s->v, s->i, s->g);
     return CS_OK;
 }
@@ -517,7 +517,7 @@ extern "C" cs_status cs_cuda_assemble_rows(void *stream, size_t n, const double 
 }
 
 extern "C" cs_status cs_cuda_assemble(const cs_cuda_state *s) {
-    CS_STEP_LAUNCH(s, k_assemble, blocks_for((long)s->n_int), CS_THREADS, (long)s->n_int, s->d0, s->b0, s->cdt, s->v, s->i,
+    CS_STEP_LAUNCH(s, "assembly", k_assemble, blocks_for((long)s->n_int), CS_THREADS, (long)s->n_int, s->d0, s->b0, s->cdt, s->v, s->i,
                    s->g, s->d, s->rhs);
     return CS_OK;
 }
@@ -570,9 +570,9 @@ extern "C" cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int
         if (m->kind == CS_CUDA_HH && q == 0 && s->hh_ahead)
             CS_TRY(cs_cuda_hh_ahead_range(s, celsius, 0, m->n, stream_of(s)));
         else if (m->kind == CS_CUDA_HH)
-            CS_STEP_LAUNCH(s, k_hh_advance, blocks_for(m->n), CS_THREADS, m->n, m->node, s->v, m->state, q10, dt);
+            CS_STEP_LAUNCH(s, "state update", k_hh_advance, blocks_for(m->n), CS_THREADS, m->n, m->node, s->v, m->state, q10, dt);
         else if (m->kind == CS_CUDA_EXPSYN)
-            CS_STEP_LAUNCH(s, k_expsyn_advance, blocks_for(m->n), CS_THREADS, m->n, m->param, m->param_uniform, m->state, dt);
+            CS_STEP_LAUNCH(s, "state update", k_expsyn_advance, blocks_for(m->n), CS_THREADS, m->n, m->param, m->param_uniform, m->state, dt);
         else if (m->kind == CS_CUDA_CATALOGUE) {
             cs_mech_view v = catalogue_view(s, m, j, dt); /* the state update at the step's end */
             m->gpu->advance(&v, s->stream);
@@ -604,7 +604,7 @@ __global__ void k_detect(int ndet, const int *row, const int *gid, const double 
 extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, int j) {
     int n = s->ndet > s->ncell ? s->ndet : s->ncell;
     if (!n) return CS_OK;
-    CS_STEP_LAUNCH(s, k_detect, blocks_for(n), CS_THREADS, s->ndet, s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->ncell,
+    CS_STEP_LAUNCH(s, "threshold detection", k_detect, blocks_for(n), CS_THREADS, s->ndet, s->det_row, s->det_gid, s->det_thr, s->det_vprev, s->ncell,
                    s->cell_row, s->v, (const cs_cuda_step_ctx *)s->ctx, j, s->dt, s->spike_time, s->spike_gid, s->cap_spike,
                    s->counters);
     return CS_OK;
