@@ -38,6 +38,10 @@
 #   gpu_spike_sum H5 LABEL
 #                         "LABEL: wall W s, spikes N, sum of spike times S ms" of a run's output
 #                         file (equal sums across builds: the same spike times)
+#   gpu_run_sum LABEL BINARY MODEL SOLVER [VAR=VALUE...]
+#                         BINARY run MODEL --backend cuda --solver SOLVER with those variables
+#                         (GPU_RUN_TIMEOUT seconds, default 300) into OUTDIR/run.h5, its output in
+#                         OUTDIR/run.log; then gpu_spike_sum, or "LABEL: failed: ..." and status 1
 #   gpu_part NAME         true when section NAME runs: PARTS (a space-separated list), else all of
 #                         the script's parts ($parts_all)
 #   gpu_morph_dir         the nine SWC files: CS_MORPH_DIR, ../shared/data/morphologies,
@@ -169,6 +173,14 @@ t = np.concatenate([f["spikes"][p]["timestamps"][()] for p in f["spikes"]]) if "
 print("%s: wall %.4f s, spikes %d, sum of spike times %.10f ms" % (sys.argv[2], float(f["metadata"].attrs["wall_seconds"]),
                                                                    len(t), np.sort(t).sum()))
 PY
+}
+
+gpu_run_sum() {
+  local label=$1 bin=$2 model=$3 solver=$4
+  shift 4
+  env "$@" timeout "${GPU_RUN_TIMEOUT:-300}" "$bin" run "$model" --backend cuda --solver "$solver" -o "$out/run.h5" \
+    >"$out/run.log" 2>&1 || { echo "$label: failed: $(tail -1 "$out/run.log")"; return 1; }
+  gpu_spike_sum "$out/run.h5" "$label"
 }
 
 gpu_morph_dir() {

@@ -18,13 +18,7 @@ gpu_ab_start "${1:-${OUT:-$PWD/build-gpu/out-big-step}}" || exit 1
 $py bench/real_cells.py generate --out "$out/models" --morph-dir "$morph" --alone 0 --mixed "" --largest 0 \
   --big-compartments 16e6 --big-sizes "${SIZES:-2000,5000,10000}" --tfinal 10 --cablesim "$new" --check-limit 0 \
   >"$out/networks.md" 2>&1 || { tail -3 "$out/networks.md"; exit 1; }
-one() { # LABEL BINARY MODEL SOLVER ENV...
-  local label=$1 cs=$2 model=$3 solver=$4
-  shift 4
-  env "$@" timeout 150 "$cs" run "$model" --backend cuda --solver "$solver" -o "$out/run.h5" -q >"$out/run.log" 2>&1 \
-    || { echo "$label: failed: $(tail -1 "$out/run.log")"; return; }
-  gpu_spike_sum "$out/run.h5" "$label"
-}
+one() { GPU_RUN_TIMEOUT=150 gpu_run_sum "$@"; } # LABEL BINARY MODEL SOLVER VAR=VALUE...
 gpu_stamp "alternated runs"
 for m in "$out"/models/big*.json "$out"/models/giant*.json; do
   [ -f "$m" ] || continue

@@ -35,13 +35,7 @@ if [ -f "$allen" ]; then # the mechanisms_dir compiled outside the timing
 else
   allen=
 fi
-one() { # LABEL MODEL SOLVER ENV...
-  local label=$1 model=$2 solver=$3
-  shift 3
-  env "$@" timeout 300 "$cs" run "$model" --backend cuda --solver "$solver" -o "$out/run.h5" >"$out/run.log" 2>&1 \
-    || { echo "$label: failed: $(tail -1 "$out/run.log")"; return; }
-  gpu_spike_sum "$out/run.h5" "$label"
-}
+one() { gpu_run_sum "$1" "$cs" "${@:2}"; } # LABEL MODEL SOLVER VAR=VALUE...
 {
 gpu_stamp "programmatic launches (default) against CS_CUDA_PDL=0"
 for ((r = 1; r <= reps; ++r)); do

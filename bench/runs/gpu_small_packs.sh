@@ -24,12 +24,8 @@ for n in $cells; do
   tf=20; [ "$n" -gt 100000 ] && tf=10
   "$py" bench/busyring_json.py --rand "$n" "$tf" >"$out/models/rand-$n.json" || exit 1
 done
-one() { # LABEL MODEL SOLVER ENV...
-  local label=$1 model=$2 solver=$3
-  shift 3
-  env "$@" timeout 300 "$cs" run "$model" --backend cuda --solver "$solver" -o "$out/run.h5" >"$out/run.log" 2>&1 \
-    || { echo "$label: failed: $(tail -1 "$out/run.log")"; return; }
-  gpu_spike_sum "$out/run.h5" "$label"
+one() { # LABEL MODEL SOLVER VAR=VALUE...
+  gpu_run_sum "$1" "$cs" "${@:2}" || return
   grep -oE "Hines solver '[a-z]+'(, assembly fused)?|u-shared|chosen: [a-z ]+|cuda [a-z]+ [0-9.]+ ms/step" "$out/run.log" \
     | sort -u | tr '\n' ' '
   echo
