@@ -281,18 +281,13 @@ static int hh_after_launch(void *ctx, long long row0, long long row1, void *stre
     return be->hook_status != CS_OK;
 }
 
-/* The kernels of one step, the context's current step + j; mark >= 0 records timer events
- * mark .. mark + 7 around its phases (a step launched directly, for the profile, in order).
- * Untimed steps with lanes leave work pending on them (join_lanes ends it). */
-static cs_status step_kernels(cs_backend *be, int j, int mark) {
+/* A step's events, then the ions' step and the currents (all at once with the gather and lanes);
+ * timer marks 1 and 2 after the events and after the currents (mark >= 0) */
+static cs_status events_and_currents(cs_backend *be, int j, int mark, int lanes) {
     cs_cuda_state *s = &be->s;
-    const int lanes = mark < 0 && be->nlanes;
-    int hh_done = 0;
-#define MARK(q) do { if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + (q), s->stream)); } while (0)
-    MARK(0);
     for (int q = 0; q < s->nsyn; ++q) CS_TRY(wait_group(be, s->syn_groups[q])); /* events change states */
     CS_TRY(cs_cuda_deliver(s, j));
-    MARK(1);
+    if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + 1, s->stream));
     for (int q = 0; q < s->nmech; ++q)
         if (s->mech[q].advance_ions) CS_TRY(wait_group(be, q));
     CS_TRY(cs_cuda_ions_prepare(s, be->p.celsius));
@@ -304,7 +299,23 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
             CS_TRY(cs_cuda_currents(s, j, q, q + 1));
         }
     CS_TRY(cs_cuda_gather_currents(s));
-    MARK(2);
+    if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + 2, s->stream));
+    return CS_OK;
+}
+
+/* The kernels of one step, the context's current step + j; mark >= 0 records timer events
+ * mark .. mark + 7 around its phases (a step launched directly, for the profile, in order).
+ * Untimed steps with lanes leave work pending on them (join_lanes ends it). */
+static cs_status step_kernels(cs_backend *be, int j, int mark) {
+    cs_cuda_state *s = &be->s;
+    const int lanes = mark < 0 && be->nlanes;
+    int hh_done = 0;
+#define MARK(q) do { if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + (q), s->stream)); } while (0)
+    MARK(0);
+    if (mark < 0 && be->events_current) /* built-in mechanisms only: no lanes, ions or gather */
+        CS_TRY(cs_cuda_events_currents(s, j));
+    else
+        CS_TRY(events_and_currents(be, j, mark, lanes));
     CS_TRY(join_lanes(be)); /* detection, sampling and the updates read v */
     if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
         MARK(3);
@@ -330,6 +341,10 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
         s->rhs = tmp;
     }
     if (lanes) return fork_lanes(be, j, hh_done);
+    if (mark < 0 && be->after_solve) {
+        CS_TRY(cs_cuda_after_solve(s, be->p.celsius, j, hh_done));
+        return cs_cuda_sample(s, j);
+    }
     CS_TRY(cs_cuda_advance(s, be->p.celsius, j, hh_done, s->nmech));
     MARK(5);
     CS_TRY(cs_cuda_detect(s, j));
@@ -358,7 +373,7 @@ static cs_status untimed_steps(cs_backend *be, int n) {
         cs__cuda_drop_graphs(be);
         memcpy(be->graph_bufs, bufs, sizeof bufs);
     }
-    for (int b = CS_GRAPH_LEVELS - 1; b >= 0; --b) {
+    for (int b = be->graph_levels - 1; b >= 0; --b) {
         int len = 1 << b;
         while (n >= len) {
             int parity = s->v != be->v_first;
@@ -394,11 +409,13 @@ static cs_status untimed_steps(cs_backend *be, int n) {
     return CS_OK;
 }
 
-/* The steps of an epoch of nsteps timed phase by phase for the profile: one in 16, at least one,
- * at most CS_TIMED_STEPS (CS_CUDA_TIMED_STEPS=N sets that most, 1..CS_TIMED_STEPS). A timed step
- * launches its kernels one by one between CUDA events, outside the graphs and the side stream:
- * with many small kernels (a circuit of Allen cells has ~40 a step) it takes ~2x an untimed
- * step, so timing 8 of an epoch's 20 steps (a 1 ms minimum delay) slowed the whole run. */
+/* The steps of an epoch of nsteps timed phase by phase for the profile: one in CS_TIMED_SHARE,
+ * at least one, at most CS_TIMED_STEPS (CS_CUDA_TIMED_STEPS=N sets that most, 1..CS_TIMED_STEPS).
+ * A timed step launches its kernels one by one between CUDA events, outside the graphs and the
+ * side stream: with many small kernels (a circuit of Allen cells has ~40 a step) it takes ~2x an
+ * untimed step, so timing 8 of an epoch's 20 steps (a 1 ms minimum delay) slowed the whole run,
+ * and one in 16 of busyring × 1 024's 100-step epochs (each ~24 us longer, and the epoch's graphs
+ * cut into runs of 15 steps) cost it ~7 % (session 31). */
 static int timed_steps(cs_backend *be, int nsteps) {
     /* an epoch is timed when CS_TIMED_EVERY steps have passed since the last timed one's start
      * (the first is): the epochs of half the min delay (pipelined, 20 steps on the Allen network)
@@ -411,7 +428,7 @@ static int timed_steps(cs_backend *be, int nsteps) {
     int most = CS_TIMED_STEPS;
     const char *e = getenv("CS_CUDA_TIMED_STEPS");
     if (e && atoi(e) >= 1 && atoi(e) <= CS_TIMED_STEPS) most = atoi(e);
-    int n = nsteps / 16;
+    int n = nsteps / CS_TIMED_SHARE;
     if (n > most) n = most;
     if (n > nsteps) n = nsteps;
     return n < 1 ? 1 : n;
@@ -592,6 +609,11 @@ static const char *cuda_describe(const cs_backend *be) {
     if (be->hh_node) {
         const size_t len = strlen(text);
         snprintf(text + len, sizeof text - len, "; hh's state update follows each launch of the step on its rows");
+    }
+    if (be->after_solve) {
+        const size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "; the state updates and detection in one launch after the solve%s",
+                 be->events_current ? ", expsyn's events in its current's" : "");
     }
     return text;
 }

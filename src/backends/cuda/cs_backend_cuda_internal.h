@@ -14,9 +14,11 @@
 
 #define CS_TIMED_STEPS 8        /* steps per epoch timed phase by phase with CUDA events */
 #define CS_TIMED_MARKS 8        /* events per timed step: before and after each of 7 phases */
-#define CS_TIMED_EVERY 64       /* steps from one timed epoch to the next, at least */
+#define CS_TIMED_EVERY 256      /* steps from one timed epoch to the next, at least */
+#define CS_TIMED_SHARE 256      /* an epoch's steps per timed step (at least one, at most CS_TIMED_STEPS) */
 #define CS_SPIKES_PER_DETECTOR 16 /* spike buffer: crossings per detector per epoch */
-#define CS_GRAPH_LEVELS 7       /* graphs of 1, 2, 4, .. 64 steps; a run of steps takes at most 7 */
+#define CS_GRAPH_LEVELS 7       /* graphs of 1, 2, 4, .. 64 steps at most; a run of steps takes at most 7 */
+#define CS_GRAPH_DEFAULT_LEVELS 5 /* ... of 1, 2, 4, 8, 16 steps unless CS_CUDA_GRAPH_STEPS says (setup) */
 
 /* An epoch's events in the GPU's delivery order (cs_cuda_events.c), with their keys (type, step,
  * instance): sets ordered apart merge. */
@@ -91,6 +93,7 @@ struct cs_backend {
     /* CUDA graphs of 2^b steps (the untimed steps of an epoch), by the parity of the v/rhs swap
      * of the separate solve; captured when first needed, dropped when a buffer they name moves */
     int use_graphs;
+    int graph_levels;           /* graphs of 1, 2, .. 2^(graph_levels - 1) steps */
     /* Untimed steps: after the solve, the work that only reads v and writes its own arrays runs
      * on nlanes streams beside the main one (cs_backend_cuda.c, step_kernels): detection and
      * sampling on lane 0, and the state update of each group whose lane_of >= 0. A group that
@@ -109,6 +112,10 @@ struct cs_backend {
     int nhigh;                  /* lanes of the high priority (setup_lanes) */
     int solo_first;             /* groups with a launch block of their own (view.block: a latency-
                                    bound KINETIC update) fork first (setup_lanes) */
+    int after_solve;            /* 1: no lanes; an untimed step's updates and detection in one
+                                   launch (cs_cuda_after_solve; setup_lanes) */
+    int events_current;         /* 1 (with after_solve): an untimed step's events and currents by
+                                   cs_cuda_events_currents */
     int defer;                  /* 0: the lanes join at the end of every step (networks of
                                    built-in mechanisms only: setup_lanes) */
     int lane_of[CS_CUDA_MAX_MECH]; /* -1: the main stream */

@@ -293,6 +293,17 @@ static cs_status setup_lanes(cs_backend *be) {
     const cs_cuda_state *s = &be->s;
     int order[CS_CUDA_MAX_MECH], nfree = 0, catalogue = 0;
     for (int q = 0; q < s->nmech; ++q) catalogue |= s->mech[q].kind == CS_CUDA_CATALOGUE && s->mech[q].n > 0;
+    const char *after = getenv("CS_CUDA_AFTER_SOLVE"); /* 0: the lanes below (for comparisons) */
+    if (!catalogue && !(after && !strcmp(after, "0")) && cs_cuda_after_solve_fits(s)) {
+        /* built-in mechanisms only: one launch after the solve, and expsyn's events with its
+         * current (cs_cuda_builtin_step.cu; CS_CUDA_EVENTS_CURRENT=0: apart, for comparisons):
+         * busyring × 1 024's step on the H200 was 19.2 us with the lane below (session 31) */
+        const char *ec = getenv("CS_CUDA_EVENTS_CURRENT");
+        be->after_solve = 1;
+        be->events_current = !(ec && !strcmp(ec, "0"));
+        be->nlanes = 0;
+        return CS_OK;
+    }
     if (!catalogue) {
         /* built-in mechanisms only (hh, expsyn, iclamp): session 17's two streams, group 0 on the
          * main one, the others and detection and sampling on lane 0, joined at the step's end.
@@ -726,6 +737,14 @@ static cs_status setup(cs_backend *be) {
     /* CS_CUDA_GRAPHS=0 launches every kernel directly (for comparisons) */
     const char *graphs = getenv("CS_CUDA_GRAPHS");
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
+    /* graphs of up to 16 steps: one of 64 steps of the nine real cells × 2 048 (8 launches and
+     * their hooks a step) took ~5-10 ms to capture and instantiate, in a run of 0.29 s, once the
+     * timed steps no longer cut the epochs into runs of 15 (session 31). CS_CUDA_GRAPH_STEPS=N:
+     * up to N steps (a power of two, 1..64; for comparisons). */
+    const char *gsteps = getenv("CS_CUDA_GRAPH_STEPS");
+    be->graph_levels = CS_GRAPH_DEFAULT_LEVELS;
+    for (int b = 0; gsteps && b < CS_GRAPH_LEVELS; ++b)
+        if (atoi(gsteps) == 1 << b) be->graph_levels = b + 1;
     const char *ahead = getenv("CS_CUDA_STAGE_AHEAD"); /* 0: every epoch's events at its start (comparisons) */
     be->stage_ahead = !(ahead && !strcmp(ahead, "0"));
     for (int e = 0; e < 2; ++e) { /* the slots of two epochs in flight (cs_backend_cuda_internal.h) */

@@ -215,6 +215,15 @@ cs_status cs_cuda_advance(const cs_cuda_state *s, double celsius, int j, int fir
  * merge_head[q] == head, in one launch of their catalogue's dispatch kernel */
 cs_status cs_cuda_merged(const cs_cuda_state *s, int j, int head, int currents);
 cs_status cs_cuda_detect(const cs_cuda_state *s, int j);
+/* Where cs_cuda_after_solve_fits, before the solve: each expsyn group's events of the step and its
+ * current in one launch, the other groups' currents as cs_cuda_currents (cs_cuda_builtin_step.cu) */
+cs_status cs_cuda_events_currents(const cs_cuda_state *s, int j);
+/* After the solve, where cs_cuda_after_solve_fits (built-in mechanisms only: hh as group 0 with
+ * hh_ahead, up to CS_AFTER_SOLVE_EXPSYN expsyn groups, iclamps): the state updates (hh's unless
+ * hh_done) and detection in one launch on the main stream (cs_cuda_builtin_step.cu) */
+#define CS_AFTER_SOLVE_EXPSYN 4
+int cs_cuda_after_solve_fits(const cs_cuda_state *s);
+cs_status cs_cuda_after_solve(const cs_cuda_state *s, double celsius, int j, int hh_done);
 cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that end on the stride */
 cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */
 cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n); /* k += n */

@@ -40,6 +40,19 @@ __device__ __forceinline__ void hh_advance_one(int n, int k, double v, double *s
     st[CS_HH_N * n + k] = *nn;
 }
 
+/* hh instance k's update at its CV's v, then its current for the next step with the new gates
+ * (cs_cuda_state.hh_ahead). Not inlined: one compiled body for the two kernels that call it
+ * (k_hh_advance_current, k_after_solve), which gave h 1 ulp apart when each inlined it (session
+ * 31), so that switching between them (CS_CUDA_AFTER_SOLVE) changes no bit. */
+static __device__ __noinline__ void hh_ahead_instance(int n, int k, const int *node, const double *w, const double *p,
+                                                      int pu, double *st, const double *v, double *I, double *G,
+                                                      double q10, double dt) {
+    const int c = node[k];
+    double vc = v[c], m, h, nn;
+    hh_advance_one(n, k, vc, st, q10, dt, &m, &h, &nn);
+    hh_add_current(n, k, c, vc, m, h, nn, w, p, pu, I, G);
+}
+
 /* expsyn instance k at CV c (v: its voltage): adds its current and conductance atomically (several
  * synapses may share a CV) */
 __device__ __forceinline__ void expsyn_add_current(int n, int k, int c, double v, const double *p, int pu,
@@ -68,6 +81,24 @@ __device__ __forceinline__ void detect_crossing(double vp, double vn, double th,
             spike_time[slot] = t + dt * (th - vp) / (vn - vp);
             spike_gid[slot] = gid;
         }
+    }
+}
+
+/* detector k's crossing in the step (the context's step + j, ending at v), and the NaN watch of
+ * cell k: the first step whose v at the cell's row is not finite, and the cell, in counters[1..2] */
+__device__ __forceinline__ void detect_and_watch(int k, int ndet, const int *row, const int *gid, const double *thr,
+                                                 double *vprev, int ncell, const int *cell_row, const double *v,
+                                                 const cs_cuda_step_ctx *ctx, int j, double dt, double *spike_time,
+                                                 int *spike_gid, int cap, int *counters) {
+    int step = ctx->k + j; /* within the epoch */
+    double t = step_time(ctx->step0 + step, dt);
+    if (k < ndet) {
+        double vn = v[row[k]];
+        detect_crossing(vprev[k], vn, thr[k], t, dt, gid[k], spike_time, spike_gid, cap, counters);
+        vprev[k] = vn;
+    }
+    if (k < ncell && !isfinite(v[cell_row[k]])) {
+        if (atomicMin(&counters[1], step) > step) counters[2] = k; /* racy only among equal steps */
     }
 }
 

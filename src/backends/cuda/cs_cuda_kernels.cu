@@ -10,29 +10,8 @@ extern "C" {
 #include "cs_cuda.h"
 }
 #include "cs_cuda_device.cuh"
-#include "cs_gpu_pdl.cuh"
+#include "cs_cuda_launch.cuh"
 #include "cs_ion.h"
-
-#define CS_THREADS 256
-
-static cs_status cuda_fail(cudaError_t e, const char *what) {
-    return cs_error_set(e == cudaErrorMemoryAllocation ? CS_ERR_NOMEM : CS_ERR_DEVICE,
-                        "GPU: %s: %s", what, cudaGetErrorString(e));
-}
-#define CS_CUDA_CALL(expr, what)                      \
-    do {                                              \
-        cudaError_t cs__e = (expr);                   \
-        if (cs__e != cudaSuccess) return cuda_fail(cs__e, what); \
-    } while (0)
-#define CS_LAUNCHED(what) CS_CUDA_CALL(cudaGetLastError(), what)
-
-static inline unsigned blocks_for(long n) { return (unsigned)((n + CS_THREADS - 1) / CS_THREADS); }
-static inline cudaStream_t stream_of(const cs_cuda_state *s) { return (cudaStream_t)s->stream; }
-/* A step kernel's launch: programmatic on the main stream (cs_cuda_state.pdl); every kernel so
- * launched calls cs_pdl_enter() first (cs_gpu_pdl.cuh) */
-static inline bool pdl_of(const cs_cuda_state *s) { return s->pdl && s->stream == s->pdl_stream; }
-#define CS_STEP_LAUNCH(s, what, kernel, grid, block, ...) \
-    CS_CUDA_CALL(cs_pdl_launch(pdl_of(s), kernel, dim3(grid), dim3(block), 0, stream_of(s), __VA_ARGS__), what)
 
 extern "C" int cs_cuda_compiled(void) { return 1; }
 
@@ -537,11 +516,7 @@ __global__ void k_hh_advance_current(int n, int k0, int k1, const int *node, con
                                      double *st, const double *v, double *I, double *G, double q10, double dt) {
     cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = k0 + blockIdx.x * blockDim.x + threadIdx.x; /* instances [k0, k1) of n */
-    if (k >= k1) return;
-    int c = node[k];
-    double vc = v[c], m, h, nn;
-    hh_advance_one(n, k, vc, st, q10, dt, &m, &h, &nn);
-    hh_add_current(n, k, c, vc, m, h, nn, w, p, pu, I, G);
+    if (k < k1) hh_ahead_instance(n, k, node, w, p, pu, st, v, I, G, q10, dt);
 }
 
 __global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, double dt) {
@@ -588,17 +563,8 @@ __global__ void k_detect(int ndet, const int *row, const int *gid, const double 
                          int ncell, const int *cell_row, const double *v, const cs_cuda_step_ctx *ctx, int j,
                          double dt, double *spike_time, int *spike_gid, int cap, int *counters) {
     cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
-    int k = blockIdx.x * blockDim.x + threadIdx.x;
-    int step = ctx->k + j; /* within the epoch */
-    double t = step_time(ctx->step0 + step, dt);
-    if (k < ndet) {
-        double vn = v[row[k]];
-        detect_crossing(vprev[k], vn, thr[k], t, dt, gid[k], spike_time, spike_gid, cap, counters);
-        vprev[k] = vn;
-    }
-    if (k < ncell && !isfinite(v[cell_row[k]])) {
-        if (atomicMin(&counters[1], step) > step) counters[2] = k; /* racy only among equal steps */
-    }
+    detect_and_watch(blockIdx.x * blockDim.x + threadIdx.x, ndet, row, gid, thr, vprev, ncell, cell_row, v, ctx, j, dt,
+                     spike_time, spike_gid, cap, counters);
 }
 
 extern "C" cs_status cs_cuda_detect(const cs_cuda_state *s, int j) {
