@@ -285,7 +285,9 @@ def main():
     # on networks of built-in mechanisms only, the state updates and detection after the solve in
     # one launch compute what the launches on two streams compute, and expsyn's events summed by
     # its instances in its current's launch what the delivery's atomics add (one event a synapse
-    # a step here); the run says so, and not where a catalogue mechanism is in (exp2syn)
+    # a step here), also when that launch after the solve gives the next step's (hh's current then
+    # added atomically beside one synapse's: the same sum); the run says so, and not where a
+    # catalogue mechanism is in (exp2syn)
     for model, expect in ((ring, True), (rand, True), (ring_exp2syn, False)):
         detail = subprocess.run([a.cablesim, "run", model, "--no-output", "--backend", "cuda", "--tfinal", "0.1"],
                                 capture_output=True, text=True, timeout=600).stdout
@@ -298,12 +300,13 @@ def main():
                          ("CS_CUDA_HH_AFTER_LAUNCH", "hh's update after each launch of the step"),
                          ("CS_CUDA_PDL", "programmatic dependent launches"),
                          ("CS_CUDA_AFTER_SOLVE", "one launch after the solve"),
-                         ("CS_CUDA_EVENTS_CURRENT", "expsyn's events in its current's launch")):
+                         ("CS_CUDA_EVENTS_CURRENT", "expsyn's events in its current's launch"),
+                         ("CS_CUDA_SYNAPSES_AHEAD", "the next step's expsyn events and currents after the solve")):
         cases = [("interleaved", ring), ("staged", ring), ("fine", ring), ("interleaved", ring_vars)]
         if switch == "CS_CUDA_PDL": # every kernel waits for the one before it: the same results; the
             # small distinct rings' fine fused step (the kernel that starts with its schedule) too
             cases += [("fine", rand), ("staged", ring_exp2syn)]
-        if switch in ("CS_CUDA_AFTER_SOLVE", "CS_CUDA_EVENTS_CURRENT"):
+        if switch in ("CS_CUDA_AFTER_SOLVE", "CS_CUDA_EVENTS_CURRENT", "CS_CUDA_SYNAPSES_AHEAD"):
             cases.append(("fine", rand))
             if real_big: # hh updated after each launch, the rest in the one launch
                 cases.append(("staged", real_big))

@@ -305,16 +305,18 @@ static cs_status events_and_currents(cs_backend *be, int j, int mark, int lanes)
 
 /* The kernels of one step, the context's current step + j; mark >= 0 records timer events
  * mark .. mark + 7 around its phases (a step launched directly, for the profile, in order).
- * Untimed steps with lanes leave work pending on them (join_lanes ends it). */
-static cs_status step_kernels(cs_backend *be, int j, int mark) {
+ * Untimed steps with lanes leave work pending on them (join_lanes ends it). With synapses ahead
+ * (be->syn_ahead), inside a graph: came_ahead, the previous step's launch after the solve gave this
+ * step's events and currents; go_ahead, this step's gives the next one's. */
+static cs_status step_kernels(cs_backend *be, int j, int mark, int came_ahead, int go_ahead) {
     cs_cuda_state *s = &be->s;
     const int lanes = mark < 0 && be->nlanes;
     int hh_done = 0;
 #define MARK(q) do { if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + (q), s->stream)); } while (0)
     MARK(0);
-    if (mark < 0 && be->events_current) /* built-in mechanisms only: no lanes, ions or gather */
-        CS_TRY(cs_cuda_events_currents(s, j));
-    else
+    if (mark < 0 && be->events_current) { /* built-in mechanisms only: no lanes, ions or gather */
+        if (!came_ahead) CS_TRY(cs_cuda_events_currents(s, j));
+    } else
         CS_TRY(events_and_currents(be, j, mark, lanes));
     CS_TRY(join_lanes(be)); /* detection, sampling and the updates read v */
     if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
@@ -342,7 +344,7 @@ static cs_status step_kernels(cs_backend *be, int j, int mark) {
     }
     if (lanes) return fork_lanes(be, j, hh_done);
     if (mark < 0 && be->after_solve) {
-        CS_TRY(cs_cuda_after_solve(s, be->p.celsius, j, hh_done));
+        CS_TRY(cs_cuda_after_solve(s, be->p.celsius, j, hh_done, go_ahead));
         return cs_cuda_sample(s, j);
     }
     CS_TRY(cs_cuda_advance(s, be->p.celsius, j, hh_done, s->nmech));
@@ -362,7 +364,7 @@ static cs_status untimed_steps(cs_backend *be, int n) {
     cs_cuda_state *s = &be->s;
     if (!be->use_graphs) {
         for (int k = 0; k < n; ++k) {
-            CS_TRY(step_kernels(be, 0, -1));
+            CS_TRY(step_kernels(be, 0, -1, 0, 0));
             CS_TRY(join_lanes(be)); /* detection reads the step from the context */
             CS_TRY(cs_cuda_next_steps(s, 1));
         }
@@ -390,7 +392,8 @@ static cs_status untimed_steps(cs_backend *be, int n) {
                 CS_TRY(quiesce(be)); /* a capture starts with nothing of an earlier epoch pending */
                 CS_TRY(cs_cuda_capture_begin(s->stream));
                 cs_status st = CS_OK;
-                for (int j = 0; st == CS_OK && j < len; ++j) st = step_kernels(be, j, -1);
+                for (int j = 0; st == CS_OK && j < len; ++j) /* a graph's steps hand on the synapses */
+                    st = step_kernels(be, j, -1, be->syn_ahead && j > 0, be->syn_ahead && j + 1 < len);
                 if (st == CS_OK) st = join_lanes(be); /* a graph ends with its lanes joined */
                 if (st == CS_OK) st = cs_cuda_next_steps(s, len);
                 be->pending = 0;
@@ -449,7 +452,7 @@ static cs_status launch_steps(cs_backend *be, int64_t step0, int nsteps) {
     be->ntimed = 0;
     for (int k = 0; k < nsteps;) {
         if (k % every == 0 && be->ntimed < ntime) {
-            CS_TRY(step_kernels(be, 0, be->ntimed * CS_TIMED_MARKS));
+            CS_TRY(step_kernels(be, 0, be->ntimed * CS_TIMED_MARKS, 0, 0));
             CS_TRY(cs_cuda_next_steps(s, 1));
             be->timed[be->ntimed++] = k++;
             continue;
@@ -613,7 +616,9 @@ static const char *cuda_describe(const cs_backend *be) {
     if (be->after_solve) {
         const size_t len = strlen(text);
         snprintf(text + len, sizeof text - len, "; the state updates and detection in one launch after the solve%s",
-                 be->events_current ? ", expsyn's events in its current's" : "");
+                 be->syn_ahead ? ", which also gives the next step's expsyn events and currents (a graph's first step "
+                                 "excepted)"
+                 : be->events_current ? ", expsyn's events in its current's" : "");
     }
     return text;
 }

@@ -301,6 +301,8 @@ static cs_status setup_lanes(cs_backend *be) {
         const char *ec = getenv("CS_CUDA_EVENTS_CURRENT");
         be->after_solve = 1;
         be->events_current = !(ec && !strcmp(ec, "0"));
+        const char *ahead = getenv("CS_CUDA_SYNAPSES_AHEAD"); /* 0: each step's own (for comparisons) */
+        be->syn_ahead = be->events_current && !(ahead && !strcmp(ahead, "0")) && cs_cuda_synapses_ahead_fit(s);
         be->nlanes = 0;
         return CS_OK;
     }

@@ -223,7 +223,10 @@ cs_status cs_cuda_events_currents(const cs_cuda_state *s, int j);
  * hh_done) and detection in one launch on the main stream (cs_cuda_builtin_step.cu) */
 #define CS_AFTER_SOLVE_EXPSYN 4
 int cs_cuda_after_solve_fits(const cs_cuda_state *s);
-cs_status cs_cuda_after_solve(const cs_cuda_state *s, double celsius, int j, int hh_done);
+/* ahead 1: also the next step's (j + 1's) expsyn events and currents, hh's and expsyn's; fits
+ * where hh is group 0 with hh_ahead, every other group expsyn, and no probe reads a state */
+cs_status cs_cuda_after_solve(const cs_cuda_state *s, double celsius, int j, int hh_done, int ahead);
+int cs_cuda_synapses_ahead_fit(const cs_cuda_state *s);
 cs_status cs_cuda_sample(const cs_cuda_state *s, int j); /* only at steps that end on the stride */
 cs_status cs_cuda_sample_row(const cs_cuda_state *s, int row); /* now, into row (the initial state) */
 cs_status cs_cuda_next_steps(const cs_cuda_state *s, int n); /* k += n */

@@ -47,14 +47,43 @@ struct cs_after_solve_args {
     int nexp, exp_block[CS_AFTER_SOLVE_EXPSYN + 1], exp_n[CS_AFTER_SOLVE_EXPSYN], exp_pu[CS_AFTER_SOLVE_EXPSYN];
     const double *exp_p[CS_AFTER_SOLVE_EXPSYN];
     double *exp_st[CS_AFTER_SOLVE_EXPSYN];
+    /* ahead: also the next step's events (exp_hi: its type's ranges, NULL: none) and currents,
+     * hh's and expsyn's, added atomically (cs_cuda_after_solve) */
+    int ahead;
+    const int *exp_node[CS_AFTER_SOLVE_EXPSYN], *exp_hi[CS_AFTER_SOLVE_EXPSYN], *ev_local;
+    const double *ev_weight;
 };
+
+/* expsyn instance k's g with its events of step `step` added in delivery order (hi_of: its type's
+ * ranges; the step's events sorted by instance) */
+__device__ __forceinline__ double expsyn_events(double g, int k, const int *hi_of, int step, const int *local,
+                                                const double *w) {
+    const int hi = hi_of[step + 1];
+    int a = hi_of[step], b = hi; /* the first of the step's events at an instance >= k */
+    while (a < b) {
+        const int mid = a + (b - a) / 2;
+        if (local[mid] < k) a = mid + 1;
+        else b = mid;
+    }
+    for (; a < hi && local[a] == k; ++a) g += w[a];
+    return g;
+}
 
 __global__ void __launch_bounds__(AFTER_THREADS) k_after_solve(cs_after_solve_args a) {
     cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int b = blockIdx.x;
     if (b < a.hh_blocks) { /* first: the longest chains start first */
         const int k = b * AFTER_THREADS + threadIdx.x;
-        if (k < a.hh_n) hh_ahead_instance(a.hh_n, k, a.hh_node, a.hh_w, a.hh_p, a.hh_pu, a.hh_st, a.v, a.I, a.G, a.q10, a.dt);
+        if (k >= a.hh_n) return;
+        double wi, wg;
+        const int c = hh_ahead_instance(a.hh_n, k, a.hh_node, a.hh_w, a.hh_p, a.hh_pu, a.hh_st, a.v, a.q10, a.dt, &wi, &wg);
+        if (a.ahead) { /* beside the synapses' currents */
+            atomicAdd(&a.I[c], wi);
+            atomicAdd(&a.G[c], wg);
+        } else {
+            a.I[c] += wi;
+            a.G[c] += wg;
+        }
         return;
     }
     b -= a.hh_blocks;
@@ -67,42 +96,41 @@ __global__ void __launch_bounds__(AFTER_THREADS) k_after_solve(cs_after_solve_ar
     for (int q = 0; q < a.nexp; ++q) {
         if (b >= a.exp_block[q + 1]) continue;
         const int k = (b - a.exp_block[q]) * AFTER_THREADS + threadIdx.x, n = a.exp_n[q];
-        if (k < n)
-            a.exp_st[q][CS_EXPSYN_G * n + k] =
-                cs_expsyn_decay(a.exp_st[q][CS_EXPSYN_G * n + k], prm(a.exp_p[q], CS_EXPSYN_TAU, n, k, a.exp_pu[q]), a.dt);
+        if (k >= n) return;
+        double *st = a.exp_st[q], g = cs_expsyn_decay(st[CS_EXPSYN_G * n + k], prm(a.exp_p[q], CS_EXPSYN_TAU, n, k, a.exp_pu[q]), a.dt);
+        if (a.ahead && a.exp_hi[q]) g = expsyn_events(g, k, a.exp_hi[q], a.ctx->k + a.j + 1, a.ev_local, a.ev_weight);
+        st[CS_EXPSYN_G * n + k] = g;
+        if (a.ahead) {
+            const int c = a.exp_node[q][k];
+            expsyn_add_current(n, k, c, a.v[c], a.exp_p[q], a.exp_pu[q], st, a.I, a.G);
+        }
         return;
     }
 }
 
-/* expsyn instance k's events of the step [lo, hi) of its type (sorted by instance), then its current */
+/* expsyn instance k's events of the step, then its current */
 __global__ void k_expsyn_events_current(const cs_cuda_step_ctx *ctx, int j, const int *hi_of, const int *local,
                                         const double *w, int n, const int *node, const double *p, int pu, double *st,
                                         const double *v, double *I, double *G) {
     cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= n) return;
-    const int step = ctx->k + j, hi = hi_of[step + 1];
-    int a = hi_of[step], b = hi; /* the first of the step's events at an instance >= k */
-    while (a < b) {
-        const int mid = a + (b - a) / 2;
-        if (local[mid] < k) a = mid + 1;
-        else b = mid;
-    }
-    if (a < hi && local[a] == k) {
-        double g = st[CS_EXPSYN_G * n + k];
-        for (; a < hi && local[a] == k; ++a) g += w[a];
-        st[CS_EXPSYN_G * n + k] = g;
-    }
+    st[CS_EXPSYN_G * n + k] = expsyn_events(st[CS_EXPSYN_G * n + k], k, hi_of, ctx->k + j, local, w);
     const int c = node[k];
     expsyn_add_current(n, k, c, v[c], p, pu, st, I, G);
+}
+
+/* the synapse type of group q, -1 when it receives no events */
+static int synapse_type(const cs_cuda_state *s, int q) {
+    for (int t = 0; t < s->nsyn; ++t)
+        if (s->syn_groups[t] == q) return t;
+    return -1;
 }
 
 extern "C" cs_status cs_cuda_events_currents(const cs_cuda_state *s, int j) {
     for (int q = 0; q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
-        int t = -1; /* its synapse type */
-        for (int u = 0; u < s->nsyn; ++u)
-            if (s->syn_groups[u] == q) t = u;
+        const int t = synapse_type(s, q);
         if (m->kind != CS_CUDA_EXPSYN || t < 0 || !m->n) {
             CS_TRY(cs_cuda_currents(s, j, q, q + 1)); /* hh (ahead: nothing), iclamp */
             continue;
@@ -127,8 +155,18 @@ extern "C" int cs_cuda_after_solve_fits(const cs_cuda_state *s) {
     return 1;
 }
 
-extern "C" cs_status cs_cuda_after_solve(const cs_cuda_state *s, double celsius, int j, int hh_done) {
+extern "C" int cs_cuda_synapses_ahead_fit(const cs_cuda_state *s) {
+    if (s->probe_src || !s->hh_ahead) return 0; /* a probe of g would see the next step's events */
+    for (int q = 1; q < s->nmech; ++q)
+        if (s->mech[q].n && s->mech[q].kind != CS_CUDA_EXPSYN) return 0;
+    return cs_cuda_after_solve_fits(s);
+}
+
+extern "C" cs_status cs_cuda_after_solve(const cs_cuda_state *s, double celsius, int j, int hh_done, int ahead) {
     cs_after_solve_args a = {};
+    a.ahead = ahead;
+    a.ev_local = s->ev_local;
+    a.ev_weight = s->ev_weight;
     a.v = s->v;
     a.I = s->i;
     a.G = s->g;
@@ -166,6 +204,9 @@ extern "C" cs_status cs_cuda_after_solve(const cs_cuda_state *s, double celsius,
         a.exp_pu[a.nexp] = m->param_uniform;
         a.exp_p[a.nexp] = m->param;
         a.exp_st[a.nexp] = m->state;
+        a.exp_node[a.nexp] = m->node;
+        const int t = synapse_type(s, q);
+        a.exp_hi[a.nexp] = t < 0 ? NULL : s->ev_hi + (size_t)t * (size_t)s->ev_stride;
         a.exp_block[a.nexp + 1] = a.exp_block[a.nexp] + blocks_of(m->n, AFTER_THREADS);
         a.nexp++;
     }

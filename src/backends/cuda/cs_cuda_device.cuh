@@ -40,17 +40,24 @@ __device__ __forceinline__ void hh_advance_one(int n, int k, double v, double *s
     st[CS_HH_N * n + k] = *nn;
 }
 
-/* hh instance k's update at its CV's v, then its current for the next step with the new gates
- * (cs_cuda_state.hh_ahead). Not inlined: one compiled body for the two kernels that call it
- * (k_hh_advance_current, k_after_solve), which gave h 1 ulp apart when each inlined it (session
- * 31), so that switching between them (CS_CUDA_AFTER_SOLVE) changes no bit. */
-static __device__ __noinline__ void hh_ahead_instance(int n, int k, const int *node, const double *w, const double *p,
-                                                      int pu, double *st, const double *v, double *I, double *G,
-                                                      double q10, double dt) {
+/* hh instance k's update at its CV's v, then its weighted current [nA] and conductance [µS] for
+ * the next step with the new gates (cs_cuda_state.hh_ahead) in *wi, *wg; returns the CV. Not
+ * inlined, and with no argument a caller fixes: one compiled body for the two kernels that call
+ * it (k_hh_advance_current, k_after_solve), which gave h 1 ulp apart when each inlined it (session
+ * 31), so that switching between them changes no bit. hh adds first to a CV's zeroed i and g, so
+ * adding wi there plainly or atomically gives the same sum. */
+static __device__ __noinline__ int hh_ahead_instance(int n, int k, const int *node, const double *w, const double *p,
+                                                     int pu, double *st, const double *v, double q10, double dt,
+                                                     double *wi, double *wg) {
     const int c = node[k];
-    double vc = v[c], m, h, nn;
+    double vc = v[c], m, h, nn, i, g;
     hh_advance_one(n, k, vc, st, q10, dt, &m, &h, &nn);
-    hh_add_current(n, k, c, vc, m, h, nn, w, p, pu, I, G);
+    cs_hh_current_at(vc, m, h, nn, prm(p, CS_HH_GNABAR, n, k, pu), prm(p, CS_HH_GKBAR, n, k, pu),
+                     prm(p, CS_HH_GL, n, k, pu), prm(p, CS_HH_EL, n, k, pu), prm(p, CS_HH_ENA, n, k, pu),
+                     prm(p, CS_HH_EK, n, k, pu), &i, &g);
+    *wi = w[k] * i;
+    *wg = w[k] * g;
+    return c;
 }
 
 /* expsyn instance k at CV c (v: its voltage): adds its current and conductance atomically (several

@@ -516,7 +516,11 @@ __global__ void k_hh_advance_current(int n, int k0, int k1, const int *node, con
                                      double *st, const double *v, double *I, double *G, double q10, double dt) {
     cs_pdl_enter(); /* a programmatic launch: after the kernel before it */
     int k = k0 + blockIdx.x * blockDim.x + threadIdx.x; /* instances [k0, k1) of n */
-    if (k < k1) hh_ahead_instance(n, k, node, w, p, pu, st, v, I, G, q10, dt);
+    if (k >= k1) return;
+    double wi, wg;
+    const int c = hh_ahead_instance(n, k, node, w, p, pu, st, v, q10, dt, &wi, &wg);
+    I[c] += wi;
+    G[c] += wg;
 }
 
 __global__ void k_expsyn_advance(int n, const double *p, int pu, double *st, double dt) {
