@@ -42,6 +42,13 @@
 #                         BINARY run MODEL --backend cuda --solver SOLVER with those variables
 #                         (GPU_RUN_TIMEOUT seconds, default 300) into OUTDIR/run.h5, its output in
 #                         OUTDIR/run.log; then gpu_spike_sum, or "LABEL: failed: ..." and status 1
+#   gpu_ab_networks DIR BINARY
+#                         the A/B runners' networks into DIR: the nine real cells × 2 048
+#                         (mixed-18432.json; needs morph), the busyring trees rand-N and full-N
+#                         for N = 1 024, 16 384 (20 ms) and rand-262144 (10 ms); allen: the
+#                         carried 10 000-cell Allen network's config (.bench-allen/n10000), its
+#                         mechanisms compiled by BINARY outside the timing (CABLESIM_CACHE_DIR
+#                         DIR/catalogues), or empty; status 1 when a network could not be made
 #   gpu_part NAME         true when section NAME runs: PARTS (a space-separated list), else all of
 #                         the script's parts ($parts_all)
 #   gpu_morph_dir         the nine SWC files: CS_MORPH_DIR, ../shared/data/morphologies,
@@ -181,6 +188,24 @@ gpu_run_sum() {
   env "$@" timeout "${GPU_RUN_TIMEOUT:-300}" "$bin" run "$model" --backend cuda --solver "$solver" -o "$out/run.h5" \
     >"$out/run.log" 2>&1 || { echo "$label: failed: $(tail -1 "$out/run.log")"; return 1; }
   gpu_spike_sum "$out/run.h5" "$label"
+}
+
+gpu_ab_networks() {
+  local dir=$1 bin=$2 n
+  "$py" bench/real_cells.py generate --out "$dir" --morph-dir "$morph" --alone 0 --mixed 2048 --largest 0 \
+    --big-compartments 0 --tfinal 20 --check-limit 0 >"$dir/generate.log" 2>&1 || { echo "real cells: generate failed"; return 1; }
+  for n in 1024 16384; do
+    "$py" bench/busyring_json.py --rand "$n" 20 >"$dir/rand-$n.json" || return 1
+    "$py" bench/busyring_json.py "$n" 20 >"$dir/full-$n.json" || return 1
+  done
+  "$py" bench/busyring_json.py --rand 262144 10 >"$dir/rand-262144.json" || return 1
+  allen=$root/.bench-allen/n10000/config_cs.json
+  export CABLESIM_CACHE_DIR=$dir/catalogues
+  if [ -f "$allen" ]; then
+    timeout 300 "$bin" run "$allen" --backend cuda --tfinal 1 --no-output -q >"$dir/allen-warm.log" 2>&1 || { echo "Allen: warm-up failed"; allen=; }
+  else
+    allen=
+  fi
 }
 
 gpu_morph_dir() {

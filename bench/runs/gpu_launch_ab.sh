@@ -21,20 +21,7 @@ export CABLESIM_WISDOM=off
 reps=${REPS:-2}
 mkdir -p "$out/models"
 morph=$(gpu_morph_dir) || exit 1
-"$py" bench/real_cells.py generate --out "$out/models" --morph-dir "$morph" --alone 0 --mixed 2048 --largest 0 \
-  --big-compartments 0 --tfinal 20 --check-limit 0 >"$out/generate.log" 2>&1 || { echo "real cells: generate failed"; exit 1; }
-for n in 1024 16384; do
-  "$py" bench/busyring_json.py --rand "$n" 20 >"$out/models/rand-$n.json" || exit 1
-  "$py" bench/busyring_json.py "$n" 20 >"$out/models/full-$n.json" || exit 1
-done
-"$py" bench/busyring_json.py --rand 262144 10 >"$out/models/rand-262144.json" || exit 1
-allen=$root/.bench-allen/n10000/config_cs.json
-export CABLESIM_CACHE_DIR=$out/catalogues
-if [ -f "$allen" ]; then # the mechanisms_dir compiled outside the timing
-  timeout 300 "$cs" run "$allen" --backend cuda --tfinal 1 --no-output -q >"$out/allen-warm.log" 2>&1 || { echo "Allen: warm-up failed"; allen=; }
-else
-  allen=
-fi
+gpu_ab_networks "$out/models" "$cs" || exit 1
 one() { gpu_run_sum "$1" "$cs" "${@:2}"; } # LABEL MODEL SOLVER VAR=VALUE...
 {
 gpu_stamp "programmatic launches (default) against CS_CUDA_PDL=0"
