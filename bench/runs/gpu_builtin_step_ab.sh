@@ -6,8 +6,9 @@
 # (100 ms); rand-1024 and full-1024 also with each of SWITCHES off (default: the launch after the
 # solve, expsyn's events in its current's launch, the synapses ahead; and graphs of 64 steps);
 # each run's wall time, spike count and spike-time sum (equal sums: the same spike times); then
-# Arbor's GPU busyring (1 024, 16 384) against this tree, and with TIMELINE=1 rand-1024's kernel
-# timeline (bench/trace). Calls 1-4 of session 31 ran these steps (bench/NOTES.md, "Session 31").
+# Arbor's GPU busyring against this tree at every size of shared/peers/arbor (1 024, 16 384 and
+# 65 536 cells), and with TIMELINE=1 rand-1024's kernel timeline (bench/trace). Calls 1-4 of
+# session 31 ran these steps, Arbor at 1 024 and 16 384 cells only (bench/NOTES.md, "Session 31").
 # Usage: bench/runs/gpu_builtin_step_ab.sh [OUTDIR] after scripts/gpu_auto_trial.sh --prepare REF;
 # REPS, SWITCHES, TIMELINE. Carry .devlibs build-ref-src build-shared .peers (and
 # .bench-allen/n10000: bench/runs/gpu_sonata_allen.sh says how it is made).
@@ -38,7 +39,7 @@ for ((r = 1; r <= reps; ++r)); do
 done
 gpu_stamp "Arbor's GPU busyring against this tree"
 timeout 300 "$py" bench/real_cells.py arbor --busyring "$root/.peers/arbor/busyring-gpu" --cablesim "$new" \
-  --work "$out/arbor" --cells 1024,16384 --tfinal 20 --md "$out/arbor.md" >"$out/arbor.log" 2>&1 || echo "Arbor: failed (arbor.log)"
+  --work "$out/arbor" --cells 1024,16384,65536 --tfinal 20 --md "$out/arbor.md" >"$out/arbor.log" 2>&1 || echo "Arbor: failed (arbor.log)"
 grep -E "^\| (full|rand)" "$out/arbor.md"
 if [ "${TIMELINE:-0}" = 1 ]; then
   gpu_stamp "rand-1024's timeline"
