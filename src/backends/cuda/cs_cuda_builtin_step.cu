@@ -3,7 +3,7 @@
 // (cs_backend_cuda.c, step_kernels; busyring × 1 024 on the H200, bench/NOTES.md, session 31).
 // Every instance computes what the separate kernels compute (cs_cuda_device.cuh; hh through the
 // one compiled body both call), so the results are the same bit for bit (tests/test_backend_cuda.py
-// switches them off: CS_CUDA_AFTER_SOLVE=0, CS_CUDA_EVENTS_CURRENT=0).
+// switches them off: CS_CUDA_AFTER_SOLVE=0, CS_CUDA_EVENTS_CURRENT=0, CS_CUDA_SYNAPSES_AHEAD=0).
 //
 // Before the solve, each expsyn group's events of the step and its current in one launch: a thread
 // an instance sums its events into g in delivery order (the step's events are sorted by instance,
@@ -17,6 +17,13 @@
 // one of the three jobs. hh keeps a thread an instance: a lane per gate (three threads an instance,
 // its chain of exps a third as long) was slower in this launch on busyring × 1 024 (H200: 0.0177-0.0183 s
 // against 0.0165-0.0168).
+//
+// Inside a graph (ahead), the launch after the solve also adds each expsyn instance's events of
+// the next step to its decayed g and gives its next current, so that the next step starts with
+// its solve: hh's current is then added atomically beside the synapses'. hh adds first to a CV's
+// zeroed i and g, so hh's and one synapse's sum is the same in either order (several synapses at
+// one CV were summed in any order before too). A graph's first step does its own events and
+// currents (the launch before, the last of a graph, gave none).
 #include <cuda_runtime.h>
 
 extern "C" {
