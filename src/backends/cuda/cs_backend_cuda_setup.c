@@ -739,10 +739,11 @@ static cs_status setup(cs_backend *be) {
     /* CS_CUDA_GRAPHS=0 launches every kernel directly (for comparisons) */
     const char *graphs = getenv("CS_CUDA_GRAPHS");
     be->use_graphs = !(graphs && !strcmp(graphs, "0"));
-    /* graphs of up to 16 steps: one of 64 steps of the nine real cells × 2 048 (8 launches and
-     * their hooks a step) took ~5-10 ms to capture and instantiate, in a run of 0.29 s, once the
-     * timed steps no longer cut the epochs into runs of 15 (session 31). CS_CUDA_GRAPH_STEPS=N:
-     * up to N steps (a power of two, 1..64; for comparisons). */
+    /* graphs of up to 16 steps: with graphs of up to 64, once the timed steps no longer cut the
+     * epochs into runs of 15, the nine real cells × 2 048 (8 launches and their hooks a step) ran
+     * 0.307-0.309 s against 0.279-0.284 (their captures 0.155 s against 0.136), and auto's trial
+     * timed staged with its captures on full-1024 and took warp (H200, session 31).
+     * CS_CUDA_GRAPH_STEPS=N: up to N steps (a power of two, 1..64; for comparisons). */
     const char *gsteps = getenv("CS_CUDA_GRAPH_STEPS");
     be->graph_levels = CS_GRAPH_DEFAULT_LEVELS;
     for (int b = 0; gsteps && b < CS_GRAPH_LEVELS; ++b)
