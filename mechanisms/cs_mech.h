@@ -17,7 +17,7 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 8 /* 8: cs_mech_type.linear; 7: cs_mech_gpu_ops.current_many, advance_many; 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
+#define CS_MECH_ABI_VERSION 9 /* 9: cs_mech_gpu_ops.advance_ahead; 8: cs_mech_type.linear; 7: cs_mech_gpu_ops.current_many, advance_many; 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
@@ -110,6 +110,13 @@ typedef struct {
     void (*current_many)(const cs_mech_view *const *views, const int *ids, int n, void *stream);
     void (*advance_many)(const cs_mech_view *const *views, const int *ids, int n, void *stream);
     int many_id;
+    /* A synapse type's state update with the new v (the view's step_j, t_offset dt), then each
+     * instance's events of step j + 1 (hi_of[s] .. hi_of[s + 1] of instance and weight, s the
+     * context's step k + j + 1; grouped and ordered as net_receive's) and its current of step
+     * j + 1 (t_offset dt/2, into the view's inst_* slots): the three calls, each instance's in
+     * their order, in one pass (ABI 9). NULL for a type without a GPU net_receive. */
+    void (*advance_ahead)(const cs_mech_view *m, const int *hi_of, const int *instance, const double *weight,
+                          void *stream);
 } cs_mech_gpu_ops;
 
 typedef struct {

@@ -53,7 +53,7 @@ def mechanism_cu(gen):
           "    if (k < m.n) _advance_one(&m, k);", "}",
           "static __global__ void _k_current(cs_mech_view m) { _dev_current(m, blockIdx.x * blockDim.x + threadIdx.x); }",
           "static __global__ void _k_advance(cs_mech_view m) { _dev_advance(m, blockIdx.x * blockDim.x + threadIdx.x); }"]
-    recv = "NULL"
+    recv = ahead = "NULL"
     if m.net_receive:
         L += ["/* A step's events come grouped by instance, each instance's in delivery order",
               " * (src/backends/cuda, stage_events): a thread per instance delivers them in that order,",
@@ -68,6 +68,32 @@ def mechanism_cu(gen):
               "static void _receive(const cs_mech_view *m, const int *range, const int *inst, const double *w, void *s) {",
               "    _k_receive<<<_RECEIVE_BLOCKS, _BLOCK, 0, (cudaStream_t)s>>>(*m, range, inst, w);", "}"]
         recv = "_receive"
+        L += ["/* The state update with the new v (the view's step j, as _k_advance), then the instance's events",
+              " * of step j + 1 (those of [hi_of[s], hi_of[s + 1]) at its number, s the context's step; sorted by",
+              " * instance, each instance's in delivery order) and its current of step j + 1: one pass instead of",
+              " * three launches (cs_mech_gpu_ops.advance_ahead). The same calls in the same order per instance. */",
+              "static __global__ void _k_advance_ahead(cs_mech_view m, const int *hi_of, const int *inst, const double *w) {",
+              "    const int k = blockIdx.x * blockDim.x + threadIdx.x;",
+              "    if (k >= m.n) return;",
+              "    _dev_advance(m, k);",
+              "    m.step_j += 1;",
+              "    m.t_offset = 0.0; /* events at the step's start */",
+              "    _t_of(&m);",
+              "    const int s = m.step_ctx->k + m.step_j, hi = hi_of[s + 1];",
+              "    int a = hi_of[s], b = hi; /* the first of the step's events at an instance >= k */",
+              "    while (a < b) {",
+              "        const int mid = a + (b - a) / 2;",
+              "        if (inst[mid] < k) a = mid + 1;",
+              "        else b = mid;",
+              "    }",
+              "    for (; a < hi && inst[a] == k; ++a) _receive_one(&m, k, w[a]);",
+              "    m.t_offset = 0.5 * m.dt; /* the current at the step's midpoint */",
+              "    _dev_current(m, k);", "}",
+              "static void _advance_ahead(const cs_mech_view *m, const int *hi_of, const int *inst, const double *w, void *s) {",
+              "    const int b = m->block > 0 ? m->block : _BLOCK;",
+              "    if (m->n > 0) _k_advance_ahead<<<(m->n + b - 1) / b, b, 0, (cudaStream_t)s>>>(*m, hi_of, inst, w);",
+              "}"]
+        ahead = "_advance_ahead"
     for ph in ("init", "current"):
         L += ["static void _%s(const cs_mech_view *m, void *s) {" % ph,
               "    if (m->n > 0) _k_%s<<<(m->n + _BLOCK - 1) / _BLOCK, _BLOCK, 0, (cudaStream_t)s>>>(*m);" % ph,
@@ -77,7 +103,7 @@ def mechanism_cu(gen):
           "    if (m->n > 0) _k_advance<<<(m->n + b - 1) / b, b, 0, (cudaStream_t)s>>>(*m);",
           "}"]
     L.append("extern \"C\" const cs_mech_gpu_ops cs__gpu_%s = {_init, _current, _advance, %s, _CS_MANY_CURRENT,"
-             " _CS_MANY_ADVANCE, _CS_MANY_ID};" % (c, recv))
+             " _CS_MANY_ADVANCE, _CS_MANY_ID, %s};" % (c, recv, ahead))
     return "\n".join(L) + "\n"
 
 

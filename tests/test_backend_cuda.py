@@ -91,17 +91,19 @@ def with_variables(source_dir, work_dir):
     return path
 
 
-def with_exp2syn(source_dir, work_dir):
+def with_exp2syn(source_dir, work_dir, states=True):
     """ring.json with the built-in exp2syn (tau1 0.5, tau2 3 ms) in place of expsyn, and probes of
-    its states A, B and g beside v: the GPU runs the built-in's GPU half, generated from the same
-    mechanisms/exp2syn.mod as its CPU code (CMakeLists.txt). The epoch solver refuses it."""
+    its states A, B and g beside v (states): the GPU runs the built-in's GPU half, generated from
+    the same mechanisms/exp2syn.mod as its CPU code (CMakeLists.txt). The epoch solver refuses it.
+    Without the states' probes the GPU updates exp2syn ahead (its next step's events and current in
+    its state update, inside graphs)."""
     with open(os.path.join(source_dir, "models/examples/ring.json")) as f:
         m = json.load(f)
     for p in m["populations"]:
         for syn in p["synapses"]:
             syn.update(mechanism="exp2syn", params={"tau1": 0.5, "tau2": 3.0, "e": 0.0})
-        p["probes"]["variables"] = ["v", "syn.A", "syn.B", "syn.g"]
-    path = os.path.join(work_dir, "ring_exp2syn.json")
+        p["probes"]["variables"] = ["v", "syn.A", "syn.B", "syn.g"] if states else ["v"]
+    path = os.path.join(work_dir, "ring_exp2syn.json" if states else "ring_exp2syn_v.json")
     with open(path, "w") as f:
         json.dump(m, f)
     return path
@@ -207,6 +209,8 @@ def main():
     models.append(ring_vars)
     ring_exp2syn = with_exp2syn(a.source_dir, a.work_dir)
     models.append(ring_exp2syn)
+    ring_exp2syn_v = with_exp2syn(a.source_dir, a.work_dir, states=False)
+    models.append(ring_exp2syn_v)
     real = real_cells(a.source_dir, a.work_dir)
     if real:
         models.append(real)
@@ -227,7 +231,7 @@ def main():
             gpu_out = os.path.join(a.work_dir, f"{name}-cuda-{variant}.h5")
             solver, env = VARIANT_RUN.get(variant, (variant, None))
             r = run(a.cablesim, model, gpu_out, ["--backend", "cuda", "--solver", solver], env)
-            if model == ring_exp2syn and variant == "epoch":  # refused, with one line
+            if model in (ring_exp2syn, ring_exp2syn_v) and variant == "epoch":  # refused, with one line
                 ok = r.returncode != 0 and "solver 'epoch': mechanisms from catalogues and exp2syn" in r.stderr
                 print(f"{'ok  ' if ok else 'FAIL'} {name} [epoch]: refused with one line ({r.stderr.strip()[-160:]})")
                 passed, failed = passed + ok, failed + (not ok)
@@ -295,14 +299,26 @@ def main():
         print(f"{'ok  ' if said == expect else 'FAIL'} {os.path.basename(model)[:-5]}: one launch after the solve "
               f"{'expected' if expect else 'not expected'}, {'said' if said else 'not said'} in the run's summary")
         passed, failed = passed + (said == expect), failed + (said != expect)
+    # a catalogue synapse type (the built-in exp2syn's generated GPU half) updated ahead: its next
+    # step's events and current in its state update, inside graphs, where no probe reads a state
+    for model, expect in ((ring_exp2syn_v, True), (ring_exp2syn, False), (ring, False)):
+        detail = subprocess.run([a.cablesim, "run", model, "--no-output", "--backend", "cuda", "--solver", "staged",
+                                 "--tfinal", "0.1"], capture_output=True, text=True, timeout=600).stdout
+        said = "catalogue synapse type updated ahead" in detail
+        print(f"{'ok  ' if said == expect else 'FAIL'} {os.path.basename(model)[:-5]}: exp2syn updated ahead "
+              f"{'expected' if expect else 'not expected'}, {'said' if said else 'not said'} in the run's summary")
+        passed, failed = passed + (said == expect), failed + (said != expect)
     for switch, what in (("CS_CUDA_GRAPHS", "graphs"), ("CS_CUDA_FORK", "the forked stream"),
                          ("CS_CUDA_HH_AHEAD", "hh's next current in its state update"),
                          ("CS_CUDA_HH_AFTER_LAUNCH", "hh's update after each launch of the step"),
                          ("CS_CUDA_PDL", "programmatic dependent launches"),
                          ("CS_CUDA_AFTER_SOLVE", "one launch after the solve"),
                          ("CS_CUDA_EVENTS_CURRENT", "expsyn's events in its current's launch"),
-                         ("CS_CUDA_SYNAPSES_AHEAD", "the next step's expsyn events and currents after the solve")):
+                         ("CS_CUDA_SYNAPSES_AHEAD", "the next step's expsyn events and currents after the solve"),
+                         ("CS_CUDA_CATALOGUE_AHEAD", "exp2syn's next events and current in its state update")):
         cases = [("interleaved", ring), ("staged", ring), ("fine", ring), ("interleaved", ring_vars)]
+        if switch == "CS_CUDA_CATALOGUE_AHEAD": # the same calls per instance, in the same order
+            cases = [("staged", ring_exp2syn_v), ("fine", ring_exp2syn_v), ("interleaved", ring_exp2syn_v)]
         if switch == "CS_CUDA_PDL": # every kernel waits for the one before it: the same results; the
             # small distinct rings' fine fused step (the kernel that starts with its schedule) too
             cases += [("fine", rand), ("staged", ring_exp2syn)]
@@ -341,7 +357,7 @@ def main():
     # samples (a model of probes of every kind), artificial cells run on the host between epochs
     busy = os.path.join(a.source_dir, "bench/busyring-1024.json")
     art = os.path.join(a.source_dir, "models/examples/artificial_net.json")
-    for model in (ring, ring_vars, ring_exp2syn, busy, art):
+    for model in (ring, ring_vars, ring_exp2syn, ring_exp2syn_v, busy, art):
         outs = []
         for on in ("0", "1"):
             out = os.path.join(a.work_dir, f"pipeline{on}-{os.path.basename(model)[:-5]}.h5")

@@ -196,10 +196,17 @@ static int launched_first(const cs_backend *be, int q) {
     return be->solo_first && be->lane_of[q] >= 0 && m->kind == CS_CUDA_CATALOGUE && m->view.block > 0;
 }
 
+/* Group q's state update on lane (its stream), with its next step's events and current where
+ * go_ahead (cs_cuda_mech.ahead) */
+static cs_status advance_group(const cs_cuda_state *lane, double celsius, int j, int q, int go_ahead) {
+    return go_ahead && lane->mech[q].ahead ? cs_cuda_advance_ahead(lane, j, q) : cs_cuda_advance(lane, celsius, j, q, q + 1);
+}
+
 /* After the solve, on the lanes (setup_lanes): detection and sampling, and the state updates of
  * the groups that touch no concentration, each group's end marked by its event; the ordered
- * groups on the main stream. Returns with the lanes pending. */
-static cs_status fork_lanes(cs_backend *be, int j, int hh_done) {
+ * groups on the main stream. go_ahead: the groups with ahead also give the next step's events
+ * and currents. Returns with the lanes pending. */
+static cs_status fork_lanes(cs_backend *be, int j, int hh_done, int go_ahead) {
     cs_cuda_state *s = &be->s, lane = *s;
     CS_TRY(cs_cuda_timer_record(be->fork_events, EV_FORK, s->stream));
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->lane[l], be->fork_events, EV_FORK));
@@ -207,7 +214,7 @@ static cs_status fork_lanes(cs_backend *be, int j, int hh_done) {
         if (!launched_first(be, q)) continue;
         const int l = be->lane_of[q];
         lane.stream = be->lane[l];
-        CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
+        CS_TRY(advance_group(&lane, be->p.celsius, j, q, go_ahead));
         CS_TRY(cs_cuda_timer_record(be->fork_events, EV_GROUP(q), be->lane[l]));
     }
     lane.stream = be->lane[0];
@@ -218,7 +225,7 @@ static cs_status fork_lanes(cs_backend *be, int j, int hh_done) {
         lane.stream = l >= 0 ? be->lane[l] : s->stream;
         if (launched_first(be, q)) continue; /* launched above */
         if (h < 0) {
-            CS_TRY(cs_cuda_advance(&lane, be->p.celsius, j, q, q + 1));
+            CS_TRY(advance_group(&lane, be->p.celsius, j, q, go_ahead));
         } else if (h == q) { /* the merged set's one launch; its groups' ends are its end */
             CS_TRY(cs_cuda_merged(&lane, j, q, 0));
             for (int p = q; p < s->nmech; ++p)
@@ -242,12 +249,13 @@ static cs_status fork_lanes(cs_backend *be, int j, int hh_done) {
  * write only their own slots, each on its group's lane (after that group's last update there) or
  * on the main stream, all at once; the built-in groups' on the main stream, which waits for
  * them all: the gather then adds the slots. */
-static cs_status fork_currents(cs_backend *be, int j) {
+static cs_status fork_currents(cs_backend *be, int j, int came_ahead) {
     cs_cuda_state *s = &be->s, lane = *s;
     CS_TRY(cs_cuda_timer_record(be->fork_events, EV_FORK, s->stream));
     for (int l = 0; l < be->nlanes; ++l) CS_TRY(cs_cuda_stream_wait(be->lane[l], be->fork_events, EV_FORK));
     for (int q = 0; q < s->nmech; ++q) {
         const int l = s->mech[q].kind == CS_CUDA_CATALOGUE ? be->lane_of[q] : -1, h = s->merge_head[q];
+        if (came_ahead && s->mech[q].ahead) continue; /* in its slots already (the lanes' join waits for it) */
         if (l < 0) CS_TRY(wait_group(be, q));
         lane.stream = l >= 0 ? be->lane[l] : s->stream;
         if (h < 0)
@@ -282,19 +290,22 @@ static int hh_after_launch(void *ctx, long long row0, long long row1, void *stre
 }
 
 /* A step's events, then the ions' step and the currents (all at once with the gather and lanes);
- * timer marks 1 and 2 after the events and after the currents (mark >= 0) */
-static cs_status events_and_currents(cs_backend *be, int j, int mark, int lanes) {
+ * timer marks 1 and 2 after the events and after the currents (mark >= 0). came_ahead: the
+ * groups with ahead got theirs from their update in the step before (fork_lanes). */
+static cs_status events_and_currents(cs_backend *be, int j, int mark, int lanes, int came_ahead) {
     cs_cuda_state *s = &be->s;
-    for (int q = 0; q < s->nsyn; ++q) CS_TRY(wait_group(be, s->syn_groups[q])); /* events change states */
-    CS_TRY(cs_cuda_deliver(s, j));
+    for (int q = 0; q < s->nsyn; ++q) /* events change states */
+        if (!(came_ahead && s->mech[s->syn_groups[q]].ahead)) CS_TRY(wait_group(be, s->syn_groups[q]));
+    CS_TRY(cs_cuda_deliver(s, j, came_ahead));
     if (mark >= 0) CS_TRY(cs_cuda_timer_record(be->timers, mark + 1, s->stream));
     for (int q = 0; q < s->nmech; ++q)
         if (s->mech[q].advance_ions) CS_TRY(wait_group(be, q));
     CS_TRY(cs_cuda_ions_prepare(s, be->p.celsius));
     if (lanes && s->gather.on)
-        CS_TRY(fork_currents(be, j));
+        CS_TRY(fork_currents(be, j, came_ahead));
     else
         for (int q = 0; q < s->nmech; ++q) {
+            if (came_ahead && s->mech[q].ahead) continue; /* never without lanes (setup_catalogue_ahead) */
             CS_TRY(wait_group(be, q));
             CS_TRY(cs_cuda_currents(s, j, q, q + 1));
         }
@@ -317,7 +328,7 @@ static cs_status step_kernels(cs_backend *be, int j, int mark, int came_ahead, i
     if (mark < 0 && be->events_current) { /* built-in mechanisms only: no lanes, ions or gather */
         if (!came_ahead) CS_TRY(cs_cuda_events_currents(s, j));
     } else
-        CS_TRY(events_and_currents(be, j, mark, lanes));
+        CS_TRY(events_and_currents(be, j, mark, lanes, came_ahead));
     CS_TRY(join_lanes(be)); /* detection, sampling and the updates read v */
     if (be->fused) { /* assembly inside the solve: its time counts as the solver's */
         MARK(3);
@@ -342,7 +353,7 @@ static cs_status step_kernels(cs_backend *be, int j, int mark, int came_ahead, i
         s->v = s->rhs;
         s->rhs = tmp;
     }
-    if (lanes) return fork_lanes(be, j, hh_done);
+    if (lanes) return fork_lanes(be, j, hh_done, go_ahead);
     if (mark < 0 && be->after_solve) {
         CS_TRY(cs_cuda_after_solve(s, be->p.celsius, j, hh_done, go_ahead));
         return cs_cuda_sample(s, j);
@@ -375,6 +386,7 @@ static cs_status untimed_steps(cs_backend *be, int n) {
         cs__cuda_drop_graphs(be);
         memcpy(be->graph_bufs, bufs, sizeof bufs);
     }
+    const int ahead = be->syn_ahead || be->cat_ahead;
     for (int b = be->graph_levels - 1; b >= 0; --b) {
         int len = 1 << b;
         while (n >= len) {
@@ -393,7 +405,7 @@ static cs_status untimed_steps(cs_backend *be, int n) {
                 CS_TRY(cs_cuda_capture_begin(s->stream));
                 cs_status st = CS_OK;
                 for (int j = 0; st == CS_OK && j < len; ++j) /* a graph's steps hand on the synapses */
-                    st = step_kernels(be, j, -1, be->syn_ahead && j > 0, be->syn_ahead && j + 1 < len);
+                    st = step_kernels(be, j, -1, ahead && j > 0, ahead && j + 1 < len);
                 if (st == CS_OK) st = join_lanes(be); /* a graph ends with its lanes joined */
                 if (st == CS_OK) st = cs_cuda_next_steps(s, len);
                 be->pending = 0;
@@ -612,6 +624,12 @@ static const char *cuda_describe(const cs_backend *be) {
     if (be->hh_node) {
         const size_t len = strlen(text);
         snprintf(text + len, sizeof text - len, "; hh's state update follows each launch of the step on its rows");
+    }
+    if (be->cat_ahead) {
+        const size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "; %d catalogue synapse type%s updated ahead: each gives the next "
+                 "step's events and current in its state update (a graph's first step excepted)", be->cat_ahead,
+                 be->cat_ahead == 1 ? "" : "s");
     }
     if (be->after_solve) {
         const size_t len = strlen(text);

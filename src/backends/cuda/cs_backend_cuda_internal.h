@@ -118,6 +118,8 @@ struct cs_backend {
                                    cs_cuda_events_currents */
     int syn_ahead;              /* 1 (with events_current): inside a graph, the launch after the
                                    solve gives the next step's (cs_cuda_after_solve, ahead) */
+    int cat_ahead;              /* catalogue synapse groups updated ahead inside graphs
+                                   (cs_cuda_mech.ahead; setup_catalogue_ahead) */
     int defer;                  /* 0: the lanes join at the end of every step (networks of
                                    built-in mechanisms only: setup_lanes) */
     int lane_of[CS_CUDA_MAX_MECH]; /* -1: the main stream */

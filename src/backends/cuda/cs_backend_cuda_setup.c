@@ -127,6 +127,8 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     }
     cm->gpu = t == &cs_mech_exp2syn ? &cs__gpu_exp2syn : t->gpu; /* the built-in's GPU half */
     cm->view = v;
+    /* a candidate for the update ahead (setup_catalogue_ahead): a synapse that touches no ion */
+    cm->ahead = t->receives_events && cm->gpu->advance_ahead && !(t->ion_read | t->ion_write | t->conc_read | t->conc_write);
     return CS_OK;
 }
 
@@ -371,6 +373,27 @@ static cs_status setup_lanes(cs_backend *be) {
         }
     }
     return cs_cuda_timer_create(&be->fork_events, CS_FORK_EVENTS);
+}
+
+/* The catalogue synapse groups whose state update, inside a graph, also gives the next step's
+ * events and current (cs_cuda_advance_ahead): one pass over their instances instead of three
+ * launches, and that step's ions and other currents need not wait for them. On the Allen
+ * network Exp2Syn's update, delivery and current were 15 + 1 + 19 us a step, the delivery
+ * waiting for the other updates (session 32's timeline). Only for a group that touches no ion
+ * (cs_mech_view: its calls read nothing the ions' step rewrites), on a lane of its own unit (not
+ * merged), with its currents into the gather's slots, and where no probe reads a state (a sample
+ * would see the next step's events). CS_CUDA_CATALOGUE_AHEAD=0: none (for comparisons). */
+static void setup_catalogue_ahead(cs_backend *be) {
+    cs_cuda_state *s = &be->s;
+    const char *env = getenv("CS_CUDA_CATALOGUE_AHEAD");
+    const int on = !(env && !strcmp(env, "0")) && be->nlanes > 0 && be->defer && s->gather.on && !s->probe_src;
+    be->cat_ahead = 0;
+    for (int q = 0; q < s->nmech; ++q) {
+        cs_cuda_mech *m = &s->mech[q];
+        m->ahead = on && m->ahead && m->n > 0 && m->kind == CS_CUDA_CATALOGUE && be->lane_of[q] >= 0 && s->merge_head[q] < 0 &&
+                   !m->ordered && !m->advance_ions && cs_cuda_synapse_type(s, q) >= 0;
+        be->cat_ahead += m->ahead;
+    }
 }
 
 /* The small groups of one catalogue that may run on a lane (no concentration read or written)
@@ -768,6 +791,7 @@ static cs_status setup(cs_backend *be) {
         setup_merges(&be->s);
         st = setup_lanes(be);
     }
+    setup_catalogue_ahead(be); /* clears the candidates where there are no lanes */
     free(det_row); free(det_gid); free(det_thr); free(det_vp); free(cell_row); free(probe_row);
     CS_TRY(st);
     size_t mem1 = cs_cuda_memory_used();

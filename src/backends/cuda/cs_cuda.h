@@ -30,6 +30,9 @@ typedef struct {
                            on a CV): its state update keeps its place among the others' */
     int advance_ions;   /* its state update may read or write an ion variable (e, i or a
                            concentration): not cs_mech_type.advance_ion_free */
+    int ahead;          /* a catalogue synapse group whose state update, inside a graph, also gives
+                           the next step's events and current (cs_cuda_advance_ahead): that step
+                           then skips both for it (came_ahead) */
     int slot0;          /* with the gather (catalogue groups): its first slot in slot_i, slot_g */
     int slot0_ion[CS_NION]; /* ... in slot_ion[ion], -1 when the type does not write the ion */
     double *state;      /* [nstate × n] */
@@ -193,11 +196,17 @@ size_t cs_cuda_memory_used(void);
  * cs_cuda_next_steps(s, n)); its time is (step0 + k + j)·dt, computed on the device with the
  * host's rounding (no fused multiply-add), so the results do not depend on the launch path. */
 cs_status cs_cuda_epoch_start(const cs_cuda_state *s, long long step0); /* k = 0; counters reset */
-cs_status cs_cuda_deliver(const cs_cuda_state *s, int j);
+/* each synapse type's events of the step; came_ahead: not those of the groups with ahead, whose
+ * update in the step before delivered them (cs_cuda_advance_ahead) */
+cs_status cs_cuda_deliver(const cs_cuda_state *s, int j, int came_ahead);
 /* before the currents: the ion current densities zeroed, e = Nernst where concentrations change */
 cs_status cs_cuda_ions_prepare(const cs_cuda_state *s, double celsius);
 /* the currents of mechanism groups [first, end), added in group order */
 cs_status cs_cuda_currents(const cs_cuda_state *s, int j, int first, int end);
+/* catalogue synapse group q (mech[q].ahead), inside a graph: its state update after step j's solve,
+ * then its events and current of step j + 1 into its slots, in one launch (advance_ahead) */
+cs_status cs_cuda_advance_ahead(const cs_cuda_state *s, int j, int q);
+int cs_cuda_synapse_type(const cs_cuda_state *s, int q); /* group q's synapse type (ev_hi), -1: none */
 /* with the gather: the slots added per CV to i, g and ion_i, in the CPU's order */
 cs_status cs_cuda_gather_currents(const cs_cuda_state *s);
 cs_status cs_cuda_first_currents(const cs_cuda_state *s); /* with hh_ahead: the first step's hh current */

@@ -127,17 +127,10 @@ __global__ void k_expsyn_events_current(const cs_cuda_step_ctx *ctx, int j, cons
     expsyn_add_current(n, k, c, v[c], p, pu, st, I, G);
 }
 
-/* the synapse type of group q, -1 when it receives no events */
-static int synapse_type(const cs_cuda_state *s, int q) {
-    for (int t = 0; t < s->nsyn; ++t)
-        if (s->syn_groups[t] == q) return t;
-    return -1;
-}
-
 extern "C" cs_status cs_cuda_events_currents(const cs_cuda_state *s, int j) {
     for (int q = 0; q < s->nmech; ++q) {
         const cs_cuda_mech *m = &s->mech[q];
-        const int t = synapse_type(s, q);
+        const int t = cs_cuda_synapse_type(s, q);
         if (m->kind != CS_CUDA_EXPSYN || t < 0 || !m->n) {
             CS_TRY(cs_cuda_currents(s, j, q, q + 1)); /* hh (ahead: nothing), iclamp */
             continue;
@@ -212,7 +205,7 @@ extern "C" cs_status cs_cuda_after_solve(const cs_cuda_state *s, double celsius,
         a.exp_p[a.nexp] = m->param;
         a.exp_st[a.nexp] = m->state;
         a.exp_node[a.nexp] = m->node;
-        const int t = synapse_type(s, q);
+        const int t = cs_cuda_synapse_type(s, q);
         a.exp_hi[a.nexp] = t < 0 ? NULL : s->ev_hi + (size_t)t * (size_t)s->ev_stride;
         a.exp_block[a.nexp + 1] = a.exp_block[a.nexp] + blocks_of(m->n, AFTER_THREADS);
         a.nexp++;

@@ -253,10 +253,11 @@ static cs_mech_view catalogue_view(const cs_cuda_state *s, const cs_cuda_mech *m
 }
 
 /* Each synapse type's events of the step, type after type (their instances are apart). */
-extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j) {
+extern "C" cs_status cs_cuda_deliver(const cs_cuda_state *s, int j, int came_ahead) {
     for (int q = 0; q < s->nsyn; ++q) {
         const cs_cuda_mech *m = &s->mech[s->syn_groups[q]];
         const int *hi = s->ev_hi + (size_t)q * (size_t)s->ev_stride;
+        if (came_ahead && m->ahead) continue; /* delivered by its update in the step before */
         if (m->kind == CS_CUDA_CATALOGUE) {
             CS_STEP_LAUNCH(s, "event range", k_event_range, 1, 1, (const cs_cuda_step_ctx *)s->ctx, j, hi, s->ev_range + 2 * q);
             cs_mech_view v = catalogue_view(s, m, j, 0.0); /* events at the step's start */
@@ -380,6 +381,24 @@ extern "C" cs_status cs_cuda_merged(const cs_cuda_state *s, int j, int head, int
     const cs_mech_gpu_ops *ops = s->mech[head].gpu;
     if (n) (currents ? ops->current_many : ops->advance_many)(vp, id, n, s->stream);
     CS_LAUNCHED(currents ? "mechanism currents (merged)" : "state update (merged)");
+    return CS_OK;
+}
+
+extern "C" int cs_cuda_synapse_type(const cs_cuda_state *s, int q) {
+    for (int t = 0; t < s->nsyn; ++t)
+        if (s->syn_groups[t] == q) return t;
+    return -1;
+}
+
+extern "C" cs_status cs_cuda_advance_ahead(const cs_cuda_state *s, int j, int q) {
+    const cs_cuda_mech *m = &s->mech[q];
+    const int t = cs_cuda_synapse_type(s, q);
+    if (!m->n) return CS_OK;
+    if (t < 0 || !m->gpu->advance_ahead) return cs_error_set(CS_ERR_INTERNAL, "GPU: group %d has no update ahead", q);
+    cs_mech_view v = current_view(s, m, j);
+    v.t_offset = s->dt; /* the update at the step's end; the kernel moves on to step j + 1 */
+    m->gpu->advance_ahead(&v, s->ev_hi + (size_t)t * (size_t)s->ev_stride, s->ev_local, s->ev_weight, s->stream);
+    CS_LAUNCHED("state update with the next step's events and current");
     return CS_OK;
 }
 
