@@ -6,7 +6,7 @@
  * solver-level trial does, every plan built at once (OpenMP threads: OMP_NUM_THREADS) and the four
  * constant arrays of the matrix at once.
  *
- *   plan_times MODEL.json [VARIANT...]      (default: auto staged warp fine chunked variable flat)
+ *   plan_times [--share[=ROUNDS]] MODEL.json [VARIANT...]   (default: auto staged warp fine chunked variable flat)
  *
  * "chunked+cut" is chunked as auto's trial builds it (CS_HINES_CHUNKED_CUT_ONLY: refused where it
  * would cut nothing). OMP_MAX_ACTIVE_LEVELS=2 lets the plans built at once use their own threads.
@@ -16,13 +16,20 @@
  * Prints one line per step: its wall time [s], a digest of the plan (FNV-1a over its row map and
  * its schedules: two builds that print the same digest built the same plan) and what the plan
  * became (its describe line); each plan's line ends with the process's user and system CPU time
- * [s] and minor page faults of that step (the kernel's zeroing of fresh pages is system time). */
+ * [s] and minor page faults of that step (the kernel's zeroing of fresh pages is system time).
+ *
+ * --share: warp and fine also with their structures' schedules made once (cs_hines_schedules_create,
+ * as auto's trial shares them): each plan alone with them (its digest must be the one above), then
+ * ROUNDS (default 3) rounds of warp and fine at once, alternated: each its own schedules ("alone"),
+ * the schedules made first on every thread ("before"), and made by the first job to start while
+ * the other waits ("first"). */
 #include <omp.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cs_build.h"
 #include "cs_cable_matrix.h"
@@ -82,9 +89,10 @@ static uint64_t digest(const cs__hines_hplan *hp, uint64_t h) {
     return hp->chk_sub ? digest(hp->chk_sub, h) : h;
 }
 
-/* the host plan of a variant with the options the CUDA backend gives it, 132 multiprocessors */
-static cs_solver_status host_plan(int ncell, const int *first, const int *parent, const char *variant,
-                                  cs__hines_hplan *hp, char *msg, size_t len) {
+/* the host plan of a variant with the options the CUDA backend gives it, 132 multiprocessors
+ * (with shared schedules where sch is not NULL) */
+static cs_solver_status host_plan_shared(int ncell, const int *first, const int *parent, const char *variant,
+                                         const cs_hines_schedules *sch, cs__hines_hplan *hp, char *msg, size_t len) {
     cs_hines_gpu_options opt;
     cs_hines_gpu_options_default(&opt);
     char name[32];
@@ -97,12 +105,78 @@ static cs_solver_status host_plan(int ncell, const int *first, const int *parent
     opt.variant = name;
     opt.fused_step = 1;
     opt.const_coupling = 1;
+    opt.schedules = sch;
     return cs__hines_hplan_build(ncell, first, parent, cs__hines_variant_lookup(name), &opt, 132, hp, msg, len);
 }
 
+static cs_solver_status host_plan(int ncell, const int *first, const int *parent, const char *variant,
+                                  cs__hines_hplan *hp, char *msg, size_t len) {
+    return host_plan_shared(ncell, first, parent, variant, NULL, hp, msg, len);
+}
+
+/* warp's and fine's plans at once (one thread each, nested regions as the trial's), their
+ * schedules: 0 each its own, 1 made first on every thread, 2 made by the first job to start while
+ * the other waits. Prints the wall time and both digests. */
+static void warp_fine_at_once(int ncell, const int *first, const int *parent, int mode) {
+    static const char *const name[] = {"alone", "before", "first"}, *const var[2] = {"warp", "fine"};
+    cs_hines_schedules *sch = NULL;
+    cs__hines_hplan hp[2];
+    memset(hp, 0, sizeof hp);
+    uint64_t dig[2] = {0, 0};
+    int claimed = 0, made = 0, failed = 0;
+    const usage u0 = usage_now();
+    const double t = cs_now();
+    double t_sch = 0;
+    if (mode == 1) {
+        failed = cs_hines_schedules_create(ncell, first, parent, 0, &sch) != CS_SOLVER_OK;
+        t_sch = cs_now() - t;
+    }
+    const int nt = omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(2) reduction(| : failed)
+    for (int k = 0; k < 2; ++k) {
+        omp_set_num_threads(nt);
+        if (mode == 2) {
+            int mine;
+#pragma omp atomic capture
+            mine = claimed++;
+            if (mine == 0) {
+                const double t1 = cs_now();
+                failed |= cs_hines_schedules_create(ncell, first, parent, 0, &sch) != CS_SOLVER_OK;
+                t_sch = cs_now() - t1;
+#pragma omp atomic write
+                made = 1;
+            } else {
+                for (int m = 0; !m;) {
+#pragma omp atomic read
+                    m = made;
+                    if (!m) nanosleep(&(struct timespec){0, 100000}, NULL);
+                }
+            }
+        }
+        char msg[256];
+        failed |= host_plan_shared(ncell, first, parent, var[k], sch, &hp[k], msg, sizeof msg) != CS_SOLVER_OK;
+    }
+    cs_hines_schedules_destroy(sch);
+    const double el = cs_now() - t;
+    const usage u1 = usage_now();
+    for (int k = 0; k < 2 && !failed; ++k) dig[k] = digest(&hp[k], 0xcbf29ce484222325ull);
+    for (int k = 0; k < 2; ++k) cs__hines_hplan_free(&hp[k]);
+    char what[40];
+    snprintf(what, sizeof what, "warp+fine at once, %s", name[mode]);
+    printf("%-28s %8.3f s  warp %016llx fine %016llx%s (schedules %.3f s) [user %.2f sys %.2f s, %ld faults]\n", what, el,
+           (unsigned long long)dig[0], (unsigned long long)dig[1], failed ? " FAILED" : "", t_sch, u1.user - u0.user,
+           u1.sys - u0.sys, u1.faults - u0.faults);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
+    int rounds = 0;
+    if (argc > 1 && !strncmp(argv[1], "--share", 7)) {
+        rounds = argv[1][7] == '=' ? atoi(argv[1] + 8) : 3;
+        ++argv, --argc;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: %s MODEL.json [VARIANT...]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--share[=ROUNDS]] MODEL.json [VARIANT...]\n", argv[0]);
         return 2;
     }
     static const char *const all[] = {"auto", "staged", "warp", "fine", "chunked", "variable", "flat"};
@@ -231,6 +305,31 @@ int main(int argc, char **argv) {
         char what[40];
         snprintf(what, sizeof what, "resolve %s", variants[k]);
         printf("%-28s %8.3f s  %s\n", what, cs_now() - t, v < 0 ? "(unknown)" : cs__hines_variant_name(v));
+    }
+    if (rounds > 0) {
+        cs_hines_schedules *sch = NULL;
+        t = cs_now();
+        if (cs_hines_schedules_create(ncell, first, parent, 0, &sch) != CS_SOLVER_OK) return 1;
+        printf("%-28s %8.3f s  (%d threads)\n", "schedules", cs_now() - t, omp_get_max_threads());
+        static const char *const wf[2] = {"warp", "fine"};
+        for (int k = 0; k < 2; ++k) {
+            cs__hines_hplan hp;
+            char msg[256], what[40];
+            snprintf(what, sizeof what, "plan %s shared", wf[k]);
+            t = cs_now();
+            if (host_plan_shared(ncell, first, parent, wf[k], sch, &hp, msg, sizeof msg) != CS_SOLVER_OK) {
+                printf("%-28s refused: %s\n", what, msg);
+                continue;
+            }
+            const double el = cs_now() - t;
+            printf("%-28s %8.3f s  %016llx %s: %.140s\n", what, el,
+                   (unsigned long long)digest(&hp, 0xcbf29ce484222325ull), cs__hines_variant_name(hp.variant), hp.describe);
+            cs__hines_hplan_free(&hp);
+        }
+        cs_hines_schedules_destroy(sch);
+        fflush(stdout);
+        for (int r = 0; r < rounds; ++r)
+            for (int mode = 0; mode < 3; ++mode) warp_fine_at_once(ncell, first, parent, (mode + r) % 3);
     }
     free(first);
     free(parent);

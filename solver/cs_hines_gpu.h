@@ -115,6 +115,7 @@ extern "C" {
 #endif
 
 typedef struct cs_hines_plan cs_hines_plan;
+typedef struct cs_hines_schedules cs_hines_schedules; /* cs_hines_schedules_create */
 
 /* Flags of the fine and staged solvers' set-up optimisations (all on by default). Each has a bit
  * of its own: auto's trial passes one set of flags to every candidate, so a staged flag must not
@@ -187,6 +188,12 @@ typedef struct {
                             values (a simulator's constant couplings): "chunked" then copies the
                             reduced tree's part of u once instead of at every solve (tree-order
                             solves copy it every time). 0 (default): u may change between solves */
+    const cs_hines_schedules *schedules; /* "fine" and "warp" (also as "auto" resolves): the
+                            structures' schedules made once for this batch and these flags
+                            (cs_hines_schedules_create), read instead of planned again; the same
+                            plan bit for bit. Made for another batch or other CS_HINES_FINE_NO_REROOT /
+                            NO_SPLIT: CS_SOLVER_ERR_INVALID. Other variants ignore it. NULL
+                            (default): each plan makes its own */
 } cs_hines_gpu_options;
 /* Systems per multiprocessor from which "auto" picks a per-system variant for the fused step.
  * Measured on an H200 with the full step (bench/NOTES.md, "Full step", session 3): at 124 cells
@@ -212,6 +219,16 @@ int cs_hines_gpu_device_count(void);
 void cs_hines_gpu_device_name(int dev, char *buf, size_t len);
 /* The last error message of this library on this thread ("" when none). */
 const char *cs_hines_gpu_last_error(void);
+
+/* Schedules of a batch's distinct structures for "fine" and "warp" plans (plain C, no GPU; the
+ * batch and fine_flags as the plans will take them): their planners' per-structure phase, about
+ * half of each plan's host time, done once for several plans (auto's trial builds warp's and
+ * fine's at once: cs_hines_gpu_options.schedules). The caller owns it: plans read it while
+ * cs_hines_gpu_plan_create runs (several at once on threads may), keep nothing of it, and it is
+ * destroyed once they are built. CS_SOLVER_ERR_INVALID for a bad batch, CS_SOLVER_ERR_NOMEM. */
+cs_solver_status cs_hines_schedules_create(int nsys, const int *offset, const int *p, int fine_flags,
+                                           cs_hines_schedules **out);
+void cs_hines_schedules_destroy(cs_hines_schedules *sch);
 
 /* Build a plan. p and offset are host arrays in the convention above (copied: the caller may
  * free them). opt may be NULL (defaults). CS_SOLVER_ERR_INVALID for a bad structure or an

@@ -263,9 +263,23 @@ enum { CS__SCHED_GLOBAL = 0, CS__SCHED_L2 = 1, CS__SCHED_SHARED = 2 }; /* fine's
  * aligned: tasks with their sentinel, level starts, children) */
 int cs__hines_type_sched_bytes(const cs__hines_hplan *hp, int t);
 
+
+/* fine's and warp's per-structure schedules (cs_hines_plan_fine.c), one record per distinct
+ * structure k (rows of its system rep[k]), planned with the flags' CS__FINE_STRUCT_FLAGS: new
+ * records, or NULL when out of memory. cs_hines_schedules (cs_hines_schedules.c) holds them for
+ * several plans. */
+typedef struct cs__fstruct cs__fstruct;
+#define CS__FINE_STRUCT_FLAGS (CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT) /* all they read */
+cs__fstruct *cs__fine_structs_build(int nstruct, const int *rep, const int *offset, const int *p, int max_n, int flags);
+void cs__fine_structs_free(cs__fstruct *fs, int nstruct);
+/* The records of opt->schedules for this plan's structures and flags, or NULL with a message
+ * where they were made for another batch or other flags. */
+const cs__fstruct *cs__schedules_match(const cs_hines_schedules *sch, const cs__hines_hplan *hp, const int *p, const int *rep,
+                                       int flags, char *msg, size_t msglen);
 /* fine and warp (cs_hines_plan_fine.c): the plan of a batch with distinct structures sid[s]
- * (rep[id]: a system of structure id). */
-cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
+ * (rep[id]: a system of structure id); fs: their schedules (cs__schedules_match), or NULL to
+ * plan them (then freed with the plan's other work). */
+cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep, const cs__fstruct *fs,
                                const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
 
 /* staged (cs_hines_staged.c): the plan, the shared memory of one warp for elements of `elem`

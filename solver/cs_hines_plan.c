@@ -278,6 +278,7 @@ static cs_solver_status cs__plan_chunked_tree(cs__hines_hplan *hp, const int *p,
                                               char *msg, size_t msglen)
 {
     cs_hines_gpu_options o = *opt; /* L chosen once, by the top level (0: automatic), for every level */
+    o.schedules = NULL;            /* made for the whole batch, not the reduced tree */
     cs__chk_reduced red;
     cs_solver_status st = cs__chunked_reduce(hp, p, opt, &red, msg, msglen);
     o.block_size = hp->chk_L;
@@ -357,54 +358,20 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     if (opt_in) opt = *opt_in; else cs_hines_gpu_options_default(&opt);
     memset(hp, 0, sizeof *hp);
     if (msg && msglen) msg[0] = 0;
-    if (nsys < 1 || !offset || !p) { cs__plan_msg(msg, msglen, "nsys must be >= 1 and offset, p non-NULL"); return CS_SOLVER_ERR_INVALID; }
-    if (offset[0] != 0) { cs__plan_msg(msg, msglen, "offset[0] must be 0 (got %d)", offset[0]); return CS_SOLVER_ERR_INVALID; }
-    int max_n = 0;
-    for (int s = 0; s < nsys; ++s) {
-        int n = offset[s + 1] - offset[s];
-        if (n < 1) { cs__plan_msg(msg, msglen, "system %d has %d rows (needs >= 1)", s, n); return CS_SOLVER_ERR_INVALID; }
-        if (n > max_n) max_n = n;
-        if (p[offset[s]] != -1) { cs__plan_msg(msg, msglen, "system %d: p[%d] = %d, expected -1 at its first row", s, offset[s], p[offset[s]]); return CS_SOLVER_ERR_INVALID; }
-        for (int r = offset[s] + 1; r < offset[s + 1]; ++r)
-            if (p[r] < offset[s] || p[r] >= r) { cs__plan_msg(msg, msglen, "system %d: p[%d] = %d is not a row of the system before %d", s, r, p[r], r); return CS_SOLVER_ERR_INVALID; }
-    }
-    cs_solver_status st = CS_SOLVER_OK;
-    int *sid = NULL, *rep = NULL;
-    cs__keymap km;
-    int km_ok = 0;
+    int max_n = 0, *sid = NULL, *rep = NULL;
+    cs_solver_status st = cs__hines_check_batch(nsys, offset, p, &max_n, msg, msglen);
+    if (st != CS_SOLVER_OK) return st;
     hp->nsys = nsys;
     hp->nrows = offset[nsys];
     hp->max_n = max_n;
     hp->offset = malloc(sizeof(int) * (nsys + 1));
     CS__NOMEM(hp->offset);
     memcpy(hp->offset, offset, sizeof(int) * (nsys + 1));
-    /* distinct structures */
-    sid = malloc(sizeof(int) * nsys);
-    CS__NOMEM(sid);
-    if (cs__km_init(&km, 64)) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
-    km_ok = 1;
-    int nrep_cap = 64, is_new;
-    rep = malloc(sizeof(int) * nrep_cap);
-    CS__NOMEM(rep);
-    for (int s = 0; s < nsys; ++s) {
-        int n = offset[s + 1] - offset[s];
-        int id = cs__km_get_rows(&km, p, offset[s], n, &is_new);
-        if (id < 0) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
-        if (is_new) {
-            if (id >= nrep_cap) {
-                nrep_cap *= 2;
-                int *r2 = realloc(rep, sizeof(int) * nrep_cap);
-                CS__NOMEM(r2);
-                rep = r2;
-            }
-            rep[id] = s;
-        }
-        sid[s] = id;
+    if ((st = cs__hines_structures(nsys, offset, p, &sid, &rep, &hp->nstruct)) != CS_SOLVER_OK) {
+        cs__plan_msg(msg, msglen, "out of memory");
+        goto fail;
     }
-    hp->nstruct = km.n;
-    hp->uniform = (km.n == 1);
-    cs__km_free(&km);
-    km_ok = 0;
+    hp->uniform = (hp->nstruct == 1);
     if (variant == CS__HV_AUTO) {
         /* Measured on an H200 (bench/results-hines.md, bench/NOTES.md "Hines GPU").
          * Cells of one structure, below ~1000 per multiprocessor: warp is the fastest for every
@@ -463,7 +430,11 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
         if (variant == CS__HV_CHUNKED) opt.block_size = 0; /* its automatic L (block_size means another thing to other variants) */
     }
     hp->variant = variant;
-    if (cs__hines_variant_is_fine(variant)) st = cs__plan_fine(hp, p, sid, rep, &opt, nsm, msg, msglen);
+    const cs__fstruct *fs = NULL; /* fine's and warp's shared schedules, where they match */
+    if (cs__hines_variant_is_fine(variant) && opt.schedules &&
+        !(fs = cs__schedules_match(opt.schedules, hp, p, rep, opt.fine_flags, msg, msglen)))
+        st = CS_SOLVER_ERR_INVALID;
+    else if (cs__hines_variant_is_fine(variant)) st = cs__plan_fine(hp, p, sid, rep, fs, &opt, nsm, msg, msglen);
     else if (variant == CS__HV_STAGED) st = cs__plan_staged(hp, p, sid, rep, &opt, nsm, msg, msglen);
     else if (variant == CS__HV_CHUNKED) st = cs__plan_chunked_tree(hp, p, &opt, nsm, msg, msglen);
     else if (variant >= 0 && variant < CS__HV_COUNT) st = cs__plan_cells(hp, p, sid, rep, &opt, msg, msglen);
@@ -473,7 +444,6 @@ cs_solver_status cs__hines_hplan_build(int nsys, const int *offset, const int *p
     free(sid); free(rep);
     return CS_SOLVER_OK;
 fail:
-    if (km_ok) cs__km_free(&km);
     free(sid); free(rep);
     cs__hines_hplan_free(hp);
     return st;

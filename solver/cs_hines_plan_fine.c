@@ -17,7 +17,7 @@
 #include "cs_hines_tree.h"
 
 /* ---- the fine solver's per-structure schedule --------------------------------------------- */
-typedef struct {
+struct cs__fstruct {
     int n, nbr, nlev;
     int *chain;     /* [n] local tree rows, branch by branch (proximal → distal); owns the block */
     int *usrc;      /* [n] per chain entry: local tree row holding the coupling to the new parent */
@@ -28,7 +28,7 @@ typedef struct {
     int *kid_first; /* [nbr+1] children of branch b: kids[kid_first[b] .. kid_first[b+1]), ascending */
     int *kids;      /* [nbr] (all on the level after b's) */
     int nbranch_in;
-} cs__fstruct;
+};
 
 static void cs__fs_free(cs__fstruct *f)
 {
@@ -269,6 +269,40 @@ static int cs__plan_structure(int n, const int *lp, int flags, cs__fwork *w, cs_
     return cs__fs_keep(best, out);
 }
 
+cs__fstruct *cs__fine_structs_build(int ns, const int *rep, const int *offset, const int *p, int max_n, int flags)
+{
+    cs__fstruct *fs = calloc((size_t)ns + 1, sizeof(cs__fstruct));
+    if (!fs) return NULL;
+    /* each structure alone (a thread's work area, its own record): on threads where there are
+     * many (within another parallel region, as auto's trial's, one thread unless nesting is
+     * allowed) */
+    int failed = 0, nt = cs__plan_threads(ns, sizeof(int) * (37 * (size_t)max_n + 17));
+#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
+    {
+        cs__fwork w = {0};
+        int *lp = malloc(sizeof(int) * ((size_t)max_n + 1));
+        failed = !lp || cs__fwork_init(&w, max_n);
+#pragma omp for schedule(dynamic, 8)
+        for (int k = 0; k < ns; ++k) {
+            if (failed) continue;
+            int s = rep[k], n = offset[s + 1] - offset[s];
+            for (int i = 0; i < n; ++i) lp[i] = i ? p[offset[s] + i] - offset[s] : -1;
+            failed = cs__plan_structure(n, lp, flags, &w, &fs[k]) != 0;
+        }
+        free(lp);
+        free(w.block);
+    }
+    if (failed) { cs__fine_structs_free(fs, ns); return NULL; }
+    return fs;
+}
+
+void cs__fine_structs_free(cs__fstruct *fs, int ns)
+{
+    if (!fs) return;
+    for (int k = 0; k < ns; ++k) cs__fs_free(&fs[k]);
+    free(fs);
+}
+
 #define CS__NOMEM(ptr)                                                 \
     do {                                                               \
         if (!(ptr)) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; } \
@@ -469,7 +503,7 @@ static void cs__type_schedule(const cs__fstruct *fs, const int *sk, const cs__pt
 #define CS__FINE_SMALL_PACKS 3
 
 /* the fine solver */
-cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
+cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep, const cs__fstruct *fs,
                                const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen)
 {
     cs_solver_status st = CS_SOLVER_OK;
@@ -483,34 +517,20 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     hp->threads = T;
     hp->threads_auto = !warp && opt->threads <= 0;
     hp->fine_flags = flags;
-    cs__fstruct *fs = calloc((size_t)ns, sizeof(cs__fstruct));
+    /* the structures' schedules: the caller's (shared with other plans: read only) or its own */
+    cs__fstruct *own = NULL;
     int *order = malloc(sizeof(int) * (nsys + 1)), *cnt = calloc((size_t)ns + 1, sizeof(int));
     int *wpack = NULL, *key = NULL;
     cs__ptype *ty = NULL;
     cs__keymap types;
     int km_ok = 0;
     cs__ivec pb = {0}, pt = {0}, tinfo = {0};
-    CS__NOMEM(fs); CS__NOMEM(order); CS__NOMEM(cnt);
-    /* schedules per structure, each alone (a thread's work area, its own record): on threads
-     * where there are many (within another parallel region, as auto's trial's, one thread unless
-     * nesting is allowed) */
-    int maxlev = 1, failed = 0, nt = cs__plan_threads(ns, sizeof(int) * (37 * (size_t)hp->max_n + 17));
-#pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
-    {
-        cs__fwork w = {0};
-        int *lp = malloc(sizeof(int) * ((size_t)hp->max_n + 1));
-        failed = !lp || cs__fwork_init(&w, hp->max_n);
-#pragma omp for schedule(dynamic, 8)
-        for (int k = 0; k < ns; ++k) {
-            if (failed) continue;
-            int s = rep[k], n = hp->offset[s + 1] - hp->offset[s];
-            for (int i = 0; i < n; ++i) lp[i] = i ? p[hp->offset[s] + i] - hp->offset[s] : -1;
-            failed = cs__plan_structure(n, lp, flags, &w, &fs[k]) != 0;
-        }
-        free(lp);
-        free(w.block);
+    CS__NOMEM(order); CS__NOMEM(cnt);
+    if (!fs) {
+        fs = own = cs__fine_structs_build(ns, rep, hp->offset, p, hp->max_n, flags);
+        CS__NOMEM(own);
     }
-    if (failed) { st = CS_SOLVER_ERR_NOMEM; cs__plan_msg(msg, msglen, "out of memory"); goto fail; }
+    int maxlev = 1, failed = 0, nt;
     for (int k = 0; k < ns; ++k)
         if (fs[k].nlev > maxlev) maxlev = fs[k].nlev;
     for (int s = 0; s < nsys; ++s) { hp->nbranch_in += fs[sid[s]].nbranch_in; hp->nbranch_out += fs[sid[s]].nbr; }
@@ -680,8 +700,8 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
              (flags & CS_HINES_FINE_NO_REROOT) ? " no-reroot" : "", (flags & CS_HINES_FINE_NO_SPLIT) ? " no-split" : "",
              (flags & CS_HINES_FINE_NO_SORT) ? " no-sort" : "");
 fail:
-    if (fs) for (int k = 0; k < ns; ++k) cs__fs_free(&fs[k]);
-    free(fs); free(order); free(cnt); free(wpack); free(key); free(ty);
+    cs__fine_structs_free(own, ns);
+    free(order); free(cnt); free(wpack); free(key); free(ty);
     if (km_ok) cs__km_free(&types);
     free(pb.a); free(pt.a); free(tinfo.a);
     return st;

@@ -1,6 +1,6 @@
 /* Tree utilities shared by the Hines planners: re-rooting at the centre of the longest path
- * (cs_hines_tree.h), the planners' messages, and the random-tree generator of seed 000's Table 4.1 (cs_hines_gpu.h).
- * Set-up time only; nothing here runs per solve. */
+ * (cs_hines_tree.h), the planners' messages, a batch's distinct structures, and the random-tree
+ * generator of seed 000's Table 4.1 (cs_hines_gpu.h). Set-up time only; nothing here runs per solve. */
 #include <math.h>
 #include <omp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cs_hines_gpu.h"
+#include "cs_hines_keymap.h"
 #include "cs_hines_tree.h"
 
 /* ---- Table 4.1 of seed 000 and the random-tree generator --------------------------------- */
@@ -211,4 +212,48 @@ void cs__plan_msg(char *msg, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, len, fmt, ap);
     va_end(ap);
+}
+
+/* ---- the batch and its distinct structures ------------------------------------------------ */
+cs_solver_status cs__hines_check_batch(int nsys, const int *offset, const int *p, int *max_n_out, char *msg, size_t msglen)
+{
+    if (nsys < 1 || !offset || !p) { cs__plan_msg(msg, msglen, "nsys must be >= 1 and offset, p non-NULL"); return CS_SOLVER_ERR_INVALID; }
+    if (offset[0] != 0) { cs__plan_msg(msg, msglen, "offset[0] must be 0 (got %d)", offset[0]); return CS_SOLVER_ERR_INVALID; }
+    int max_n = 0;
+    for (int s = 0; s < nsys; ++s) {
+        int n = offset[s + 1] - offset[s];
+        if (n < 1) { cs__plan_msg(msg, msglen, "system %d has %d rows (needs >= 1)", s, n); return CS_SOLVER_ERR_INVALID; }
+        if (n > max_n) max_n = n;
+        if (p[offset[s]] != -1) { cs__plan_msg(msg, msglen, "system %d: p[%d] = %d, expected -1 at its first row", s, offset[s], p[offset[s]]); return CS_SOLVER_ERR_INVALID; }
+        for (int r = offset[s] + 1; r < offset[s + 1]; ++r)
+            if (p[r] < offset[s] || p[r] >= r) { cs__plan_msg(msg, msglen, "system %d: p[%d] = %d is not a row of the system before %d", s, r, p[r], r); return CS_SOLVER_ERR_INVALID; }
+    }
+    *max_n_out = max_n;
+    return CS_SOLVER_OK;
+}
+
+cs_solver_status cs__hines_structures(int nsys, const int *offset, const int *p, int **sid_out, int **rep_out, int *nstruct)
+{
+    int *sid = malloc(sizeof(int) * nsys), nrep_cap = 64, is_new, *rep = malloc(sizeof(int) * nrep_cap);
+    cs__keymap km;
+    int ok = sid && rep && cs__km_init(&km, 64) == 0;
+    if (!ok) { free(sid); free(rep); return CS_SOLVER_ERR_NOMEM; }
+    for (int s = 0; ok && s < nsys; ++s) {
+        int id = cs__km_get_rows(&km, p, offset[s], offset[s + 1] - offset[s], &is_new);
+        if (id < 0) { ok = 0; break; }
+        if (is_new && id >= nrep_cap) {
+            nrep_cap *= 2;
+            int *r2 = realloc(rep, sizeof(int) * nrep_cap);
+            if (!r2) { ok = 0; break; }
+            rep = r2;
+        }
+        if (is_new) rep[id] = s;
+        sid[s] = id;
+    }
+    *nstruct = km.n;
+    cs__km_free(&km);
+    if (!ok) { free(sid); free(rep); return CS_SOLVER_ERR_NOMEM; }
+    *sid_out = sid;
+    *rep_out = rep;
+    return CS_SOLVER_OK;
 }

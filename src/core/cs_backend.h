@@ -123,6 +123,7 @@ typedef struct {
 /* Where the trial's wall time went [s], for its report (docs/gpu.md, "Choosing by measurement") */
 typedef struct {
     double parents;  /* the tree-order structure (every cell's rows' parents) */
+    double schedules; /* warp's and fine's shared schedules (before at_once; or in it, by their first job) */
     double at_once;  /* the plans, resolves, constants and the device's set-up, at once (threads) */
     double device;   /* of at_once: the device's job (its context first, the stream, v_init) */
     double constants; /* of at_once: the longest of the four constants' jobs (built, uploaded) */

@@ -187,11 +187,11 @@ static cs_status choose_by_solver(const cs_network_desc *net, const cs_backend_p
             best = c;
     }
     { /* where the trial's time went (the candidates' own set-up and steps above) */
-        char split[256];
+        char split[320];
         snprintf(split, sizeof split,
-                 " its time: key %.2f, parents %.2f, plans, constants and device at once %.2f (the device %.2f, "
-                 "the longest constant %.2f), later plans %.2f, arrays %.2f, freeing %.2f s;",
-                 before, sp.parents, sp.at_once, sp.device, sp.constants, sp.later, sp.arrays, sp.rest);
+                 " its time: key %.2f, parents %.2f, warp's and fine's schedules %.2f, plans, constants and device at "
+                 "once %.2f (the device %.2f, the longest constant %.2f), later plans %.2f, arrays %.2f, freeing %.2f s;",
+                 before, sp.parents, sp.schedules, sp.at_once, sp.device, sp.constants, sp.later, sp.arrays, sp.rest);
         append(out->report, sizeof out->report, "%s", split, 0.0);
     }
     timing te = {"", -1, 0, 0};
