@@ -17,7 +17,7 @@
  * `cablesim build-catalogue`) exports int cs_mech_catalogue_abi(void) returning the version it
  * was compiled against, and const cs_mech_catalogue *cs_mech_catalogue_get(void); a catalogue
  * of another version is refused. Bump on any change of the structures below. */
-#define CS_MECH_ABI_VERSION 9 /* 9: cs_mech_gpu_ops.advance_ahead; 8: cs_mech_type.linear; 7: cs_mech_gpu_ops.current_many, advance_many; 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
+#define CS_MECH_ABI_VERSION 9 /* 9: cs_mech_gpu_ops.advance_ahead, cs_mech_view.skip_outputs; 8: cs_mech_type.linear; 7: cs_mech_gpu_ops.current_many, advance_many; 6: advance_ion_free, the view's inst_*; 5: a GPU net_receive gets a step's events grouped by instance */
 
 typedef enum { CS_MECH_DENSITY, CS_MECH_POINT } cs_mech_kind;
 
@@ -85,6 +85,8 @@ typedef struct {
     double *inst_ion[CS_NION]; /* [n] ion current density [mA/cm²], for the ions the type writes */
     int block;                 /* GPU: threads per block of the state update's launch; 0: the
                                   type's own (docs/gpu.md, "Stream priorities") */
+    int skip_outputs;          /* 1: current() need not store the ASSIGNED variables that only it
+                                  reads (Exp2Syn's i and g): no probe reads them (ABI 9) */
 } cs_mech_view;
 
 /* The GPU half of a type (catalogues built with nvcc): the same calls over a view whose arrays

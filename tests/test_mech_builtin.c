@@ -25,7 +25,7 @@ static cs_mech_view view_of(const cs_mech_type *t, double *params[], double *sta
     for (int j = 0; j < t->nparam; ++j) params[j] = store + (size_t)j * N;
     for (int j = 0; j < t->nstate; ++j) states[j] = store + (size_t)(t->nparam + j) * N;
     cs_mech_view m = {N, node, w, v, iacc, gacc, params, states, tt, dt, celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL},
-                      {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0};
+                      {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
     return m;
 }
 

@@ -372,7 +372,7 @@ static cs_status cpu_create(const cs_network_desc *net, const cs_backend_params 
 static cs_mech_view view_of(const batch *b, const mech_group *mg, double t, const cs_backend_params *p) {
     cs_mech_view v = {mg->n, mg->node, mg->weight, b->v, b->i, b->g, mg->param, mg->state,
                       t, p->dt, p->celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL},
-                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0};
+                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = b->ion_e[ion];
         v.ion_i[ion] = b->ion_i[ion];

@@ -118,7 +118,7 @@ static cs_status setup_catalogue_view(cs_backend *be, cs_cuda_mech *cm, const cs
     CS_TRY(upload_new((void **)&cm->state_ptr, sp, (size_t)(ns ? ns : 1) * sizeof *sp, "mechanism states"));
     cs_mech_view v = {n, cm->node, cm->weight, NULL, NULL, NULL, cm->param_ptr, cm->state_ptr,
                       0.0, be->p.dt, be->p.celsius, {NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL},
-                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0};
+                      {NULL, NULL, NULL}, NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
     for (int ion = 0; ion < CS_NION; ++ion) {
         v.ion_e[ion] = s->ion_e[ion];
         v.ion_i[ion] = s->ion_i[ion];
@@ -249,7 +249,7 @@ static cs_status setup_mechanisms(cs_backend *be, const double *v_int, cs_cuda_i
             cs_mech_view view = {n, node, w, v_int, NULL, NULL, pp, sp, 0.0, be->p.dt, be->p.celsius,
                                  {ions->e[0], ions->e[1], ions->e[2]}, {ions->i[0], ions->i[1], ions->i[2]},
                                  {ions->ci[0], ions->ci[1], ions->ci[2]}, {ions->co[0], ions->co[1], ions->co[2]},
-                                 NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0};
+                                 NULL, NULL, 0, 0.0, NULL, NULL, {NULL, NULL, NULL}, 0, 0};
             t->init(&view);
             cs_cuda_ions_wrote(ions, t); /* NEURON's order: e after each INITIAL that writes a concentration */
             cs_cuda_mech *cm = &s->mech[m];
@@ -373,6 +373,16 @@ static cs_status setup_lanes(cs_backend *be) {
         }
     }
     return cs_cuda_timer_create(&be->fork_events, CS_FORK_EVENTS);
+}
+
+/* Where no probe reads a state, the catalogue types' currents skip the stores of the ASSIGNED
+ * variables only they read (cs_mech_view.skip_outputs: Exp2Syn's i and g, 16 bytes an instance a
+ * step). CS_CUDA_SKIP_OUTPUTS=0: stored (for comparisons; identical results). */
+static void setup_skip_outputs(cs_cuda_state *s) {
+    const char *env = getenv("CS_CUDA_SKIP_OUTPUTS");
+    const int skip = !(env && !strcmp(env, "0")) && !s->probe_src;
+    for (int q = 0; q < s->nmech; ++q)
+        if (s->mech[q].kind == CS_CUDA_CATALOGUE) s->mech[q].view.skip_outputs = skip;
 }
 
 /* The catalogue synapse groups whose state update, inside a graph, also gives the next step's
@@ -755,6 +765,7 @@ static cs_status setup(cs_backend *be) {
     if (st == CS_OK) st = cs_cuda_alloc((void **)&s->counters, 4 * sizeof(int), "counters");
     if (st == CS_OK) st = cs_cuda_alloc_ctx(&s->ctx);
     if (st == CS_OK) st = setup_probe_sources(be);
+    if (st == CS_OK) setup_skip_outputs(&be->s);
     if (st == CS_OK && be->epoch) st = cs_cuda_epoch_build(s, net, be->cell_first, be->inst_group, be->inst_local);
     s->dt = be->p.dt;
     s->sample_stride = be->p.sample_stride;

@@ -14,7 +14,6 @@
 #ifdef CS_HAVE_CUDA
 #include <limits.h>
 #include <omp.h>
-#include <time.h>
 
 #include "cs_backend_cuda_internal.h"
 #include "cs_profile.h"
@@ -274,12 +273,13 @@ static void build_plan(const trial_inputs *in, const cs_hines_gpu_options *opt, 
 
 /* warp's and fine's planners give every distinct structure the same schedule (it reads neither's
  * pack sizes): made once for the candidates of these two with one set of flags (the plans are the
- * same bit for bit), before the plans at once, on every thread. CS_TRIAL_SHARE_SCHEDULES=0: each
- * its own (for comparisons); =first: made by the first of their jobs while the other waits. */
-enum { SHARE_OFF, SHARE_BEFORE, SHARE_FIRST };
-static int share_mode(void) {
+ * same bit for bit), before the plans at once, on every thread. Measured (H200, rand-262144, 41 M
+ * compartments, session 32): the schedules 0.40-0.46 s, then the plans at once 1.53-1.65 -> 1.05 s;
+ * made by the first of the two jobs while the other waited instead: 1.50-1.71 s with them.
+ * CS_TRIAL_SHARE_SCHEDULES=0: each its own (for comparisons). */
+static int share_schedules(void) {
     const char *e = getenv("CS_TRIAL_SHARE_SCHEDULES");
-    return e && !strcmp(e, "0") ? SHARE_OFF : e && !strcmp(e, "first") ? SHARE_FIRST : SHARE_BEFORE;
+    return !(e && !strcmp(e, "0"));
 }
 
 /* share[c] = 1 for the candidates that share (warp, fine with the first one's flags); 0 for all
@@ -293,35 +293,6 @@ static void sharing_candidates(const cs_solver_trial *cand, const cs_hines_gpu_o
         count += share[c];
     }
     for (int c = 0; count < 2 && c < n; ++c) share[c] = 0;
-}
-
-/* The shared schedules, made by the first caller (on its nested threads) while the others wait;
- * NULL where they could not be made (each plan then makes its own) */
-typedef struct {
-    int claimed, made;
-    cs_hines_schedules *sch;
-    double seconds;
-} shared_schedules;
-static const cs_hines_schedules *schedules_get(shared_schedules *sh, const trial_inputs *in, int flags) {
-    int mine;
-#pragma omp atomic capture
-    mine = sh->claimed++;
-    if (mine == 0) {
-        const double t0 = cs_now();
-        if (cs_hines_schedules_create((int)in->net->ncell, in->cell_first, in->parent, flags, &sh->sch) != CS_SOLVER_OK)
-            sh->sch = NULL;
-        sh->seconds = cs_now() - t0;
-#pragma omp flush
-#pragma omp atomic write
-        sh->made = 1;
-    }
-    for (int m = 0; !m;) {
-#pragma omp atomic read
-        m = sh->made;
-        if (!m) nanosleep(&(struct timespec){0, 100000}, NULL); /* 0.1 ms */
-    }
-#pragma omp flush
-    return sh->sch;
 }
 
 /* The most threads of each plan's own loops (the planners' inner OpenMP regions; nested inside the
@@ -374,14 +345,24 @@ cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_netwo
          * built but where no other candidate times fine (then again below, without the flag) */
         if (is_variant(cand[c].name, "chunked")) opt[c].fine_flags |= CS_HINES_CHUNKED_CUT_ONLY;
     }
-    /* warp's and fine's schedules, once for both */
-    const int mode = share_mode();
+    /* warp's and fine's schedules, once for both (NULL where they could not be made: each plan then
+     * makes its own) */
     int *share = calloc((size_t)n, sizeof *share);
-    shared_schedules sh = {0, 0, NULL, 0};
+    cs_hines_schedules *sch = NULL;
     if (st == CS_OK && !share) st = cs_error_set(CS_ERR_NOMEM, "out of memory");
-    if (st == CS_OK && mode != SHARE_OFF) sharing_candidates(cand, opt, n, share);
-    for (int c = 0; st == CS_OK && mode == SHARE_BEFORE && c < n; ++c)
-        if (share[c]) opt[c].schedules = schedules_get(&sh, &in, opt[c].fine_flags);
+    if (st == CS_OK && share_schedules()) {
+        sharing_candidates(cand, opt, n, share);
+        for (int c = 0; c < n; ++c) {
+            if (!share[c]) continue;
+            if (!sch) {
+                const double t0 = cs_now();
+                if (cs_hines_schedules_create((int)net->ncell, in.cell_first, in.parent, opt[c].fine_flags, &sch) != CS_SOLVER_OK)
+                    sch = NULL;
+                sp.schedules = cs_now() - t0;
+            }
+            opt[c].schedules = sch;
+        }
+    }
     /* 1. at once, the longest first: the plans of the named candidates (host planning and
      * uploads; cs_hines_gpu_plan_create selects the device on its thread), what auto and chunked
      * would solve as (cs_hines_gpu_plan_resolve: a few passes over the rows), the four constants
@@ -423,16 +404,14 @@ cs_status cs_backend_cuda_solver_trial(const cs_backend_ops *ops, const cs_netwo
                 resolved[c] = cs_hines_gpu_plan_resolve((int)net->ncell, in.cell_first, in.parent, &opt[c]);
             else {
                 omp_set_num_threads(pt); /* this thread's nested regions: the plan's loops */
-                if (mode == SHARE_FIRST && share[c]) opt[c].schedules = schedules_get(&sh, &in, opt[c].fine_flags);
                 build_plan(&in, &opt[c], &ts[c], &cand[c], &plan_res[c]);
             }
         }
         for (int k = 0; k < CS__NCONST + 2 && st == CS_OK; ++k)
             if (res[k].st != CS_OK) st = cs_error_set(res[k].st, "%s", res[k].msg);
     }
-    cs_hines_schedules_destroy(sh.sch); /* both plans built: theirs no longer */
+    cs_hines_schedules_destroy(sch); /* both plans built: theirs no longer */
     for (int c = 0; c < n; ++c) opt[c].schedules = NULL;
-    sp.schedules = sh.seconds;
     free(share);
     sp.at_once = cs_now() - tw;
     /* a candidate that would solve as another candidate by its name is not timed: that one is
