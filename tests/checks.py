@@ -2,6 +2,7 @@
 --work-dir, as tests/CMakeLists.txt passes them) and a tally of named checks."""
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,20 @@ def generate_c(source_dir, work, mods):
                         "-o", os.path.join(work, "gen.so"), "--gen-only", gen, "--cuda", "off",
                         "--include", os.path.join(source_dir, "mechanisms")], capture_output=True, text=True)
     return r, gen
+
+
+def generated_body(t, source_dir, work, name, mod):
+    """One mechanism's generated NAME_body.h (generate_c), checked by the tally t to generate:
+    (its text, {state slot: its STATE or ASSIGNED variable's name} from its INITIAL's zeroing), or
+    None when it did not generate."""
+    r, gen = generate_c(source_dir, work, {name: mod})
+    t(r.returncode == 0, "the mechanism generates (%s)" % r.stderr.strip()[:200])
+    if r.returncode:
+        return None
+    with open(os.path.join(gen, name + "_body.h")) as f:
+        text = f.read()
+    init = text[text.index("_init_one"):]
+    return text, {int(j): n for j, n in re.findall(r"_S\((\d+)\) = 0\.0; /\* (\w+) \*/", init)}
 
 
 def h5py_numpy():

@@ -7,11 +7,10 @@ its old value is written back). Every slot the update assigns is written back.
 
 Usage: test_nmodl_advance_locals.py --cablesim PATH --source-dir DIR --work-dir DIR
 """
-import os
 import re
 import sys
 
-from checks import Tally, arguments, generate_c
+from checks import Tally, arguments, generated_body
 
 MOD = """NEURON {
     SUFFIX loc
@@ -40,19 +39,14 @@ PROCEDURE rates(vm (mV)) {
 def main():
     a = arguments()
     t = Tally()
-    r, gen = generate_c(a.source_dir, a.work_dir, {"loc": MOD})
-    t(r.returncode == 0, "the mechanism generates (%s)" % r.stderr.strip()[:200])
-    if r.returncode:
+    got = generated_body(t, a.source_dir, a.work_dir, "loc", MOD)
+    if not got:
         return t.summary()
-    with open(os.path.join(gen, "loc_body.h")) as f:
-        text = f.read()
-    init = text[text.index("_init_one"):]
-    slot = {name: int(j) for j, name in re.findall(r"_S\((\d+)\) = 0\.0; /\* (\w+) \*/", init)}
+    text, name = got
     adv = text[text.index("static CS_HD void _advance_onem"):]
     adv = adv[:adv.index("\n}\n")]
     loaded = {int(j) for j in re.findall(r"_sv\[(\d+)\] = _m0->state", adv)}
     stored = {int(j) for j in re.findall(r"_m0->state\[(\d+)\]\[_k0\] = _sv", adv)}
-    name = {j: n for n, j in slot.items()}
     got = sorted(name[j] for j in loaded)
     t(got == ["h", "hinf", "m"], "loaded first: the STATEs and hinf (set on one branch only), not minf, mtau: %s" % got)
     got = sorted(name[j] for j in stored)

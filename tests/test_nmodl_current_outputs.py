@@ -9,11 +9,10 @@ tests/test_nmodl_gpu.py compares exp2syn_ring's probes of syn.g with the CPU's.)
 
 Usage: test_nmodl_current_outputs.py --cablesim PATH --source-dir DIR --work-dir DIR
 """
-import os
 import re
 import sys
 
-from checks import Tally, arguments, generate_c
+from checks import Tally, arguments, generated_body
 
 MOD = """NEURON {
     POINT_PROCESS osyn
@@ -42,15 +41,10 @@ NET_RECEIVE(weight (uS)) {
 def main():
     a = arguments()
     t = Tally()
-    r, gen = generate_c(a.source_dir, a.work_dir, {"osyn": MOD})
-    t(r.returncode == 0, "the mechanism generates (%s)" % r.stderr.strip()[:200])
-    if r.returncode:
+    got = generated_body(t, a.source_dir, a.work_dir, "osyn", MOD)
+    if not got:
         return t.summary()
-    with open(os.path.join(gen, "osyn_body.h")) as f:
-        text = f.read()
-    init = text[text.index("_init_one"):]
-    slot = {name: int(j) for j, name in re.findall(r"_S\((\d+)\) = 0\.0; /\* (\w+) \*/", init)}
-    name = {j: n for n, j in slot.items()}
+    text, name = got
     cur = text[text.index("static CS_HD double _currents"):]
     cur = cur[:cur.index("\n}\n")]
     local = sorted(name[int(j)] for j in re.findall(r"\b_o(\d+)\b = ", cur))
