@@ -266,11 +266,13 @@ int cs__hines_type_sched_bytes(const cs__hines_hplan *hp, int t);
 
 /* fine's and warp's per-structure schedules (cs_hines_plan_fine.c), one record per distinct
  * structure k (rows of its system rep[k]), planned with the flags' CS__FINE_STRUCT_FLAGS: new
- * records, or NULL when out of memory. cs_hines_schedules (cs_hines_schedules.c) holds them for
- * several plans. */
+ * records, or NULL when out of memory. lp_all, where not NULL, receives structure k's local
+ * parents at lp_all[lp_first[k] ..) (written on the planner's threads). cs_hines_schedules
+ * (cs_hines_schedules.c) holds them for several plans. */
 typedef struct cs__fstruct cs__fstruct;
 #define CS__FINE_STRUCT_FLAGS (CS_HINES_FINE_NO_REROOT | CS_HINES_FINE_NO_SPLIT) /* all they read */
-cs__fstruct *cs__fine_structs_build(int nstruct, const int *rep, const int *offset, const int *p, int max_n, int flags);
+cs__fstruct *cs__fine_structs_build(int nstruct, const int *rep, const int *offset, const int *p, int max_n, int flags,
+                                    int *lp_all, const long long *lp_first);
 void cs__fine_structs_free(cs__fstruct *fs, int nstruct);
 /* The records of opt->schedules for this plan's structures and flags, or NULL with a message
  * where they were made for another batch or other flags. */

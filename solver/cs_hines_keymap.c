@@ -103,10 +103,20 @@ static int cs__rows_equal(const int *p, int o, int q, int n)
     return 1;
 }
 
-int cs__km_get_rows(cs__keymap *m, const int *p, int o, int n, int *is_new)
+uint64_t cs__km_hash_rows(const int *p, int o, int n)
 {
     uint64_t h = 0xCBF29CE484222325ull ^ (uint64_t)n;
     for (int i = 1; i < n; ++i) { h ^= (uint32_t)(p[o + i] - o); h *= 0x100000001B3ull; h ^= h >> 29; }
+    return h;
+}
+
+int cs__km_get_rows(cs__keymap *m, const int *p, int o, int n, int *is_new)
+{
+    return cs__km_get_rows_hashed(m, p, o, n, cs__km_hash_rows(p, o, n), is_new);
+}
+
+int cs__km_get_rows_hashed(cs__keymap *m, const int *p, int o, int n, uint64_t h, int *is_new)
+{
     int i = (int)(h & (uint64_t)(m->cap - 1));
     for (;;) {
         int id = m->slot[i];

@@ -26,5 +26,8 @@ int cs__km_get(cs__keymap *m, const int *key, int len, int *is_new);
  * outlive the table), not copied (at 16 M rows of distinct cells the copies were 64 MB). A table
  * takes keys of one kind: arrays (cs__km_get) or rows (this). */
 int cs__km_get_rows(cs__keymap *m, const int *p, int o, int n, int *is_new);
+/* cs__km_get_rows in two steps: the key's hash (any thread), then its id with that hash */
+uint64_t cs__km_hash_rows(const int *p, int o, int n);
+int cs__km_get_rows_hashed(cs__keymap *m, const int *p, int o, int n, uint64_t h, int *is_new);
 
 #endif

@@ -28,12 +28,32 @@ struct cs__fstruct {
     int *kid_first; /* [nbr+1] children of branch b: kids[kid_first[b] .. kid_first[b+1]), ascending */
     int *kids;      /* [nbr] (all on the level after b's) */
     int nbranch_in;
+    struct cs__fsblock *blocks; /* fs[nstruct] alone: the blocks holding every record's arrays */
 };
 
-static void cs__fs_free(cs__fstruct *f)
+/* The records' arrays, bump-allocated from blocks of a thread's own (freed by the list, not one
+ * by one): a malloc per record grew glibc's thread arenas by mprotect 126 346 times in warp's plan
+ * at 41 M rows, and freeing 262 144 records one by one was serial (issue 28). */
+typedef struct cs__fsblock {
+    struct cs__fsblock *next;
+    size_t cap, used; /* ints */
+    int data[];
+} cs__fsblock;
+#define CS__FS_BLOCK_INTS ((size_t)1 << 20) /* 4 MiB: huge pages where malloc uses them */
+
+/* ints of head's block, a new block of max(ints, want) ints where it has no room; NULL when out of memory */
+static int *cs__fs_alloc(cs__fsblock **head, size_t ints, size_t want)
 {
-    free(f->chain);
-    memset(f, 0, sizeof *f);
+    cs__fsblock *b = *head;
+    if (!b || b->cap - b->used < ints) {
+        const size_t cap = ints > want ? ints : want;
+        if (!(b = malloc(sizeof *b + sizeof(int) * cap))) return NULL;
+        b->next = *head; b->cap = cap; b->used = 0;
+        *head = b;
+    }
+    int *q = b->data + b->used;
+    b->used += ints;
+    return q;
 }
 
 /* Rooted at R: the new parent of every node (np). The tree-order parents lp, with the edges on
@@ -216,12 +236,13 @@ static double cs__fs_cost(const cs__fstage *f)
     return c;
 }
 
-/* the record of a staged schedule, in one allocation of its exact size, with its branches'
- * children (a branch's children are the next level's branches whose parent it is) */
-static int cs__fs_keep(const cs__fstage *s, cs__fstruct *f)
+/* the record of a staged schedule, in its exact size of the thread's blocks (want: a new block's
+ * ints), with its branches' children (a branch's children are the next level's branches whose
+ * parent it is) */
+static int cs__fs_keep(const cs__fstage *s, cs__fstruct *f, cs__fsblock **blocks, size_t want)
 {
     const size_t n = (size_t)s->n, nbr = (size_t)s->nbr;
-    int *q = malloc(sizeof(int) * (2 * n + 5 * nbr + (size_t)s->nlev + 2));
+    int *q = cs__fs_alloc(blocks, 2 * n + 5 * nbr + (size_t)s->nlev + 2, want);
     if (!q) return -1;
     f->n = s->n; f->nbr = s->nbr; f->nlev = s->nlev; f->nbranch_in = s->nbranch_in;
     f->chain = q; q += n;
@@ -252,7 +273,8 @@ static int cs__fs_keep(const cs__fstage *s, cs__fstruct *f)
 
 /* The schedule of one structure: re-rooted at the better of the tree-order root and the
  * centre of the longest path (minimises the tree's height in rows), then split. */
-static int cs__plan_structure(int n, const int *lp, int flags, cs__fwork *w, cs__fstruct *out)
+static int cs__plan_structure(int n, const int *lp, int flags, cs__fwork *w, cs__fstruct *out, cs__fsblock **blocks,
+                              size_t want)
 {
     if (n > w->cap) return -1;
     const int split = !(flags & CS_HINES_FINE_NO_SPLIT);
@@ -266,10 +288,11 @@ static int cs__plan_structure(int n, const int *lp, int flags, cs__fwork *w, cs_
             if (cs__fs_cost(&w->stage[1]) < cs__fs_cost(&w->stage[0])) best = &w->stage[1];
         }
     }
-    return cs__fs_keep(best, out);
+    return cs__fs_keep(best, out, blocks, want);
 }
 
-cs__fstruct *cs__fine_structs_build(int ns, const int *rep, const int *offset, const int *p, int max_n, int flags)
+cs__fstruct *cs__fine_structs_build(int ns, const int *rep, const int *offset, const int *p, int max_n, int flags,
+                                    int *lp_all, const long long *lp_first)
 {
     cs__fstruct *fs = calloc((size_t)ns + 1, sizeof(cs__fstruct));
     if (!fs) return NULL;
@@ -277,20 +300,35 @@ cs__fstruct *cs__fine_structs_build(int ns, const int *rep, const int *offset, c
      * many (within another parallel region, as auto's trial's, one thread unless nesting is
      * allowed) */
     int failed = 0, nt = cs__plan_threads(ns, sizeof(int) * (37 * (size_t)max_n + 17));
+    /* a new block: 4 MiB, or what every record could take at most (8 n + 2 ints) where less */
+    size_t bound = 0;
+    for (int k = 0; k < ns && bound < CS__FS_BLOCK_INTS; ++k) bound += 8 * (size_t)(offset[rep[k] + 1] - offset[rep[k]]) + 2;
+    const size_t want = bound < CS__FS_BLOCK_INTS ? bound : CS__FS_BLOCK_INTS;
 #pragma omp parallel num_threads(nt) if (nt > 1) reduction(| : failed)
     {
         cs__fwork w = {0};
-        int *lp = malloc(sizeof(int) * ((size_t)max_n + 1));
-        failed = !lp || cs__fwork_init(&w, max_n);
+        cs__fsblock *mine = NULL;
+        int *lp = lp_all ? NULL : malloc(sizeof(int) * ((size_t)max_n + 1));
+        failed = (!lp_all && !lp) || cs__fwork_init(&w, max_n);
 #pragma omp for schedule(dynamic, 8)
         for (int k = 0; k < ns; ++k) {
             if (failed) continue;
             int s = rep[k], n = offset[s + 1] - offset[s];
-            for (int i = 0; i < n; ++i) lp[i] = i ? p[offset[s] + i] - offset[s] : -1;
-            failed = cs__plan_structure(n, lp, flags, &w, &fs[k]) != 0;
+            int *lpk = lp_all ? lp_all + lp_first[k] : lp; /* the caller's copy made here, on threads */
+            for (int i = 0; i < n; ++i) lpk[i] = i ? p[offset[s] + i] - offset[s] : -1;
+            failed = cs__plan_structure(n, lpk, flags, &w, &fs[k], &mine, want) != 0;
         }
         free(lp);
         free(w.block);
+        if (mine) { /* the thread's blocks join the list, held by the terminal record */
+            cs__fsblock *last = mine;
+            while (last->next) last = last->next;
+#pragma omp critical(cs__fs_blocks)
+            {
+                last->next = fs[ns].blocks;
+                fs[ns].blocks = mine;
+            }
+        }
     }
     if (failed) { cs__fine_structs_free(fs, ns); return NULL; }
     return fs;
@@ -299,7 +337,10 @@ cs__fstruct *cs__fine_structs_build(int ns, const int *rep, const int *offset, c
 void cs__fine_structs_free(cs__fstruct *fs, int ns)
 {
     if (!fs) return;
-    for (int k = 0; k < ns; ++k) cs__fs_free(&fs[k]);
+    for (cs__fsblock *b = fs[ns].blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
     free(fs);
 }
 
@@ -527,7 +568,7 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
     cs__ivec pb = {0}, pt = {0}, tinfo = {0};
     CS__NOMEM(order); CS__NOMEM(cnt);
     if (!fs) {
-        fs = own = cs__fine_structs_build(ns, rep, hp->offset, p, hp->max_n, flags);
+        fs = own = cs__fine_structs_build(ns, rep, hp->offset, p, hp->max_n, flags, NULL, NULL);
         CS__NOMEM(own);
     }
     int maxlev = 1, failed = 0, nt;

@@ -50,14 +50,8 @@ cs_solver_status cs_hines_schedules_create(int nsys, const int *offset, const in
         for (int k = 0; k < ns; ++k) sch->first[k + 1] = sch->first[k] + offset[rep[k] + 1] - offset[rep[k]];
         sch->lp = malloc(sizeof(int) * (size_t)(sch->first[ns] > 0 ? sch->first[ns] : 1));
     }
-    if (sch && sch->lp) {
-        for (int k = 0; k < ns; ++k) {
-            const int o = offset[rep[k]], n = offset[rep[k] + 1] - o;
-            int *lp = sch->lp + sch->first[k];
-            for (int i = 0; i < n; ++i) lp[i] = i ? p[o + i] - o : -1;
-        }
-        sch->fs = cs__fine_structs_build(ns, rep, offset, p, max_n, sch->flags);
-    }
+    if (sch && sch->lp) /* the local parents copied as the structures are planned, on threads */
+        sch->fs = cs__fine_structs_build(ns, rep, offset, p, max_n, sch->flags, sch->lp, sch->first);
     free(rep);
     if (!sch || !sch->fs) {
         cs_hines_schedules_destroy(sch);

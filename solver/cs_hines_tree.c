@@ -219,8 +219,23 @@ cs_solver_status cs__hines_check_batch(int nsys, const int *offset, const int *p
 {
     if (nsys < 1 || !offset || !p) { cs__plan_msg(msg, msglen, "nsys must be >= 1 and offset, p non-NULL"); return CS_SOLVER_ERR_INVALID; }
     if (offset[0] != 0) { cs__plan_msg(msg, msglen, "offset[0] must be 0 (got %d)", offset[0]); return CS_SOLVER_ERR_INVALID; }
-    int max_n = 0;
-    for (int s = 0; s < nsys; ++s) {
+    int max_n = 0, bad = 0;
+    for (int s = 0; s < nsys && !bad; ++s) {
+        bad = offset[s + 1] - offset[s] < 1;
+        if (offset[s + 1] - offset[s] > max_n) max_n = offset[s + 1] - offset[s];
+    }
+    /* the rows on threads where the sizes are sound (every row read is a row of the batch), then
+     * in order for the first fault's message where there is one */
+    const int nt = cs__plan_threads(nsys / 64, 0);
+    if (!bad) {
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 256) reduction(| : bad)
+        for (int s = 0; s < nsys; ++s) {
+            if (bad || p[offset[s]] != -1) { bad = 1; continue; }
+            for (int r = offset[s] + 1; r < offset[s + 1]; ++r)
+                if (p[r] < offset[s] || p[r] >= r) { bad = 1; break; }
+        }
+    }
+    for (int s = 0; bad && s < nsys; ++s) {
         int n = offset[s + 1] - offset[s];
         if (n < 1) { cs__plan_msg(msg, msglen, "system %d has %d rows (needs >= 1)", s, n); return CS_SOLVER_ERR_INVALID; }
         if (n > max_n) max_n = n;
@@ -235,11 +250,17 @@ cs_solver_status cs__hines_check_batch(int nsys, const int *offset, const int *p
 cs_solver_status cs__hines_structures(int nsys, const int *offset, const int *p, int **sid_out, int **rep_out, int *nstruct)
 {
     int *sid = malloc(sizeof(int) * nsys), nrep_cap = 64, is_new, *rep = malloc(sizeof(int) * nrep_cap);
+    uint64_t *h = malloc(sizeof(uint64_t) * nsys);
     cs__keymap km;
-    int ok = sid && rep && cs__km_init(&km, 64) == 0;
-    if (!ok) { free(sid); free(rep); return CS_SOLVER_ERR_NOMEM; }
+    int ok = sid && rep && h && cs__km_init(&km, 64) == 0;
+    if (!ok) { free(sid); free(rep); free(h); return CS_SOLVER_ERR_NOMEM; }
+    /* the keys' hashes on threads (a chain of dependent multiplies through every row: serial, it
+     * was 40 % of the schedules' serial part at rand-65536), the table in order */
+    const int nt = cs__plan_threads(nsys / 64, 0);
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 256)
+    for (int s = 0; s < nsys; ++s) h[s] = cs__km_hash_rows(p, offset[s], offset[s + 1] - offset[s]);
     for (int s = 0; ok && s < nsys; ++s) {
-        int id = cs__km_get_rows(&km, p, offset[s], offset[s + 1] - offset[s], &is_new);
+        int id = cs__km_get_rows_hashed(&km, p, offset[s], offset[s + 1] - offset[s], h[s], &is_new);
         if (id < 0) { ok = 0; break; }
         if (is_new && id >= nrep_cap) {
             nrep_cap *= 2;
@@ -252,6 +273,7 @@ cs_solver_status cs__hines_structures(int nsys, const int *offset, const int *p,
     }
     *nstruct = km.n;
     cs__km_free(&km);
+    free(h);
     if (!ok) { free(sid); free(rep); return CS_SOLVER_ERR_NOMEM; }
     *sid_out = sid;
     *rep_out = rep;
