@@ -32,10 +32,11 @@ def generate_c(source_dir, work, mods):
     return r, gen
 
 
-def generated_body(t, source_dir, work, name, mod):
-    """One mechanism's generated NAME_body.h (generate_c), checked by the tally t to generate:
-    (its text, {state slot: its STATE or ASSIGNED variable's name} from its INITIAL's zeroing), or
-    None when it did not generate."""
+def generated_function(t, source_dir, work, name, mod, start):
+    """One function of a mechanism's generated NAME_body.h (generate_c): its text from the line
+    that starts with `start` to its closing brace, checked by the tally t to generate, and {state
+    slot: its STATE or ASSIGNED variable's name} from INITIAL's zeroing; None when it did not
+    generate."""
     r, gen = generate_c(source_dir, work, {name: mod})
     t(r.returncode == 0, "the mechanism generates (%s)" % r.stderr.strip()[:200])
     if r.returncode:
@@ -43,7 +44,8 @@ def generated_body(t, source_dir, work, name, mod):
     with open(os.path.join(gen, name + "_body.h")) as f:
         text = f.read()
     init = text[text.index("_init_one"):]
-    return text, {int(j): n for j, n in re.findall(r"_S\((\d+)\) = 0\.0; /\* (\w+) \*/", init)}
+    body = text[text.index(start):]
+    return body[:body.index("\n}\n")], {int(j): n for j, n in re.findall(r"_S\((\d+)\) = 0\.0; /\* (\w+) \*/", init)}
 
 
 def h5py_numpy():

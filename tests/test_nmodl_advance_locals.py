@@ -10,7 +10,7 @@ Usage: test_nmodl_advance_locals.py --cablesim PATH --source-dir DIR --work-dir 
 import re
 import sys
 
-from checks import Tally, arguments, generated_body
+from checks import Tally, arguments, generated_function
 
 MOD = """NEURON {
     SUFFIX loc
@@ -39,12 +39,10 @@ PROCEDURE rates(vm (mV)) {
 def main():
     a = arguments()
     t = Tally()
-    got = generated_body(t, a.source_dir, a.work_dir, "loc", MOD)
+    got = generated_function(t, a.source_dir, a.work_dir, "loc", MOD, "static CS_HD void _advance_onem")
     if not got:
         return t.summary()
-    text, name = got
-    adv = text[text.index("static CS_HD void _advance_onem"):]
-    adv = adv[:adv.index("\n}\n")]
+    adv, name = got
     loaded = {int(j) for j in re.findall(r"_sv\[(\d+)\] = _m0->state", adv)}
     stored = {int(j) for j in re.findall(r"_m0->state\[(\d+)\]\[_k0\] = _sv", adv)}
     got = sorted(name[j] for j in loaded)

@@ -12,7 +12,7 @@ Usage: test_nmodl_current_outputs.py --cablesim PATH --source-dir DIR --work-dir
 import re
 import sys
 
-from checks import Tally, arguments, generated_body
+from checks import Tally, arguments, generated_function
 
 MOD = """NEURON {
     POINT_PROCESS osyn
@@ -41,12 +41,10 @@ NET_RECEIVE(weight (uS)) {
 def main():
     a = arguments()
     t = Tally()
-    got = generated_body(t, a.source_dir, a.work_dir, "osyn", MOD)
+    got = generated_function(t, a.source_dir, a.work_dir, "osyn", MOD, "static CS_HD double _currents")
     if not got:
         return t.summary()
-    text, name = got
-    cur = text[text.index("static CS_HD double _currents"):]
-    cur = cur[:cur.index("\n}\n")]
+    cur, name = got
     local = sorted(name[int(j)] for j in re.findall(r"\b_o(\d+)\b = ", cur))
     # g is read by NET_RECEIVE, last by the update, cut set on one branch only: stored as before
     t(local == ["i"], "kept in a local: i only (g read by NET_RECEIVE, last by the update, cut on a branch): %s" % local)
