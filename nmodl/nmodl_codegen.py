@@ -778,8 +778,8 @@ class Gen:
         bytes an instance a step that nothing reads (its million synapses on the Allen network).
         Same arithmetic, same results."""
         text = "\n".join(cur[1:])
-        called = "\n".join(t for t in reached(text, code) if t is not text)
-        others = slots_reached(rest, code)[0] | slots_reached(called, code)[0] if called else slots_reached(rest, code)[0]
+        called = "\n".join(list(reached(text, code))[1:])  # the FUNCTIONs and PROCEDUREs it calls
+        others = slots_reached(rest, code)[0] | slots_reached(called, code)[0]
         own = slots_reached(text, {}, assigned=True)[0]
         first = slots_set_first(cur[1:], code)
         out = sorted(j for j in own & first if j >= self.nstate_true and j not in others)
