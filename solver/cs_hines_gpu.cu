@@ -346,11 +346,24 @@ extern "C" cs_solver_status cs_hines_gpu_plan_share_constants(cs_hines_plan *pl,
     if (pl->d_group_cbase) CS__CU(cudaFree(pl->d_group_cbase));
     pl->d_group_cbase = NULL;
     if (pl->hp.group_cbase) CS__TRY(cs__upload(&pl->d_group_cbase, pl->hp.group_cbase, (size_t)pl->hp.ngroup));
+    if (pl->hp.variant == CS__HV_STAGED && pl->hp.stg_fused) CS__TRY(cs__staged_attrs(pl)); /* launches with constants once per slot */
     if (groups_shared) *groups_shared = n;
     return CS_SOLVER_OK;
 }
 
 extern "C" int cs_hines_gpu_plan_uniform(const cs_hines_plan *pl) { return pl && pl->hp.uniform; }
+
+extern "C" int cs_hines_gpu_plan_slot_constants(const cs_hines_plan *pl, int *warps_per_sm)
+{
+    int n = 0, w = 0;
+    for (int l = 0; pl && pl->hp.variant == CS__HV_STAGED && pl->hp.stg_fused && l < pl->hp.stg_nlaunch; ++l)
+        if (pl->hp.stg_launch[CS__SL_N * l + CS__SL_UC]) {
+            ++n;
+            if (pl->stg_blocks && pl->stg_blocks[2 * l] > w) w = pl->stg_blocks[2 * l];
+        }
+    if (warps_per_sm) *warps_per_sm = w;
+    return n;
+}
 
 extern "C" int cs_hines_gpu_plan_fuses(const cs_hines_plan *pl) { return pl && cs__hines_hplan_fuses(&pl->hp); }
 extern "C" int cs_hines_gpu_plan_step_launches(const cs_hines_plan *pl)

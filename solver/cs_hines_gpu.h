@@ -152,12 +152,17 @@ enum {
     CS_HINES_STAGED_NO_TWO_WAY = 4096,  /* staged: eliminate every section from its bottom only (no
                                           two-way sections, which shorten the schedules of 1 cell
                                           per warp) */
-    CS_HINES_STAGED_INVARIANT = 8192    /* staged: a cell's arithmetic independent of the other cells
+    CS_HINES_STAGED_INVARIANT = 8192,   /* staged: a cell's arithmetic independent of the other cells
                                           of the batch (bitwise the same x whichever cells share the
                                           plan, e.g. on 1 or 4 GPUs): its root chosen from its
                                           structure alone, no two-way sections, and the children of
                                           a branch point added in a fixed order (never carried).
                                           Off by default: its cost is not measured on a GPU */
+    CS_HINES_STAGED_CONSTANTS_PER_CELL = 16384 /* staged, fused step: the ring holds the four
+                                          constant arrays for each cell of a group even where the
+                                          group's cells share them (by default once per row where
+                                          cs_hines_gpu_plan_share_constants finds every group of a
+                                          launch sharing: less shared memory, more warps) */
 };
 
 typedef struct {
@@ -339,6 +344,10 @@ typedef struct {
 } cs_hines_step_d;
 /* 1 when every system of the plan has the same structure (tree-order parents), else 0. */
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan);
+/* staged, fused step: the launches whose warps hold the four constants once per row
+ * (cs_hines_gpu_plan_share_constants), and their warps per multiprocessor (the most of them) in
+ * *warps_per_sm (may be NULL); 0 for any other plan. */
+int cs_hines_gpu_plan_slot_constants(const cs_hines_plan *plan, int *warps_per_sm);
 /* 1 when the plan's variant runs cs_hines_gpu_step_internal_d, else 0. */
 int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan);
 /* The launches of its fused step that run side by side, each calling cs_hines_step_d.after_launch
@@ -369,7 +378,10 @@ cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *plan, const unsign
  * takes them: first_array = 1 with the first; each call narrows the sharing to the cells that
  * also agree on that array, so after the fourth it holds for all four. Call again (from the first)
  * whenever the constants change, and before a CUDA graph captures a step. *groups_shared (may
- * be NULL): the groups that now read another's rows. Any other plan: a no-op (0 groups).
+ * be NULL): the groups that now read another's rows. A launch whose groups all read such a group
+ * then holds the four constants once per row in its warps' rings, not once per cell (fewer bytes
+ * of shared memory a warp, more warps; not with CS_HINES_STAGED_CONSTANTS_PER_CELL). Any other
+ * plan: a no-op (0 groups).
  * CS_SOLVER_ERR_NOMEM, or CS_SOLVER_ERR_INVALID for a NULL array. */
 cs_solver_status cs_hines_gpu_plan_share_constants(cs_hines_plan *plan, const double *tree, int first_array, long long *groups_shared);
 cs_solver_status cs_hines_gpu_step_internal_d(cs_hines_plan *plan, const cs_hines_step_d *step);

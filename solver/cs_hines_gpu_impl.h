@@ -103,7 +103,9 @@ enum {
 #define CS__STG_OWN(w) ((int)((unsigned)(w) >> 20))
 #define CS__STG_MAX_SMEM_ROWS 4095 /* 12 bits, the last one a scratch row */
 /* fields of a staged launch */
-enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_TW, CS__SL_N };
+/* CS__SL_UC: the fused step's constants once per slot, not per cell (every group of the launch reads
+ * a group of equal cells: cs__staged_share_constants) */
+enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_TW, CS__SL_UC, CS__SL_N };
 
 /* chunked (cs_hines_chunked_plan.c): unbranched runs of at least 2·L rows are cut into chunks
  * (top row a, interior rows, bottom row b) of at most L interior rows; L = opt.block_size (0 →
@@ -219,6 +221,8 @@ typedef struct cs__hines_hplan {
     int stg_nslot;
     int *stg_sched;    /* [2·stg_nslot] */
     int stg_fused;     /* built for the fused step (opt.fused_step): rings sized for its 7 arrays */
+    int stg_slot_constants; /* launches may hold the constants once per slot (CS__SL_UC; not
+                               CS_HINES_STAGED_CONSTANTS_PER_CELL) */
     /* chunked: the internal layout is [the reduced tree's, in chk_sub's layout (chk_nr rows)]
      * [the chunks' interiors: groups of CS__CHK_LANES chunks, a group's rows bottom-aligned, so
      * that row j of chunk q of group g (m interior rows, M the group's most) is at
@@ -285,10 +289,11 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
                                const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
 
 /* staged (cs_hines_staged.c): the plan, the shared memory of one warp for elements of `elem`
- * bytes, and the host emulation (the kernel's order of operations). */
+ * bytes (slot_constants: the fused step's four constant arrays once per slot, CS__SL_UC), and the
+ * host emulation (the kernel's order of operations). */
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
-size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, size_t elem);
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, int slot_constants, size_t elem);
 /* The ready list of the staged schedulers: rows bucketed by depth, so that a free slot takes the
  * deepest first; *top: no bucket above it holds a row. */
 static inline void cs__ready_push(int r, const int *depth, int *bucket_head, int *next, int *top)
@@ -324,8 +329,9 @@ double cs__staged_lane_use(const cs__hines_hplan *hp);
 /* Free the arrays cs__plan_staged allocated (and only those), e.g. of a plan that was tried. */
 void cs__staged_release(cs__hines_hplan *hp);
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
-/* the same, group g's u read at u_base[g] (+ row·C + lane): the fused step's shared constants */
-void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double *u, const int *u_base, double *rhs);
+/* the same, group g's u read at u_base[g] (+ row·C + lane): the fused step's shared constants;
+ * fused: the fused kernel's reads (a launch with CS__SL_UC reads its groups' first lane's u) */
+void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double *u, const int *u_base, int fused, double *rhs);
 /* The fused step on a staged plan: mark CS__STG_CURRENT in the schedule of every structure at the
  * rows where any of its cells has CS_HINES_ROW_CURRENT in flags (one byte per internal row); and
  * the host emulation of the fused kernel (the assembly of cs__stg_row_in, then the solve), which

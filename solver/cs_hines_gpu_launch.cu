@@ -37,10 +37,41 @@ static cs__staged_dev cs__staged_dev_of(const cs_hines_plan *pl, int l, int prec
 {
     const int *L = pl->hp.stg_launch + CS__SL_N * l;
     cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS], L[CS__SL_TW],
-                         pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->hp.stg_fused, pl->d_group_base + L[CS__SL_FIRST],
+                         pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->hp.stg_fused, L[CS__SL_UC], pl->d_group_base + L[CS__SL_FIRST],
                          pl->d_group_type + L[CS__SL_FIRST], (pl->d_group_cbase ? pl->d_group_cbase : pl->d_group_base) + L[CS__SL_FIRST],
                          pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + 2 * l : NULL};
     return sd;
+}
+
+/* staged: each launch's kernel opted into the shared memory of its largest launch, and the
+ * launches' blocks per multiprocessor (again after cs_hines_gpu_plan_share_constants, which may
+ * give launches the kernel of constants once per slot: CS__SL_UC) */
+cs_solver_status cs__staged_attrs(cs_hines_plan *pl)
+{
+    const cs__hines_hplan *hp = &pl->hp;
+    if (!pl->stg_blocks) pl->stg_blocks = (int *)calloc(2 * (size_t)hp->stg_nlaunch, sizeof(int));
+    if (!pl->stg_blocks) { cs__hgpu_err("out of memory"); return CS_SOLVER_ERR_NOMEM; }
+    for (int l = 0; l < hp->stg_nlaunch; ++l) {
+        const cs__staged_dev sd = cs__staged_dev_of(pl, l, 0);
+        /* launches of one kernel (cells, register steps, constants per slot) share its attribute: the largest of them */
+        int rows = 0, steps = 0;
+        for (int l2 = 0; l2 < hp->stg_nlaunch; ++l2) {
+            const int *L2 = hp->stg_launch + CS__SL_N * l2;
+            if (L2[CS__SL_CELLS] != sd.cells || L2[CS__SL_REG] != sd.reg_steps || L2[CS__SL_TW] != sd.two_way || L2[CS__SL_UC] != sd.uc)
+                continue;
+            rows = L2[CS__SL_ROWS] > rows ? L2[CS__SL_ROWS] : rows;
+            steps = L2[CS__SL_STEPS] > steps ? L2[CS__SL_STEPS] : steps;
+        }
+        const size_t bytes = cs__staged_warp_bytes(rows, steps, sd.cells, sd.two_way, hp->stg_fused ? CS__STG_FUSED_ARRAYS : 3,
+                                                   hp->stg_fused && sd.uc, sizeof(double));
+        if (bytes > (size_t)pl->smem_optin) {
+            cs__hgpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
+                        "(use \"interleaved\" or \"warp\")", sd.cells, rows, bytes, pl->smem_optin);
+            return CS_SOLVER_ERR_UNAVAILABLE;
+        }
+        CS__CU(cs__staged_prepare(sd, rows, steps, pl->stg_blocks + 2 * l));
+    }
+    return CS_SOLVER_OK;
 }
 
 template <class T>
@@ -66,29 +97,7 @@ static cs_solver_status cs__set_attrs(cs_hines_plan *pl)
         if (bytes > 48 * 1024)
             CS__CU(cudaFuncSetAttribute(cs__k_warp<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
     }
-    if (hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double)) { /* once, for both precisions */
-        pl->stg_blocks = (int *)calloc(2 * (size_t)hp->stg_nlaunch, sizeof(int));
-        if (!pl->stg_blocks) { cs__hgpu_err("out of memory"); return CS_SOLVER_ERR_NOMEM; }
-        for (int l = 0; l < hp->stg_nlaunch; ++l) {
-            const cs__staged_dev sd = cs__staged_dev_of(pl, l, 0);
-            /* launches of one kernel (cells, register steps) share its attribute: the largest of them */
-            int rows = 0, steps = 0;
-            for (int l2 = 0; l2 < hp->stg_nlaunch; ++l2) {
-                const int *L2 = hp->stg_launch + CS__SL_N * l2;
-                if (L2[CS__SL_CELLS] != sd.cells || L2[CS__SL_REG] != sd.reg_steps || L2[CS__SL_TW] != sd.two_way) continue;
-                rows = L2[CS__SL_ROWS] > rows ? L2[CS__SL_ROWS] : rows;
-                steps = L2[CS__SL_STEPS] > steps ? L2[CS__SL_STEPS] : steps;
-            }
-            const size_t bytes = cs__staged_warp_bytes(rows, steps, sd.cells, sd.two_way, hp->stg_fused ? CS__STG_FUSED_ARRAYS : 3,
-                                                       sizeof(double));
-            if (bytes > (size_t)pl->smem_optin) {
-                cs__hgpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
-                            "(use \"interleaved\" or \"warp\")", sd.cells, rows, bytes, pl->smem_optin);
-                return CS_SOLVER_ERR_UNAVAILABLE;
-            }
-            CS__CU(cs__staged_prepare(sd, rows, steps, pl->stg_blocks + 2 * l));
-        }
-    }
+    if (hp->variant == CS__HV_STAGED && sizeof(T) == sizeof(double)) CS__TRY(cs__staged_attrs(pl)); /* once, for both precisions */
     if (hp->variant == CS__HV_FINE && cs__fine_smem(pl, sizeof(T))) { /* the opt-in limit: launches ask what they need */
         const int lim = pl->smem_optin;
         CS__CU(cudaFuncSetAttribute(cs__k_fine<T, true, CS__SCHED_GLOBAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, lim));

@@ -109,6 +109,8 @@ static inline size_t cs__fine_step_row_bytes(const cs__hines_hplan *hp)
 /* cs_hines_gpu_launch.cu: the kernel attributes of the plan (both precisions; staged's blocks per
  * multiprocessor), its solve in the internal layout, its fused step, the conversions */
 cs_solver_status cs__plan_kernel_attrs(cs_hines_plan *pl);
+/* staged's kernel attributes and blocks per multiprocessor (cs_hines_gpu_launch.cu) */
+cs_solver_status cs__staged_attrs(cs_hines_plan *pl);
 template <class T>
 cs_solver_status cs__solve_internal(cs_hines_plan *pl, T *d, const T *u, T *rhs);
 cs_solver_status cs__step_launch(cs_hines_plan *pl, const cs_hines_step_d *st);

@@ -50,6 +50,12 @@ CS__STUB_SOLVE(cs_hines_gpu_solve_internal_d, double)
 CS__STUB_SOLVE(cs_hines_gpu_solve_internal_f, float)
 
 int cs_hines_gpu_plan_uniform(const cs_hines_plan *plan) { (void)plan; return 0; }
+int cs_hines_gpu_plan_slot_constants(const cs_hines_plan *plan, int *warps_per_sm)
+{
+    (void)plan;
+    if (warps_per_sm) *warps_per_sm = 0;
+    return 0;
+}
 int cs_hines_gpu_plan_fuses(const cs_hines_plan *plan) { (void)plan; return 0; }
 int cs_hines_gpu_plan_step_launches(const cs_hines_plan *plan) { (void)plan; return 0; }
 int cs_hines_gpu_plan_shares_constants(const cs_hines_plan *plan) { (void)plan; return 0; }

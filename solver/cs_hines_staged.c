@@ -36,12 +36,14 @@
 /* no two-way sections: asked, or invariant (whether they pay depends on the batch) */
 #define CS__STG_NO_TW(opt) (((opt)->fine_flags & (CS_HINES_STAGED_NO_TWO_WAY | CS_HINES_STAGED_INVARIANT)) != 0)
 
-size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, size_t elem)
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, int slot_constants, size_t elem)
 {
     /* A, B (and a scratch row), with two-way sections C as well, the ring (RING steps of S rows
-     * of `arrays` arrays for C cells: S·C = 32), the schedule (S int2 per step) */
+     * of `arrays` arrays for C cells: S·C = 32; with slot_constants the fused step's four
+     * constants once per row, S of each), the schedule (S int2 per step) */
     const size_t S = (size_t)(32 / cells), per_row = two_way ? 3 : 2;
-    return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * 32 * (size_t)arrays) * elem + (size_t)max_steps * S * 8;
+    const size_t ring_step = slot_constants ? 32 * (size_t)(arrays - 4) + 4 * S : 32 * (size_t)arrays;
+    return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * ring_step) * elem + (size_t)max_steps * S * 8;
 }
 
 /* Fixed order (CS_HINES_STAGED_INVARIANT): the children of a row with several are put in an
@@ -315,7 +317,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
             for (int c = 0; c < 3 && found; ++c) {
                 if ((c == 2 && !regs[c]) || (want_reg >= 0 && regs[c] != want_reg)) continue;
                 if (want_reg < 0 && arrays > 3 && !cs__staged_fused_regs_pay(regs[c])) continue;
-                const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, tw, arrays, 8);
+                const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, tw, arrays, 0, 8);
                 const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, regs[c], C, tw) : 0;
                 if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
                 if (!w) continue;
@@ -526,7 +528,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (%d of its rows would need %zu bytes "
                  "per warp, at most %d; use interleaved or warp)", hp->max_n, shapes[0].rows,
                  cs__staged_warp_bytes(shapes[0].rows, shapes[0].max_steps, shapes[0].cells, shapes[0].two_way,
-                                       CS__STG_ARRAYS(opt), 8), CS__HINES_SMEM_BYTES_MAX);
+                                       CS__STG_ARRAYS(opt), 0, 8), CS__HINES_SMEM_BYTES_MAX);
         st = CS_SOLVER_ERR_INVALID;
         goto fail;
     }
@@ -578,6 +580,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     hp->group_cells = malloc(sizeof(int) * (size_t)ng);
     hp->stg_nlaunch = nl;
     hp->stg_fused = opt->fused_step != 0;
+    hp->stg_slot_constants = !(opt->fine_flags & CS_HINES_STAGED_CONSTANTS_PER_CELL);
     hp->stg_launch = malloc(sizeof(int) * CS__SL_N * (size_t)nl);
     if (!hp->group_base || !hp->group_type || !hp->group_cells || !hp->stg_launch) goto fail;
     long long size = 0;
@@ -595,6 +598,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         L[CS__SL_ROWS] = shapes[l].rows;
         L[CS__SL_STEPS] = shapes[l].max_steps;
         L[CS__SL_TW] = shapes[l].two_way;
+        L[CS__SL_UC] = 0; /* until the constants are shared (cs__staged_share_constants) */
         for (int t = 0; t < nt; ++t) {
             if (hp->stg_type_launch[t] != l) continue;
             for (int k = 0; k < count[t]; k += C, ++g) {

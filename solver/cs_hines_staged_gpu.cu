@@ -49,21 +49,31 @@ __device__ __forceinline__ float cs__stg_rcp(float x)
  * the slot's C lanes copy them, lane j chunks j, j + C, ... A ring slot is laid out
  * [array][step slot][cell], so that the warp's 32 reads of one array are one contiguous run (no
  * bank conflicts). The fused step's i and g are copied only for rows with current (the schedule's
- * CS__STG_CURRENT): elsewhere they are zero and never read. */
-template <class T, int C, int NA>
+ * CS__STG_CURRENT): elsewhere they are zero and never read.
+ * UC (the fused step, every group of the launch reading a group of equal cells, CS__SL_UC): the
+ * four constants are the same for the C cells, so a ring slot holds them once per step slot, after
+ * the cells' v, i, g: [v, i, g][step slot][cell] then [d0, u, b0, C/dt][step slot]; lane j copies
+ * the constants j, j + C, ... of its slot's row (8 bytes each). 4 cells a warp: 1 KB a ring step,
+ * not 1.75 KB. */
+template <class T, int C, int NA, bool UC = false>
 struct cs__stg_copy {
+    static constexpr int NK = UC ? 4 : 0; /* constant arrays held once per slot */
     static constexpr int S = 32 / C, SEG = C * (int)sizeof(T), CB = SEG < 16 ? SEG : 16;
-    static constexpr int PER = CB / (int)sizeof(T), CH = SEG / CB, N = NA * CH, H = (N + C - 1) / C;
-    static constexpr unsigned SLOT_BYTES = (unsigned)(S * NA * C * sizeof(T));
+    static constexpr int PER = CB / (int)sizeof(T), CH = SEG / CB, N = (NA - NK) * CH, H = (N + C - 1) / C;
+    static constexpr int HK = (NK + C - 1) / C; /* a lane's constants (UC) */
+    static constexpr unsigned SLOT_BYTES = (unsigned)((32 * (NA - NK) + NK * S) * sizeof(T));
     const T *src[H]; /* the chunk's array, chunk offset included */
     unsigned dst[H]; /* shared-memory address within ring slot 0 */
-    int nchunk;
+    const T *ksrc[HK > 0 ? HK : 1]; /* UC: the lane's constant arrays */
+    unsigned kdst[HK > 0 ? HK : 1];
+    int nchunk, nk;
     unsigned cur_only; /* bit h: chunk h is of i or g (copied only at rows with current) */
     unsigned konst;    /* bit h: chunk h is of the fused step's constants (read at the group's cbase) */
 
     __device__ void init(const T *const *arr, unsigned ring0, int s, int j)
     {
         nchunk = 0;
+        nk = 0;
         cur_only = 0;
         konst = 0;
 #pragma unroll
@@ -72,25 +82,37 @@ struct cs__stg_copy {
             src[h] = arr[0]; /* a chunk this lane does not have is never copied */
             dst[h] = ring0;
             if (q >= N) continue;
-            const int k = q / CH, c = q - k * CH;
+            const int k = q / CH + NK, c = q - (q / CH) * CH; /* array k */
             src[h] = arr[k] + c * PER;
-            dst[h] = ring0 + (unsigned)(((k * S + s) * C + c * PER) * sizeof(T));
+            dst[h] = ring0 + (unsigned)((((k - NK) * S + s) * C + c * PER) * sizeof(T));
             if (k >= 5) cur_only |= 1u << h;
             if (NA > 3 && k < 4) konst |= 1u << h;
             nchunk = h + 1;
         }
+#pragma unroll
+        for (int h = 0; h < HK; ++h) {
+            const int k = j + h * C;
+            ksrc[h] = arr[0];
+            kdst[h] = ring0;
+            if (k >= NK) continue;
+            ksrc[h] = arr[k];
+            kdst[h] = ring0 + (unsigned)((32 * (NA - NK) + k * S + s) * sizeof(T));
+            nk = h + 1;
+        }
     }
     /* the chunks' sources for the group at `base`, its constants at `cbase` */
-    __device__ __forceinline__ void at(long long base, long long cbase, const T *g[H]) const
+    __device__ __forceinline__ void at(long long base, long long cbase, const T *g[H + HK]) const
     {
 #pragma unroll
         for (int h = 0; h < H; ++h) g[h] = src[h] + (((konst >> h) & 1u) ? cbase : base);
+#pragma unroll
+        for (int h = 0; h < HK; ++h) g[H + h] = ksrc[h] + cbase;
     }
     /* copy row `row` (< 0: none; cur: it has current) of the group whose sources are g into ring
      * slot `slot` (not committed). Predicated, not branched: the step stays one basic block, so
      * the compiler can interleave the copy's address arithmetic with the step's floating-point
      * chain. */
-    __device__ __forceinline__ void copy(const T *const g[H], int row, bool cur, int slot) const
+    __device__ __forceinline__ void copy(const T *const g[H + HK], int row, bool cur, int slot) const
     {
 #pragma unroll
         for (int h = 0; h < H; ++h) {
@@ -104,25 +126,45 @@ struct cs__stg_copy {
                 asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p cp.async.ca.shared.global [%0], [%1], %3; }" ::"r"(to),
                              "l"(from), "r"(on), "n"(CB));
         }
+#pragma unroll
+        for (int h = 0; h < HK; ++h) { /* UC: the constants of the row's first cell (all C are equal) */
+            const unsigned to = kdst[h] + (unsigned)slot * SLOT_BYTES;
+            const T *from = g[H + h] + row * C;
+            const int on = row >= 0 && h < nk;
+            asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p cp.async.ca.shared.global [%0], [%1], %3; }" ::"r"(to), "l"(from),
+                         "r"(on), "n"(sizeof(T)));
+        }
     }
 };
 
-/* A row's diagonal and right-hand side from its staged inputs rg (arrays 32 = S·C apart): the
- * solve's d and rhs, or the fused step's assembly (cs_hines_gpu.h, cs_hines_step_d)
+/* Where a lane reads its row's staged inputs in a ring slot: rg, its cell's arrays (32 = S·C
+ * apart: d, u, rhs for a solve; d0, u, b0, C/dt, v, i, g for the fused step), or with UC its
+ * cell's v, i, g at rg and its slot's constants at rk (S apart). */
+template <class T, int S, int NA, bool UC>
+struct cs__stg_in {
+    static constexpr int KS = UC ? S : 32; /* between constant arrays (d0, u, b0, C/dt) from rk */
+    static constexpr int V = UC ? 0 : 128; /* v from rg (i, g after it, 32 apart) */
+    const T *rk, *rg;
+    __device__ __forceinline__ T u() const { return rk[KS]; }
+};
+
+/* A row's diagonal and right-hand side from its staged inputs (cs__stg_in): the solve's d and
+ * rhs, or the fused step's assembly (cs_hines_gpu.h, cs_hines_step_d)
  *     d = d0 + g,   rhs = C/dt·v + b0 + (g·v − i)
  * after which the row's i and g are zeroed for the next step's mechanisms. */
-template <class T, bool FUSED>
-__device__ __forceinline__ void cs__stg_row_in(const T *rg, int f, bool real, long long at, const cs__stg_fused<T> &fz, T &dd, T &rr)
+template <class T, bool FUSED, class In>
+__device__ __forceinline__ void cs__stg_row_in(const In &in, int f, bool real, long long at, const cs__stg_fused<T> &fz, T &dd, T &rr)
 {
+    constexpr int KS = In::KS, V = In::V;
     if (!FUSED) {
-        dd = rg[0];
-        rr = rg[64];
+        dd = in.rk[0];
+        rr = in.rk[2 * KS];
         return;
     }
     const bool cur = f & CS__STG_CURRENT;
-    const T v = rg[128], g = cur ? rg[192] : T(0), i = cur ? rg[160] : T(0);
-    dd = rg[0] + g;
-    rr = (rg[96] * v + rg[64]) + (g * v - i);
+    const T v = in.rg[V], g = cur ? in.rg[V + 64] : T(0), i = cur ? in.rg[V + 32] : T(0);
+    dd = in.rk[0] + g;
+    rr = (in.rk[3 * KS] * v + in.rk[2 * KS]) + (g * v - i);
     if (real && cur && !fz.keep) {
         fz.i[at] = T(0);
         fz.g[at] = T(0);
@@ -146,9 +188,9 @@ template <> struct cs__stg_pair<float> { using type = float2; };
  * the scratch row) and every store is predicated, so a step is one basic block.
  * The carry chain (cd → d1 → 1/d1 → cd of the next step) is kept short: u² and u·r' are formed
  * beside the reciprocal, so that cdn and crn are one product after it. */
-template <class T, int C, int NA, bool IN_REGS>
-__device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T, C, NA> &cp, const T *const *gp, int2 next, int wslot, int2 e,
-                                                 const T *rg, typename cs__stg_pair<T>::type *AB, T &cd, T &cr, T &ra, T &rb,
+template <class T, int C, int NA, bool IN_REGS, class Copy, class In>
+__device__ __forceinline__ void cs__stg_backward(const Copy &cp, const T *const *gp, int2 next, int wslot, int2 e,
+                                                 const In &in, typename cs__stg_pair<T>::type *AB, T &cd, T &cr, T &ra, T &rb,
                                                  const cs__stg_fused<T> &fz, long long at)
 {
     using T2 = typename cs__stg_pair<T>::type;
@@ -160,8 +202,8 @@ __device__ __forceinline__ void cs__stg_backward(const cs__stg_copy<T, C, NA> &c
     T2 *own = AB + CS__STG_OWN(e.y) * C, *par = AB + CS__STG_PAR(e.y) * C; /* AB: this lane's cell */
     const T2 so = *own, sp = *par; /* no other lane writes the parent's row in this step */
     T dd, rr;
-    cs__stg_row_in<T, (NA > 3)>(rg, f, e.x >= 0, at + (long long)e.x * C, fz, dd, rr);
-    const T d1 = (dd + so.x) + cd, uu = rg[32], r1 = (rr + so.y) + cr; /* arrays 32 = S·C apart */
+    cs__stg_row_in<T, (NA > 3)>(in, f, e.x >= 0, at + (long long)e.x * C, fz, dd, rr);
+    const T d1 = (dd + so.x) + cd, uu = in.u(), r1 = (rr + so.y) + cr;
     const T inv = cs__stg_rcp(d1);
     const T uu2 = uu * uu, ur = uu * r1;
     const T a = uu * inv, b = r1 * inv, cdn = -(uu2 * inv), crn = -(ur * inv);
@@ -200,9 +242,9 @@ __device__ __forceinline__ void cs__stg_forward(int2 e, typename cs__stg_pair<T>
  * P's pending terms sd, sr, which M scales by its u (T's coupling to P). A row's record has a
  * third value c: a top row's coefficient on u_T·x_P, or M's u_T (forward: yc = u_T·x_P for the
  * top rows that follow on its lane). A held slot (CS__STG_HOLD) keeps the lane's carries. */
-template <class T, int C, int NA, bool IN_REGS>
-__device__ __forceinline__ void cs__stg_backward_tw(const cs__stg_copy<T, C, NA> &cp, const T *const *gp, int2 next, int wslot, int2 e,
-                                                    const T *rg, typename cs__stg_pair<T>::type *AB, T *CC, T &cd, T &cr, T &cg,
+template <class T, int C, int NA, bool IN_REGS, class Copy, class In>
+__device__ __forceinline__ void cs__stg_backward_tw(const Copy &cp, const T *const *gp, int2 next, int wslot, int2 e,
+                                                    const In &in, typename cs__stg_pair<T>::type *AB, T *CC, T &cd, T &cr, T &cg,
                                                     T &sd, T &sr, T &ra, T &rb, T &rc, const cs__stg_fused<T> &fz, long long at)
 {
     using T2 = typename cs__stg_pair<T>::type;
@@ -214,8 +256,8 @@ __device__ __forceinline__ void cs__stg_backward_tw(const cs__stg_copy<T, C, NA>
     T2 *own = AB + CS__STG_OWN(e.y) * C, *par = AB + CS__STG_PAR(e.y) * C;
     const T2 so = *own, sp = *par;
     T dd, rr;
-    cs__stg_row_in<T, (NA > 3)>(rg, f, e.x >= 0, at + (long long)e.x * C, fz, dd, rr);
-    const T d1 = (dd + so.x) + cd, uu = rg[32], r1 = (rr + so.y) + cr;
+    cs__stg_row_in<T, (NA > 3)>(in, f, e.x >= 0, at + (long long)e.x * C, fz, dd, rr);
+    const T d1 = (dd + so.x) + cd, uu = in.u(), r1 = (rr + so.y) + cr;
     const T inv = cs__stg_rcp(d1);
     const bool top = f & CS__STG_TOP, meet = f & CS__STG_MEET;
     const T g = (f & CS__STG_START) ? T(1) : cg, ue = meet ? uu * g : uu, gt = top ? g : T(0);
@@ -256,12 +298,13 @@ __device__ __forceinline__ void cs__stg_forward_tw(int2 e, typename cs__stg_pair
 /* C: cells per warp; R: register steps (0, CS__STG_REG_STEPS or CS__STG_REG_STEPS_MORE(C)), unrolled so that ra/rb stay
  * registers; TW: two-way sections (C = 1 only; the steps above, a third shared value per row after the schedule);
  * NA: input arrays, 3 for a solve (d, u, rhs; x overwrites rhs), CS__STG_FUSED_ARRAYS for the fused step (d = d0,
- * rhs = b0 and fz's arrays; x overwrites fz.v). */
-template <class T, int C, int R, bool TW, int NA>
+ * rhs = b0 and fz's arrays; x overwrites fz.v); UC: the fused step's constants once per slot (cs__stg_copy). */
+template <class T, int C, int R, bool TW, int NA, bool UC = false>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs, cs__stg_fused<T> fz)
 {
     using T2 = typename cs__stg_pair<T>::type;
-    using copy_t = cs__stg_copy<T, C, NA>;
+    using copy_t = cs__stg_copy<T, C, NA, UC>;
+    using in_t = cs__stg_in<T, 32 / C, NA, UC>;
     constexpr int S = 32 / C;
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
     /* AB holds the shared rows' (a, b) pairs and a scratch row (for empty slots, the root's parent
@@ -270,7 +313,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
      * warp on L2 latency (a quarter of the samples, NOTES.md). */
     T2 *AB0 = reinterpret_cast<T2 *>(cs__smem_stg);
     T *ring = reinterpret_cast<T *>(AB0 + (size_t)(sd.rows + 1) * C);
-    int2 *ssc = reinterpret_cast<int2 *>(ring + RING * S * NA * C);
+    constexpr int RS = (int)(copy_t::SLOT_BYTES / sizeof(T)); /* elements per ring slot */
+    int2 *ssc = reinterpret_cast<int2 *>(ring + RING * RS);
     T *CC0 = reinterpret_cast<T *>(ssc + (size_t)sd.max_steps * S); /* two-way: the records' third values */
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
     T2 *AB = AB0 + j;
@@ -283,13 +327,13 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     }
     T *const xout = NA > 3 ? fz.v : rhs; /* where x goes */
     const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
-    const T *rg0 = ring + q * C + j; /* this lane's d in ring slot 0 (laid out [k][slot][cell]) */
-    constexpr int RS = S * NA * C;   /* elements per ring slot */
+    const T *rg0 = ring + q * C + j; /* this lane's first array in ring slot 0 (laid out [k][slot][cell]) */
+    const T *rk0 = UC ? ring + 32 * (NA - 4) + q : rg0; /* its constants (UC: [k][slot] after v, i, g) */
     const int2 *sc = ssc + q;        /* this lane's slot of step 0 */
     T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], rc[TW && R > 0 ? R : 1], unused;
     int type = sd.group_type[blockIdx.x], nsteps = 0;
     long long base = sd.group_base[blockIdx.x];
-    const T *gp[copy_t::H];
+    const T *gp[copy_t::H + copy_t::HK];
     cp.at(base, sd.group_cbase[blockIdx.x], gp);
     bool staged = false; /* the group's first steps are in the ring already */
     for (;;) {
@@ -327,10 +371,10 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
                 const int2 nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S] : make_int2(-1, 0);
                 if constexpr (TW)
-                    cs__stg_backward_tw<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, CC, cd, cr, cg, csd,
+                    cs__stg_backward_tw<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, in_t{rk0 + (t % RING) * RS, rg0 + (t % RING) * RS}, AB, CC, cd, cr, cg, csd,
                                                         csr, ra[t], rb[t], rc[t], fz, at);
                 else
-                    cs__stg_backward<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, rg0 + (t % RING) * RS, AB, cd, cr, ra[t], rb[t],
+                    cs__stg_backward<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, in_t{rk0 + (t % RING) * RS, rg0 + (t % RING) * RS}, AB, cd, cr, ra[t], rb[t],
                                                      fz, at);
                 e = en;
             }
@@ -338,10 +382,10 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
             const int2 nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S] : make_int2(-1, 0);
             if constexpr (TW)
-                cs__stg_backward_tw<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, CC, cd, cr, cg, csd, csr,
+                cs__stg_backward_tw<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, in_t{rk0 + ri * RS, rg0 + ri * RS}, AB, CC, cd, cr, cg, csd, csr,
                                                      unused, unused, unused, fz, at);
             else
-                cs__stg_backward<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, rg0 + ri * RS, AB, cd, cr, unused, unused, fz,
+                cs__stg_backward<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, in_t{rk0 + ri * RS, rg0 + ri * RS}, AB, cd, cr, unused, unused, fz,
                                                   at);
             e = en;
             ri = ri + 1 == RING ? 0 : ri + 1;
@@ -410,15 +454,31 @@ static cs__staged_kernel_t<T> cs__staged_kernel_na(int cells, int reg_steps, int
     default: return nullptr;
     }
 }
+/* The fused step's kernel with the constants once per slot (UC: 4 or 2 cells a warp, one-way) */
+static cs__staged_kernel_t<double> cs__staged_kernel_uc(int cells, int reg_steps)
+{
+    constexpr int NA = CS__STG_FUSED_ARRAYS;
+    if (cells == 4 && reg_steps == CS__STG_REG_STEPS_MORE(4)) return cs__k_staged<double, 4, CS__STG_REG_STEPS_MORE(4), false, NA, true>;
+    if (reg_steps != 0 && reg_steps != CS__STG_REG_STEPS) return nullptr;
+    switch (cells * 2 + (reg_steps != 0)) {
+    case 8: return cs__k_staged<double, 4, 0, false, NA, true>;
+    case 9: return cs__k_staged<double, 4, CS__STG_REG_STEPS, false, NA, true>;
+    case 4: return cs__k_staged<double, 2, 0, false, NA, true>;
+    case 5: return cs__k_staged<double, 2, CS__STG_REG_STEPS, false, NA, true>;
+    default: return nullptr;
+    }
+}
 /* the fused step exists in double only */
 template <class T>
-static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps, int two_way, int fused)
+static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps, int two_way, int fused, int uc)
 {
+    (void)uc;
     return fused ? nullptr : cs__staged_kernel_na<T, 3>(cells, reg_steps, two_way);
 }
 template <>
-cs__staged_kernel_t<double> cs__staged_kernel<double>(int cells, int reg_steps, int two_way, int fused)
+cs__staged_kernel_t<double> cs__staged_kernel<double>(int cells, int reg_steps, int two_way, int fused, int uc)
 {
+    if (fused && uc) return two_way ? nullptr : cs__staged_kernel_uc(cells, reg_steps);
     return fused ? cs__staged_kernel_na<double, CS__STG_FUSED_ARRAYS>(cells, reg_steps, two_way)
                  : cs__staged_kernel_na<double, 3>(cells, reg_steps, two_way);
 }
@@ -429,14 +489,19 @@ template <class T>
 static cudaError_t cs__staged_prepare_t(const cs__staged_dev &sd, int attr_rows, int attr_steps, int *blocks_per_sm)
 {
     for (int fused = 0; fused <= (sd.fused && sizeof(T) == sizeof(double)); ++fused) {
-        const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused);
+        const int uc = fused && sd.uc;
+        const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused, uc);
         if (!k) return cudaErrorInvalidValue;
         const int na = fused ? CS__STG_FUSED_ARRAYS : 3;
-        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sd.two_way, na, sizeof(T)));
+        /* the kernel's opt-in only grows: another plan's launches of it may need more */
+        cudaFuncAttributes fa;
+        cudaError_t e = cudaFuncGetAttributes(&fa, k);
+        if (e != cudaSuccess) return e;
+        const int want = (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sd.two_way, na, uc, sizeof(T));
+        if (want > fa.maxDynamicSharedSizeBytes) e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, want);
         if (e != cudaSuccess) return e;
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 32,
-                                                          cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, sizeof(T)));
+                                                          cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, uc, sizeof(T)));
         if (e != cudaSuccess) return e;
     }
     return *blocks_per_sm < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
@@ -452,13 +517,13 @@ template <class T>
 static cudaError_t cs__staged_launch_t(const cs__staged_dev &sd, T *d, const T *u, T *rhs, const cs__stg_fused<T> &fz, cudaStream_t stream,
                                        bool pdl = false)
 {
-    const int fused = fz.v != nullptr, na = fused ? CS__STG_FUSED_ARRAYS : 3;
-    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused);
+    const int fused = fz.v != nullptr, na = fused ? CS__STG_FUSED_ARRAYS : 3, uc = fused && sd.uc;
+    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused, uc);
     if (!k) return cudaErrorInvalidValue;
     long long grid = (long long)sd.blocks_per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
-    return cs_pdl_launch(pdl, k, dim3((unsigned)grid), dim3(32), cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, sizeof(T)),
-                         stream, sd, d, u, rhs, fz);
+    return cs_pdl_launch(pdl, k, dim3((unsigned)grid), dim3(32),
+                         cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, uc, sizeof(T)), stream, sd, d, u, rhs, fz);
 }
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)

@@ -14,6 +14,7 @@ struct cs__staged_dev {
     int two_way;        /* two-way sections (cs_hines_gpu_impl.h, CS__STG_TOP) */
     int blocks_per_sm;  /* one-warp blocks that fit a multiprocessor (cs__staged_prepare) */
     int fused;          /* the plan is for the fused step (its ring holds CS__STG_FUSED_ARRAYS arrays) */
+    int uc;             /* the fused step's constants once per slot (CS__SL_UC) */
     const int *group_base, *group_type;
     const int *group_cbase; /* the fused step's constants (d0, u, b0, cdt) of group g at group_cbase[g]
                              * (cs__staged_share_constants; group_base when each group reads its own) */

@@ -14,10 +14,10 @@
  * operations. */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
 {
-    cs__staged_solve_host_at(hp, d, u, hp->group_base, rhs);
+    cs__staged_solve_host_at(hp, d, u, hp->group_base, 0, rhs);
 }
 
-void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double *u, const int *u_base, double *rhs)
+void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double *u, const int *u_base, int fused, double *rhs)
 {
     int rows = 0;
     for (int l = 0; l < hp->stg_nlaunch; ++l)
@@ -29,6 +29,7 @@ void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double
     for (int l = 0; l < hp->stg_nlaunch; ++l) {
         const int *L = hp->stg_launch + CS__SL_N * l;
         const int C = L[CS__SL_CELLS], S = 32 / C, R = L[CS__SL_REG];
+        const int uc = fused && L[CS__SL_UC]; /* the fused kernel reads the group's first cell's u */
         for (int g = L[CS__SL_FIRST]; g < L[CS__SL_FIRST] + L[CS__SL_GROUPS]; ++g) {
             const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * hp->group_type[g]];
             const int nsteps = hp->stype[2 * hp->group_type[g] + 1];
@@ -46,7 +47,7 @@ void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double
                         const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
                         if (row < 0) continue; /* the carries stay (a held lane's must) */
                         const long long k = base + (long long)row * C;
-                        const double uu = u[(long long)u_base[g] + j + (long long)row * C];
+                        const double uu = u[(long long)u_base[g] + (uc ? 0 : j) + (long long)row * C];
                         const double dd = (d[k] + A[own]) + cd[s]; /* the carry is 0 unless the slot's last row carried */
                         const double rr = (rhs[k] + B[own]) + cr[s];
                         const double inv = 1.0 / dd; /* the GPU: 1/dd within 1 ulp */
@@ -115,9 +116,10 @@ int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
     if (!d || !rhs) { free(d); free(rhs); return -1; }
     const int *cbase = hp->group_cbase ? hp->group_cbase : hp->group_base; /* where the constants are read */
     for (int pass = 0; pass < 2; ++pass) { /* 0: assemble; 1: solve, then x into v */
-        if (pass == 1) cs__staged_solve_host_at(hp, d, st->u, cbase, rhs);
+        if (pass == 1) cs__staged_solve_host_at(hp, d, st->u, cbase, 1, rhs);
         for (int g = 0; g < hp->ngroup; ++g) {
             const int C = cs__staged_group_cells(hp, g), S = 32 / C, type = hp->group_type[g];
+            const int uc = hp->stg_launch[CS__SL_N * hp->stg_type_launch[type] + CS__SL_UC]; /* constants of cell 0 */
             const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * type];
             const long long ns = (long long)hp->stype[2 * type + 1] * S;
             for (long long q = 0; q < ns; ++q) {
@@ -125,7 +127,7 @@ int cs__staged_step_host(const cs__hines_hplan *hp, const cs_hines_step_d *st)
                 if (row < 0) continue;
                 for (int j = 0; j < hp->group_cells[g]; ++j) {
                     const long long k = (long long)hp->group_base[g] + (long long)row * C + j;
-                    const long long kc = (long long)cbase[g] + (long long)row * C + j;
+                    const long long kc = (long long)cbase[g] + (long long)row * C + (uc ? 0 : j);
                     if (pass == 1) { st->v[k] = rhs[k]; continue; }
                     const double v = st->v[k], gg = cur ? st->g[k] : 0.0, ii = cur ? st->i[k] : 0.0;
                     d[k] = st->d0[kc] + gg;
@@ -188,6 +190,14 @@ long long cs__staged_share_constants(cs__hines_hplan *hp, const double *tree, in
         const int r = rep[hp->group_type[g]], use = same[g] && r >= 0;
         cbase[g] = hp->group_base[use ? r : g];
         shared += use && r != g;
+    }
+    /* a launch of several cells a warp whose groups all read a group of equal cells: its rings
+     * hold the constants once per row (CS__SL_UC) */
+    for (int l = 0; l < hp->stg_nlaunch; ++l) {
+        int *L = hp->stg_launch + CS__SL_N * l, all = hp->stg_slot_constants && L[CS__SL_CELLS] > 1 && !L[CS__SL_TW];
+        for (int g = L[CS__SL_FIRST]; all && g < L[CS__SL_FIRST] + L[CS__SL_GROUPS]; ++g)
+            all = same[g] && rep[hp->group_type[g]] >= 0;
+        L[CS__SL_UC] = all;
     }
     free(first); free(rep);
     return shared;

@@ -540,17 +540,21 @@ static void check_after_log(const after_log *g, cs_hines_plan *pl, long long ni)
 /* staged's fused step on the device with constants shared by structure (share_case_make): the
  * device plan shares the groups the host planner does, and with the sharing groups' own
  * constants NaN the step solves every cell's own system; keep_currents leaves i and g, else they
- * are zeroed. */
+ * are zeroed. The cases of test_staged_share_constants (_i): where all cells are equal, the
+ * launches of 4 and 2 cells a warp hold the constants once a row (the plan says so), and a plan
+ * with CS_HINES_STAGED_CONSTANTS_PER_CELL, reading the same values, gives v, i, g bit for bit. */
 START_TEST(test_gpu_staged_share_constants)
 {
+    static const int all_equal[4] = {0, 1, 1, 1}, cells[4] = {0, 4, 2, 1};
     share_case sc;
-    share_case_make(&sc);
+    share_case_make(&sc, all_equal[_i], cells[_i]);
     cs__hines_hplan hp;
     share_case_plan(&sc, &hp);
     cs_hines_gpu_options o;
     cs_hines_gpu_options_default(&o);
     o.variant = "staged";
     o.fused_step = 1;
+    o.block_size = cells[_i];
     cs_hines_plan *pl = NULL;
     ck_assert_msg(cs_hines_gpu_plan_create(sc.b.nsys, sc.b.offset, sc.b.p, &o, &pl) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
     const size_t ni = cs_hines_gpu_plan_internal_size(pl), bytes = ni * sizeof(double);
@@ -563,6 +567,11 @@ START_TEST(test_gpu_staged_share_constants)
     }
     ck_assert_int_eq(shared, shared_host);
     share_case_check_groups(&sc, &hp, shared);
+    int uc_host = 0, warps = 0;
+    for (int l = 0; l < hp.stg_nlaunch; ++l) uc_host += hp.stg_launch[CS__SL_N * l + CS__SL_UC];
+    ck_assert_int_eq(cs_hines_gpu_plan_slot_constants(pl, &warps), uc_host);
+    ck_assert_int_eq(uc_host > 0, all_equal[_i] && cells[_i] > 1);
+    if (uc_host) ck_assert_int_gt(warps, 0);
     share_inputs in;
     share_inputs_make(&sc, &hp, &in);
     ck_assert_msg(cs_hines_gpu_plan_set_current(pl, in.flags) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
@@ -584,6 +593,33 @@ START_TEST(test_gpu_staged_share_constants)
         D2H(back[0], dv[SC_V], bytes); D2H(back[1], dv[SC_I], bytes); D2H(back[2], dv[SC_G], bytes);
         const double e = share_inputs_check(&sc, &hp, &in, back[0], back[1], back[2], keep, 1);
         ck_assert_msg(e <= TOL_D, "GPU [%s] shared constants%s: error %.3g", hp.describe, keep ? ", keep_currents" : "", e);
+    }
+    if (uc_host) { /* the constants once per cell in the rings: the same values read, bit for bit */
+        cs_hines_gpu_options o2 = o;
+        o2.fine_flags |= CS_HINES_STAGED_CONSTANTS_PER_CELL;
+        cs_hines_plan *pc = NULL;
+        ck_assert_msg(cs_hines_gpu_plan_create(sc.b.nsys, sc.b.offset, sc.b.p, &o2, &pc) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        for (int k = SC_D0; k <= SC_CDT; ++k)
+            ck_assert_msg(cs_hines_gpu_plan_share_constants(pc, sc.t[k], k == SC_D0, NULL) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        ck_assert_int_eq(cs_hines_gpu_plan_slot_constants(pc, NULL), 0);
+        ck_assert_msg(cs_hines_gpu_plan_set_current(pc, in.flags) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+        double *per_cell[2][3];
+        for (int run = 0; run < 2; ++run) {
+            cs_hines_plan *p = run ? pc : pl;
+            H2D(dv[SC_V], in.v0, bytes); H2D(dv[SC_I], in.i0, bytes); H2D(dv[SC_G], in.g0, bytes);
+            cs_hines_step_d st = {dv[SC_D0], dv[SC_CDT], dv[SC_B0], dv[SC_U], dv[SC_V], dv[SC_I], dv[SC_G], dflags, dv[SC_NT],
+                                  dv[SC_NT + 1], 0, NULL, 0, NULL, NULL};
+            ck_assert_msg(cs_hines_gpu_step_internal_d(p, &st) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+            ck_assert_msg(cs_hines_gpu_sync(p) == CS_SOLVER_OK, "%s", cs_hines_gpu_last_error());
+            for (int k = 0; k < 3; ++k) per_cell[run][k] = malloc(bytes);
+            D2H(per_cell[run][0], dv[SC_V], bytes); D2H(per_cell[run][1], dv[SC_I], bytes); D2H(per_cell[run][2], dv[SC_G], bytes);
+        }
+        for (int k = 0; k < 3; ++k) {
+            ck_assert_msg(memcmp(per_cell[0][k], per_cell[1][k], bytes) == 0, "GPU [%s]: constants once a row and once a cell differ (array %d)",
+                          hp.describe, k);
+            free(per_cell[0][k]); free(per_cell[1][k]);
+        }
+        cs_hines_gpu_plan_destroy(pc);
     }
     { /* a failing after_launch ends the step with CS_SOLVER_ERR_INVALID */
         after_log lg = {0, 1, {0}, {0}, {NULL}};
@@ -637,7 +673,7 @@ static Suite *gpu_suite(void)
     tcase_add_test(tc, test_gpu_more_reg_steps);
     tcase_add_test(tc, test_gpu_two_way);
     tcase_add_test(tc, test_gpu_chunked_large);
-    tcase_add_test(tc, test_gpu_staged_share_constants);
+    tcase_add_loop_test(tc, test_gpu_staged_share_constants, 0, 4);
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("prepare"); /* alone: CK_RUN_CASE=prepare (scripts/gpu_solver_trial.sh) */
     tcase_set_timeout(tp, 600);

@@ -253,21 +253,25 @@ static void make_same_size_batch(batch *b, int count, uint64_t seed)
  * (d0, u, b0, cdt), except one cell of morphology 0 (one row's d0 one ulp up) and morphology 1
  * (each cell its own b0); v random, currents at ~30 % of the rows. Sharing must leave out
  * morphology 1's groups and the perturbed cell's, and each of the five others has one group that
- * the rest read: ngroup − (morphology 1's groups) − 1 − 5 groups read another's rows. */
+ * the rest read: ngroup − (morphology 1's groups) − 1 − 5 groups read another's rows.
+ * all_equal: every cell has its morphology's constants (none perturbed): all groups but six read
+ * another's rows, and each launch of several cells a warp holds them once a row (CS__SL_UC). */
 enum { SC_D0, SC_U, SC_B0, SC_CDT, SC_V, SC_I, SC_G, SC_NT };
 typedef struct {
     batch b;
     double *t[SC_NT]; /* tree order */
     double *x_ref;    /* the serial solve of the system the step assembles */
-    int perturbed;
+    int perturbed;    /* -1: none (all_equal) */
+    int cells;        /* the plans' cells a warp (0: chosen) */
 } share_case;
 
-static void share_case_make(share_case *sc)
+static void share_case_make(share_case *sc, int all_equal, int cells)
 {
     batch *b = &sc->b;
     make_same_size_batch(b, 54, 5);
     const int n = b->nrows;
-    sc->perturbed = 6; /* the second cell of morphology 0 */
+    sc->perturbed = all_equal ? -1 : 6; /* the second cell of morphology 0 */
+    sc->cells = cells;
     for (int k = 0; k < SC_NT; ++k) sc->t[k] = malloc(sizeof(double) * n);
     double **t = sc->t;
     for (int sy = 0; sy < b->nsys; ++sy) {
@@ -276,15 +280,17 @@ static void share_case_make(share_case *sc)
             const int r = b->offset[sy] + i, has = urand() < 0.3;
             t[SC_D0][r] = b->d[o0 + i];
             t[SC_U][r] = b->u[o0 + i];
-            t[SC_B0][r] = 3.0 * cos(i + m) + (m == 1 ? 1e-3 * sy : 0.0);
+            t[SC_B0][r] = 3.0 * cos(i + m) + (m == 1 && !all_equal ? 1e-3 * sy : 0.0);
             t[SC_CDT][r] = 0.25 * t[SC_D0][r] * (1.5 + sin(i));
             t[SC_V][r] = -80.0 + 60.0 * urand();
             t[SC_G][r] = has ? 0.5 * t[SC_D0][r] * urand() : 0.0;
             t[SC_I][r] = has ? urand() - 0.5 : 0.0;
         }
     }
-    const int r5 = b->offset[sc->perturbed] + 5;
-    t[SC_D0][r5] = nextafter(t[SC_D0][r5], INFINITY);
+    if (!all_equal) {
+        const int r5 = b->offset[sc->perturbed] + 5;
+        t[SC_D0][r5] = nextafter(t[SC_D0][r5], INFINITY);
+    }
     batch ref = *b;
     ref.d = malloc(sizeof(double) * n);
     ref.rhs = malloc(sizeof(double) * n);
@@ -310,6 +316,7 @@ static void share_case_plan(const share_case *sc, cs__hines_hplan *hp)
     cs_hines_gpu_options o;
     cs_hines_gpu_options_default(&o);
     o.fused_step = 1;
+    o.block_size = sc->cells;
     char msg[256];
     ck_assert_msg(cs__hines_hplan_build(sc->b.nsys, sc->b.offset, sc->b.p, CS__HV_STAGED, &o, 132, hp, msg, sizeof msg) == CS_SOLVER_OK,
                   "%s", msg);
@@ -325,6 +332,14 @@ static int share_group_of(const cs__hines_hplan *hp, int sy)
 static void share_case_check_groups(const share_case *sc, const cs__hines_hplan *hp, long long shared)
 {
     ck_assert_ptr_nonnull(hp->group_cbase);
+    for (int l = 0; l < hp->stg_nlaunch; ++l) { /* constants once a row: all_equal's launches of several cells a warp */
+        const int *L = hp->stg_launch + CS__SL_N * l;
+        ck_assert_int_eq(L[CS__SL_UC], sc->perturbed < 0 && L[CS__SL_CELLS] > 1 && !L[CS__SL_TW]);
+    }
+    if (sc->perturbed < 0) {
+        ck_assert_int_eq(shared, hp->ngroup - 6);
+        return;
+    }
     int groups_m1 = 0;
     for (int sy = 0; sy < sc->b.nsys; ++sy)
         groups_m1 += sy % 6 == 1 && hp->cell_base[sy] == hp->group_base[share_group_of(hp, sy)]; /* lane 0: one per group */

@@ -599,8 +599,11 @@ static double *inv_solve_host(const batch *b, const cs_hines_gpu_options *o, int
  * without it they are zeroed. */
 START_TEST(test_staged_share_constants)
 {
+    /* _i: 0 a perturbed cell and morphology 1's own b0 (the plan's cells a warp); 1-3 all equal,
+     * 4, 2 or 1 cells a warp (constants once a row with 4 and 2) */
+    static const int all_equal[4] = {0, 1, 1, 1}, cells[4] = {0, 4, 2, 1};
     share_case sc;
-    share_case_make(&sc);
+    share_case_make(&sc, all_equal[_i], cells[_i]);
     cs__hines_hplan hp;
     share_case_plan(&sc, &hp);
     long long shared = 0;
@@ -616,7 +619,7 @@ START_TEST(test_staged_share_constants)
         ck_assert_int_eq(cs__staged_step_host(&hp, &st), 0);
         const double e = share_inputs_check(&sc, &hp, &in, in.a[SC_V], in.a[SC_I], in.a[SC_G], pass == 1, pass < 2);
         if (pass == 2) ck_assert_msg(isnan(e), "without sharing the NaN constants were not read (error %.3g)", e);
-        else ck_assert_msg(e <= TOL_D, "shared constants%s: error %.3g", pass ? ", keep_currents" : "", e);
+        else ck_assert_msg(e <= TOL_D, "shared constants [%s]%s: error %.3g", hp.describe, pass ? ", keep_currents" : "", e);
     }
     share_inputs_free(&in);
     cs__hines_hplan_free(&hp);
@@ -643,7 +646,7 @@ static Suite *host_suite(void)
     tcase_add_test(tc, test_host_plans);
     tcase_add_test(tc, test_host_plans_cells);
     tcase_add_test(tc, test_staged_invariant);
-    tcase_add_test(tc, test_staged_share_constants);
+    tcase_add_loop_test(tc, test_staged_share_constants, 0, 4);
     suite_add_tcase(s, tc);
     return s;
 }

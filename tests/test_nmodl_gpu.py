@@ -214,8 +214,11 @@ def main():
             # inside graphs, where no probe reads a state: allen_net, catalogue_only_net) or each
             # step's own (CS_CUDA_CATALOGUE_AHEAD=0): the same calls per instance, bit for bit; and the
             # currents' unread ASSIGNED outputs (Exp2Syn's i, g) skipped where no probe reads a state
-            # or stored (CS_CUDA_SKIP_OUTPUTS=0): the same arithmetic
+            # or stored (CS_CUDA_SKIP_OUTPUTS=0): the same arithmetic; and staged's rings holding
+            # the shared constants once a row (allen_net's cell types) or once a cell
+            # (CS_STAGED_SLOT_CONSTANTS=0): the same values read, bit for bit
             for label, env in (("repeat", {}), ("unmerged", {"CS_CUDA_MERGE": "0"}),
+                               ("constants per cell", {"CS_STAGED_SLOT_CONSTANTS": "0"}),
                                ("not ahead", {"CS_CUDA_CATALOGUE_AHEAD": "0"}),
                                ("outputs stored", {"CS_CUDA_SKIP_OUTPUTS": "0"}),
                                ("gather adds", {"CS_CUDA_GATHER_ADD": "1", "CS_CUDA_KEEP_CURRENTS": "0"}),
@@ -226,7 +229,7 @@ def main():
                                    timeout=600, env=dict(os.environ, **env))
                 if r.returncode != 0:
                     ok, what = False, r.stderr.strip()
-                elif label in ("repeat", "unmerged", "not ahead", "outputs stored", "gather adds"):
+                elif label in ("repeat", "unmerged", "constants per cell", "not ahead", "outputs stored", "gather adds"):
                     ok, what = identical(first, read(out)), "bit for bit the first run"
                 else:
                     ok, detail, _, _ = compare(ref, read(out))

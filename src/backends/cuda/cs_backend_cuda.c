@@ -620,6 +620,12 @@ static const char *cuda_describe(const cs_backend *be) {
     if (be->groups_sharing > 0) {
         const size_t len = strlen(text);
         snprintf(text + len, sizeof text - len, "; %lld groups of cells read another group's constants", be->groups_sharing);
+        int warps = 0;
+        const int slot_launches = cs_hines_gpu_plan_slot_constants(be->plan, &warps);
+        const size_t len2 = strlen(text);
+        if (slot_launches > 0)
+            snprintf(text + len2, sizeof text - len2, " (once a row in %d launch%s' rings: up to %d warps a multiprocessor)",
+                     slot_launches, slot_launches == 1 ? "" : "es", warps);
     }
     if (be->hh_node) {
         const size_t len = strlen(text);
