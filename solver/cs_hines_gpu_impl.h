@@ -236,7 +236,7 @@ typedef struct cs__hines_hplan {
     /* statistics for describe() */
     long long nbranch_in, nbranch_out; /* branches before / after splitting (sum over systems) */
     int max_levels;    /* most levels of one type */
-    char describe[640];
+    char describe[1024];
 } cs__hines_hplan;
 
 /* Build the host plan. nsm: multiprocessors of the device (to size packs for small batches).

@@ -602,7 +602,7 @@ static cs_status cuda_collect_epoch(cs_backend *be, cs_profile *prof, cs_epoch_r
 static int cuda_pipelined(const cs_backend *be) { return be->pipelined; }
 
 static const char *cuda_describe(const cs_backend *be) {
-    static _Thread_local char text[1024];
+    static _Thread_local char text[2048];
     if (be->epoch) {
         snprintf(text, sizeof text, "GPU %s, %.1f MiB of device memory (%.0f B per compartment); Hines solver "
                  "'epoch': one persistent kernel per epoch, a block of %d threads per cell, its rows in %.1f KiB of "
