@@ -308,18 +308,33 @@ def main():
         print(f"{'ok  ' if said == expect else 'FAIL'} {os.path.basename(model)[:-5]}: exp2syn updated ahead "
               f"{'expected' if expect else 'not expected'}, {'said' if said else 'not said'} in the run's summary")
         passed, failed = passed + (said == expect), failed + (said != expect)
-    # staged's rings hold the constants once a row where every group of a launch reads a group of
-    # equal cells (the real cells, 384 copies of each), and the run says so; not when switched off
-    for model, env, expect in ((real_big, {}, True), (real_big, {"CS_STAGED_SLOT_CONSTANTS": "0"}, False)):
-        if not model:
-            continue
-        detail = subprocess.run([a.cablesim, "run", model, "--no-output", "--backend", "cuda", "--solver", "staged",
-                                 "--tfinal", "0.1"], capture_output=True, text=True, timeout=600,
-                                env=dict(os.environ, **env)).stdout
-        said = "launches' rings" in detail or "launch' rings" in detail
-        print(f"{'ok  ' if said == expect else 'FAIL'} {os.path.basename(model)[:-5]} {env}: constants once a row "
-              f"{'expected' if expect else 'not expected'}, {'said' if said else 'not said'} in the run's summary")
-        passed, failed = passed + (said == expect), failed + (said != expect)
+    # staged's rings hold the constants once a row where every group of a launch of 4 or 2 cells a
+    # warp reads a group of equal cells (the real cells, 384 copies of each, at 4 and 2 cells a
+    # warp: CS_STAGED_CELLS), and the run says so; not when switched off; and the two read the same
+    # values: identical files
+    for cells in ("4", "2"):
+        if not real_big:
+            break
+        outs = []
+        for on, expect in (("1", True), ("0", False)):
+            env = dict(os.environ, CS_STAGED_CELLS=cells, CS_STAGED_SLOT_CONSTANTS=on)
+            detail = subprocess.run([a.cablesim, "run", real_big, "--no-output", "--backend", "cuda", "--solver", "staged",
+                                     "--tfinal", "0.1"], capture_output=True, text=True, timeout=600, env=env).stdout
+            said = "launches' rings" in detail or "launch' rings" in detail
+            print(f"{'ok  ' if said == expect else 'FAIL'} real_cells_384 [staged, {cells} cells a warp, slot constants {on}]: "
+                  f"constants once a row {'expected' if expect else 'not expected'}, {'said' if said else 'not said'} in the "
+                  f"run's summary" + ("" if said == expect else ": " + " ".join(l for l in detail.splitlines() if "Hines" in l)[:1500]))
+            passed, failed = passed + (said == expect), failed + (said != expect)
+            out = os.path.join(a.work_dir, f"slot{on}-{cells}.h5")
+            r = subprocess.run([a.cablesim, "run", real_big, "-o", out, "-q", "--report-precision", "double",
+                                "--backend", "cuda", "--solver", "staged"], capture_output=True, text=True, timeout=600, env=env)
+            outs.append(out if r.returncode == 0 else None)
+        if all(outs) and identical_files(*outs):
+            print(f"ok   real_cells_384 [staged, {cells} cells a warp]: constants once a row and once a cell give identical files")
+            passed += 1
+        else:
+            print(f"FAIL real_cells_384 [staged, {cells} cells a warp]: constants once a row and once a cell differ (or a run failed: {outs})")
+            failed += 1
     for switch, what in (("CS_CUDA_GRAPHS", "graphs"), ("CS_CUDA_FORK", "the forked stream"),
                          ("CS_CUDA_HH_AHEAD", "hh's next current in its state update"),
                          ("CS_CUDA_HH_AFTER_LAUNCH", "hh's update after each launch of the step"),
@@ -327,13 +342,10 @@ def main():
                          ("CS_CUDA_AFTER_SOLVE", "one launch after the solve"),
                          ("CS_CUDA_EVENTS_CURRENT", "expsyn's events in its current's launch"),
                          ("CS_CUDA_SYNAPSES_AHEAD", "the next step's expsyn events and currents after the solve"),
-                         ("CS_CUDA_CATALOGUE_AHEAD", "exp2syn's next events and current in its state update"),
-                         ("CS_STAGED_SLOT_CONSTANTS", "staged's constants once a row")):
+                         ("CS_CUDA_CATALOGUE_AHEAD", "exp2syn's next events and current in its state update")):
         cases = [("interleaved", ring), ("staged", ring), ("fine", ring), ("interleaved", ring_vars)]
         if switch == "CS_CUDA_CATALOGUE_AHEAD": # the same calls per instance, in the same order
             cases = [("staged", ring_exp2syn_v), ("fine", ring_exp2syn_v), ("interleaved", ring_exp2syn_v)]
-        if switch == "CS_STAGED_SLOT_CONSTANTS": # the real cells' groups read their structures' constants
-            cases = [("staged", real_big)] if real_big else []
         if switch == "CS_CUDA_PDL": # every kernel waits for the one before it: the same results; the
             # small distinct rings' fine fused step (the kernel that starts with its schedule) too
             cases += [("fine", rand), ("staged", ring_exp2syn)]
