@@ -157,6 +157,15 @@ def identical_files(a, b):
     return True
 
 
+def files_identical(outs, label, what):
+    """An ok or FAIL line for two runs' files (None: that run failed): True when identical."""
+    if all(outs) and identical_files(*outs):
+        print(f"ok   {label}: {what} give identical files")
+        return True
+    print(f"FAIL {label}: {what} differ (or a run failed: {outs})")
+    return False
+
+
 def same_as_named(a, model, out, extra, what, detail=""):
     """auto's run (out) against the same model run with its choice named (extra): True when the
     output files are identical; prints an ok or FAIL line starting with what."""
@@ -326,15 +335,11 @@ def main():
                   f"run's summary" + ("" if said == expect else ": " + " ".join(l for l in detail.splitlines() if "Hines" in l)[:1500]))
             passed, failed = passed + (said == expect), failed + (said != expect)
             out = os.path.join(a.work_dir, f"slot{on}-{cells}.h5")
-            r = subprocess.run([a.cablesim, "run", real_big, "-o", out, "-q", "--report-precision", "double",
-                                "--backend", "cuda", "--solver", "staged"], capture_output=True, text=True, timeout=600, env=env)
+            r = run(a.cablesim, real_big, out, ["--backend", "cuda", "--solver", "staged"],
+                    {"CS_STAGED_CELLS": cells, "CS_STAGED_SLOT_CONSTANTS": on})
             outs.append(out if r.returncode == 0 else None)
-        if all(outs) and identical_files(*outs):
-            print(f"ok   real_cells_384 [staged, {cells} cells a warp]: constants once a row and once a cell give identical files")
-            passed += 1
-        else:
-            print(f"FAIL real_cells_384 [staged, {cells} cells a warp]: constants once a row and once a cell differ (or a run failed: {outs})")
-            failed += 1
+        ok = files_identical(outs, f"real_cells_384 [staged, {cells} cells a warp]", "constants once a row and once a cell")
+        passed, failed = passed + ok, failed + (not ok)
     for switch, what in (("CS_CUDA_GRAPHS", "graphs"), ("CS_CUDA_FORK", "the forked stream"),
                          ("CS_CUDA_HH_AHEAD", "hh's next current in its state update"),
                          ("CS_CUDA_HH_AFTER_LAUNCH", "hh's update after each launch of the step"),
@@ -368,17 +373,10 @@ def main():
             for on in ("0", "1"):
                 out = os.path.join(a.work_dir, f"{switch}{on}-{variant}.h5")
                 out = os.path.join(a.work_dir, f"{switch}{on}-{variant}-{os.path.basename(model)[:-5]}.h5")
-                r = subprocess.run([a.cablesim, "run", model, "-o", out, "-q", "--report-precision", "double",
-                                    "--backend", "cuda", "--solver", variant], capture_output=True, text=True,
-                                   timeout=600, env=dict(os.environ, **{switch: on}))
+                r = run(a.cablesim, model, out, ["--backend", "cuda", "--solver", variant], {switch: on})
                 outs.append(out if r.returncode == 0 else None)
-            mname = os.path.basename(model)[:-5]
-            if all(outs) and identical_files(*outs):
-                print(f"ok   {mname} [{variant}]: {what} on and off give identical files")
-                passed += 1
-            else:
-                print(f"FAIL {mname} [{variant}]: {what} on and off differ (or a run failed: {outs})")
-                failed += 1
+            ok = files_identical(outs, f"{os.path.basename(model)[:-5]} [{variant}]", f"{what} on and off")
+            passed, failed = passed + ok, failed + (not ok)
     # pipelined epochs (one process on a GPU: epoch k + 1 launched behind epoch k, epochs of half the
     # min delay) give what one epoch at a time gives, bit for bit: the events, the spikes, the
     # samples (a model of probes of every kind), artificial cells run on the host between epochs
