@@ -15,7 +15,7 @@
  *
  * Prints one line per step: its wall time [s], a digest of the plan (FNV-1a over its row map and
  * its schedules: two builds that print the same digest built the same plan) and what the plan
- * became (its describe line); each plan's line ends with the process's user and system CPU time
+ * became (its whole describe line: staged names each launch's shape); each plan's line gives the process's user and system CPU time
  * [s] and minor page faults of that step (the kernel's zeroing of fresh pages is system time).
  *
  * --share: warp and fine also with their structures' schedules made once (cs_hines_schedules_create,
@@ -244,7 +244,7 @@ int main(int argc, char **argv) {
         snprintf(what, sizeof what, "plan %s", variants[k]);
         if (st != CS_SOLVER_OK) printf("%-28s %8.3f s  refused: %s %s\n", what, el, msg, use);
         else {
-            printf("%-28s %8.3f s  %016llx %s %s: %.140s\n", what, el,
+            printf("%-28s %8.3f s  %016llx %s %s: %s\n", what, el,
                    (unsigned long long)digest(&hp, 0xcbf29ce484222325ull), use, cs__hines_variant_name(hp.variant), hp.describe);
             /* what auto's trial then does on the host per timed candidate (cs_hines_gpu_plan_row_map,
              * cs_hines_gpu_plan_row_flags): the row map and the fused step's flags, into new arrays */
@@ -322,7 +322,7 @@ int main(int argc, char **argv) {
                 continue;
             }
             const double el = cs_now() - t;
-            printf("%-28s %8.3f s  %016llx %s: %.140s\n", what, el,
+            printf("%-28s %8.3f s  %016llx %s: %s\n", what, el,
                    (unsigned long long)digest(&hp, 0xcbf29ce484222325ull), cs__hines_variant_name(hp.variant), hp.describe);
             cs__hines_hplan_free(&hp);
         }
