@@ -15,8 +15,9 @@
  *
  * Prints one line per step: its wall time [s], a digest of the plan (FNV-1a over its row map and
  * its schedules: two builds that print the same digest built the same plan) and what the plan
- * became (its whole describe line: staged names each launch's shape); each plan's line gives the process's user and system CPU time
- * [s] and minor page faults of that step (the kernel's zeroing of fresh pages is system time).
+ * became (its whole describe line: staged names each launch's shape); each plan's line gives the
+ * process's user and system CPU time [s] and minor page faults of that step (the kernel's zeroing
+ * of fresh pages is system time).
  *
  * --share: warp and fine also with their structures' schedules made once (cs_hines_schedules_create,
  * as auto's trial shares them): each plan alone with them (its digest must be the one above), then
