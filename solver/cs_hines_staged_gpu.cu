@@ -140,7 +140,7 @@ struct cs__stg_copy {
 /* Where a lane reads its row's staged inputs in a ring slot: rg, its cell's arrays (32 = S·C
  * apart: d, u, rhs for a solve; d0, u, b0, C/dt, v, i, g for the fused step), or with UC its
  * cell's v, i, g at rg and its slot's constants at rk (S apart). */
-template <class T, int S, int NA, bool UC>
+template <class T, int S, bool UC>
 struct cs__stg_in {
     static constexpr int KS = UC ? S : 32; /* between constant arrays (d0, u, b0, C/dt) from rk */
     static constexpr int V = UC ? 0 : 128; /* v from rg (i, g after it, 32 apart) */
@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
 {
     using T2 = typename cs__stg_pair<T>::type;
     using copy_t = cs__stg_copy<T, C, NA, UC>;
-    using in_t = cs__stg_in<T, 32 / C, NA, UC>;
+    using in_t = cs__stg_in<T, 32 / C, UC>;
     constexpr int S = 32 / C;
     extern __shared__ __align__(16) unsigned char cs__smem_stg[];
     /* AB holds the shared rows' (a, b) pairs and a scratch row (for empty slots, the root's parent
