@@ -103,6 +103,10 @@ static cs_solver_status host_plan_shared(int ncell, const int *first, const int 
         *plus = 0;
         opt.fine_flags |= CS_HINES_CHUNKED_CUT_ONLY;
     }
+    if (plus && !strcmp(plus, "+records")) { /* staged+records: CS_STAGED_RECORDS=device */
+        *plus = 0;
+        opt.fine_flags |= CS_HINES_STAGED_RECORDS_DEVICE;
+    }
     opt.variant = name;
     opt.fused_step = 1;
     opt.const_coupling = 1;

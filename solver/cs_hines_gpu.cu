@@ -39,7 +39,7 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
     void *ptrs[] = {pl->d_offset, pl->d_cell_base, pl->d_cell_map, pl->d_lmap, pl->d_lusrc, pl->d_lorder,
                     pl->d_slot_base, pl->d_slot_n, pl->d_p_local, pl->d_group_base, pl->d_group_rows,
                     pl->d_pack_base, pl->d_pack_type, pl->d_level_start, pl->d_children, pl->d_block_first,
-                    pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_group_cbase, pl->d_stg_next, pl->d_stype, pl->d_sched,
+                    pl->d_type_info, pl->d_tasks, pl->d_group_type, pl->d_group_cbase, pl->d_stg_next, pl->d_stg_rec, pl->d_stype, pl->d_sched,
                     pl->buf_tree, pl->buf_int, pl->d_chk_chunk, pl->d_chk_group, pl->chk_ur, pl->d_fs_order};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; ++i)
         if (ptrs[i]) cudaFree(ptrs[i]);
@@ -53,6 +53,7 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
     cs_hines_gpu_plan_destroy(pl->sub);
     cs__hines_hplan_free(&pl->hp);
     free(pl->stg_blocks);
+    free(pl->stg_rec_off);
     free(pl);
 }
 

@@ -158,11 +158,19 @@ enum {
                                           structure alone, no two-way sections, and the children of
                                           a branch point added in a fixed order (never carried).
                                           Off by default: its cost is not measured on a GPU */
-    CS_HINES_STAGED_CONSTANTS_PER_CELL = 16384 /* staged, fused step: the ring holds the four
+    CS_HINES_STAGED_CONSTANTS_PER_CELL = 16384, /* staged, fused step: the ring holds the four
                                           constant arrays for each cell of a group even where the
                                           group's cells share them (by default once per row where
                                           cs_hines_gpu_plan_share_constants finds every group of a
                                           launch sharing: less shared memory, more warps) */
+    CS_HINES_STAGED_RECORDS_DEVICE = 32768, /* staged: every one-way launch keeps the eliminated rows'
+                                          records (a, b) in device memory: written in the backward
+                                          sweep, read back through a ring in the forward sweep, so
+                                          that shared memory holds only the rows that other lanes
+                                          gather into (fewer bytes a warp, more warps; no register
+                                          steps). By default only the launches of a fused plan of
+                                          several launches (bench/NOTES.md, "Session 34") */
+    CS_HINES_STAGED_RECORDS_SHARED = 65536 /* staged: every record in shared memory (before session 34) */
 };
 
 typedef struct {

@@ -105,7 +105,9 @@ enum {
 /* fields of a staged launch */
 /* CS__SL_UC: the fused step's constants once per slot, not per cell (every group of the launch reads
  * a group of equal cells: cs__staged_share_constants) */
-enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_TW, CS__SL_UC, CS__SL_N };
+/* CS__SL_GR: the eliminated rows' records (a, b) in device memory, shared rows only for the rows that
+ * others gather into (CS_HINES_STAGED_RECORDS_DEVICE; one-way, no register steps) */
+enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_TW, CS__SL_UC, CS__SL_GR, CS__SL_N };
 
 /* chunked (cs_hines_chunked_plan.c): unbranched runs of at least 2·L rows are cut into chunks
  * (top row a, interior rows, bottom row b) of at most L interior rows; L = opt.block_size (0 →
@@ -289,11 +291,13 @@ cs_solver_status cs__plan_fine(cs__hines_hplan *hp, const int *p, const int *sid
                                const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
 
 /* staged (cs_hines_staged.c): the plan, the shared memory of one warp for elements of `elem`
- * bytes (slot_constants: the fused step's four constant arrays once per slot, CS__SL_UC), and the
- * host emulation (the kernel's order of operations). */
+ * bytes (slot_constants: the fused step's four constant arrays once per slot, CS__SL_UC;
+ * records_device: the forward sweep's ring of records, CS__SL_GR), and the host emulation (the
+ * kernel's order of operations). */
 cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *sid, const int *rep,
                                  const cs_hines_gpu_options *opt, int nsm, char *msg, size_t msglen);
-size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, int slot_constants, size_t elem);
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, int slot_constants, int records_device,
+                             size_t elem);
 /* The ready list of the staged schedulers: rows bucketed by depth, so that a free slot takes the
  * deepest first; *top: no bucket above it holds a row. */
 static inline void cs__ready_push(int r, const int *depth, int *bucket_head, int *next, int *top)

@@ -39,8 +39,37 @@ static cs__staged_dev cs__staged_dev_of(const cs_hines_plan *pl, int l, int prec
     cs__staged_dev sd = {L[CS__SL_GROUPS], L[CS__SL_ROWS], L[CS__SL_STEPS], pl->nsm, L[CS__SL_REG], L[CS__SL_CELLS], L[CS__SL_TW],
                          pl->stg_blocks ? pl->stg_blocks[2 * l + prec] : 0, pl->hp.stg_fused, L[CS__SL_UC], pl->d_group_base + L[CS__SL_FIRST],
                          pl->d_group_type + L[CS__SL_FIRST], (pl->d_group_cbase ? pl->d_group_cbase : pl->d_group_base) + L[CS__SL_FIRST],
-                         pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + 2 * l : NULL};
+                         pl->d_stype, pl->d_sched, pl->d_stg_next ? pl->d_stg_next + 2 * l : NULL, L[CS__SL_GR],
+                         pl->d_stg_rec && pl->stg_rec_off ? (char *)pl->d_stg_rec + pl->stg_rec_off[l] : NULL};
     return sd;
+}
+
+/* staged: the device memory of the launches with records in device memory (CS__SL_GR): each block
+ * of a launch's grid (its blocks a multiprocessor, the larger of the two precisions, at most its
+ * groups) its own max_steps · 32 pairs of doubles; grown, never shrunk, when the grids grow */
+static cs_solver_status cs__staged_records(cs_hines_plan *pl)
+{
+    const cs__hines_hplan *hp = &pl->hp;
+    if (!pl->stg_rec_off) pl->stg_rec_off = (size_t *)calloc((size_t)(hp->stg_nlaunch > 0 ? hp->stg_nlaunch : 1), sizeof(size_t));
+    if (!pl->stg_rec_off) { cs__hgpu_err("out of memory"); return CS_SOLVER_ERR_NOMEM; }
+    size_t total = 0;
+    for (int l = 0; l < hp->stg_nlaunch; ++l) {
+        const int *L = hp->stg_launch + CS__SL_N * l;
+        pl->stg_rec_off[l] = total;
+        if (!L[CS__SL_GR]) continue;
+        const int b = pl->stg_blocks[2 * l] > pl->stg_blocks[2 * l + 1] ? pl->stg_blocks[2 * l] : pl->stg_blocks[2 * l + 1];
+        long long grid = (long long)b * pl->nsm;
+        if (grid > L[CS__SL_GROUPS]) grid = L[CS__SL_GROUPS];
+        total += (size_t)grid * (size_t)L[CS__SL_STEPS] * 32 * 2 * sizeof(double);
+    }
+    if (total > pl->stg_rec_bytes) {
+        if (pl->d_stg_rec) cudaFree(pl->d_stg_rec);
+        pl->d_stg_rec = NULL;
+        pl->stg_rec_bytes = 0;
+        CS__CU(cudaMalloc(&pl->d_stg_rec, total));
+        pl->stg_rec_bytes = total;
+    }
+    return CS_SOLVER_OK;
 }
 
 /* staged: each launch's kernel opted into the shared memory of its largest launch, and the
@@ -57,13 +86,14 @@ cs_solver_status cs__staged_attrs(cs_hines_plan *pl)
         int rows = 0, steps = 0;
         for (int l2 = 0; l2 < hp->stg_nlaunch; ++l2) {
             const int *L2 = hp->stg_launch + CS__SL_N * l2;
-            if (L2[CS__SL_CELLS] != sd.cells || L2[CS__SL_REG] != sd.reg_steps || L2[CS__SL_TW] != sd.two_way || L2[CS__SL_UC] != sd.uc)
+            if (L2[CS__SL_CELLS] != sd.cells || L2[CS__SL_REG] != sd.reg_steps || L2[CS__SL_TW] != sd.two_way || L2[CS__SL_UC] != sd.uc ||
+                L2[CS__SL_GR] != sd.gr)
                 continue;
             rows = L2[CS__SL_ROWS] > rows ? L2[CS__SL_ROWS] : rows;
             steps = L2[CS__SL_STEPS] > steps ? L2[CS__SL_STEPS] : steps;
         }
         const size_t bytes = cs__staged_warp_bytes(rows, steps, sd.cells, sd.two_way, hp->stg_fused ? CS__STG_FUSED_ARRAYS : 3,
-                                                   hp->stg_fused && sd.uc, sizeof(double));
+                                                   hp->stg_fused && sd.uc, sd.gr, sizeof(double));
         if (bytes > (size_t)pl->smem_optin) {
             cs__hgpu_err("staged: a warp of %d cells with %d shared rows needs %zu bytes of shared memory, the device allows %d "
                         "(use \"interleaved\" or \"warp\")", sd.cells, rows, bytes, pl->smem_optin);
@@ -71,7 +101,7 @@ cs_solver_status cs__staged_attrs(cs_hines_plan *pl)
         }
         CS__CU(cs__staged_prepare(sd, rows, steps, pl->stg_blocks + 2 * l));
     }
-    return CS_SOLVER_OK;
+    return cs__staged_records(pl);
 }
 
 template <class T>

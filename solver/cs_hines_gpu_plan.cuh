@@ -67,6 +67,8 @@ struct cs_hines_plan {
     int4 *d_sched;
     int nsm;                /* multiprocessors of the device */
     int *stg_blocks;        /* staged: blocks per multiprocessor of each launch, double and float */
+    void *d_stg_rec;        /* staged: the records of launches with CS__SL_GR (cs__staged_records) */
+    size_t stg_rec_bytes, *stg_rec_off; /* its size, each launch's offset in it */
     size_t bs_smem_elems;   /* block_shared: max group rows · G */
     int smem_optin;         /* bytes of shared memory a block may opt in to */
     int smem_sm;            /* bytes of shared memory of a multiprocessor */

@@ -35,14 +35,28 @@
 #define CS__STG_FIXED(opt) (((opt)->fine_flags & CS_HINES_STAGED_INVARIANT) != 0)
 /* no two-way sections: asked, or invariant (whether they pay depends on the batch) */
 #define CS__STG_NO_TW(opt) (((opt)->fine_flags & (CS_HINES_STAGED_NO_TWO_WAY | CS_HINES_STAGED_INVARIANT)) != 0)
+/* The eliminated rows' records in device memory (CS__SL_GR, one-way shapes) for the shapes of a
+ * pick: asked (CS_HINES_STAGED_RECORDS_DEVICE), never (CS_HINES_STAGED_RECORDS_SHARED), or by
+ * default in a fused plan's launches of each structure's own shape (split), which run beside each
+ * other without register steps: there shared memory sets their warps, and the nine real cells ×
+ * 2 048 ran 1.077× faster with them (H200, session 34). A plan of one launch keeps them shared:
+ * the Allen cells' (24 register steps, 9 warps a multiprocessor) ran 0.97× with them (no register
+ * steps, 12 warps; bench/NOTES.md, "Session 34"). */
+static int cs__staged_gr(const cs_hines_gpu_options *opt, int split)
+{
+    if (opt->fine_flags & CS_HINES_STAGED_RECORDS_SHARED) return 0;
+    return (opt->fine_flags & CS_HINES_STAGED_RECORDS_DEVICE) || (split && opt->fused_step);
+}
 
-size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, int slot_constants, size_t elem)
+size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, int arrays, int slot_constants, int records_device,
+                             size_t elem)
 {
     /* A, B (and a scratch row), with two-way sections C as well, the ring (RING steps of S rows
      * of `arrays` arrays for C cells: S·C = 32; with slot_constants the fused step's four
-     * constants once per row, S of each), the schedule (S int2 per step) */
+     * constants once per row, S of each), with records_device the forward sweep's ring (RING
+     * steps of 32 pairs), the schedule (S int2 per step) */
     const size_t S = (size_t)(32 / cells), per_row = two_way ? 3 : 2;
-    const size_t ring_step = slot_constants ? 32 * (size_t)(arrays - 4) + 4 * S : 32 * (size_t)arrays;
+    const size_t ring_step = (slot_constants ? 32 * (size_t)(arrays - 4) + 4 * S : 32 * (size_t)arrays) + (records_device ? 64 : 0);
     return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * ring_step) * elem + (size_t)max_steps * S * 8;
 }
 
@@ -181,15 +195,16 @@ static int cs__staged_schedule_any(int n, const int *lp, int S, int two_way, int
 
 /* Shared rows of one structure's schedule (steps of S slots, parents still as tree rows:
  * flags | parent << 8) with R register steps: a row gets one when it runs at step >= R or others
- * gather into it. Returns their number (a scratch row follows them), or -1 when out of memory.
+ * gather into it; with records_device (CS__SL_GR) only when others gather into it. Returns their
+ * number (a scratch row follows them), or -1 when out of memory.
  * With rewrite, the slots become flags | parent's shared row << 8 | own shared row << 20, the
  * scratch row standing for none (empty slots, the root's parent, register rows). */
-static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int rewrite)
+static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int records_device, int rewrite)
 {
     int *own = malloc(sizeof(int) * (size_t)n), m = 0;
     if (!own) return -1;
     for (int k = 0; k < steps * S; ++k)
-        if (sc[2 * k] >= 0) own[sc[2 * k]] = (k / S >= R || (sc[2 * k + 1] & CS__STG_GATHER_IN)) ? m++ : -1;
+        if (sc[2 * k] >= 0) own[sc[2 * k]] = ((!records_device && k / S >= R) || (sc[2 * k + 1] & CS__STG_GATHER_IN)) ? m++ : -1;
     for (int k = 0; rewrite && k < steps * S; ++k) {
         const int r = sc[2 * k], w = sc[2 * k + 1], f = r < 0 ? w & CS__STG_HOLD : w & 0xff;
         const int pr = (r < 0 || (f & CS__STG_ROOT)) ? -1 : w >> 8;
@@ -215,7 +230,7 @@ static int cs__staged_warps_per_sm(size_t bytes, int reg_steps, int cells, int t
  * one kind are ranked (cs__staged_pick); groups and work (the groups' schedule steps), and the
  * load model's two terms thr and lat (cs__staged_model). */
 typedef struct {
-    int cells, reg_steps, two_way, rows, max_steps, warps;
+    int cells, reg_steps, two_way, gr, rows, max_steps, warps; /* gr: records in device memory (CS__SL_GR) */
     double est;
     long long groups;
     double work, thr, lat;
@@ -281,7 +296,7 @@ static int cs__staged_fused_regs_pay(int reg_steps) { return reg_steps <= CS__ST
  * ranked, and weighed against the best one-way shape, by the load model (cs__staged_model), which
  * sees the schedulers fill. Returns 0, or -1 when out of memory; best->warps = 0: nothing fits. */
 static int cs__staged_pick(int nt, const int *n, const int *count, int *const *lp, int max_n, int nsm, int want_cells,
-                           int want_reg, int want_tw, const cs_hines_gpu_options *opt, cs__staged_shape_t *best)
+                           int want_reg, int want_tw, int gr, const cs_hines_gpu_options *opt, cs__staged_shape_t *best)
 {
     const int arrays = CS__STG_ARRAYS(opt), fixed = CS__STG_FIXED(opt);
     int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * CS__STG_SCHED_STEPS(max_n));
@@ -309,7 +324,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
                 groups += (count[t] + C - 1) / C;
                 work += (double)((count[t] + C - 1) / C) * steps;
                 for (int c = 0; c < 3; ++c) {
-                    const int m = c == 2 && !regs[c] ? 0 : cs__staged_assign(n[t], steps, tmp, S, regs[c], 0);
+                    const int m = c == 2 && !regs[c] ? 0 : cs__staged_assign(n[t], steps, tmp, S, regs[c], gr && !tw, 0);
                     if (m < 0) { free(tmp); return -1; }
                     if (m > rows[c]) rows[c] = m;
                 }
@@ -317,7 +332,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
             for (int c = 0; c < 3 && found; ++c) {
                 if ((c == 2 && !regs[c]) || (want_reg >= 0 && regs[c] != want_reg)) continue;
                 if (want_reg < 0 && arrays > 3 && !cs__staged_fused_regs_pay(regs[c])) continue;
-                const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, tw, arrays, 0, 8);
+                const size_t bytes = cs__staged_warp_bytes(rows[c], max_steps, C, tw, arrays, 0, gr && !tw, 8);
                 const int w = rows[c] < CS__STG_MAX_SMEM_ROWS && bytes <= CS__HINES_SMEM_BYTES_MAX ? cs__staged_warps_per_sm(bytes, regs[c], C, tw) : 0;
                 if (!w && best->est < 0) { best->cells = C; best->rows = rows[c]; best->max_steps = max_steps; } /* for the message */
                 if (!w) continue;
@@ -327,7 +342,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
                 if (tw && want_tw != -2 && groups > (long long)w * nsm) continue;
                 double est = work * CS__STG_STEP_COST(C) / ((double)w * nsm);
                 if (est < max_steps) est = max_steps;
-                cs__staged_shape_t sh = {C, regs[c], tw, rows[c], max_steps, w, est, groups, work, 0, 0};
+                cs__staged_shape_t sh = {C, regs[c], tw, gr && !tw, rows[c], max_steps, w, est, groups, work, 0, 0};
                 cs__staged_model(&sh, nsm);
                 cs__staged_shape_t *b = &kind[tw];
                 if (b->est < 0 || (tw && want_tw != -2 ? cs__staged_model_time(&sh) < cs__staged_model_time(b) : est < b->est)) *b = sh;
@@ -342,10 +357,11 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
     return 0;
 }
 
-/* the register steps a plan may have (cs__staged_pick's want_reg) */
+/* the register steps a plan may have (cs__staged_pick's want_reg): none with the records in
+ * device memory, whose kernels have none */
 static int cs__staged_want_reg(const cs_hines_gpu_options *opt)
 {
-    return (opt->fine_flags & CS_HINES_STAGED_NO_REG_STEPS) ? 0 : -1;
+    return (opt->fine_flags & (CS_HINES_STAGED_NO_REG_STEPS | CS_HINES_STAGED_RECORDS_DEVICE)) ? 0 : -1;
 }
 
 /* The launches: one shape for all structures, or, for several structures of large batches, each
@@ -362,7 +378,8 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     /* several structures: two-way sections by the rule of cells per multiprocessor (-2), since
      * the load model does not see the launches that run beside each other (see above) */
     const int want_tw = CS__STG_NO_TW(opt) ? 0 : nt == 1 ? -1 : -2;
-    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, want_tw, opt, &shapes[0]) < 0) return -1;
+    if (cs__staged_pick(nt, nrow, count, lp, max_n, nsm, opt->block_size, want_reg, want_tw, cs__staged_gr(opt, 0), opt, &shapes[0]) < 0)
+        return -1;
     for (int t = 0; t < nt; ++t) launch_of[t] = 0;
     if (nt == 1 || opt->block_size) return shapes[0].warps ? 1 : 0;
     /* each structure's own shape, then the structures of one shape together */
@@ -376,14 +393,15 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
     if (!own || !sub_n || !sub_count || !sub_lp || !split || !lgroups) goto done;
     for (int t = 0; t < nt; ++t) {
         cs__staged_shape_t sh;
-        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, opt, &sh) < 0) goto done;
+        if (cs__staged_pick(1, &nrow[t], &count[t], &lp[t], nrow[t], nsm, 0, split_reg, want_tw, cs__staged_gr(opt, 1), opt, &sh) < 0)
+            goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; } /* one structure alone does not fit */
         /* a launch of two-way sections takes another structure only while all its groups still run
          * at once (the condition of two-way sections): six structures of one size, each two-way,
          * made one launch of 2 560 warps that was then refused, and the batch fell back to one
          * one-way launch (bench/NOTES.md, "Session 10") */
         int l = 0;
-        while (l < nl && !(split[l].cells == sh.cells && split[l].reg_steps == sh.reg_steps && split[l].two_way == sh.two_way &&
+        while (l < nl && !(split[l].cells == sh.cells && split[l].reg_steps == sh.reg_steps && split[l].two_way == sh.two_way && split[l].gr == sh.gr &&
                            split[l].warps == sh.warps && (!sh.two_way || lgroups[l] + sh.groups <= (long long)sh.warps * nsm)))
             ++l;
         if (l == nl) { split[nl] = sh; lgroups[nl++] = 0; }
@@ -396,7 +414,7 @@ static int cs__staged_launches(int nt, const int *nrow, const int *count, int *c
         for (int t = 0; t < nt; ++t)
             if (own[t] == l) { sub_n[m] = nrow[t]; sub_count[m] = count[t]; sub_lp[m++] = lp[t]; mx = nrow[t] > mx ? nrow[t] : mx; }
         cs__staged_shape_t sh;
-        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, split[l].two_way, opt, &sh) < 0)
+        if (cs__staged_pick(m, sub_n, sub_count, sub_lp, mx, nsm, split[l].cells, split[l].reg_steps, split[l].two_way, split[l].gr, opt, &sh) < 0)
             goto done;
         if (!sh.warps) { rc = shapes[0].warps ? 1 : 0; goto done; }
         split[l] = sh;
@@ -502,8 +520,9 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
             const int want = CS__STG_FIXED(opt) ? 0 : opt->block_size, reg = cs__staged_want_reg(opt);
             const int tw = CS__STG_NO_TW(opt) ? 0 : nt == 1 ? -1 : -2; /* as cs__staged_launches */
             const int one = 1, *cnt = CS__STG_FIXED(opt) ? &one : &count[t];
-            if (cs__staged_pick(1, &nrow[t], cnt, lpa, nrow[t], sms, want, reg, tw, opt, &a) < 0 ||
-                cs__staged_pick(1, &nrow[t], cnt, lpb, nrow[t], sms, want, reg, tw, opt, &b) < 0) {
+            const int gr = cs__staged_gr(opt, 0);
+            if (cs__staged_pick(1, &nrow[t], cnt, lpa, nrow[t], sms, want, reg, tw, gr, opt, &a) < 0 ||
+                cs__staged_pick(1, &nrow[t], cnt, lpb, nrow[t], sms, want, reg, tw, gr, opt, &b) < 0) {
                 free(renumbered); free(lpn); free(us);
                 goto fail;
             }
@@ -528,7 +547,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         snprintf(msg, msglen, "staged: a system of %d rows does not fit in shared memory (%d of its rows would need %zu bytes "
                  "per warp, at most %d; use interleaved or warp)", hp->max_n, shapes[0].rows,
                  cs__staged_warp_bytes(shapes[0].rows, shapes[0].max_steps, shapes[0].cells, shapes[0].two_way,
-                                       CS__STG_ARRAYS(opt), 0, 8), CS__HINES_SMEM_BYTES_MAX);
+                                       CS__STG_ARRAYS(opt), 0, shapes[0].gr, 8), CS__HINES_SMEM_BYTES_MAX);
         st = CS_SOLVER_ERR_INVALID;
         goto fail;
     }
@@ -544,7 +563,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         const cs__staged_shape_t *sh = &shapes[hp->stg_type_launch[t]];
         const int S = 32 / sh->cells;
         int steps = cs__staged_schedule_any(nrow[t], lp[t], S, sh->two_way, CS__STG_FIXED(opt), tmp, edge);
-        if (steps < 0 || cs__staged_assign(nrow[t], steps, tmp, S, sh->reg_steps, 1) < 0) goto fail;
+        if (steps < 0 || cs__staged_assign(nrow[t], steps, tmp, S, sh->reg_steps, sh->gr, 1) < 0) goto fail;
         if (hp->stg_nslot + steps * S > cap) {
             cap = 2 * (hp->stg_nslot + steps * S);
             int *g = realloc(hp->stg_sched, sizeof(int) * 2 * (size_t)cap);
@@ -599,6 +618,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         L[CS__SL_STEPS] = shapes[l].max_steps;
         L[CS__SL_TW] = shapes[l].two_way;
         L[CS__SL_UC] = 0; /* until the constants are shared (cs__staged_share_constants) */
+        L[CS__SL_GR] = shapes[l].gr;
         for (int t = 0; t < nt; ++t) {
             if (hp->stg_type_launch[t] != l) continue;
             for (int k = 0; k < count[t]; k += C, ++g) {
@@ -629,9 +649,10 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         for (int t = 0; t < nt; ++t)
             if (hp->stg_type_launch[t] == l) { rows += nrow[t]; steps += hp->stype[2 * t + 1]; }
         len += snprintf(hp->describe + len, sizeof hp->describe - (size_t)len,
-                        " [cells/warp=%d groups=%d %.2f rows/step of %d, register steps=%d%s, shared rows=%d, ~%d warps/SM]",
+                        " [cells/warp=%d groups=%d %.2f rows/step of %d, register steps=%d%s, shared rows=%d%s, ~%d warps/SM]",
                         shapes[l].cells, hp->stg_launch[CS__SL_N * l + CS__SL_GROUPS], rows / (steps ? steps : 1), 32 / shapes[l].cells,
-                        shapes[l].reg_steps, shapes[l].two_way ? ", two-way sections" : "", shapes[l].rows, shapes[l].warps);
+                        shapes[l].reg_steps, shapes[l].two_way ? ", two-way sections" : "", shapes[l].rows,
+                        hp->stg_launch[CS__SL_N * l + CS__SL_GR] ? " (records in device memory)" : "", shapes[l].warps);
     }
     st = CS_SOLVER_OK;
 fail:

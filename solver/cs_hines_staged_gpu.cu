@@ -188,10 +188,10 @@ template <> struct cs__stg_pair<float> { using type = float2; };
  * the scratch row) and every store is predicated, so a step is one basic block.
  * The carry chain (cd → d1 → 1/d1 → cd of the next step) is kept short: u² and u·r' are formed
  * beside the reciprocal, so that cdn and crn are one product after it. */
-template <class T, int C, int NA, bool IN_REGS, class Copy, class In>
+template <class T, int C, int NA, bool IN_REGS, bool GR, class Copy, class In>
 __device__ __forceinline__ void cs__stg_backward(const Copy &cp, const T *const *gp, int2 next, int wslot, int2 e,
                                                  const In &in, typename cs__stg_pair<T>::type *AB, T &cd, T &cr, T &ra, T &rb,
-                                                 const cs__stg_fused<T> &fz, long long at)
+                                                 const cs__stg_fused<T> &fz, long long at, typename cs__stg_pair<T>::type *rec)
 {
     using T2 = typename cs__stg_pair<T>::type;
     asm volatile("cp.async.wait_group %0;" ::"n"(RING - 2));
@@ -209,10 +209,24 @@ __device__ __forceinline__ void cs__stg_backward(const Copy &cp, const T *const 
     const T a = uu * inv, b = r1 * inv, cdn = -(uu2 * inv), crn = -(ur * inv);
     const bool real = e.x >= 0, carry = f & CS__STG_CARRY_OUT;
     if (IN_REGS) { ra = a; rb = b; }
+    else if (GR) *rec = T2{a, b}; /* every lane: one 32-pair run a step (an empty slot's is never read) */
     else if (real) *own = T2{a, b};
     if (real && !(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) *par = T2{sp.x + cdn, sp.y + crn};
     cd = carry ? cdn : T(0);
     cr = carry ? crn : T(0);
+}
+
+/* GR: a lane's record of step s (its slot's (a, b) in device memory) into its entry of forward
+ * ring slot `to` (not committed; on: s has a record there) */
+template <class T2>
+__device__ __forceinline__ void cs__stg_fetch_record(unsigned to, const T2 *from, bool on)
+{
+    if (sizeof(T2) == 16)
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p cp.async.cg.shared.global [%0], [%1], 16; }" ::"r"(to), "l"(from),
+                     "r"((int)on));
+    else
+        asm volatile("{ .reg .pred p; setp.ne.b32 p, %2, 0; @p cp.async.ca.shared.global [%0], [%1], %3; }" ::"r"(to), "l"(from),
+                     "r"((int)on), "n"((int)sizeof(T2)));
 }
 
 /* One step of the forward sweep on a lane: x of its slot's row e from its eliminated row and its
@@ -298,8 +312,11 @@ __device__ __forceinline__ void cs__stg_forward_tw(int2 e, typename cs__stg_pair
 /* C: cells per warp; R: register steps (0, CS__STG_REG_STEPS or CS__STG_REG_STEPS_MORE(C)), unrolled so that ra/rb stay
  * registers; TW: two-way sections (C = 1 only; the steps above, a third shared value per row after the schedule);
  * NA: input arrays, 3 for a solve (d, u, rhs; x overwrites rhs), CS__STG_FUSED_ARRAYS for the fused step (d = d0,
- * rhs = b0 and fz's arrays; x overwrites fz.v); UC: the fused step's constants once per slot (cs__stg_copy). */
-template <class T, int C, int R, bool TW, int NA, bool UC = false>
+ * rhs = b0 and fz's arrays; x overwrites fz.v); UC: the fused step's constants once per slot (cs__stg_copy);
+ * GR: the eliminated rows' records (a, b) in device memory (sd.rec, the warp's own [step][lane] run, written in
+ * the backward sweep, read back through a ring of RING steps ahead in the forward sweep): shared memory holds only
+ * the rows that others gather into (CS__SL_GR; one-way, no register steps). */
+template <class T, int C, int R, bool TW, int NA, bool UC = false, bool GR = false>
 __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, const T *__restrict__ u, T *rhs, cs__stg_fused<T> fz)
 {
     using T2 = typename cs__stg_pair<T>::type;
@@ -314,10 +331,13 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     T2 *AB0 = reinterpret_cast<T2 *>(cs__smem_stg);
     T *ring = reinterpret_cast<T *>(AB0 + (size_t)(sd.rows + 1) * C);
     constexpr int RS = (int)(copy_t::SLOT_BYTES / sizeof(T)); /* elements per ring slot */
-    int2 *ssc = reinterpret_cast<int2 *>(ring + RING * RS);
+    T2 *fring = reinterpret_cast<T2 *>(ring + RING * RS); /* GR: RING steps of the lanes' records */
+    int2 *ssc = reinterpret_cast<int2 *>(fring + (GR ? RING * 32 : 0));
     T *CC0 = reinterpret_cast<T *>(ssc + (size_t)sd.max_steps * S); /* two-way: the records' third values */
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
     T2 *AB = AB0 + j;
+    T2 *const recw = GR ? reinterpret_cast<T2 *>(sd.rec) + (size_t)blockIdx.x * sd.max_steps * 32 + lane : nullptr;
+    const unsigned fring_lane = (unsigned)__cvta_generic_to_shared(fring + lane);
     cs_pdl_enter(); /* a programmatic launch: after the kernel before it (its counters too) */
     T *CC = CC0 + j;
     copy_t cp;
@@ -374,8 +394,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                     cs__stg_backward_tw<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, in_t{rk0 + (t % RING) * RS, rg0 + (t % RING) * RS}, AB, CC, cd, cr, cg, csd,
                                                         csr, ra[t], rb[t], rc[t], fz, at);
                 else
-                    cs__stg_backward<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, in_t{rk0 + (t % RING) * RS, rg0 + (t % RING) * RS}, AB, cd, cr, ra[t], rb[t],
-                                                     fz, at);
+                    cs__stg_backward<T, C, NA, true, false>(cp, gp, nr, (t + RING - 1) % RING, e, in_t{rk0 + (t % RING) * RS, rg0 + (t % RING) * RS}, AB, cd, cr,
+                                                            ra[t], rb[t], fz, at, nullptr);
                 e = en;
             }
         for (int t = R, ri = R % RING; t < nsteps; ++t) {
@@ -385,8 +405,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 cs__stg_backward_tw<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, in_t{rk0 + ri * RS, rg0 + ri * RS}, AB, CC, cd, cr, cg, csd, csr,
                                                      unused, unused, unused, fz, at);
             else
-                cs__stg_backward<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, in_t{rk0 + ri * RS, rg0 + ri * RS}, AB, cd, cr, unused, unused, fz,
-                                                  at);
+                cs__stg_backward<T, C, NA, false, GR>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, in_t{rk0 + ri * RS, rg0 + ri * RS}, AB, cd, cr, unused, unused, fz,
+                                                      at, recw + (size_t)t * 32);
             e = en;
             ri = ri + 1 == RING ? 0 : ri + 1;
         }
@@ -405,9 +425,25 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         /* forward sweep: the steps in reverse; x goes to device memory once */
         T xc = T(0), yc = T(0);
         e = sc[(nsteps - 1) * S];
-        for (int t = nsteps - 1; t >= R; --t) {
+        if constexpr (GR) { /* the records of the last RING - 1 steps (R = 0) in flight */
+            for (int k = 0; k < RING - 1; ++k) {
+                const int s = nsteps - 1 - k;
+                cs__stg_fetch_record(fring_lane + (unsigned)(((s + RING) % RING) * 32 * sizeof(T2)), recw + (size_t)(s > 0 ? s : 0) * 32, s >= 0);
+                cs__stg_commit();
+            }
+        }
+        for (int t = nsteps - 1, fi = (nsteps - 1) % RING; t >= R; --t) {
             const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
-            if constexpr (TW) cs__stg_forward_tw<T, C, false>(e, AB, CC, out, xc, yc, unused, unused, unused);
+            if constexpr (GR) { /* step t - RING + 1's record into the slot that step t + 1 read */
+                const int s = t - RING + 1, ws = fi + 1 == RING ? 0 : fi + 1;
+                __syncwarp();
+                cs__stg_fetch_record(fring_lane + (unsigned)(ws * 32 * sizeof(T2)), recw + (size_t)(s > 0 ? s : 0) * 32, s >= 0);
+                cs__stg_commit();
+                asm volatile("cp.async.wait_group %0;" ::"n"(RING - 1));
+                const T2 ab = fring[fi * 32 + lane];
+                cs__stg_forward<T, C, true>(e, AB, out, xc, ab.x, ab.y);
+                fi = fi == 0 ? RING - 1 : fi - 1;
+            } else if constexpr (TW) cs__stg_forward_tw<T, C, false>(e, AB, CC, out, xc, yc, unused, unused, unused);
             else cs__stg_forward<T, C, false>(e, AB, out, xc, unused, unused);
             e = en;
         }
@@ -454,6 +490,15 @@ static cs__staged_kernel_t<T> cs__staged_kernel_na(int cells, int reg_steps, int
     default: return nullptr;
     }
 }
+/* The kernel of records in device memory (GR: one-way, no register steps) */
+template <class T, int NA, bool UC>
+static cs__staged_kernel_t<T> cs__staged_kernel_gr(int cells)
+{
+    if (cells == 4) return cs__k_staged<T, 4, 0, false, NA, UC, true>;
+    if (cells == 2) return cs__k_staged<T, 2, 0, false, NA, UC, true>;
+    if constexpr (!UC) return cells == 1 ? cs__k_staged<T, 1, 0, false, NA, false, true> : nullptr;
+    return nullptr;
+}
 /* The fused step's kernel with the constants once per slot (UC: 4 or 2 cells a warp, one-way) */
 static cs__staged_kernel_t<double> cs__staged_kernel_uc(int cells, int reg_steps)
 {
@@ -470,14 +515,21 @@ static cs__staged_kernel_t<double> cs__staged_kernel_uc(int cells, int reg_steps
 }
 /* the fused step exists in double only */
 template <class T>
-static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps, int two_way, int fused, int uc)
+static cs__staged_kernel_t<T> cs__staged_kernel(int cells, int reg_steps, int two_way, int fused, int uc, int gr)
 {
     (void)uc;
+    if (gr) return fused || reg_steps || two_way ? nullptr : cs__staged_kernel_gr<T, 3, false>(cells);
     return fused ? nullptr : cs__staged_kernel_na<T, 3>(cells, reg_steps, two_way);
 }
 template <>
-cs__staged_kernel_t<double> cs__staged_kernel<double>(int cells, int reg_steps, int two_way, int fused, int uc)
+cs__staged_kernel_t<double> cs__staged_kernel<double>(int cells, int reg_steps, int two_way, int fused, int uc, int gr)
 {
+    constexpr int NA = CS__STG_FUSED_ARRAYS;
+    if (gr)
+        return reg_steps || two_way ? nullptr
+               : !fused           ? cs__staged_kernel_gr<double, 3, false>(cells)
+               : uc               ? cs__staged_kernel_gr<double, NA, true>(cells)
+                                  : cs__staged_kernel_gr<double, NA, false>(cells);
     if (fused && uc) return two_way ? nullptr : cs__staged_kernel_uc(cells, reg_steps);
     return fused ? cs__staged_kernel_na<double, CS__STG_FUSED_ARRAYS>(cells, reg_steps, two_way)
                  : cs__staged_kernel_na<double, 3>(cells, reg_steps, two_way);
@@ -490,18 +542,18 @@ static cudaError_t cs__staged_prepare_t(const cs__staged_dev &sd, int attr_rows,
 {
     for (int fused = 0; fused <= (sd.fused && sizeof(T) == sizeof(double)); ++fused) {
         const int uc = fused && sd.uc;
-        const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused, uc);
+        const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused, uc, sd.gr);
         if (!k) return cudaErrorInvalidValue;
         const int na = fused ? CS__STG_FUSED_ARRAYS : 3;
         /* the kernel's opt-in only grows: another plan's launches of it may need more */
         cudaFuncAttributes fa;
         cudaError_t e = cudaFuncGetAttributes(&fa, k);
         if (e != cudaSuccess) return e;
-        const int want = (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sd.two_way, na, uc, sizeof(T));
+        const int want = (int)cs__staged_warp_bytes(attr_rows, attr_steps, sd.cells, sd.two_way, na, uc, sd.gr, sizeof(T));
         if (want > fa.maxDynamicSharedSizeBytes) e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, want);
         if (e != cudaSuccess) return e;
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, k, 32,
-                                                          cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, uc, sizeof(T)));
+                                                          cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, uc, sd.gr, sizeof(T)));
         if (e != cudaSuccess) return e;
     }
     return *blocks_per_sm < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
@@ -518,12 +570,12 @@ static cudaError_t cs__staged_launch_t(const cs__staged_dev &sd, T *d, const T *
                                        bool pdl = false)
 {
     const int fused = fz.v != nullptr, na = fused ? CS__STG_FUSED_ARRAYS : 3, uc = fused && sd.uc;
-    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused, uc);
+    const cs__staged_kernel_t<T> k = cs__staged_kernel<T>(sd.cells, sd.reg_steps, sd.two_way, fused, uc, sd.gr);
     if (!k) return cudaErrorInvalidValue;
     long long grid = (long long)sd.blocks_per_sm * sd.nsm;
     if (grid > sd.ngroup) grid = sd.ngroup;
     return cs_pdl_launch(pdl, k, dim3((unsigned)grid), dim3(32),
-                         cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, uc, sizeof(T)), stream, sd, d, u, rhs, fz);
+                         cs__staged_warp_bytes(sd.rows, sd.max_steps, sd.cells, sd.two_way, na, uc, sd.gr, sizeof(T)), stream, sd, d, u, rhs, fz);
 }
 template <class T>
 cudaError_t cs__staged_launch(const cs__staged_dev &sd, T *d, const T *u, T *rhs, cudaStream_t stream)

@@ -22,6 +22,8 @@ struct cs__staged_dev {
     const int4 *sched;  /* per step 32 / cells int2 slots {row, flags | shared rows} */
     int *next;          /* [2]: groups handed out after the first gridDim.x, warps done (zero
                          * between launches: the last warp resets both) */
+    int gr;             /* the eliminated rows' records in device memory (CS__SL_GR) */
+    void *rec;          /* GR: per block max_steps · 32 records (a, b) of T, blocks of the largest grid */
 };
 /* The fused step's arrays beside d0 (as d), u and b0 (as rhs); v == NULL: a plain solve. i and g
  * are read and zeroed only at rows with current. */

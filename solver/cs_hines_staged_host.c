@@ -9,7 +9,8 @@
 
 /* Mirrors cs__k_staged operation for operation (but for the reciprocal's last bit), one cell at a
  * time: A, B, CC are the warp's shared rows (the kernel keeps a row's a, b as one pair; CC: two-way
- * sections' third value), RA, RB, RC the lanes' registers of the register steps. The two-way
+ * sections' third value), RA, RB, RC the lanes' registers of the register steps, or with the
+ * records in device memory (CS__SL_GR) every step's records, whatever its step. The two-way
  * terms vanish for rows without CS__STG_TOP / CS__STG_MEET, which leaves the one-way kernel's
  * operations. */
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs)
@@ -19,16 +20,19 @@ void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u
 
 void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double *u, const int *u_base, int fused, double *rhs)
 {
-    int rows = 0;
-    for (int l = 0; l < hp->stg_nlaunch; ++l)
-        if (hp->stg_launch[CS__SL_N * l + CS__SL_ROWS] > rows) rows = hp->stg_launch[CS__SL_N * l + CS__SL_ROWS];
-    const size_t nreg = (size_t)CS__STG_REG_STEPS_MAX * CS__STG_MAX_SLOTS;
+    int rows = 0, steps = CS__STG_REG_STEPS_MAX;
+    for (int l = 0; l < hp->stg_nlaunch; ++l) {
+        const int *L = hp->stg_launch + CS__SL_N * l;
+        if (L[CS__SL_ROWS] > rows) rows = L[CS__SL_ROWS];
+        if (L[CS__SL_GR] && L[CS__SL_STEPS] > steps) steps = L[CS__SL_STEPS];
+    }
+    const size_t nreg = (size_t)steps * CS__STG_MAX_SLOTS;
     double *A = malloc(sizeof(double) * 3 * (size_t)(rows + 1)), *B = A ? A + rows + 1 : NULL, *CC = A ? B + rows + 1 : NULL;
     double *RA = malloc(sizeof(double) * 3 * nreg), *RB = RA ? RA + nreg : NULL, *RC = RA ? RB + nreg : NULL;
     if (!A || !RA) { free(A); free(RA); return; }
     for (int l = 0; l < hp->stg_nlaunch; ++l) {
         const int *L = hp->stg_launch + CS__SL_N * l;
-        const int C = L[CS__SL_CELLS], S = 32 / C, R = L[CS__SL_REG];
+        const int C = L[CS__SL_CELLS], S = 32 / C, R = L[CS__SL_REG], gr = L[CS__SL_GR];
         const int uc = fused && L[CS__SL_UC]; /* the fused kernel reads the group's first cell's u */
         for (int g = L[CS__SL_FIRST]; g < L[CS__SL_FIRST] + L[CS__SL_GROUPS]; ++g) {
             const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * hp->group_type[g]];
@@ -54,7 +58,7 @@ void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double
                         const int top = (f & CS__STG_TOP) != 0, meet = (f & CS__STG_MEET) != 0;
                         const double gg = (f & CS__STG_START) ? 1.0 : cg[s], ue = meet ? uu * gg : uu, gt = top ? gg : 0.0;
                         const double a = ue * inv, b = rr * inv, c = top ? gt * inv : meet ? uu : 0.0;
-                        if (t < R) { RA[t * S + s] = a; RB[t * S + s] = b; RC[t * S + s] = c; }
+                        if (t < R || gr) { RA[t * S + s] = a; RB[t * S + s] = b; RC[t * S + s] = c; }
                         else { A[own] = a; B[own] = b; CC[own] = c; }
                         const double xd = meet ? (uu * uu) * sd[s] : 0.0, xr = meet ? uu * sr[s] : 0.0;
                         const double cdn = xd - (ue * ue) * inv, crn = xr - (ue * rr) * inv;
@@ -72,8 +76,9 @@ void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double
                         const int row = sc[2 * (t * S + s)], w = sc[2 * (t * S + s) + 1], f = w & 0xff;
                         const int own = CS__STG_OWN(w), par = CS__STG_PAR(w);
                         if (row < 0) continue;
-                        const double a = t < R ? RA[t * S + s] : A[own], b = t < R ? RB[t * S + s] : B[own];
-                        const double c = t < R ? RC[t * S + s] : CC[own];
+                        const int in_rec = t < R || gr;
+                        const double a = in_rec ? RA[t * S + s] : A[own], b = in_rec ? RB[t * S + s] : B[own];
+                        const double c = in_rec ? RC[t * S + s] : CC[own];
                         const double xp = (f & CS__STG_ROOT) ? 0.0 : (f & CS__STG_CARRY_OUT) ? xc[s] : B[par];
                         const double x = (b - a * xp) - ((f & CS__STG_TOP) ? c * yc[s] : 0.0);
                         xc[s] = x;

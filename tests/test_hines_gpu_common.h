@@ -449,6 +449,10 @@ static const config g_configs[] = {
     {"staged", 0, 0, CS_HINES_STAGED_NO_REG_STEPS, 0, 1},
     {"staged", 1, 0, 0, 0, 1},
     {"staged", 0, 0, CS_HINES_STAGED_INVARIANT, 0, 1}, /* a cell's arithmetic independent of the batch */
+    {"staged", 0, 0, CS_HINES_STAGED_RECORDS_DEVICE, 0, 0}, /* the eliminated rows in device memory */
+    {"staged", 1, 0, CS_HINES_STAGED_RECORDS_DEVICE | CS_HINES_STAGED_NO_TWO_WAY, 0, 0},
+    {"staged", 0, 0, CS_HINES_STAGED_RECORDS_DEVICE, 0, 1},
+    {"staged", 2, 0, CS_HINES_STAGED_RECORDS_DEVICE, 0, 1},
     {"chunked", 0, 0, 0, 0, 0},                       /* the automatic L (8, 16 or 32); cut where it pays */
     {"chunked", 32, 0, 0, 0, 0},                      /* the largest chunks (P1/P3 at their most registers) */
     {"chunked", 4, 0, 0, 0, 0},                       /* chunks of <= 4 interior rows: more, nested levels */

@@ -136,7 +136,9 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, int
     TEST_CHECK(g_next == hp->ngroup, "%s: groups %d of %d", what, g_next, hp->ngroup);
     for (int t = 0; t < hp->nstype; ++t) {
         const int *L = hp->stg_launch + CS__SL_N * hp->stg_type_launch[t];
-        const int S = 32 / L[CS__SL_CELLS], R = L[CS__SL_REG], rows = L[CS__SL_ROWS];
+        const int S = 32 / L[CS__SL_CELLS], R = L[CS__SL_REG], rows = L[CS__SL_ROWS], gr = L[CS__SL_GR];
+        /* records in device memory: one-way, no register steps (the kernels of CS__SL_GR) */
+        TEST_CHECK(!gr || (R == 0 && !L[CS__SL_TW]), "%s: type %d: records in device memory with %d register steps", what, t, R);
         const int steps = hp->stype[2 * t + 1];
         const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * t];
         int n = 0;
@@ -163,13 +165,13 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, int
         for (int r = 0; r < n; ++r) {
             TEST_CHECK(step[r] >= 0, "%s: type %d row %d never scheduled", what, t, r);
             const int w = sc[2 * (step[r] * S + slot[r]) + 1];
-            m += step[r] >= R || (w & CS__STG_GATHER_IN);
+            m += (!gr && step[r] >= R) || (w & CS__STG_GATHER_IN);
         }
         TEST_CHECK(m <= rows && (scratch < 0 || scratch == m), "%s: type %d: %d shared rows, scratch %d, launch %d",
                       what, t, m, scratch, rows);
         for (int r = 0; r < n; ++r) {
             const int w = sc[2 * (step[r] * S + slot[r]) + 1];
-            if (step[r] >= R || (w & CS__STG_GATHER_IN)) {
+            if ((!gr && step[r] >= R) || (w & CS__STG_GATHER_IN)) {
                 TEST_CHECK(own[r] < m && row_of[own[r]] < 0, "%s: type %d row %d: shared row %d", what, t, r, own[r]);
                 row_of[own[r]] = r;
             } else {
@@ -307,6 +309,17 @@ static void check_host_plan_nsm(const batch *b, const cs_hines_gpu_options *opt,
     ck_assert_msg(e <= TOL_D, "%s %s (host emulation: %s): error %.3g", what, opt->variant, hp.describe, e);
     if (hp.variant == CS__HV_WARP) check_warp_blocks(&hp, opt, what);
     if (hp.variant == CS__HV_STAGED) check_staged_schedule(&hp, b, (opt->fine_flags & CS_HINES_STAGED_INVARIANT) != 0, what);
+    for (int l = 0; hp.variant == CS__HV_STAGED && l < hp.stg_nlaunch; ++l) { /* as asked, on one-way launches */
+        const int *L = hp.stg_launch + CS__SL_N * l;
+        /* asked for or not; by default in a fused plan's launches of the structures' own shapes, which a
+         * plan of several launches is (one launch may be either: the one shape for all, or one of them) */
+        const int f = opt->fine_flags, one_way = !L[CS__SL_TW];
+        const int want = (f & CS_HINES_STAGED_RECORDS_DEVICE) ? one_way
+                         : (f & CS_HINES_STAGED_RECORDS_SHARED) || !opt->fused_step ? 0
+                         : hp.stg_nlaunch > 1                                      ? one_way
+                                                                                   : L[CS__SL_GR] && one_way;
+        TEST_CHECK(L[CS__SL_GR] == want, "%s: launch %d of %d: records in device memory %d", what, l, hp.stg_nlaunch, L[CS__SL_GR]);
+    }
     /* the device conversion's order: each mapped system's rows once, by increasing internal index */
     for (int sy = 0; sy < b->nsys; ++sy) {
         const int m = hp.cell_map[sy], n = b->offset[sy + 1] - b->offset[sy];
@@ -394,8 +407,10 @@ START_TEST(test_host_plans)
     for (int k = 0; k < 6; ++k) {
         batch kb;
         make_class_batch(&kb, k, 9, 1000 + k);
-        for (int f = 0; f < 3; ++f) { /* 9 cells: two-way sections, unless turned off */
-            config sc = {"staged", 0, 0, f == 1 ? CS_HINES_STAGED_NO_REG_STEPS : f == 2 ? CS_HINES_STAGED_NO_TWO_WAY : 0, 0, 0};
+        for (int f = 0; f < 4; ++f) { /* 9 cells: two-way sections, unless turned off */
+            const int flags[4] = {0, CS_HINES_STAGED_NO_REG_STEPS, CS_HINES_STAGED_NO_TWO_WAY,
+                                  CS_HINES_STAGED_NO_TWO_WAY | CS_HINES_STAGED_RECORDS_DEVICE};
+            config sc = {"staged", 0, 0, flags[f], 0, 0};
             cs_hines_gpu_options o = make_opt(&sc);
             check_host_plan(&kb, &o, cs_hines_table41[k].name);
         }
