@@ -59,35 +59,6 @@ extern "C" void cs_hines_gpu_plan_destroy(cs_hines_plan *pl)
 
 static cs_solver_status cs__plan_finish(cs_hines_plan *pl);
 
-/* staged: the schedules in the kernel's form (cs__staged_compact_schedule), uploaded (first: into
- * new arrays; else over the first upload, the same size: after the rows with current are marked) */
-static cs_solver_status cs__staged_upload_schedule(cs_hines_plan *pl, int first)
-{
-    const cs__hines_hplan *hp = &pl->hp;
-    int *sched = NULL, *stype = (int *)malloc(sizeof(int) * 2 * (size_t)(hp->nstype > 0 ? hp->nstype : 1));
-    const int rc = stype ? cs__staged_compact_schedule(hp, &sched, stype) : -1;
-    if (rc != 0) {
-        free(stype);
-        if (rc == -1) { cs__hgpu_err("out of memory"); return CS_SOLVER_ERR_NOMEM; }
-        cs__hgpu_err("staged: internal error: a schedule's rows are not in its order");
-        return CS_SOLVER_ERR_INVALID;
-    }
-    const size_t nint = hp->nstype ? (size_t)stype[2 * (hp->nstype - 1)] +
-                                         (size_t)stype[2 * hp->nstype - 1] * (2 + 32 / hp->stg_launch[CS__SL_N * hp->stg_type_launch[hp->nstype - 1] + CS__SL_CELLS])
-                                   : 0;
-    cs_solver_status st = CS_SOLVER_OK;
-    if (first) {
-        st = cs__upload(&pl->d_stype, (const int2 *)stype, (size_t)hp->nstype);
-        if (st == CS_SOLVER_OK) st = cs__upload(&pl->d_sched, (const int *)sched, nint);
-    } else if (cudaMemcpy(pl->d_sched, sched, sizeof(int) * nint, cudaMemcpyHostToDevice) != cudaSuccess) {
-        cs__hgpu_err("staged: uploading the schedules: %s", cudaGetErrorString(cudaGetLastError()));
-        st = CS_SOLVER_ERR_DEVICE;
-    }
-    free(sched);
-    free(stype);
-    return st;
-}
-
 /* fine: where the sweeps read the schedule, and the largest type's schedule. Measured on the H100
  * (bench/NOTES.md, "Session 27"): the fused step prefetched into L2 (big2000 × 8 000: 0.3307 s →
  * 0.3007; in shared memory 0.3168, a block fewer a multiprocessor), the solve in shared memory
@@ -219,7 +190,8 @@ static cs_solver_status cs__plan_upload(cs_hines_plan *pl)
         CS__TRY(cs__upload(&pl->d_group_type, hp->group_type, (size_t)hp->ngroup));
         CS__CU(cudaMalloc((void **)&pl->d_stg_next, sizeof(int) * 2 * (size_t)hp->stg_nlaunch));
         CS__CU(cudaMemset(pl->d_stg_next, 0, sizeof(int) * 2 * (size_t)hp->stg_nlaunch));
-        CS__TRY(cs__staged_upload_schedule(pl, 1));
+        CS__TRY(cs__upload(&pl->d_stype, (const int2 *)hp->stype, (size_t)hp->nstype));
+        CS__TRY(cs__upload(&pl->d_sched, (const int4 *)hp->stg_sched, (size_t)hp->stg_nslot / 2)); /* int2 slots, 8·k per step */
     } else {
         CS__TRY(cs__upload(&pl->d_slot_base, hp->slot_base, (size_t)hp->nslot));
         CS__TRY(cs__upload(&pl->d_slot_n, hp->slot_n, (size_t)hp->nslot));
@@ -356,7 +328,7 @@ extern "C" cs_solver_status cs_hines_gpu_plan_set_current(cs_hines_plan *pl, con
     if (pl->hp.variant != CS__HV_STAGED) return CS_SOLVER_OK; /* they read the step's flags */
     cs__staged_mark_current(&pl->hp, flags);
     CS__CU(cudaSetDevice(pl->device));
-    CS__TRY(cs__staged_upload_schedule(pl, 0));
+    CS__CU(cudaMemcpy(pl->d_sched, pl->hp.stg_sched, sizeof(int) * 2 * (size_t)pl->hp.stg_nslot, cudaMemcpyHostToDevice));
     pl->stg_current = 1;
     return CS_SOLVER_OK;
 }

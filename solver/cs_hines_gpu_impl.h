@@ -333,13 +333,6 @@ double cs__staged_lane_use(const cs__hines_hplan *hp);
 /* Free the arrays cs__plan_staged allocated (and only those), e.g. of a plan that was tried. */
 void cs__staged_release(cs__hines_hplan *hp);
 void cs__staged_solve_host(const cs__hines_hplan *hp, double *d, const double *u, double *rhs);
-/* The schedules as the kernel stages them (cs__k_staged): per structure t, at int offset stype[2t]
- * (stype[2t + 1] steps), a header per step {its first row, the mask of its filled slots}, then each
- * slot's word (flags | shared rows): a filled slot's row is the first plus the filled slots before it
- * (rows are numbered in the schedule's order). 8 + 4·S bytes a step instead of 8·S. Returns 0, -1
- * when out of memory, -2 when the rows are not in order (an internal error) or too many.
- * *sched: malloc'ed; stype: room for 2·nstype. */
-int cs__staged_compact_schedule(const cs__hines_hplan *hp, int **sched, int *stype);
 /* the same, group g's u read at u_base[g] (+ row·C + lane): the fused step's shared constants;
  * fused: the fused kernel's reads (a launch with CS__SL_UC reads its groups' first lane's u) */
 void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double *u, const int *u_base, int fused, double *rhs);

@@ -64,7 +64,7 @@ struct cs_hines_plan {
     int *d_stg_next;        /* staged: two counters per launch (cs__staged_dev.next) */
     int stg_current;        /* staged, fused step: the rows with current are marked (set_current) */
     int2 *d_stype;
-    int *d_sched;           /* staged: the schedules in the kernel's form (cs__staged_compact_schedule) */
+    int4 *d_sched;
     int nsm;                /* multiprocessors of the device */
     int *stg_blocks;        /* staged: blocks per multiprocessor of each launch, double and float */
     void *d_stg_rec;        /* staged: the records of launches with CS__SL_GR (cs__staged_records) */

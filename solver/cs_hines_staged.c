@@ -54,11 +54,10 @@ size_t cs__staged_warp_bytes(int rows, int max_steps, int cells, int two_way, in
     /* A, B (and a scratch row), with two-way sections C as well, the ring (RING steps of S rows
      * of `arrays` arrays for C cells: S·C = 32; with slot_constants the fused step's four
      * constants once per row, S of each), with records_device the forward sweep's ring (RING
-     * steps of 32 pairs), the schedule (per step a header of 2 ints and S ints:
-     * cs__staged_compact_schedule) */
+     * steps of 32 pairs), the schedule (S int2 per step) */
     const size_t S = (size_t)(32 / cells), per_row = two_way ? 3 : 2;
     const size_t ring_step = (slot_constants ? 32 * (size_t)(arrays - 4) + 4 * S : 32 * (size_t)arrays) + (records_device ? 64 : 0);
-    return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * ring_step) * elem + (size_t)max_steps * (2 + S) * 4;
+    return ((size_t)(rows + 1) * per_row * (size_t)cells + (size_t)CS__STG_RING * ring_step) * elem + (size_t)max_steps * S * 8;
 }
 
 /* Fixed order (CS_HINES_STAGED_INVARIANT): the children of a row with several are put in an

@@ -137,24 +137,6 @@ struct cs__stg_copy {
     }
 };
 
-/* A lane's entry of a step of the group's schedule, {row (-1: none), flags | shared rows}, from the
- * staged schedule (cs__staged_compact_schedule): the step's header {first row, filled slots' mask}
- * and the slot's word. Rows are numbered in the schedule's order, so a filled slot's row is the
- * first plus the filled slots before it: 8 + 4·S bytes a step of shared memory, not 8·S. */
-template <int S>
-struct cs__stg_sched {
-    const int2 *hdr;
-    const int *w; /* this lane's word of step 0 */
-    int q;
-    unsigned below; /* the slots before q */
-    __device__ __forceinline__ int2 operator()(int t) const
-    {
-        const int2 h = hdr[t];
-        const unsigned m = (unsigned)h.y;
-        return make_int2((m >> q) & 1u ? h.x + __popc(m & below) : -1, w[t * S]);
-    }
-};
-
 /* Where a lane reads its row's staged inputs in a ring slot: rg, its cell's arrays (32 = S·C
  * apart: d, u, rhs for a solve; d0, u, b0, C/dt, v, i, g for the fused step), or with UC its
  * cell's v, i, g at rg and its slot's constants at rk (S apart). */
@@ -350,8 +332,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
     T *ring = reinterpret_cast<T *>(AB0 + (size_t)(sd.rows + 1) * C);
     constexpr int RS = (int)(copy_t::SLOT_BYTES / sizeof(T)); /* elements per ring slot */
     T2 *fring = reinterpret_cast<T2 *>(ring + RING * RS); /* GR: RING steps of the lanes' records */
-    int *ssc = reinterpret_cast<int *>(fring + (GR ? RING * 32 : 0)); /* the group's schedule (cs__stg_sched) */
-    T *CC0 = reinterpret_cast<T *>(ssc + (size_t)sd.max_steps * (2 + S)); /* two-way: the records' third values */
+    int2 *ssc = reinterpret_cast<int2 *>(fring + (GR ? RING * 32 : 0));
+    T *CC0 = reinterpret_cast<T *>(ssc + (size_t)sd.max_steps * S); /* two-way: the records' third values */
     const int lane = threadIdx.x, q = lane / C, j = lane % C; /* lane q of cell j */
     T2 *AB = AB0 + j;
     T2 *const recw = GR ? reinterpret_cast<T2 *>(sd.rec) + (size_t)blockIdx.x * sd.max_steps * 32 + lane : nullptr;
@@ -364,9 +346,10 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         cp.init(arr, (unsigned)__cvta_generic_to_shared(ring), q, j);
     }
     T *const xout = NA > 3 ? fz.v : rhs; /* where x goes */
+    const int2 *sched = reinterpret_cast<const int2 *>(sd.sched);
     const T *rg0 = ring + q * C + j; /* this lane's first array in ring slot 0 (laid out [k][slot][cell]) */
     const T *rk0 = UC ? ring + 32 * (NA - 4) + q : rg0; /* its constants (UC: [k][slot] after v, i, g) */
-    cs__stg_sched<S> sc{reinterpret_cast<const int2 *>(ssc), ssc + q, q, (1u << q) - 1u}; /* this lane's slot */
+    const int2 *sc = ssc + q;        /* this lane's slot of step 0 */
     T ra[R > 0 ? R : 1], rb[R > 0 ? R : 1], rc[TW && R > 0 ? R : 1], unused;
     int type = sd.group_type[blockIdx.x], nsteps = 0;
     long long base = sd.group_base[blockIdx.x];
@@ -382,11 +365,10 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             const int2 ty = sd.stype[type];
             nsteps = ty.y;
             __syncwarp();
-            for (int i = lane; i < ty.y * (2 + S); i += 32) ssc[i] = __ldg(sd.sched + (size_t)ty.x + i);
-            sc.w = ssc + 2 * ty.y + q; /* the words after the type's headers */
+            for (int i = lane; i < ty.y * S; i += 32) ssc[i] = __ldg(sched + (size_t)ty.x + i);
             __syncwarp();
             for (int t = 0; t < RING - 1; ++t) {
-                const int2 en = t < nsteps ? sc(t) : make_int2(-1, 0);
+                const int2 en = t < nsteps ? sc[t * S] : make_int2(-1, 0);
                 cp.copy(gp, en.x, en.y & CS__STG_CURRENT, t);
                 cs__stg_commit();
             }
@@ -401,13 +383,13 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         const long long base2 = g2 < sd.ngroup ? sd.group_base[g2] : 0, cbase2 = g2 < sd.ngroup ? sd.group_cbase[g2] : 0;
         /* backward sweep: step t's inputs were issued RING-1 steps ago */
         T cd = T(0), cr = T(0), cg = T(0), csd = T(0), csr = T(0);
-        int2 e = sc(0);
+        int2 e = sc[0];
         const long long at = base + j; /* this lane's cell's row 0 in the fused step's i, g */
 #pragma unroll
         for (int t = 0; t < R; ++t)
             if (t < nsteps) {
-                const int2 en = sc(t + 1 < nsteps ? t + 1 : t);
-                const int2 nr = t + RING - 1 < nsteps ? sc(t + RING - 1) : make_int2(-1, 0);
+                const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
+                const int2 nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S] : make_int2(-1, 0);
                 if constexpr (TW)
                     cs__stg_backward_tw<T, C, NA, true>(cp, gp, nr, (t + RING - 1) % RING, e, in_t{rk0 + (t % RING) * RS, rg0 + (t % RING) * RS}, AB, CC, cd, cr, cg, csd,
                                                         csr, ra[t], rb[t], rc[t], fz, at);
@@ -417,8 +399,8 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
                 e = en;
             }
         for (int t = R, ri = R % RING; t < nsteps; ++t) {
-            const int2 en = sc(t + 1 < nsteps ? t + 1 : t);
-            const int2 nr = t + RING - 1 < nsteps ? sc(t + RING - 1) : make_int2(-1, 0);
+            const int2 en = sc[(t + 1 < nsteps ? t + 1 : t) * S];
+            const int2 nr = t + RING - 1 < nsteps ? sc[(t + RING - 1) * S] : make_int2(-1, 0);
             if constexpr (TW)
                 cs__stg_backward_tw<T, C, NA, false>(cp, gp, nr, ri == 0 ? RING - 1 : ri - 1, e, in_t{rk0 + ri * RS, rg0 + ri * RS}, AB, CC, cd, cr, cg, csd, csr,
                                                      unused, unused, unused, fz, at);
@@ -436,13 +418,13 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
         if (g2 < sd.ngroup) cp.at(base2, cbase2, gp);
         if (staged)
             for (int t = 0; t < RING - 1; ++t) {
-                const int2 en = t < nsteps ? sc(t) : make_int2(-1, 0);
+                const int2 en = t < nsteps ? sc[t * S] : make_int2(-1, 0);
                 cp.copy(gp, en.x, en.y & CS__STG_CURRENT, t);
                 cs__stg_commit();
             }
         /* forward sweep: the steps in reverse; x goes to device memory once */
         T xc = T(0), yc = T(0);
-        e = sc(nsteps - 1);
+        e = sc[(nsteps - 1) * S];
         if constexpr (GR) { /* the records of the last RING - 1 steps (R = 0) in flight */
             for (int k = 0; k < RING - 1; ++k) {
                 const int s = nsteps - 1 - k;
@@ -451,7 +433,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
             }
         }
         for (int t = nsteps - 1, fi = (nsteps - 1) % RING; t >= R; --t) {
-            const int2 en = sc(t > 0 ? t - 1 : 0);
+            const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
             if constexpr (GR) { /* step t - RING + 1's record into the slot that step t + 1 read */
                 const int s = t - RING + 1, ws = fi + 1 == RING ? 0 : fi + 1;
                 __syncwarp();
@@ -468,7 +450,7 @@ __global__ void __launch_bounds__(32) cs__k_staged(cs__staged_dev sd, T *d, cons
 #pragma unroll
         for (int t = R - 1; t >= 0; --t)
             if (t < nsteps) {
-                const int2 en = sc(t > 0 ? t - 1 : 0);
+                const int2 en = sc[(t > 0 ? t - 1 : 0) * S];
                 if constexpr (TW) cs__stg_forward_tw<T, C, true>(e, AB, CC, out, xc, yc, ra[t], rb[t], rc[t]);
                 else cs__stg_forward<T, C, true>(e, AB, out, xc, ra[t], rb[t]);
                 e = en;

@@ -18,9 +18,8 @@ struct cs__staged_dev {
     const int *group_base, *group_type;
     const int *group_cbase; /* the fused step's constants (d0, u, b0, cdt) of group g at group_cbase[g]
                              * (cs__staged_share_constants; group_base when each group reads its own) */
-    const int2 *stype;  /* per type: first int of its schedule in sched, steps */
-    const int *sched;   /* per type, per step a header {first row, filled slots' mask}, then per step
-                         * 32 / cells words (flags | shared rows): cs__staged_compact_schedule */
+    const int2 *stype;  /* per type: first slot, steps */
+    const int4 *sched;  /* per step 32 / cells int2 slots {row, flags | shared rows} */
     int *next;          /* [2]: groups handed out after the first gridDim.x, warps done (zero
                          * between launches: the last warp resets both) */
     int gr;             /* the eliminated rows' records in device memory (CS__SL_GR) */

@@ -2,7 +2,6 @@
  * emulation of its kernel (the solve and the fused step, operation for operation, for checking
  * the planner without a GPU), the rows with current marked in the schedule, and the constants
  * shared by structure (cs_hines_gpu_plan_share_constants). Plain C, no CUDA. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,12 +92,11 @@ void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double
     free(A); free(RA);
 }
 
-/* The launch's cells per warp of structure t, of group g's structure */
-static int cs__staged_type_cells(const cs__hines_hplan *hp, int t)
+/* The launch (cells per warp) of group g's structure */
+static int cs__staged_group_cells(const cs__hines_hplan *hp, int g)
 {
-    return hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS];
+    return hp->stg_launch[CS__SL_N * hp->stg_type_launch[hp->group_type[g]] + CS__SL_CELLS];
 }
-static int cs__staged_group_cells(const cs__hines_hplan *hp, int g) { return cs__staged_type_cells(hp, hp->group_type[g]); }
 
 void cs__staged_mark_current(cs__hines_hplan *hp, const unsigned char *flags)
 {
@@ -208,37 +206,4 @@ long long cs__staged_share_constants(cs__hines_hplan *hp, const double *tree, in
     }
     free(first); free(rep);
     return shared;
-}
-
-int cs__staged_compact_schedule(const cs__hines_hplan *hp, int **sched, int *stype)
-{
-    long long total = 0;
-    for (int t = 0; t < hp->nstype; ++t) total += (long long)hp->stype[2 * t + 1] * (2 + 32 / cs__staged_type_cells(hp, t));
-    if (total > INT_MAX) return -2;
-    int *c = *sched = malloc(sizeof(int) * (size_t)(total ? total : 1));
-    if (!c) return -1;
-    int off = 0;
-    for (int t = 0; t < hp->nstype; ++t) {
-        const int S = 32 / cs__staged_type_cells(hp, t), steps = hp->stype[2 * t + 1];
-        const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * t];
-        stype[2 * t] = off;
-        stype[2 * t + 1] = steps;
-        int *hdr = c + off, *w = hdr + 2 * steps;
-        for (int k = 0; k < steps; ++k) {
-            int base = -1, filled = 0;
-            unsigned mask = 0;
-            for (int s = 0; s < S; ++s) {
-                const int r = sc[2 * (k * S + s)];
-                w[k * S + s] = sc[2 * (k * S + s) + 1];
-                if (r < 0) continue;
-                if (base < 0) base = r;
-                if (r != base + filled++) { free(c); *sched = NULL; return -2; } /* rows not in the schedule's order */
-                mask |= 1u << s;
-            }
-            hdr[2 * k] = base < 0 ? 0 : base;
-            hdr[2 * k + 1] = (int)mask;
-        }
-        off += steps * (2 + S);
-    }
-    return 0;
 }

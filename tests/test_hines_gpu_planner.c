@@ -134,27 +134,6 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, int
         g_next += L[CS__SL_GROUPS];
     }
     TEST_CHECK(g_next == hp->ngroup, "%s: groups %d of %d", what, g_next, hp->ngroup);
-    /* the schedules as the kernel stages them: each slot's row and word decoded as cs__stg_sched does */
-    {
-        int *cs = NULL, *cty = malloc(sizeof(int) * 2 * (size_t)hp->nstype);
-        TEST_CHECK(cs__staged_compact_schedule(hp, &cs, cty) == 0, "%s: compact schedule", what);
-        for (int t = 0; cs && t < hp->nstype; ++t) {
-            const int S = 32 / hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS], steps = hp->stype[2 * t + 1];
-            const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * t], *hdr = cs + cty[2 * t], *w = hdr + 2 * steps;
-            TEST_CHECK(cty[2 * t + 1] == steps, "%s: type %d: compact steps", what, t);
-            for (int k = 0; k < steps * S; ++k) {
-                const int q = k % S, st = k / S;
-                const unsigned m = (unsigned)hdr[2 * st + 1];
-                int below = 0;
-                for (int b = 0; b < q; ++b) below += (m >> b) & 1u;
-                const int row = (m >> q) & 1u ? hdr[2 * st] + below : -1;
-                TEST_CHECK(row == sc[2 * k] && w[k] == sc[2 * k + 1], "%s: type %d slot %d: compact (%d, %d), schedule (%d, %d)", what, t,
-                           k, row, w[k], sc[2 * k], sc[2 * k + 1]);
-            }
-        }
-        free(cs);
-        free(cty);
-    }
     for (int t = 0; t < hp->nstype; ++t) {
         const int *L = hp->stg_launch + CS__SL_N * hp->stg_type_launch[t];
         const int S = 32 / L[CS__SL_CELLS], R = L[CS__SL_REG], rows = L[CS__SL_ROWS], gr = L[CS__SL_GR];
