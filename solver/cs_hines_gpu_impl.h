@@ -106,7 +106,8 @@ enum {
 /* CS__SL_UC: the fused step's constants once per slot, not per cell (every group of the launch reads
  * a group of equal cells: cs__staged_share_constants) */
 /* CS__SL_GR: the eliminated rows' records (a, b) in device memory, shared rows only for the rows that
- * others gather into (CS_HINES_STAGED_RECORDS_DEVICE; one-way, no register steps) */
+ * others gather into (one-way, no register steps; by default the launches of a fused plan of each
+ * structure's own shape, cs__staged_gr in cs_hines_staged.c) */
 enum { CS__SL_FIRST, CS__SL_GROUPS, CS__SL_CELLS, CS__SL_REG, CS__SL_ROWS, CS__SL_STEPS, CS__SL_TW, CS__SL_UC, CS__SL_GR, CS__SL_N };
 
 /* chunked (cs_hines_chunked_plan.c): unbranched runs of at least 2·L rows are cut into chunks

@@ -357,8 +357,10 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
     return 0;
 }
 
-/* the register steps a plan may have (cs__staged_pick's want_reg): none with the records in
- * device memory, whose kernels have none */
+/* the register steps a plan may have (cs__staged_pick's want_reg): none when asked, or with the
+ * records in device memory everywhere (CS_HINES_STAGED_RECORDS_DEVICE: their kernels have none; the
+ * default's launches of records in device memory are split launches of a fused plan, which have
+ * none either) */
 static int cs__staged_want_reg(const cs_hines_gpu_options *opt)
 {
     return (opt->fine_flags & (CS_HINES_STAGED_NO_REG_STEPS | CS_HINES_STAGED_RECORDS_DEVICE)) ? 0 : -1;
