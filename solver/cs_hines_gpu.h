@@ -170,7 +170,11 @@ enum {
                                           gather into (fewer bytes a warp, more warps; no register
                                           steps). By default only the launches of a fused plan of
                                           several launches (bench/NOTES.md, "Session 34") */
-    CS_HINES_STAGED_RECORDS_SHARED = 65536 /* staged: every record in shared memory (before session 34) */
+    CS_HINES_STAGED_RECORDS_SHARED = 65536, /* staged: every record in shared memory (before session 34) */
+    CS_HINES_STAGED_ROWS_UNSHARED = 131072 /* staged, records in device memory: each row that others
+                                          gather into keeps a shared row of its own for the whole
+                                          solve (before session 35); by default rows live at
+                                          different steps share one */
 };
 
 typedef struct {

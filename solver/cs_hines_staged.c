@@ -198,13 +198,58 @@ static int cs__staged_schedule_any(int n, const int *lp, int S, int two_way, int
  * gather into it; with records_device (CS__SL_GR) only when others gather into it. Returns their
  * number (a scratch row follows them), or -1 when out of memory.
  * With rewrite, the slots become flags | parent's shared row << 8 | own shared row << 20, the
- * scratch row standing for none (empty slots, the root's parent, register rows). */
-static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int records_device, int rewrite)
+ * scratch row standing for none (empty slots, the root's parent, register rows).
+ * With reuse (records_device only), rows share a shared row where they are live at different
+ * steps: a gather row is live from its first child's step to its own (the backward sweep adds
+ * its children's sums there, the forward sweep leaves its x there for them, over the same
+ * steps), and a shared row freed at step t is taken from step t + 1 on; the kernel zeroes a
+ * gather row's shared row when it eliminates the row (cs__stg_backward). The rows are given in
+ * step order, each step's in slot order, from the lowest freed: the real cells' 1 625-row cell
+ * needs 538 shared rows a cell without reuse. */
+static int cs__staged_assign_live(int n, int steps, const int *sc, int S, int *own)
+{
+    int *first = malloc(sizeof(int) * (size_t)n), *freed = malloc(sizeof(int) * (size_t)n), nfree = 0, m = 0;
+    int *begin = calloc((size_t)steps + 2, sizeof(int)), *by_first = malloc(sizeof(int) * (size_t)n);
+    if (!first || !freed || !begin || !by_first) { free(first); free(freed); free(begin); free(by_first); return -1; }
+    for (int r = 0; r < n; ++r) first[r] = steps;
+    for (int k = 0; k < steps * S; ++k) { /* a row's first child's step (carried children read it too) */
+        const int r = sc[2 * k], w = sc[2 * k + 1];
+        if (r >= 0 && !(w & CS__STG_ROOT) && k / S < first[w >> 8]) first[w >> 8] = k / S;
+    }
+    /* the gather rows by their first step (a counting sort: begin[t] is the first of step t's) */
+    for (int r = 0; r < n; ++r) begin[first[r] + 1] += own[r] >= 0;
+    for (int t = 0; t <= steps; ++t) begin[t + 1] += begin[t];
+    {
+        int *next = malloc(sizeof(int) * ((size_t)steps + 1));
+        if (!next) { free(first); free(freed); free(begin); free(by_first); return -1; }
+        for (int t = 0; t <= steps; ++t) next[t] = begin[t];
+        for (int r = 0; r < n; ++r)
+            if (own[r] >= 0) by_first[next[first[r]]++] = r;
+        free(next);
+    }
+    for (int t = 0; t < steps; ++t) {
+        for (int i = begin[t]; i < begin[t + 1]; ++i) {
+            int lo = 0; /* the lowest freed shared row */
+            for (int q = 1; q < nfree; ++q) lo = freed[q] < freed[lo] ? q : lo;
+            own[by_first[i]] = nfree ? freed[lo] : m++;
+            if (nfree) freed[lo] = freed[--nfree];
+        }
+        for (int s = 0; s < S; ++s) { /* the rows eliminated at t free theirs for t + 1 */
+            const int r = sc[2 * (t * S + s)];
+            if (r >= 0 && own[r] >= 0) freed[nfree++] = own[r];
+        }
+    }
+    free(first); free(freed); free(begin); free(by_first);
+    return m;
+}
+
+static int cs__staged_assign(int n, int steps, int *sc, int S, int R, int records_device, int reuse, int rewrite)
 {
     int *own = malloc(sizeof(int) * (size_t)n), m = 0;
     if (!own) return -1;
     for (int k = 0; k < steps * S; ++k)
         if (sc[2 * k] >= 0) own[sc[2 * k]] = ((!records_device && k / S >= R) || (sc[2 * k + 1] & CS__STG_GATHER_IN)) ? m++ : -1;
+    if (records_device && reuse && m > 0 && (m = cs__staged_assign_live(n, steps, sc, S, own)) < 0) { free(own); return -1; }
     for (int k = 0; rewrite && k < steps * S; ++k) {
         const int r = sc[2 * k], w = sc[2 * k + 1], f = r < 0 ? w & CS__STG_HOLD : w & 0xff;
         const int pr = (r < 0 || (f & CS__STG_ROOT)) ? -1 : w >> 8;
@@ -324,7 +369,7 @@ static int cs__staged_pick(int nt, const int *n, const int *count, int *const *l
                 groups += (count[t] + C - 1) / C;
                 work += (double)((count[t] + C - 1) / C) * steps;
                 for (int c = 0; c < 3; ++c) {
-                    const int m = c == 2 && !regs[c] ? 0 : cs__staged_assign(n[t], steps, tmp, S, regs[c], gr && !tw, 0);
+                    const int m = c == 2 && !regs[c] ? 0 : cs__staged_assign(n[t], steps, tmp, S, regs[c], gr && !tw, 0, 0);
                     if (m < 0) { free(tmp); return -1; }
                     if (m > rows[c]) rows[c] = m;
                 }
@@ -480,6 +525,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
     int *tmp = malloc(sizeof(int) * 2 * CS__STG_MAX_SLOTS * CS__STG_SCHED_STEPS(hp->max_n));
     int *edge = malloc(sizeof(int) * 2 * (size_t)hp->max_n), *old_of = edge + hp->max_n;
     cs__staged_shape_t *shapes = NULL;
+    int *launch_rows = NULL; /* [launch] the shared rows its kernel gets */
     hp->stype = malloc(sizeof(int) * 2 * (size_t)nt);
     hp->stg_type_launch = malloc(sizeof(int) * (size_t)nt);
     hp->cell_base = malloc(sizeof(int) * (size_t)nsys);
@@ -557,6 +603,10 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
      * conversion map of each structure (tree row i of cell j at cell_base + pos·C, pos the row's
      * place in the schedule) */
     int cap = 0;
+    /* the shared rows each launch needs: the planner ranked its shapes by the rows without reuse
+     * (its weights were fitted to those bytes), the kernel gets the rows with it */
+    const int reuse = !(opt->fine_flags & CS_HINES_STAGED_ROWS_UNSHARED);
+    if (!(launch_rows = calloc((size_t)nl, sizeof(int)))) goto fail;
     hp->nlmap = (int)nl_map;
     hp->lmap = malloc(sizeof(int) * (size_t)(nl_map ? nl_map : 1));
     hp->lusrc = malloc(sizeof(int) * (size_t)(nl_map ? nl_map : 1));
@@ -565,7 +615,9 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         const cs__staged_shape_t *sh = &shapes[hp->stg_type_launch[t]];
         const int S = 32 / sh->cells;
         int steps = cs__staged_schedule_any(nrow[t], lp[t], S, sh->two_way, CS__STG_FIXED(opt), tmp, edge);
-        if (steps < 0 || cs__staged_assign(nrow[t], steps, tmp, S, sh->reg_steps, sh->gr, 1) < 0) goto fail;
+        const int m = steps < 0 ? -1 : cs__staged_assign(nrow[t], steps, tmp, S, sh->reg_steps, sh->gr, reuse, 1);
+        if (m < 0) goto fail;
+        if (m > launch_rows[hp->stg_type_launch[t]]) launch_rows[hp->stg_type_launch[t]] = m;
         if (hp->stg_nslot + steps * S > cap) {
             cap = 2 * (hp->stg_nslot + steps * S);
             int *g = realloc(hp->stg_sched, sizeof(int) * 2 * (size_t)cap);
@@ -616,7 +668,7 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         L[CS__SL_FIRST] = g;
         L[CS__SL_CELLS] = C;
         L[CS__SL_REG] = shapes[l].reg_steps;
-        L[CS__SL_ROWS] = shapes[l].rows;
+        L[CS__SL_ROWS] = launch_rows[l];
         L[CS__SL_STEPS] = shapes[l].max_steps;
         L[CS__SL_TW] = shapes[l].two_way;
         L[CS__SL_UC] = 0; /* until the constants are shared (cs__staged_share_constants) */
@@ -653,8 +705,12 @@ cs_solver_status cs__plan_staged(cs__hines_hplan *hp, const int *p, const int *s
         len += snprintf(hp->describe + len, sizeof hp->describe - (size_t)len,
                         " [cells/warp=%d groups=%d %.2f rows/step of %d, register steps=%d%s, shared rows=%d%s, ~%d warps/SM]",
                         shapes[l].cells, hp->stg_launch[CS__SL_N * l + CS__SL_GROUPS], rows / (steps ? steps : 1), 32 / shapes[l].cells,
-                        shapes[l].reg_steps, shapes[l].two_way ? ", two-way sections" : "", shapes[l].rows,
-                        hp->stg_launch[CS__SL_N * l + CS__SL_GR] ? " (records in device memory)" : "", shapes[l].warps);
+                        shapes[l].reg_steps, shapes[l].two_way ? ", two-way sections" : "", launch_rows[l],
+                        !hp->stg_launch[CS__SL_N * l + CS__SL_GR] ? ""
+                        : launch_rows[l] < shapes[l].rows ? " (records in device memory, shared rows reused)" : " (records in device memory)",
+                        cs__staged_warps_per_sm(cs__staged_warp_bytes(launch_rows[l], shapes[l].max_steps, shapes[l].cells, shapes[l].two_way,
+                                                                      CS__STG_ARRAYS(opt), 0, shapes[l].gr, 8),
+                                                shapes[l].reg_steps, shapes[l].cells, shapes[l].two_way));
     }
     st = CS_SOLVER_OK;
 fail:
@@ -665,7 +721,7 @@ fail:
         if (usrc) free(usrc[t]);
     }
     free(renum); free(usrc);
-    free(count); free(first); free(order); free(nrow); free(lp); free(lmoff); free(tmp); free(edge); free(shapes);
+    free(count); free(first); free(order); free(nrow); free(lp); free(lmoff); free(tmp); free(edge); free(shapes); free(launch_rows);
     return st;
 }
 

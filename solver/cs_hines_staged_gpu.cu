@@ -209,8 +209,12 @@ __device__ __forceinline__ void cs__stg_backward(const Copy &cp, const T *const 
     const T a = uu * inv, b = r1 * inv, cdn = -(uu2 * inv), crn = -(ur * inv);
     const bool real = e.x >= 0, carry = f & CS__STG_CARRY_OUT;
     if (IN_REGS) { ra = a; rb = b; }
-    else if (GR) *rec = T2{a, b}; /* every lane: one 32-pair run a step (an empty slot's is never read) */
-    else if (real) *own = T2{a, b};
+    else if (GR) {
+        *rec = T2{a, b}; /* every lane: one 32-pair run a step (an empty slot's is never read) */
+        /* its shared row (its children's sums, read above) may be another row's from the next
+         * step on (cs__staged_assign: rows live at different steps share one) */
+        if (real && (f & CS__STG_GATHER_IN)) *own = T2{T(0), T(0)};
+    } else if (real) *own = T2{a, b};
     if (real && !(f & (CS__STG_ROOT | CS__STG_CARRY_OUT))) *par = T2{sp.x + cdn, sp.y + crn};
     cd = carry ? cdn : T(0);
     cr = carry ? crn : T(0);

@@ -60,6 +60,7 @@ void cs__staged_solve_host_at(const cs__hines_hplan *hp, double *d, const double
                         const double a = ue * inv, b = rr * inv, c = top ? gt * inv : meet ? uu : 0.0;
                         if (t < R || gr) { RA[t * S + s] = a; RB[t * S + s] = b; RC[t * S + s] = c; }
                         else { A[own] = a; B[own] = b; CC[own] = c; }
+                        if (gr && (f & CS__STG_GATHER_IN)) A[own] = B[own] = 0.0; /* another row's from the next step on */
                         const double xd = meet ? (uu * uu) * sd[s] : 0.0, xr = meet ? uu * sr[s] : 0.0;
                         const double cdn = xd - (ue * ue) * inv, crn = xr - (ue * rr) * inv;
                         const double cgn = -(uu * gt) * inv, sdn = top ? sd[s] - (gt * gt) * inv : 0.0, srn = top ? sr[s] - (gt * rr) * inv : 0.0;

@@ -160,16 +160,28 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, int
             slot[r] = k % S;
             own[r] = o;
         }
-        /* the scratch row is the one after the type's shared rows: the rows that need one have one */
+        /* the scratch row is the one after the type's shared rows: the rows that need one have one;
+         * with the records in device memory rows share them (cs__staged_assign: their live steps
+         * apart, checked per system below), each of the type's shared rows in use */
         int m = 0;
         for (int r = 0; r < n; ++r) {
             TEST_CHECK(step[r] >= 0, "%s: type %d row %d never scheduled", what, t, r);
             const int w = sc[2 * (step[r] * S + slot[r]) + 1];
             m += (!gr && step[r] >= R) || (w & CS__STG_GATHER_IN);
         }
+        if (gr) { /* the shared rows in use: 0 .. scratch - 1 */
+            for (int r = 0; r < n; ++r)
+                if (sc[2 * (step[r] * S + slot[r]) + 1] & CS__STG_GATHER_IN) {
+                    TEST_CHECK(own[r] >= 0 && own[r] < rows, "%s: type %d row %d: shared row %d", what, t, r, own[r]);
+                    if (own[r] >= 0 && own[r] < rows) row_of[own[r]] = r;
+                }
+            m = 0;
+            while (m < rows && row_of[m] >= 0) ++m;
+            for (int i = m; i < rows; ++i) TEST_CHECK(row_of[i] < 0, "%s: type %d: shared row %d unused, %d used", what, t, m, i);
+        }
         TEST_CHECK(m <= rows && (scratch < 0 || scratch == m), "%s: type %d: %d shared rows, scratch %d, launch %d",
                       what, t, m, scratch, rows);
-        for (int r = 0; r < n; ++r) {
+        for (int r = 0; r < n && !gr; ++r) {
             const int w = sc[2 * (step[r] * S + slot[r]) + 1];
             if ((!gr && step[r] >= R) || (w & CS__STG_GATHER_IN)) {
                 TEST_CHECK(own[r] < m && row_of[own[r]] < 0, "%s: type %d row %d: shared row %d", what, t, r, own[r]);
@@ -178,6 +190,9 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, int
                 TEST_CHECK(own[r] == m, "%s: type %d register row %d has shared row %d", what, t, r, own[r]);
             }
         }
+        for (int r = 0; r < n && gr; ++r)
+            if (!(sc[2 * (step[r] * S + slot[r]) + 1] & CS__STG_GATHER_IN))
+                TEST_CHECK(own[r] == m, "%s: type %d row %d without gathers has shared row %d", what, t, r, own[r]);
         if (L[CS__SL_TW]) check_two_way_schedule(sc, steps, S, m, what, t);
         free(step); free(slot); free(own); free(row_of);
     }
@@ -189,6 +204,7 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, int
         while (g + 1 < hp->ngroup && hp->group_base[g + 1] <= hp->cell_base[sy]) ++g;
         const int t = hp->group_type[g], o = b->offset[sy], n = b->offset[sy + 1] - o, steps = hp->stype[2 * t + 1];
         const int C = hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_CELLS], S = 32 / C, m0 = hp->cell_map[sy];
+        const int gr = hp->stg_launch[CS__SL_N * hp->stg_type_launch[t] + CS__SL_GR];
         const int *sc = hp->stg_sched + 2 * (size_t)hp->stype[2 * t];
         int *step = malloc(sizeof(int) * n), *slot = malloc(sizeof(int) * n), *stamp = malloc(sizeof(int) * n), seen = 0;
         int *rowof = malloc(sizeof(int) * n), *par = malloc(sizeof(int) * n), roots = 0;
@@ -250,6 +266,16 @@ static void check_staged_schedule(const cs__hines_hplan *hp, const batch *b, int
             if (!(f & CS__STG_CARRY_OUT))
                 TEST_CHECK((wp & CS__STG_GATHER_IN) && CS__STG_PAR(w) == CS__STG_OWN(wp), "%s: system %d row %d: its parent's shared row",
                            what, sy, r);
+            /* a shared row shared by rows (records in device memory): from the step of any child of
+             * its row (carried ones read it too) to the row's own, no other row of it is eliminated */
+            if (gr && (wp & CS__STG_GATHER_IN))
+                for (int q = 0; q < n; ++q) {
+                    const int wq = sc[2 * (step[q] * S + slot[q]) + 1];
+                    TEST_CHECK(q == p || !(wq & CS__STG_GATHER_IN) || CS__STG_OWN(wq) != CS__STG_OWN(wp) || step[q] < step[r] ||
+                                   step[q] >= step[p],
+                               "%s: system %d: row %d's shared row %d is row %d's too, eliminated at step %d between %d and %d",
+                               what, sy, p, CS__STG_OWN(wp), q, step[q], step[r], step[p]);
+                }
         }
         for (int tt = 0; tt < steps; ++tt) { /* no two rows of a step share a parent */
             for (int k = 0; k < S; ++k) {

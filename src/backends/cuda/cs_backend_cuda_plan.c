@@ -61,6 +61,7 @@ void cs__cuda_plan_options(const cs_backend_params *p, cs_hines_gpu_options *opt
         {"CS_STAGED_SLOT_CONSTANTS", "0", CS_HINES_STAGED_CONSTANTS_PER_CELL, 0}, /* constants per cell in the rings */
         {"CS_STAGED_RECORDS", "device", CS_HINES_STAGED_RECORDS_DEVICE, 0}, /* the eliminated rows in device memory everywhere */
         {"CS_STAGED_RECORDS", "shared", CS_HINES_STAGED_RECORDS_SHARED, 0}, /* ... nowhere */
+        {"CS_STAGED_ROW_REUSE", "0", CS_HINES_STAGED_ROWS_UNSHARED, 0}, /* a shared row a gather row, not reused */
         {"CS_FINE_U_SHARED", "1", CS_HINES_FINE_U_SHARED, 0},       /* u in shared memory on any packs */
         {"CS_FINE_SMALL_STEP", "0", CS_HINES_FINE_STEP_LARGE_ONLY, 0}, /* small packs unfused (before session 28) */
         {"CS_FINE_DISTINCT_CAP", "0", CS_HINES_FINE_PACK_CAP_TWO, 0}, /* the pack cap before session 29 */
