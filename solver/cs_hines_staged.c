@@ -209,8 +209,9 @@ static int cs__staged_schedule_any(int n, const int *lp, int S, int two_way, int
 static int cs__staged_assign_live(int n, int steps, const int *sc, int S, int *own)
 {
     int *first = malloc(sizeof(int) * (size_t)n), *freed = malloc(sizeof(int) * (size_t)n), nfree = 0, m = 0;
-    int *begin = calloc((size_t)steps + 2, sizeof(int)), *by_first = malloc(sizeof(int) * (size_t)n);
-    if (!first || !freed || !begin || !by_first) { free(first); free(freed); free(begin); free(by_first); return -1; }
+    int *begin = calloc((size_t)steps + 2, sizeof(int)), *next = malloc(sizeof(int) * ((size_t)steps + 1));
+    int *by_first = malloc(sizeof(int) * (size_t)n);
+    if (!first || !freed || !begin || !next || !by_first) { free(first); free(freed); free(begin); free(next); free(by_first); return -1; }
     for (int r = 0; r < n; ++r) first[r] = steps;
     for (int k = 0; k < steps * S; ++k) { /* a row's first child's step (carried children read it too) */
         const int r = sc[2 * k], w = sc[2 * k + 1];
@@ -219,14 +220,9 @@ static int cs__staged_assign_live(int n, int steps, const int *sc, int S, int *o
     /* the gather rows by their first step (a counting sort: begin[t] is the first of step t's) */
     for (int r = 0; r < n; ++r) begin[first[r] + 1] += own[r] >= 0;
     for (int t = 0; t <= steps; ++t) begin[t + 1] += begin[t];
-    {
-        int *next = malloc(sizeof(int) * ((size_t)steps + 1));
-        if (!next) { free(first); free(freed); free(begin); free(by_first); return -1; }
-        for (int t = 0; t <= steps; ++t) next[t] = begin[t];
-        for (int r = 0; r < n; ++r)
-            if (own[r] >= 0) by_first[next[first[r]]++] = r;
-        free(next);
-    }
+    for (int t = 0; t <= steps; ++t) next[t] = begin[t];
+    for (int r = 0; r < n; ++r)
+        if (own[r] >= 0) by_first[next[first[r]]++] = r;
     for (int t = 0; t < steps; ++t) {
         for (int i = begin[t]; i < begin[t + 1]; ++i) {
             int lo = 0; /* the lowest freed shared row */
@@ -239,7 +235,7 @@ static int cs__staged_assign_live(int n, int steps, const int *sc, int S, int *o
             if (r >= 0 && own[r] >= 0) freed[nfree++] = own[r];
         }
     }
-    free(first); free(freed); free(begin); free(by_first);
+    free(first); free(freed); free(begin); free(next); free(by_first);
     return m;
 }
 
